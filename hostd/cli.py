@@ -1,0 +1,319 @@
+"""``jantaku``: the one command line of the project.
+
+Structure (for whoever adds a subcommand): each subcommand is a :class:`Command` in the
+``COMMANDS`` table: a name, a one-line help, a ``configure(parser)`` function that adds
+its arguments (it may add its own sub-subparsers, e.g. ``sim serve``), and a
+``run(args) -> int`` function. ``main(argv=None)`` builds the parser from the table and
+returns the exit status:
+
+* 0 done; 1 the operation failed (the table refused, a fault...);
+* 2 bad input (unknown ruleset, bad dice, argparse errors): a message on stderr naming the
+  problem and what is accepted, nothing on stdout. Raise :class:`UsageError` for it.
+
+Keep this module's top free of heavy imports (pydantic, the daemon...): ``jantaku
+--help`` must stay fast. Import what a subcommand needs inside its ``run`` function.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+PROG = "jantaku"
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed on stderr, exit status 2."""
+
+
+class Command:
+    """One subcommand: ``configure(parser)`` adds arguments, ``run(args)`` returns the
+    exit status (``None`` counts as 0)."""
+
+    __slots__ = ("name", "help", "configure", "run", "description")
+
+    def __init__(self, name, help, configure, run, description=None):
+        self.name = name
+        self.help = help
+        self.configure = configure
+        self.run = run
+        self.description = description or help
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+def emit_json(obj) -> None:
+    """Print one JSON document on stdout (keys in insertion order)."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def add_ruleset_options(parser, *, required=True, mixed_deck=True):
+    """``--ruleset R`` (+ ``--mixed-deck`` and ``--colours A,B``): for every subcommand
+    that plays a ruleset (``break`` here; ``run``, ``session``, ``demo``... later)."""
+    parser.add_argument(
+        "--ruleset", "-r", required=required, metavar="R",
+        help="riichi, speed-tonpuu, shenyang, wsom or uzje; Ùzje options joined by '+': "
+             "uzje+compressed-winds, uzje+flowers, uzje+all-tongs (any combination)")
+    if mixed_deck:
+        parser.add_argument(
+            "--mixed-deck", action="store_true",
+            help="Mixed Deck overlay: both sets mixed in the machine and split into two decks")
+        parser.add_argument(
+            "--colours", "--colors", default="blue,green", metavar="A,B",
+            help="back colours of the two sets (default: blue,green)")
+
+
+def load_ruleset(args):
+    """The profile named by ``args.ruleset``; :class:`UsageError` if unknown."""
+    from hostd.rulesets import RulesetError, get_ruleset
+
+    try:
+        return get_ruleset(args.ruleset)
+    except RulesetError as e:
+        raise UsageError(str(e)) from None
+
+
+def load_mixed_deck(args, profile):
+    """The Mixed Deck overlay if ``--mixed-deck`` was given, else ``None``."""
+    if not getattr(args, "mixed_deck", False):
+        return None
+    from hostd.rulesets import RulesetError, mixed_deck
+
+    try:
+        return mixed_deck(profile, [c for c in args.colours.split(",")])
+    except RulesetError as e:
+        raise UsageError(str(e)) from None
+
+
+# --------------------------------------------------------------------------- rulesets
+
+def _configure_rulesets(p):
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="show only these rulesets, with their composition (default: all)")
+    p.add_argument("--json", action="store_true", help="a JSON list, one object per ruleset")
+    p.add_argument("--mixed-deck", action="store_true",
+                   help="also show the Mixed Deck overlay (both sets together)")
+    p.add_argument("--colours", "--colors", default="blue,green", metavar="A,B",
+                   help="back colours of the two sets for --mixed-deck (default: blue,green)")
+
+
+def _break_text(proc) -> str:
+    origin = "thrower" if proc.origin_seat == "self" else "thrower's " + proc.origin_seat
+    return "%s from %s=%d, %s" % (
+        "ccw" if proc.count_direction == "counter-clockwise" else "cw",
+        origin, proc.origin_value, proc.unit)
+
+
+def _faces_text(profile) -> list[str]:
+    from hostd.rulesets import face_sort_key
+
+    groups: dict = {}
+    for face, n in profile.faces.items():
+        groups.setdefault(face_sort_key(face, profile.notation)[0], []).append(
+            face if n == 1 else "%s×%d" % (face, n))
+    return ["    " + " ".join(g) for g in groups.values()]
+
+
+def cmd_rulesets(args) -> int:
+    from hostd.rulesets import RulesetError, get_ruleset, list_rulesets, mixed_deck
+
+    try:
+        profiles = [get_ruleset(n) for n in args.names] if args.names else list_rulesets()
+        overlays = ([mixed_deck(p, args.colours.split(",")) for p in profiles]
+                    if args.mixed_deck else [None] * len(profiles))
+    except RulesetError as e:
+        raise UsageError(str(e)) from None
+
+    if args.json:
+        items = []
+        for p, md in zip(profiles, overlays):
+            item = p.summary()
+            if md is not None:
+                item["mixed_deck"] = md.model_dump(exclude={"ruleset"})
+            items.append(item)
+        emit_json(items)
+        return EXIT_OK
+
+    width = max(len(p.name) for p in profiles)
+    head = "%-*s  %5s  %11s  %9s  %-13s  %s" % (
+        width, "name", "tiles", "stacks/wall", "dead wall", "dice", "break count")
+    lines = [head, "-" * len(head)]
+    for p in profiles:
+        dice = " or ".join([p.dice, *p.dice_alternatives])
+        dead = str(p.dead_wall_tiles) + ("+%d/kong" % p.dead_wall_per_kong if p.dead_wall_per_kong else "")
+        lines.append("%-*s  %5d  %11d  %9s  %-13s  %s" % (
+            width, p.name, p.tiles_per_deck, p.stacks_per_wall, dead, dice,
+            _break_text(p.break_procedure)))
+    if args.names or args.mixed_deck:
+        for p, md in zip(profiles, overlays):
+            lines.append("")
+            lines.append("%s (%s%s): %d tiles, %d walls x %d stacks x 2; dead wall %d tiles"
+                         % (p.name, p.title, ", seed " + p.seed if p.seed else "",
+                            p.tiles_per_deck, p.walls, p.stacks_per_wall, p.dead_wall_tiles))
+            if args.names:
+                lines.extend(_faces_text(p))
+                lines.extend("  - " + n for n in p.notes)
+            if md is not None:
+                lines.append("  Mixed Deck (%s + %s): %d tiles in the mixer, two decks of %d, "
+                             "up to %d copies of a face per deck"
+                             % (md.colours[0], md.colours[1], md.total_tiles, md.deck_tiles,
+                                md.max_copies_per_face))
+    if not args.names:
+        lines.append("")
+        lines.append("break count: seats counted ccw (the order of play) with the given seat "
+                     "as the given number; the breaker counts that many stacks or tiles from "
+                     "the right end of their wall. `jantaku rulesets NAME` shows a composition.")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- break
+
+def _dice_arg(text):
+    from hostd.dice import DiceError, parse_dice
+
+    try:
+        return parse_dice(text)
+    except DiceError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _configure_break(p):
+    add_ruleset_options(p, mixed_deck=False)
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--dice", type=_dice_arg, metavar="A,B[,...]",
+                     help="the thrown faces, e.g. 3,4 (Ùzje: three d6, or one d20)")
+    src.add_argument("--seed", metavar="S",
+                     help="roll from this seed (demos, simulator) instead of the "
+                          "cryptographic source")
+    p.add_argument("--dice-spec", metavar="NdS",
+                   help="when rolling, throw this instead of the ruleset's main dice "
+                        "(must be one the ruleset allows, e.g. 1d20 for Ùzje)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"total", "breaker", "break_from_right", "unit", '
+                        '"dead_wall_tiles"} (and "dice" when rolled)')
+
+
+_SEAT_TEXT = {
+    "self": "self (the thrower)",
+    "right": "right (the thrower's right-hand neighbour, next in play)",
+    "across": "across (opposite the thrower)",
+    "left": "left (the thrower's left-hand neighbour)",
+}
+
+
+def cmd_break(args) -> int:
+    from hostd.dice import DiceError, break_wall, roll_for
+
+    profile = load_ruleset(args)
+    try:
+        if args.dice is not None:
+            if args.dice_spec:
+                raise UsageError("--dice-spec is for rolling; with --dice the number of dice "
+                                 "chooses the throw")
+            dice, how = args.dice, "given"
+        elif args.seed is not None:
+            dice = roll_for(profile, seed=args.seed, spec=args.dice_spec)
+            how = "rolled from seed %s" % args.seed
+        else:
+            dice = roll_for(profile, spec=args.dice_spec)
+            how = "rolled, cryptographic source"
+        result = break_wall(profile, dice)
+    except DiceError as e:
+        raise UsageError(str(e)) from None
+
+    if args.json:
+        out = result.contract_dict()
+        if args.dice is None:
+            out["dice"] = list(result.dice)
+        emit_json(out)
+        return EXIT_OK
+
+    proc = profile.break_procedure
+    count = "%d %s" % (result.break_from_right, result.unit)
+    if result.unit == "tiles":
+        count += " (%g stacks)" % result.stacks_from_right
+    lines = [
+        "%s: %s %s = %d (%s)" % (profile.name, result.dice_spec,
+                                 " + ".join(str(d) for d in result.dice), result.total, how),
+        "wall breaker: %s" % _SEAT_TEXT[result.breaker],
+        "break: count %s from the right end of the breaker's wall, leftwards" % count,
+        "dead wall: %d tiles (%d stacks), from the break to the right"
+        % (result.dead_wall_tiles, result.dead_wall_stacks),
+    ]
+    if proc.breaker_becomes_dealer:
+        lines.append("the breaker is the dealer")
+    if profile.dice_double_multiplier > 1 and len(set(result.dice)) == 1 and len(result.dice) > 1:
+        lines.append("a double: the hand's value is multiplied by %d" % profile.dice_double_multiplier)
+    sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- the table
+
+#: Subcommands, in the order ``jantaku --help`` lists them. To add one: write
+#: ``_configure_x(parser)`` and ``cmd_x(args) -> int`` and append a Command here
+#: (planned: run, status, session, hand-over, abort, demo, sim, flash).
+COMMANDS: list[Command] = [
+    Command("rulesets", "list the rulesets the table can serve (tiles, walls, dead wall, dice)",
+            _configure_rulesets, cmd_rulesets),
+    Command("break", "throw the dice (or take a throw) and show where the wall breaks",
+            _configure_break, cmd_break),
+]
+
+
+def build_parser(commands=None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="jantaku: controller software for an automatic mahjong table")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="show the installed version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for c in COMMANDS if commands is None else commands:
+        p = sub.add_parser(c.name, help=c.help, description=c.description)
+        c.configure(p)
+        p.set_defaults(_run=c.run)
+    return parser
+
+
+class _VersionAction(argparse.Action):
+    """``--version`` without importing importlib.metadata unless asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write("%s %s\n" % (PROG, _version()))
+        parser.exit()
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("jantaku")
+    except Exception:  # pragma: no cover - not installed
+        return "unknown"
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, argparse errors (status 2)
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    if getattr(args, "_run", None) is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        status = args._run(args)
+    except UsageError as e:
+        sys.stderr.write("%s %s: error: %s\n" % (PROG, args.command, e))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    return EXIT_OK if status is None else int(status)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
