@@ -257,11 +257,115 @@ def cmd_break(args) -> int:
 #: Subcommands, in the order ``jantaku --help`` lists them. To add one: write
 #: ``_configure_x(parser)`` and ``cmd_x(args) -> int`` and append a Command here
 #: (planned: run, status, session, hand-over, abort, demo, sim, flash).
+# --------------------------------------------------------------------------- daemon & friends
+# Thin shims: the work lives in hostd.cli_daemon / hostd.demo / hw_sim.serve / hostd.flash,
+# imported only when the subcommand runs (keeps `jantaku --help` fast).
+
+def _lazy(module, func):
+    def call(arg):
+        import importlib
+
+        return getattr(importlib.import_module(module), func)(arg)
+
+    return call
+
+
+def _configure_demo(p):
+    add_ruleset_options(p)
+    p.add_argument("--hands", type=int, default=4, metavar="N", help="hands to play (default 4)")
+    p.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="seed of the simulated table and the dice (default 1)")
+    p.add_argument("--fault", action="append", default=[], metavar="SPEC",
+                   help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md)")
+    p.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython")
+    p.add_argument("--transport", choices=("inprocess", "pty"), default="inprocess")
+    p.add_argument("--table-stacks", type=int, default=None, metavar="N",
+                   help="most stacks per wall of the simulated table (default 18, or 29 when needed)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def cmd_demo(args) -> int:
+    import asyncio
+
+    from hostd.demo import run_demo, text_report
+
+    if args.hands < 0:
+        raise UsageError("--hands must be 0 or more")
+    load_ruleset(args)  # a bad name is a usage error before anything starts
+    out, ok = asyncio.run(run_demo(args))
+    if args.json:
+        emit_json(out)
+    else:
+        sys.stdout.write(text_report(out))
+    return EXIT_OK if ok else EXIT_FAILURE
+
+
+def _configure_sim(p):
+    sub = p.add_subparsers(dest="sim_command", required=True, metavar="ACTION")
+    s = sub.add_parser("serve", help="the simulated table on a pseudo-terminal (prints PORT <path>)")
+    add_ruleset_options(s)
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--speed", type=float, default=1.0,
+                   help="mechanics run this many times faster than the wall (link timing stays wall time)")
+    s.add_argument("--fault", action="append", default=[], metavar="SPEC")
+    s.add_argument("--table-stacks", type=int, default=None, metavar="N")
+    s.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython")
+    s.add_argument("--link", metavar="PATH", default=None,
+                   help="the stable symlink to offer the port at (default: a new temporary path)")
+
+
+def cmd_sim(args) -> int:
+    from hostd.demo import board_profile, sim_sets
+    from hw_sim import serve
+
+    profile = load_ruleset(args)
+    if args.speed <= 0:
+        raise UsageError("--speed must be above 0, e.g. 1 (real time) or 20")
+    stacks = args.table_stacks or (29 if profile.stacks_per_wall > 18 else None)
+    colours = tuple(c.strip() for c in args.colours.split(","))
+    try:
+        return serve.serve(board_profile(stacks), sim_sets(profile, colours), seed=args.seed,
+                           speed=args.speed, faults=tuple(args.fault),
+                           mixed_deck=args.mixed_deck, firmware_runtime=args.firmware_runtime,
+                           port_link_path=args.link) or 0
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _configure_flash(p):
+    p.add_argument("--port", required=True, metavar="PATH", help="the board's serial port")
+    p.add_argument("--board", default="reference-18",
+                   help="board profile id or JSON path to install (default reference-18)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="compile and list what would be copied, with sizes; copy nothing")
+
+
+def cmd_flash(args) -> int:
+    from hostd.flash import flash
+
+    return flash(args.port, dry_run=args.dry_run, board=args.board) or 0
+
+
 COMMANDS: list[Command] = [
     Command("rulesets", "list the rulesets the table can serve (tiles, walls, dead wall, dice)",
             _configure_rulesets, cmd_rulesets),
     Command("break", "throw the dice (or take a throw) and show where the wall breaks",
             _configure_break, cmd_break),
+    Command("run", "the daemon: connect to the table (--port PATH, or --sim) and serve the API",
+            _lazy("hostd.cli_daemon", "configure_run"), _lazy("hostd.cli_daemon", "cmd_run")),
+    Command("status", "the table's and the session's state, from the running daemon",
+            _lazy("hostd.cli_daemon", "configure_status"), _lazy("hostd.cli_daemon", "cmd_status")),
+    Command("session", "start a session on the running daemon (session start --ruleset R)",
+            _lazy("hostd.cli_daemon", "configure_session"), _lazy("hostd.cli_daemon", "cmd_session")),
+    Command("hand-over", "end the hand: drop the played deck, raise the next walls, rebuild",
+            _lazy("hostd.cli_daemon", "configure_hand_over"), _lazy("hostd.cli_daemon", "cmd_hand_over")),
+    Command("abort", "stop the table and end the session",
+            _lazy("hostd.cli_daemon", "configure_abort"), _lazy("hostd.cli_daemon", "cmd_abort")),
+    Command("demo", "a whole session against the simulated table, reported as JSON",
+            _configure_demo, cmd_demo),
+    Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),
+    Command("flash", "compile the firmware with mpy-cross and copy it to a board with mpremote",
+            _configure_flash, cmd_flash),
 ]
 
 

@@ -177,13 +177,13 @@ def test_commands_table_is_extensible(capsys):
             raise cli.UsageError("three is right out")
         return 0
 
-    extra = cli.Command("demo", "a demo", configure, run_)
+    extra = cli.Command("extra-demo", "a demo", configure, run_)
     names = [c.name for c in cli.COMMANDS]
     assert names[:2] == ["rulesets", "break"]
     cli.COMMANDS.append(extra)
     try:
-        assert cli.main(["demo", "--n", "2"]) == 0 and seen == [2]
-        assert cli.main(["demo", "--n", "3"]) == 2
-        assert "jantaku demo: error: three is right out" in capsys.readouterr().err
+        assert cli.main(["extra-demo", "--n", "2"]) == 0 and seen == [2]
+        assert cli.main(["extra-demo", "--n", "3"]) == 2
+        assert "jantaku extra-demo: error: three is right out" in capsys.readouterr().err
     finally:
         cli.COMMANDS.remove(extra)

@@ -1,0 +1,330 @@
+"""`jantaku run` and the commands that talk to a running daemon (status, session start,
+hand-over, abort).  Registered in hostd.cli.COMMANDS; imported lazily from there."""
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+
+DEFAULT_API = "http://127.0.0.1:8737"
+DEFAULT_API_PORT = 8737
+
+
+def default_db():
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "jantaku", "journal.sqlite")
+
+
+def api_url(args):
+    return (getattr(args, "api", None) or os.environ.get("JANTAKU_API") or DEFAULT_API).rstrip("/")
+
+
+def add_api_option(p):
+    p.add_argument("--api", metavar="URL", default=None,
+                   help="the daemon's API (default $JANTAKU_API or %s)" % DEFAULT_API)
+    p.add_argument("--token", default=os.environ.get("JANTAKU_TOKEN"),
+                   help="API token, needed when the daemon listens beyond loopback ($JANTAKU_TOKEN)")
+
+
+# ------------------------------------------------------------------------------ client side
+def _request(args, method, path, body=None, timeout=30.0):
+    import httpx
+
+    from hostd.cli import UsageError
+
+    headers = {"Authorization": "Bearer %s" % args.token} if getattr(args, "token", None) else {}
+    url = api_url(args) + path
+    try:
+        r = httpx.request(method, url, json=body, headers=headers, timeout=timeout)
+    except httpx.HTTPError as e:
+        sys.stderr.write("jantaku: cannot reach the daemon at %s (%s); is `jantaku run` up?\n"
+                         % (api_url(args), e))
+        return None, 1
+    try:
+        data = r.json()
+    except ValueError:
+        data = {"error": {"message": r.text}}
+    if r.status_code >= 400:
+        err = data.get("error") if isinstance(data, dict) else None
+        msg = err.get("message") if isinstance(err, dict) else str(data)
+        if r.status_code in (400, 422) and "ruleset" in (msg or ""):
+            raise UsageError(msg)
+        sys.stderr.write("jantaku: %s\n" % msg)
+        return data, 1
+    return data, 0
+
+
+def _print(args, data, text_fn):
+    if getattr(args, "json", False):
+        sys.stdout.write(json.dumps(data) + "\n")
+    else:
+        sys.stdout.write(text_fn(data) + "\n")
+
+
+def status_text(st):
+    t = st.get("table") or {}
+    lines = []
+    if t.get("connected"):
+        ident = t.get("identity") or {}
+        lines.append("table: %s (%s, firmware %s)" % (t.get("state"), ident.get("board"),
+                                                     ident.get("firmware")))
+    else:
+        lines.append("table: not connected (%s)" % (t.get("error") or "waiting"))
+    if t.get("fault"):
+        lines.append("fault: %s" % t["fault"]["message"])
+    b = t.get("build")
+    if b:
+        lines.append("build %d: %s of %s" % (b["id"], "+".join(map(str, b["per_track"])),
+                                           "+".join(map(str, b["targets"]))))
+    s = st.get("session")
+    if s:
+        lines.append("session %s: %s%s, hand %d%s" % (
+            s["id"], s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "", s["hand"],
+            ", busy: %s" % s["busy"] if s.get("busy") else ""))
+        for name, d in sorted(s["decks"].items()):
+            lines.append("  deck %s: %d tiles (%s)" % (name, d["tiles"], ", ".join(
+                "%s %d" % kv for kv in sorted(d["backs"].items()))))
+    else:
+        lines.append("session: none")
+    return "\n".join(lines)
+
+
+def cmd_status(args):
+    data, rc = _request(args, "GET", "/status")
+    if rc == 0:
+        _print(args, data, status_text)
+    return rc
+
+
+def _follow_build(args):
+    """On a terminal: a progress bar for the build under way, until it is done."""
+    import httpx
+
+    url = api_url(args) + "/events"
+    got = total = 0
+    try:
+        with httpx.stream("GET", url, timeout=None) as r:
+            for line in r.iter_lines():
+                if not line.startswith("data:"):
+                    continue
+                ev = json.loads(line[5:])
+                kind = ev.get("type")
+                if kind == "build_progress":
+                    got, total = 0, ev.get("of", 0)
+                elif kind == "tile":
+                    got += 1
+                elif kind == "build_done":
+                    sys.stderr.write("\n")
+                    return 0 if ev.get("ok") else 1
+                elif kind in ("fault", "table_fault", "step_failed"):
+                    sys.stderr.write("\n%s\n" % ev.get("message"))
+                    return 1
+                if total:
+                    w = 40
+                    k = w * got // total
+                    sys.stderr.write("\rbuilding [%s%s] %d/%d" % ("#" * k, "." * (w - k), got, total))
+                    sys.stderr.flush()
+    except (httpx.HTTPError, KeyboardInterrupt):
+        return 1
+    return 0
+
+
+def _wait_wanted(args):
+    return args.wait if args.wait is not None else sys.stderr.isatty()
+
+
+def cmd_session(args):
+    if args.action != "start":
+        return 2
+    body = {"ruleset": args.ruleset, "mixed_deck": bool(args.mixed_deck)}
+    if args.seed is not None:
+        body["seed"] = args.seed
+    data, rc = _request(args, "POST", "/session", body)
+    if rc:
+        return rc
+    _print(args, data, lambda d: "session %s started: %s%s; building deck A" % (
+        d.get("id"), d.get("ruleset"), " (Mixed Deck)" if d.get("mixed_deck") else ""))
+    return _follow_build(args) if _wait_wanted(args) else 0
+
+
+def cmd_hand_over(args):
+    data, rc = _request(args, "POST", "/hand-over")
+    if rc:
+        return rc
+    _print(args, data, lambda d: "hand over: hand %s begins" % d.get("hand"))
+    return _follow_build(args) if _wait_wanted(args) else 0
+
+
+def cmd_abort(args):
+    data, rc = _request(args, "POST", "/abort")
+    if rc == 0:
+        _print(args, data, lambda d: "aborted" if d.get("aborted") else "nothing to abort")
+    return rc
+
+
+def configure_status(p):
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+
+
+def configure_session(p):
+    from hostd.cli import add_ruleset_options
+
+    sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    s = sub.add_parser("start", help="start a session: check the table fits, build deck A")
+    add_ruleset_options(s)
+    s.add_argument("--seed", type=int, default=None, help="dice from this seed (demos)")
+    configure_common_wait(s)
+
+
+def configure_common_wait(p):
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.add_argument("--wait", dest="wait", action="store_true", default=None,
+                   help="follow the build with a progress bar (default on a terminal)")
+    p.add_argument("--no-wait", dest="wait", action="store_false")
+
+
+def configure_hand_over(p):
+    configure_common_wait(p)
+
+
+def configure_abort(p):
+    add_api_option(p)
+    p.add_argument("--json", action="store_true")
+
+
+# ------------------------------------------------------------------------------ the daemon
+def configure_run(p):
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--port", metavar="PATH", help="the table's serial port (e.g. /dev/jantaku)")
+    where.add_argument("--sim", action="store_true",
+                       help="start the simulated table (`jantaku sim serve`) and use it")
+    p.add_argument("--db", metavar="PATH", default=None,
+                   help="the journal (default %s)" % default_db())
+    p.add_argument("--api-host", default="127.0.0.1",
+                   help="address the API listens on (default 127.0.0.1; anything else needs a token)")
+    p.add_argument("--api-port", type=int, default=DEFAULT_API_PORT)
+    p.add_argument("--token-file", default=None,
+                   help="where the API token is kept when listening beyond loopback")
+    p.add_argument("--colours", "--colors", default="blue,green", metavar="A,B",
+                   help="back colours of the two sets, in the board profile's class order")
+    p.add_argument("--seed", type=int, default=None,
+                   help="dice (and the simulated table) from this seed instead of a cryptographic source")
+    p.add_argument("--sim-ruleset", default="riichi", help="tiles loaded into the simulated table")
+    p.add_argument("--sim-mixed-deck", action="store_true")
+    p.add_argument("--sim-speed", type=float, default=1.0,
+                   help="the simulated table's speed (1 = real time)")
+    p.add_argument("--sim-fault", action="append", default=[], metavar="SPEC")
+    p.add_argument("--log-level", default="info")
+    p.add_argument("--no-view", action="store_true", help="no live status line on a terminal")
+
+
+def start_sim_process(args):
+    """`jantaku sim serve` as a child; returns (Popen, port path)."""
+    cmd = [sys.executable, "-m", "hostd.cli", "sim", "serve", "--ruleset", args.sim_ruleset,
+           "--speed", str(args.sim_speed)]
+    if args.sim_mixed_deck:
+        cmd.append("--mixed-deck")
+    if args.seed is not None:
+        cmd += ["--seed", str(args.seed)]
+    for f in args.sim_fault:
+        cmd += ["--fault", f]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=True)
+    line = proc.stdout.readline().decode().strip()
+    if not line.startswith("PORT "):
+        proc.kill()
+        raise RuntimeError("the simulated table did not start (it printed %r)" % line)
+    return proc, line[5:]
+
+
+def cmd_run(args):
+    from hostd.cli import UsageError
+
+    if not args.port and not args.sim:
+        raise UsageError("say where the table is: --port PATH (a real table) or --sim")
+    colours = tuple(c.strip() for c in args.colours.split(","))
+    if len(colours) != 2 or len(set(colours)) != 2:
+        raise UsageError("--colours takes two different colour names, e.g. blue,green")
+    sim = None
+    speed = 1.0
+    if args.sim:
+        sim, port = start_sim_process(args)
+        speed = args.sim_speed
+    else:
+        port = args.port
+    try:
+        return asyncio.run(_serve(args, port, colours, speed))
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if sim is not None:
+            try:
+                os.killpg(sim.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            sim.wait(10)
+
+
+async def _serve(args, port, colours, speed):
+    import uvicorn
+
+    from hostd import logging as jlog
+    from hostd import sdnotify
+    from hostd.api import create_app, load_or_create_token
+    from hostd.daemon import Daemon
+    from hostd.journal import Journal, JournalError
+    from hostd.transport import SerialTransport
+
+    jlog.configure(args.log_level)
+    log = jlog.get_logger("jantaku.run")
+    db = args.db or default_db()
+    os.makedirs(os.path.dirname(os.path.abspath(db)), exist_ok=True)
+    try:
+        journal = Journal(db)
+    except JournalError as e:
+        sys.stderr.write("jantaku run: %s\n" % e)
+        return 1
+    token = None
+    if args.api_host not in ("127.0.0.1", "localhost", "::1"):
+        token = load_or_create_token(args.token_file or os.path.join(os.path.dirname(os.path.abspath(db)), "api-token"))
+    daemon = Daemon(transport=SerialTransport(port, time_scale=speed), journal=journal,
+                    colours=colours, seed=args.seed)
+    await daemon.start()
+    app = create_app(daemon, token=token, bind_host=args.api_host)
+    config = uvicorn.Config(app, host=args.api_host, port=args.api_port, log_level="warning",
+                            lifespan="off")
+    server = uvicorn.Server(config)
+    log.info("daemon up", port=port, db=db, api="http://%s:%d" % (args.api_host, args.api_port))
+    extra = [asyncio.create_task(sdnotify.watchdog_loop(healthy=lambda: True))]
+    if sys.stdout.isatty() and not args.no_view:
+        extra.append(asyncio.create_task(_live_view(daemon)))
+    sdnotify.ready("table on %s" % port)
+    try:
+        await server.serve()
+    finally:
+        sdnotify.stopping()
+        for t in extra:
+            t.cancel()
+        await daemon.close()
+    return 0
+
+
+async def _live_view(daemon):
+    """One status line on the terminal, redrawn twice a second."""
+    while True:
+        st = daemon.status()
+        t = st["table"]
+        s = st["session"]
+        b = t.get("build")
+        parts = ["table %s" % (t["state"] if t["connected"] else "not connected")]
+        if t.get("fault"):
+            parts.append("FAULT: %s" % t["fault"]["message"])
+        if b:
+            parts.append("build %d %d/%d" % (b["id"], sum(b["per_track"]), sum(b["targets"])))
+        if s:
+            parts.append("session %s %s hand %d" % (s["id"], s["ruleset"], s["hand"]))
+        sys.stdout.write("\r\x1b[K" + " | ".join(parts))
+        sys.stdout.flush()
+        await asyncio.sleep(0.5)

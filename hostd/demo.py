@@ -1,0 +1,156 @@
+"""`jantaku demo`: a whole session against the simulated table, as one JSON object.
+
+The real host stack runs (link client, table client, session, journal) against the
+simulated table: in-process in virtual time (default), or over a real pseudo-terminal to
+`jantaku sim serve`.  The simulated players end a hand only after the inside build is
+done, so hand N+1's hand over comes once the walls for it are ready.
+"""
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from hostd.dice import Dice
+from hostd.journal import Journal
+from hostd.link import LinkClient
+from hostd.rulesets import get_ruleset, tiles_for_set
+from hostd.session import Session
+from hostd.table import TableClient
+from hostd.transport import InProcessTransport, SerialTransport
+
+PTY_SPEED = 50.0  # how much faster than the wall the pseudo-terminal demo's table runs
+
+
+def board_profile(table_stacks=None):
+    """The reference board profile, or the long-wall one when the ruleset needs it."""
+    from firmware import profile as fprofile
+
+    name = "reference-18" if not table_stacks or table_stacks <= 18 else "long-29"
+    prof = fprofile.load(name)
+    if table_stacks:
+        prof["max_stacks"] = int(table_stacks)
+        prof = fprofile.validate(prof)
+    return prof
+
+
+def sim_sets(profile, colours):
+    faces = tiles_for_set(profile)
+    return [(colours[0], list(faces)), (colours[1], list(faces))]
+
+
+def make_inprocess_table(args, profile, colours):
+    from hw_sim import inprocess
+
+    board = board_profile(args.table_stacks or (29 if profile.stacks_per_wall > 18 else None))
+    kw = dict(seed=args.seed, faults=tuple(args.fault), mixed_deck=args.mixed_deck)
+    sets = sim_sets(profile, colours)
+    if args.firmware_runtime == "micropython":
+        return inprocess.MicroPythonTable(board, sets, **kw)
+    return inprocess.InProcessTable(board, sets, **kw)
+
+
+def start_pty_table(args, profile):
+    cmd = [sys.executable, "-m", "hostd.cli", "sim", "serve", "--ruleset", profile.name,
+           "--seed", str(args.seed), "--speed", str(PTY_SPEED),
+           "--firmware-runtime", args.firmware_runtime]
+    if args.mixed_deck:
+        cmd.append("--mixed-deck")
+    if args.table_stacks:
+        cmd += ["--table-stacks", str(args.table_stacks)]
+    for f in args.fault:
+        cmd += ["--fault", f]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=True)
+    line = proc.stdout.readline().decode().strip()
+    if not line.startswith("PORT "):
+        proc.kill()
+        raise RuntimeError("sim serve did not start: %r" % line)
+    return proc, line[5:]
+
+
+async def run_demo(args):
+    profile = get_ruleset(args.ruleset)
+    colours = ("blue", "green")
+    wall0 = time.monotonic()
+    sim_proc = None
+    table_sim = None
+    if args.transport == "inprocess":
+        table_sim = make_inprocess_table(args, profile, colours)
+        transport = InProcessTransport(table_sim)
+    else:
+        sim_proc, port = start_pty_table(args, profile)
+        transport = SerialTransport(port, time_scale=PTY_SPEED)
+    tmpdir = tempfile.mkdtemp(prefix="jantaku-demo-")
+    journal = Journal(os.path.join(tmpdir, "journal.sqlite"))
+    out = {"ruleset": profile.name, "mixed_deck": bool(args.mixed_deck), "seed": args.seed,
+           "sets": list(colours), "decks": {}, "builds": [], "hands": [], "faults": [],
+           "safety": {"guard_stop_ms_max": None}, "firmware": None,
+           "sim_seconds": 0.0, "wall_seconds": 0.0}
+    client = table = None
+    ok = False
+    try:
+        client = LinkClient(transport, on_event=lambda i, v: table.on_event(i, v),
+                            on_change=lambda w, d: table.link_changed(w, d))
+        table = TableClient(client, colours=colours)
+        pump = asyncio.create_task(client.run())
+        await client.wait_connected(timeout=30)
+        about = client.about or {}
+        out["firmware"] = {"implementation": about.get("implementation"),
+                           "version": about.get("version")}
+        t0 = client.mark()
+        session = Session(table=table, journal=journal, profile=profile,
+                          mixed_deck=args.mixed_deck, sets=colours, dice=Dice(args.seed))
+        try:
+            await session.start()
+            for _ in range(args.hands):
+                await session.hand_over()
+            ok = True
+        except Exception as e:  # reported in the JSON, exit status non-zero
+            if not session.faults or session.faults[-1]["message"] != str(e):
+                out["faults"].append({"kind": getattr(e, "kind", type(e).__name__),
+                                      "track": getattr(e, "track", None),
+                                      "build": len(session.builds) or None,
+                                      "recovered": False, "message": str(e)})
+        summ = session.summary()
+        out["decks"], out["builds"], out["hands"] = summ["decks"], summ["builds"], summ["hands"]
+        out["faults"] = summ["faults"] + out["faults"]
+        out["sim_seconds"] = round(client.seconds_since(t0), 3)
+        client.stop()
+        pump.cancel()
+        await asyncio.gather(pump, return_exceptions=True)
+    finally:
+        if table_sim is not None:
+            rep = table_sim.report()
+            out["safety"]["guard_stop_ms_max"] = rep.get("safety", {}).get("guard_stop_ms_max")
+            table_sim.close()
+        if sim_proc is not None:
+            sim_proc.terminate()
+            sim_proc.wait(10)
+        journal.close()
+    out["wall_seconds"] = round(time.monotonic() - wall0, 3)
+    return out, ok
+
+
+def text_report(out):
+    """The demo's result for a person."""
+    lines = ["%s%s, seed %s: %d builds, %d hands, %.1f s simulated in %.2f s" % (
+        out["ruleset"], " + Mixed Deck" if out["mixed_deck"] else "", out["seed"],
+        len(out["builds"]), len(out["hands"]), out["sim_seconds"], out["wall_seconds"])]
+    fw = out.get("firmware") or {}
+    lines.append("firmware on %s %s" % (fw.get("implementation"), fw.get("version")))
+    for name, d in sorted(out["decks"].items()):
+        lines.append("deck %s: %d tiles, %s" % (name, d["tiles"], ", ".join(
+            "%s %d" % kv for kv in sorted(d["backs"].items()))))
+    for i, b in enumerate(out["builds"], 1):
+        lines.append("build %d (deck %s): %s tiles per track, %.1f s%s" % (
+            i, b["deck"], "/".join(map(str, b["per_track"])), b["sim_seconds"],
+            "" if b["ok"] else "  NOT OK"))
+    for h in out["hands"]:
+        lines.append("hand %d on deck %s: dice %s, breaker %s, turnaround %.2f s" % (
+            h["hand"], h["deck"], "+".join(map(str, h["dice"])), h["breaker"],
+            h["turnaround_sim_seconds"]))
+    for f in out["faults"]:
+        lines.append("fault %s%s: %s%s" % (f["kind"], " track %s" % f["track"] if f.get("track") else "",
+                                         f["message"], " (recovered)" if f.get("recovered") else ""))
+    return "\n".join(lines) + "\n"

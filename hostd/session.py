@@ -1,0 +1,219 @@
+"""Sessions: the two-deck rotation and the Mixed Deck split.
+
+Layer: session.  It talks to the table only through the table client's verbs
+(`build`, `raise_walls`, `settle`, `identity`) and to the journal; it knows rulesets,
+decks and hands, never bytes.
+
+Life of a session (DESIGN §2):
+
+  normal rotation   deck A = the blue set (in the mixer), deck B = the green set (on the
+                    table top).  Build A inside.  Hand 1: the door drops B into the mixer
+                    while the lift raises A; then B is built inside during hand 1.
+  Mixed Deck        both sets in the mixer.  Build A = one deck's worth of the mixed
+                    tiles, leaving the rest in the mixer; hand 1 raises A; the rest is
+                    built inside as B.  A's colour count is what the table counted, B's
+                    the two sets less A.
+  every hand over   the door drops the played deck into the mixer while the lift raises
+                    the walls built inside; once the lift is down the dropped deck is
+                    rebuilt inside and checked against its known composition.
+"""
+import asyncio
+
+from hostd.errors import JantakuError, NotReady, Refused
+from hostd.rulesets import check_fits
+
+DECKS = ("A", "B")
+
+
+class CompositionMismatch(JantakuError):
+    """A rebuild's colour count differs from the deck's known composition."""
+
+    def __init__(self, message):
+        super().__init__(message, code="composition", status=409)
+
+
+def other(deck):
+    return "B" if deck == "A" else "A"
+
+
+def describe_backs(backs):
+    return ", ".join("%s %d" % (k, backs[k]) for k in sorted(backs))
+
+
+class Session:
+    """One table session.  Not thread-safe; one asyncio task drives it."""
+
+    def __init__(self, *, table, journal, profile, mixed_deck, sets=("blue", "green"),
+                 dice, on_event=None, session_id=None):
+        self.table = table
+        self.journal = journal
+        self.profile = profile
+        self.mixed_deck = bool(mixed_deck)
+        self.sets = tuple(sets)
+        self.dice = dice  # hostd.dice roller: .roll(profile) -> list of ints
+        self._emit = on_event or (lambda ev: None)
+        self.id = session_id
+        self.tiles = profile.tiles_per_deck
+        self.targets = [profile.stacks_per_wall * 2] * 4
+        self.decks = {}  # name -> {"tiles": n, "backs": {colour: n}} once known
+        self.builds = []  # demo-shaped build records
+        self.hands = []
+        self.faults = []
+        self.hand = 0
+        self.inside = None  # deck built (or being built) inside the table
+        self.top = None  # deck on the table top (being played)
+        self._lock = asyncio.Lock()
+
+    # -- helpers ------------------------------------------------------------------------
+    def _event(self, _type, /, **data):
+        data["type"] = _type
+        if self.id is not None:
+            data["session"] = self.id
+        self._emit(data)
+
+    def _check_table(self):
+        ident = self.table.identity
+        check_fits(self.profile, ident["max_stacks"], ident["tracks"])
+        missing = [c for c in self.sets if c not in ident["colours"]]
+        if missing:
+            raise Refused(
+                "the table cannot tell back colour %s: its colour classes are %s"
+                % (", ".join(missing), ", ".join(ident["colours"]) or "none")
+            )
+
+    def summary(self):
+        return {
+            "id": self.id,
+            "ruleset": self.profile.name,
+            "mixed_deck": self.mixed_deck,
+            "sets": list(self.sets),
+            "hand": self.hand,
+            "decks": {k: dict(v, backs=dict(v["backs"])) for k, v in sorted(self.decks.items())},
+            "builds": list(self.builds),
+            "hands": list(self.hands),
+            "faults": list(self.faults),
+            "inside": self.inside,
+            "top": self.top,
+        }
+
+    # -- builds -------------------------------------------------------------------------
+    async def _build(self, deck, *, expect_empty):
+        number = len(self.builds) + 1
+        self.journal.build_started(self.id, number, deck, self.targets)
+        self._event("build_started", build=number, deck=deck, targets=list(self.targets))
+        result = await self.table.build(
+            number, self.targets, stacks=self.profile.stacks_per_wall, expect_empty=expect_empty
+        )
+        backs = dict(result["backs"])
+        record = {
+            "deck": deck,
+            "per_track": list(result["per_track"]),
+            "backs": backs,
+            "sim_seconds": round(result["seconds"], 3),
+            "ok": True,
+        }
+        problem = self._check_composition(deck, backs)
+        if problem:
+            record["ok"] = False
+        self.builds.append(record)
+        self.journal.build_finished(self.id, number, record)
+        self._event("build_done", build=number, **record)
+        if problem:
+            self._fault("composition", None, number, problem)
+            raise CompositionMismatch(problem)
+        return record
+
+    def _check_composition(self, deck, backs):
+        counted = sum(backs.values())
+        known = self.decks.get(deck)
+        if known is None:
+            if counted != self.tiles:
+                return "deck %s: counted %d of %d tiles" % (deck, counted, self.tiles)
+            return None
+        expected = known["backs"]
+        if backs == expected:
+            return None
+        diffs = ", ".join("%s %d, expected %d" % (c, backs.get(c, 0), expected.get(c, 0))
+                          for c in sorted(set(backs) | set(expected))
+                          if backs.get(c, 0) != expected.get(c, 0))
+        if counted != known["tiles"]:
+            return "deck %s: counted %d of %d tiles (%s)" % (deck, counted, known["tiles"], diffs)
+        return "deck %s: counted %s; expected %s (%s)" % (
+            deck, describe_backs(backs), describe_backs(expected), diffs)
+
+    def _fault(self, kind, track, build, message, recovered=False):
+        rec = {"kind": kind, "track": track, "build": build, "recovered": recovered,
+               "message": message}
+        self.faults.append(rec)
+        self.journal.fault(self.id, rec)
+        self._event("fault", **rec)
+
+    def _set_deck(self, deck, backs):
+        self.decks[deck] = {"tiles": sum(backs.values()), "backs": dict(backs)}
+        self.journal.deck(self.id, deck, self.decks[deck])
+
+    # -- the session's steps ------------------------------------------------------------
+    def open(self):
+        """Check the table can build this ruleset and journal the session.  Nothing moves
+        before this has passed; a refusal names both numbers."""
+        self._check_table()
+        self.id = self.journal.create_session(
+            ruleset=self.profile.name, mixed_deck=self.mixed_deck, sets=list(self.sets),
+            seed=getattr(self.dice, "seed", None))
+        self._event("session_started", ruleset=self.profile.name, mixed_deck=self.mixed_deck)
+        if not self.mixed_deck:
+            # the blue set is deck A (in the mixer), the green set deck B (on top)
+            self._set_deck("A", {self.sets[0]: self.tiles})
+            self._set_deck("B", {self.sets[1]: self.tiles})
+            self.top = "B"
+        return self.id
+
+    async def build_first(self):
+        """Build deck A inside (for Mixed Deck: one deck's worth of the mixed sets)."""
+        async with self._lock:
+            self.journal.phase(self.id, "building", inside="A", top=self.top, hand=0)
+            await self._build("A", expect_empty=not self.mixed_deck)
+            if self.mixed_deck:
+                counted = self.builds[-1]["backs"]
+                self._set_deck("A", counted)
+                self._set_deck("B", {c: self.tiles - counted.get(c, 0) for c in self.sets})
+            self.inside = "A"
+            self.journal.phase(self.id, "built", inside="A", top=self.top, hand=0)
+            return self.summary()
+
+    async def start(self):
+        """open() then build_first()."""
+        self.open()
+        return await self.build_first()
+
+    def check_hand_over(self):
+        if self.inside is None:
+            raise NotReady("no walls are built inside yet: wait for the build to finish")
+
+    async def hand_over(self):
+        """End the hand being played (or begin the first): drop the played deck, raise
+        the walls built inside, then rebuild the dropped deck inside."""
+        async with self._lock:
+            self.check_hand_over()
+            raised, dropped = self.inside, self.top
+            next_hand = self.hand + 1
+            # committed before anything moves: a restart knows a hand over was under way
+            self.journal.phase(self.id, "hand_over", inside=raised, top=dropped, hand=next_hand)
+            self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
+            turnaround = await self.table.raise_walls(open_door=dropped is not None)
+            dice = self.dice.roll(self.profile)
+            brk = self.dice.break_wall(self.profile, dice)
+            record = {"hand": next_hand, "deck": raised, "dice": list(dice),
+                      "breaker": brk["breaker"], "turnaround_sim_seconds": round(turnaround, 3)}
+            self.journal.hand(self.id, record, brk)
+            self.hands.append(record)
+            self.hand, self.top, self.inside = next_hand, raised, None
+            self._event("hand", **dict(record, break_from_right=brk["break_from_right"],
+                                       unit=brk["unit"]))
+            await self.table.settle()  # lift back down, door closed
+            rebuild = dropped if dropped is not None else other(raised)
+            self.journal.phase(self.id, "building", inside=rebuild, top=raised, hand=next_hand)
+            await self._build(rebuild, expect_empty=True)
+            self.inside = rebuild
+            self.journal.phase(self.id, "built", inside=rebuild, top=raised, hand=next_hand)
+            return record

@@ -1,0 +1,257 @@
+"""The table client (layer: table client).
+
+Turns the table's events into a current picture of the table (state, fault, counts,
+lift and door) and offers the session the verbs it needs — `build`, `raise_walls`,
+`settle` — each of which returns when the table has done it, or raises a TableFault
+whose message a player can read.  Knows messages, never bytes; knows nothing of
+rulesets.
+"""
+import asyncio
+
+import structlog
+
+from hostd.errors import JantakuError
+from protocol import messages as m
+
+log = structlog.get_logger("jantaku.table")
+
+# What a player reads for each fault code (track numbers are 1..4 as on the table).
+FAULT_TEXT = {
+    m.F_JAM: "track {track} is jammed",
+    m.F_SHORT: "the mixer ran empty before the walls were complete",
+    m.F_SURPLUS: "tiles were left in the mixer after the walls were complete",
+    m.F_OVERFILL: "track {track} took one tile too many",
+    m.F_MISREAD: "back colours could not be read on track {track}",
+    m.F_LIFT_STALL: "the lift stalled",
+    m.F_LIMIT: "a lift limit switch is stuck",
+    m.F_GUARD: "the guard was broken: motion stopped",
+    m.F_DOOR: "the centre door did not reach its position",
+    m.F_BUILD_TIMEOUT: "the build took too long",
+    m.F_LINK_LOST: "the table lost contact with the host",
+    m.F_RESET: "the table restarted",
+    m.F_SENSOR: "a sensor on track {track} does not answer",
+    m.F_COLOUR: "the colour sensor on track {track} does not answer",
+    m.F_INTERNAL: "the firmware hit an internal error",
+}
+
+
+def fault_message(code, track, detail=0):
+    text = FAULT_TEXT.get(code, "fault %s" % m.code_name(m.FAULTS, code))
+    return text.format(track=track, detail=detail)
+
+
+class TableFault(JantakuError):
+    """The table reported a fault while doing what was asked."""
+
+    def __init__(self, code, track, detail=0, message=None):
+        super().__init__(message or fault_message(code, track, detail), code="fault_" +
+                         m.code_name(m.FAULTS, code), status=409)
+        self.fault = code
+        self.kind = m.code_name(m.FAULTS, code).replace("_", "-")
+        self.track = track or None
+        self.detail = detail
+
+
+class TableClient:
+    def __init__(self, link, *, colours=("blue", "green"), on_event=None):
+        self.link = link
+        self.colours = tuple(colours)  # class 1.. names, as the board profile orders them
+        self._emit = on_event or (lambda ev: None)
+        self.state = "unknown"
+        self.fault = None  # {"kind", "track", "detail", "message"} while faulted
+        self.lift = None  # "top" / "bottom" / None
+        self.door = "unknown"
+        self.guard = {"curtain": True, "lid": True}
+        self.build_id = 0
+        self.targets = []
+        self.counts = []  # per track, per colour class (0 = unknown first)
+        self._waiters = []  # (predicate, future)
+
+    # -- events in ---------------------------------------------------------------------------
+    @property
+    def identity(self):
+        ident = self.link.identity
+        if ident is None:
+            return None
+        return {"tracks": ident["tracks"], "max_stacks": ident["max_stacks"],
+                "colours": list(self.colours[: ident["colours"]]),
+                "board": ident["board"], "firmware": ident["firmware"],
+                "boot_nonce": ident["boot_nonce"]}
+
+    def on_event(self, msgid, v):
+        """Called by the link for every event (in order, exactly once)."""
+        if msgid == m.TILE:
+            build_id, track, index, colour = v[0], v[1], v[2], v[3]
+            if build_id == self.build_id and 1 <= track <= len(self.counts):
+                row = self.counts[track - 1]
+                if colour < len(row):
+                    row[colour] += 1
+            self._emit({"type": "tile", "build": build_id, "track": track, "index": index,
+                        "colour": self.colour_name(colour)})
+        elif msgid == m.STATE:
+            self.state = m.code_name(m.STATES, v[0])
+            if self.state != "fault":
+                self.fault = None
+            self._emit({"type": "table_state", "state": self.state})
+        elif msgid == m.FAULT:
+            code, track, detail = v
+            self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"),
+                          "track": track or None, "detail": detail,
+                          "message": fault_message(code, track, detail), "code": code}
+            self._emit(dict(self.fault, type="table_fault"))
+        elif msgid == m.LIFT_DONE:
+            self.lift = "top" if v[0] == m.LIFT_TOP else "bottom"
+        elif msgid == m.DOOR_STATE:
+            self.door = ("closed", "open", "moving", "unknown")[v[0]]
+        elif msgid == m.GUARD:
+            self.guard = {"curtain": bool(v[0]), "lid": bool(v[1])}
+            self._emit({"type": "guard", "curtain": bool(v[0]), "lid": bool(v[1])})
+        elif msgid == m.STATUS_REPLY:
+            self._take_status(v)
+        elif msgid == m.LOG:
+            log.info("table says", level=v[0], text=v[1])
+        elif msgid == m.BUILD_DONE:
+            self._last_build_done = v
+        self._check_waiters(msgid, v)
+
+    def _take_status(self, v):
+        st = dict(zip(m.field_names(m.STATUS_REPLY), v))
+        self.state = m.code_name(m.STATES, st["state"])
+        self.build_id = st["build_id"]
+        self.targets = list(st["targets"])
+        ncls = len(self.colours) + 1
+        c = list(st["counts"])
+        self.counts = [c[i * ncls:(i + 1) * ncls] for i in range(len(self.targets))]
+
+    def _check_waiters(self, msgid, v):
+        keep = []
+        for pred, fut in self._waiters:
+            if fut.done():
+                continue
+            try:
+                if msgid == m.FAULT:
+                    fut.set_exception(TableFault(v[0], v[1], v[2]))
+                    continue
+                if pred(msgid, v):
+                    fut.set_result(v)
+                    continue
+            except Exception as e:  # a predicate bug must not kill the pump
+                fut.set_exception(e)
+                continue
+            keep.append((pred, fut))
+        self._waiters = keep
+
+    def expect(self, pred):
+        """A future resolved by the first event for which pred(msgid, values) holds, or
+        failed by a FAULT event."""
+        fut = asyncio.get_running_loop().create_future()
+        self._waiters.append((pred, fut))
+        return fut
+
+    def link_changed(self, what, detail):
+        """From the link: a firmware reset or a lost link fails whatever waits."""
+        if what in ("reset", "disconnected"):
+            exc = TableFault(m.F_RESET if what == "reset" else m.F_LINK_LOST, 0)
+            for _, fut in self._waiters:
+                if not fut.done():
+                    fut.set_exception(exc)
+            self._waiters = []
+            if what == "reset":
+                self.state, self.lift, self.door = "boot", None, "unknown"
+
+    def colour_name(self, cls):
+        if cls == m.COLOUR_UNKNOWN or cls > len(self.colours):
+            return "unknown"
+        return self.colours[cls - 1]
+
+    # -- verbs --------------------------------------------------------------------------------
+    async def build(self, build_id, targets, *, stacks, expect_empty):
+        """Configure and run one build; returns per-track counts, backs by colour and the
+        build's duration in table seconds."""
+        ident = self.link.identity
+        ncol = ident["colours"] if ident else len(self.colours)
+        self.build_id = build_id
+        self.targets = list(targets)
+        self.counts = [[0] * (ncol + 1) for _ in targets]
+        done = self.expect(lambda i, v: i == m.BUILD_DONE and v[0] == build_id)
+        try:
+            await self.link.command(m.CONFIGURE_BUILD, (
+                build_id, list(targets), stacks, list(range(1, ncol + 1)), 1 if expect_empty else 0))
+            t0 = self.link.mark()
+            self._emit({"type": "build_progress", "build": build_id, "tiles": 0,
+                        "of": sum(targets)})
+            await self.link.command(m.BUILD, (build_id,))
+            v = await done
+        finally:
+            if not done.done():
+                done.cancel()
+        seconds = self.link.seconds_since(t0)
+        counts = list(v[1])
+        per = ncol + 1
+        rows = [counts[i * per:(i + 1) * per] for i in range(len(counts) // per)]
+        backs = {}
+        for row in rows:
+            for cls, n in enumerate(row):
+                if n:
+                    name = self.colour_name(cls)
+                    backs[name] = backs.get(name, 0) + n
+        return {"per_track": [sum(r) for r in rows], "backs": backs,
+                "backs_per_track": [{self.colour_name(c): n for c, n in enumerate(r) if n}
+                                    for r in rows],
+                "seconds": seconds, "mixer_empty": bool(v[2])}
+
+    async def raise_walls(self, *, open_door):
+        """Hand over: open the door (the played deck drops into the mixer) and raise the
+        walls built inside, at the same time; returns the turnaround in table seconds
+        (command to lift at the top).  The lift then returns on its own; `settle` waits
+        for it and closes the door."""
+        top = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_TOP)
+        self._bottom = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
+        self._door_open = None
+        t0 = self.link.mark()
+        if open_door:
+            self._door_open = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
+            await self.link.command(m.DOOR, (1,))
+        await self.link.command(m.LIFT, ())
+        await top
+        self.lift = "top"
+        return self.link.seconds_since(t0)
+
+    async def settle(self):
+        """Wait for the lift to be back down and the door (if opened) closed again."""
+        if self._door_open is not None:
+            await self._door_open
+            closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
+            await self.link.command(m.DOOR, (0,))
+            await closed
+            self._door_open = None
+        await self._bottom
+        self.lift = "bottom"
+
+    async def stop(self):
+        await self.link.command(m.STOP, ())
+
+    async def abort(self):
+        await self.link.command(m.ABORT, ())
+
+    async def query_status(self):
+        reply = self.expect(lambda i, v: i == m.STATUS_REPLY)
+        await self.link.command(m.STATUS, ())
+        await reply
+        return self.get_status()
+
+    def get_status(self):
+        ident = self.identity
+        return {
+            "connected": self.link.connected,
+            "error": self.link.error,
+            "state": self.state if self.link.connected else "disconnected",
+            "fault": self.fault,
+            "lift": self.lift,
+            "door": self.door,
+            "guard": self.guard,
+            "build": {"id": self.build_id, "targets": self.targets,
+                      "per_track": [sum(r) for r in self.counts]} if self.targets else None,
+            "identity": ident,
+            "resets": self.link.resets,
+        }

@@ -1,0 +1,140 @@
+"""End-to-end fixtures: the real daemon (`jantaku run`) over a real pseudo-terminal to the
+simulated table (`jantaku sim serve`), or with `--hil-port PATH` to a real table.
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, tool
+
+pytestmark = pytest.mark.e2e
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Proc:
+    """A child process whose output is kept in a file (read it on failure)."""
+
+    def __init__(self, args, log_path, env=None):
+        self.args = args
+        self.log_path = log_path
+        self._log = open(log_path, "wb")
+        self.p = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=self._log, cwd=str(ROOT),
+            env=dict(os.environ, **(env or {})), start_new_session=True)
+
+    def log(self):
+        self._log.flush()
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")[-4000:]
+
+    def kill(self, sig=signal.SIGTERM):
+        if self.p.poll() is None:
+            try:
+                os.killpg(self.p.pid, sig)
+            except ProcessLookupError:
+                pass
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.p.pid, signal.SIGKILL)
+                self.p.wait(10)
+        self._log.close()
+
+
+def start_sim(tmp_path, *args, speed=20, name="sim"):
+    """`jantaku sim serve` → (Proc, port path) once it printed PORT <path>."""
+    cmd = [tool("jantaku"), "sim", "serve", "--speed", str(speed)] + list(args)
+    proc = Proc(cmd, tmp_path / (name + ".log"))
+    line = proc.p.stdout.readline().decode().strip()
+    if not line.startswith("PORT "):
+        proc.kill()
+        pytest.fail("sim serve did not print PORT first: %r\n%s" % (line, proc.log()))
+    return proc, line.split(" ", 1)[1]
+
+
+class Daemon:
+    def __init__(self, proc, url, db):
+        self.proc = proc
+        self.url = url
+        self.db = db
+
+    def get(self, path):
+        return httpx.get(self.url + path, timeout=10)
+
+    def post(self, path, body=None):
+        return httpx.post(self.url + path, json=body or {}, timeout=60)
+
+    def cli(self, *args, check=True, timeout=120):
+        r = subprocess.run([tool("jantaku")] + list(args) + ["--api", self.url],
+                           capture_output=True, text=True, timeout=timeout, cwd=str(ROOT))
+        if check and r.returncode != 0:
+            raise AssertionError("jantaku %s failed (%d):\n%s\n%s\n--- daemon log\n%s" % (
+                " ".join(args), r.returncode, r.stdout, r.stderr, self.proc.log()))
+        return r
+
+    def status(self):
+        return json.loads(self.cli("status", "--json").stdout)
+
+    def wait(self, pred, timeout=60, what="condition"):
+        end = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < end:
+            try:
+                last = self.get("/status").json()
+                if pred(last):
+                    return last
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError("timed out waiting for %s; last status %s\n--- daemon log\n%s"
+                             % (what, json.dumps(last), self.proc.log()))
+
+
+def start_daemon(tmp_path, port_path, db=None, name="daemon"):
+    api_port = free_port()
+    db = db or str(tmp_path / "journal.sqlite")
+    cmd = [tool("jantaku"), "run", "--port", port_path, "--db", db,
+           "--api-port", str(api_port)]
+    proc = Proc(cmd, tmp_path / (name + ".log"))
+    d = Daemon(proc, "http://127.0.0.1:%d" % api_port, db)
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        if proc.p.poll() is not None:
+            pytest.fail("daemon exited (%s):\n%s" % (proc.p.returncode, proc.log()))
+        try:
+            if d.get("/health").status_code == 200:
+                return d
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    pytest.fail("daemon did not answer /health:\n%s" % proc.log())
+
+
+@pytest.fixture
+def table_port(tmp_path, hil_port):
+    """A serial port with a table behind it: the real one, or `jantaku sim serve`."""
+    if hil_port:
+        yield hil_port
+        return
+    proc, path = start_sim(tmp_path, "--ruleset", "riichi", "--mixed-deck", "--seed", "7")
+    yield path
+    proc.kill()
+
+
+@pytest.fixture
+def daemon(tmp_path, table_port):
+    d = start_daemon(tmp_path, table_port)
+    yield d
+    d.proc.kill()

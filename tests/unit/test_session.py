@@ -1,0 +1,144 @@
+"""Session logic: rotation, Mixed Deck split, composition checks — against a fake table
+that models the deck contents (the real table is in the end-to-end and demo tests)."""
+import asyncio
+import random
+
+import pytest
+
+from hostd.dice import Dice
+from hostd.errors import NotReady
+from hostd.journal import Journal
+from hostd.rulesets import TableFitError, get_ruleset
+from hostd.session import CompositionMismatch, Session
+
+
+class FakeTable:
+    """Holds tiles by back colour in the mixer; a build takes `sum(targets)` of them at
+    random (seeded), like the real mixer; hand over drops the played deck back in."""
+
+    def __init__(self, *, mixer, top, max_stacks=18, seed=1, lose=None):
+        self.identity = {"tracks": 4, "max_stacks": max_stacks, "colours": ["blue", "green"]}
+        self.mixer = list(mixer)
+        self.top = list(top)
+        self.inside = []
+        self.rng = random.Random(seed)
+        self.lose = lose  # (build number, colour): one tile of that colour goes missing
+        self.calls = []
+
+    async def build(self, number, targets, *, stacks, expect_empty):
+        self.calls.append(("build", number, list(targets), expect_empty))
+        self.rng.shuffle(self.mixer)
+        n = sum(targets)
+        taken, self.mixer = self.mixer[:n], self.mixer[n:]
+        if self.lose and self.lose[0] == number:
+            taken.remove(self.lose[1])
+        self.inside = taken
+        backs = {}
+        for c in taken:
+            backs[c] = backs.get(c, 0) + 1
+        per = [len(taken) // 4] * 4
+        return {"per_track": per, "backs": backs, "seconds": 20.0}
+
+    async def raise_walls(self, *, open_door):
+        self.calls.append(("raise", open_door))
+        if open_door:
+            self.mixer += self.top
+        self.top, self.inside = self.inside, []
+        return 4.05
+
+    async def settle(self):
+        self.calls.append(("settle",))
+
+
+@pytest.fixture
+def journal(tmp_path):
+    j = Journal(str(tmp_path / "j.sqlite"))
+    yield j
+    j.close()
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def make(journal, table, *, mixed, ruleset="riichi", seed=5):
+    return Session(table=table, journal=journal, profile=get_ruleset(ruleset),
+                   mixed_deck=mixed, dice=Dice(seed))
+
+
+def test_normal_rotation_builds_blue_then_green_and_alternates(journal):
+    table = FakeTable(mixer=["blue"] * 136, top=["green"] * 136)
+    s = make(journal, table, mixed=False)
+
+    async def go():
+        await s.start()
+        for _ in range(4):
+            await s.hand_over()
+
+    run(go())
+    assert [b["deck"] for b in s.builds] == ["A", "B", "A", "B", "A"]
+    assert s.builds[0]["backs"] == {"blue": 136}
+    assert s.builds[1]["backs"] == {"green": 136}
+    assert [h["deck"] for h in s.hands] == ["A", "B", "A", "B"]
+    # hand 1 opens the door: the green set on the table top drops into the mixer
+    assert table.calls[1] == ("raise", True)
+    assert all(b["ok"] for b in s.builds)
+    summary = journal.session_summary(s.id)
+    assert [h["hand"] for h in summary["hands"]] == [1, 2, 3, 4]
+    assert summary["decks"]["A"]["backs"] == {"blue": 136}
+
+
+def test_mixed_deck_split_knows_both_compositions_and_checks_rebuilds(journal):
+    table = FakeTable(mixer=["blue"] * 136 + ["green"] * 136, top=[], seed=9)
+    s = make(journal, table, mixed=True)
+
+    async def go():
+        await s.start()
+        for _ in range(3):
+            await s.hand_over()
+
+    run(go())
+    a, b = s.decks["A"]["backs"], s.decks["B"]["backs"]
+    assert sum(a.values()) == 136 and sum(b.values()) == 136
+    assert a["blue"] + b["blue"] == 136 and a["green"] + b["green"] == 136
+    assert table.calls[0] == ("build", 1, [34] * 4, False)  # the other deck stays in the mixer
+    assert table.calls[1] == ("raise", False)  # nothing on the table top at hand 1
+    assert [b_["deck"] for b_ in s.builds] == ["A", "B", "A", "B"]
+    for rec in s.builds:
+        assert rec["backs"] == s.decks[rec["deck"]]["backs"]
+
+
+def test_lost_tile_is_named_with_deck_and_numbers(journal):
+    table = FakeTable(mixer=["blue"] * 136 + ["green"] * 136, top=[], seed=3, lose=(3, "green"))
+    s = make(journal, table, mixed=True)
+
+    async def go():
+        await s.start()
+        await s.hand_over()  # builds B (2)
+        await s.hand_over()  # rebuilds A (3): one green tile short
+
+    with pytest.raises(CompositionMismatch) as e:
+        run(go())
+    msg = str(e.value)
+    exp_green = s.decks["A"]["backs"]["green"]
+    assert msg == "deck A: counted 135 of 136 tiles (green %d, expected %d)" % (exp_green - 1, exp_green)
+    assert s.faults and s.faults[-1]["kind"] == "composition"
+    assert journal.session_summary(s.id)["faults"][-1]["message"] == msg
+
+
+def test_ruleset_that_does_not_fit_is_refused_before_anything_moves(journal):
+    table = FakeTable(mixer=[], top=[], max_stacks=18)
+    s = make(journal, table, mixed=False, ruleset="uzje+all-tongs")
+    with pytest.raises(TableFitError) as e:
+        s.open()
+    assert "28" in str(e.value) and "18" in str(e.value)
+    assert table.calls == []
+    assert journal.open_session() is None
+
+
+def test_hand_over_before_walls_are_built_is_refused(journal):
+    table = FakeTable(mixer=["blue"] * 136, top=["green"] * 136)
+    s = make(journal, table, mixed=False)
+    s.open()
+    with pytest.raises(NotReady):
+        s.check_hand_over()
