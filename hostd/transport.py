@@ -130,12 +130,17 @@ class InProcessTransport:
     async def open(self):
         self.is_open = True
 
+    # Loop turns given to the rest of the daemon before virtual time moves on: a command
+    # answered at instant t is followed up at t (a reply resolves a future, whose task
+    # wakes and sends the next command: a few turns), not after the next slice.
+    SETTLE_TURNS = 6
+
     async def read(self, max_ms):
         if not self.is_open:
             raise TransportLost("in-process table is closed")
-        data = self.table.run(max(int(max_ms), 1))
-        await asyncio.sleep(0)  # let the rest of the daemon run between slices
-        return data
+        for _ in range(self.SETTLE_TURNS):
+            await asyncio.sleep(0)
+        return self.table.run(max(int(max_ms), 1))
 
     def write(self, data):
         if not self.is_open:

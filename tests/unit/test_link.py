@@ -1,0 +1,200 @@
+"""The host link client and table client against a scripted device that speaks the real
+protocol (protocol.link.Link in the device role) in virtual time."""
+import asyncio
+
+import pytest
+
+from hostd.link import CommandRejected, LinkClient, TableGone
+from hostd.table import TableClient, TableFault
+from hostd.transport import InProcessTransport
+from protocol import link as plink
+from protocol import messages as m
+
+
+class Clock:
+    def __init__(self):
+        self.ms = 0
+
+    def ticks_ms(self):
+        return self.ms & ((1 << 30) - 1)
+
+
+class ScriptedTable:
+    """The verbs of hw_sim.inprocess.InProcessTable over a device Link whose commands
+    are answered by `handler(msgid, values, dev)`."""
+
+    def __init__(self, handler, boot_nonce=1234):
+        self.clock = Clock()
+        self.out = bytearray()
+        self.handler = handler
+        self.later = []  # (due ms, fn)
+        self.boot(boot_nonce)
+
+    def boot(self, nonce):
+        self.dev = plink.Link(self.clock, self._write, self._cmd, role="device",
+                              boot_nonce=nonce,
+                              identity={"firmware": "test", "board": "scripted", "tracks": 4,
+                                        "max_stacks": 18, "colours": 2})
+
+    def _write(self, buf, n):
+        self.out += bytes(buf[:n])
+
+    def _cmd(self, msgid, values):
+        return self.handler(msgid, values, self)
+
+    def at(self, delay_ms, fn):
+        self.later.append((self.clock.ms + delay_ms, fn))
+
+    def now_ms(self):
+        return self.clock.ms
+
+    def write(self, data):
+        self.dev.feed(data)
+
+    def run(self, max_ms):
+        end = self.clock.ms + max_ms
+        while self.clock.ms < end and not self.out:
+            self.clock.ms += 1
+            for item in sorted(self.later):
+                if item[0] <= self.clock.ms:
+                    self.later.remove(item)
+                    item[1]()
+            self.dev.poll()
+        data, self.out = bytes(self.out), bytearray()
+        return data
+
+
+def good_table(msgid, values, t):
+    if msgid == m.CONFIGURE_BUILD:
+        t.targets = list(values[1])
+        return 0
+    if msgid == m.BUILD:
+        bid = values[0]
+
+        def finish():
+            # 4 tracks x (unknown, blue, green)
+            counts = []
+            for n in t.targets:
+                counts += [0, n // 2, n - n // 2]
+            for i in range(1, 4):
+                t.dev.send(m.TILE, (bid, 1, i, 1, 100, 20, 30, 50))
+            t.dev.send(m.BUILD_DONE, (bid, counts, 1))
+
+        t.at(20000, finish)
+        return 0
+    if msgid == m.LIFT:
+        t.at(4000, lambda: t.dev.send(m.LIFT_DONE, (m.LIFT_TOP,)))
+        t.at(8000, lambda: t.dev.send(m.LIFT_DONE, (m.LIFT_BOTTOM,)))
+        return 0
+    if msgid == m.DOOR:
+        state = m.DOOR_OPEN if values[0] else m.DOOR_CLOSED
+        t.at(600, lambda: t.dev.send(m.DOOR_STATE, (state,)))
+        return 0
+    if msgid == m.STOP:
+        return m.E_NOT_ALLOWED
+    return 0
+
+
+async def connected(table):
+    tr = InProcessTransport(table)
+    holder = {}
+    client = LinkClient(tr, on_event=lambda i, v: holder["t"].on_event(i, v),
+                        on_change=lambda w, d: holder["t"].link_changed(w, d))
+    tc = holder["t"] = TableClient(client)
+    task = asyncio.create_task(client.run())
+    await client.wait_connected(timeout=5)
+    return client, tc, task
+
+
+def test_handshake_build_and_hand_over_in_virtual_time():
+    async def go():
+        table = ScriptedTable(good_table)
+        client, tc, task = await connected(table)
+        assert tc.identity["max_stacks"] == 18 and tc.identity["tracks"] == 4
+        res = await tc.build(1, [34] * 4, stacks=17, expect_empty=True)
+        assert res["per_track"] == [34] * 4
+        assert res["backs"] == {"blue": 68, "green": 68}
+        assert 19.9 <= res["seconds"] <= 20.2  # virtual seconds, whatever the host's speed
+        turnaround = await tc.raise_walls(open_door=True)
+        assert 3.99 <= turnaround <= 4.1
+        await tc.settle()
+        assert tc.lift == "bottom" and tc.door == "closed"
+        client.stop()
+        task.cancel()
+
+    asyncio.run(go())
+
+
+def test_rejected_command_names_the_error():
+    async def go():
+        client, tc, task = await connected(ScriptedTable(good_table))
+        with pytest.raises(CommandRejected) as e:
+            await tc.stop()
+        assert "refused stop: not_allowed" in str(e.value)
+        client.stop()
+        task.cancel()
+
+    asyncio.run(go())
+
+
+def test_fault_event_fails_the_build_with_a_players_message():
+    def jams(msgid, values, t):
+        if msgid == m.BUILD:
+            t.at(3000, lambda: t.dev.send(m.FAULT, (m.F_JAM, 2, 0)))
+            return 0
+        return good_table(msgid, values, t)
+
+    async def go():
+        client, tc, task = await connected(ScriptedTable(jams))
+        with pytest.raises(TableFault) as e:
+            await tc.build(1, [34] * 4, stacks=17, expect_empty=True)
+        assert str(e.value) == "track 2 is jammed"
+        assert e.value.kind == "jam" and e.value.track == 2
+        assert tc.get_status()["fault"]["message"] == "track 2 is jammed"
+        client.stop()
+        task.cancel()
+
+    asyncio.run(go())
+
+
+def test_firmware_reset_is_noticed_by_its_boot_nonce():
+    async def go():
+        table = ScriptedTable(good_table, boot_nonce=1111)
+        client, tc, task = await connected(table)
+        first = client.identity["boot_nonce"]
+        table.boot(2222)  # power cut: a new firmware instance
+        for _ in range(200):
+            await asyncio.sleep(0)
+            if client.resets:
+                break
+        await client.wait_connected(timeout=5)
+        for _ in range(200):
+            if client.identity["boot_nonce"] != first:
+                break
+            await asyncio.sleep(0)
+        assert client.identity["boot_nonce"] == 2222
+        assert client.resets == 1
+        client.stop()
+        task.cancel()
+
+    asyncio.run(go())
+
+
+def test_command_without_a_table_says_so():
+    async def go():
+        class Absent:
+            def now_ms(self):
+                return 0
+
+            def run(self, ms):
+                return b""
+
+            def write(self, data):
+                pass
+
+        client = LinkClient(InProcessTransport(Absent()), on_event=lambda i, v: None)
+        with pytest.raises(TableGone) as e:
+            await client.command(m.STATUS)
+        assert "no table connected" in str(e.value)
+
+    asyncio.run(go())

@@ -1,0 +1,76 @@
+"""hostd.logging: JSON off a terminal, console on one, contextvars merged, stdlib routed."""
+import io
+import json
+import logging as stdlib_logging
+import os
+import pty
+
+import pytest
+import structlog
+
+from hostd import logging as jlog
+
+
+@pytest.fixture(autouse=True)
+def reset():
+    yield
+    structlog.reset_defaults()
+    structlog.contextvars.clear_contextvars()
+    root = stdlib_logging.getLogger()
+    for h in list(root.handlers):
+        if getattr(h, "_jantaku", False):
+            root.removeHandler(h)
+
+
+def test_json_when_not_a_tty():
+    buf = io.StringIO()
+    assert jlog.configure("info", stream=buf) is True
+    structlog.contextvars.bind_contextvars(session=3)
+    log = structlog.get_logger("jantaku.test")
+    log.info("build_done", build=2, seconds=20.4)
+    log.debug("hidden")  # below the level
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 1
+    rec = json.loads(lines[0])
+    assert rec["event"] == "build_done" and rec["build"] == 2 and rec["session"] == 3
+    assert rec["level"] == "info" and "timestamp" in rec
+
+
+def test_json_tracebacks_are_dicts():
+    buf = io.StringIO()
+    jlog.configure("debug", stream=buf)
+    try:
+        1 / 0
+    except ZeroDivisionError:
+        structlog.get_logger().exception("boom")
+    rec = json.loads(buf.getvalue().splitlines()[-1])
+    assert isinstance(rec["exception"], list)
+    assert rec["exception"][0]["exc_type"] == "ZeroDivisionError"
+
+
+def test_console_renderer_on_a_tty():
+    master, slave = pty.openpty()
+    try:
+        stream = os.fdopen(slave, "w", buffering=1)
+        assert jlog.configure("info", stream=stream) is False
+        structlog.get_logger().info("hello_tty", x=1)
+        stream.flush()
+        out = os.read(master, 4096).decode()
+        assert "hello_tty" in out and not out.lstrip().startswith("{")
+    finally:
+        os.close(master)
+        stream.close()
+
+
+def test_stdlib_loggers_go_through_structlog():
+    buf = io.StringIO()
+    jlog.configure("info", stream=buf)
+    stdlib_logging.getLogger("jantaku.test.stdlib").warning("port %d busy", 8737)
+    rec = json.loads(buf.getvalue().splitlines()[-1])
+    assert rec["event"] == "port 8737 busy" and rec["level"] == "warning"
+    assert rec["logger"] == "jantaku.test.stdlib"
+
+
+def test_bad_level_named():
+    with pytest.raises(ValueError, match="loud"):
+        jlog.configure("loud")

@@ -1,0 +1,259 @@
+"""protocol.codec: frame layout, the incremental decoder's resynchronisation, and that no
+corrupted frame is ever accepted (property tests and a 1,000,000-frame corruption run)."""
+import random
+import time
+import zlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from protocol import codec as c
+from protocol import messages as m
+from protocol_samples import all_samples, raw_frame
+
+SAMPLES = all_samples(random.Random(7))
+FRAMES = [c.encode_frame(i & 0xFF, e[0], v) for i, (e, v) in enumerate(SAMPLES)]
+FLUSH = b"\x00" * c.MAX_FRAME  # enough non-sync bytes to settle any pending candidate
+
+
+def collect(data, chunks=None):
+    out = []
+    dec = c.Decoder(lambda buf, n: out.append(bytes(buf[:n])))
+    if chunks is None:
+        dec.feed(data)
+    else:
+        pos = 0
+        for k in chunks:
+            dec.feed(data[pos : pos + k])
+            pos += k
+        dec.feed(data[pos:])
+    return out, dec
+
+
+def crc_ok(frame):
+    n = frame[1]
+    return (
+        len(frame) == n
+        and frame[0] == 0x7E
+        and 8 <= n <= 64
+        and zlib.crc32(frame[1 : n - 4]) == int.from_bytes(frame[n - 4 :], "little")
+    )
+
+
+# ------------------------------------------------------------------ layout
+def test_frame_layout_is_the_spec():
+    f = c.encode_frame(0x2A, m.TILE, (513, 3, 17, 2, 1000, 200, 300, 400))
+    assert f[0] == 0x7E
+    assert f[1] == len(f) == 13 + 8
+    assert f[2] == 0x2A and f[3] == m.TILE
+    assert f[4:6] == (513).to_bytes(2, "little")
+    assert int.from_bytes(f[-4:], "little") == zlib.crc32(f[1:-4])
+    assert c.OVERHEAD == 7 and c.MIN_FRAME == 8 and c.MAX_FRAME == 64
+    ack = c.encode_frame(5, m.ACK)
+    assert len(ack) == 8 and ack[:4] == b"\x7e\x08\x05\x01"
+
+
+def test_every_message_round_trips_as_a_frame():
+    for (e, v), f in zip(SAMPLES, FRAMES):
+        seq, msgid, values = c.decode_message(f)
+        assert (msgid, values) == (e[0], v)
+        assert len(f) == len(m.encode(e[0], v)) + 8
+
+
+def test_largest_frames_fit():
+    for e in m.MESSAGES:
+        from protocol_samples import sample_values
+
+        f = c.encode_frame(0, e[0], sample_values(e, "max"))
+        assert len(f) <= c.MAX_FRAME
+
+
+def test_encoder_refuses_unknown_and_bad_values():
+    enc = c.Encoder()
+    with pytest.raises(m.ProtocolError):
+        enc.frame(0, 0x7F, ())
+    with pytest.raises(m.ProtocolError):
+        enc.frame(0, m.LIFT_DONE, (3,))
+
+
+# ------------------------------------------------------------------ decoder
+def test_stream_in_any_chunking():
+    data = b"".join(FRAMES)
+    whole, _ = collect(data)
+    assert whole == FRAMES
+    rng = random.Random(3)
+    for _ in range(20):
+        chunks = []
+        left = len(data)
+        while left > 0:
+            k = rng.randint(1, 200)
+            chunks.append(k)
+            left -= k
+        got, dec = collect(data, chunks)
+        assert got == FRAMES
+        assert dec.pending() == 0
+    bytewise, _ = collect(data, [1] * len(data))
+    assert bytewise == FRAMES
+
+
+def test_resync_after_garbage_and_false_syncs():
+    f1, f2 = FRAMES[0], FRAMES[5]
+    junk = b"\x7e\x7e\x40\x01\x02\x7e\x09" + bytes(range(0, 256, 7))
+    got, dec = collect(junk + f1 + b"\x7e" + f2 + b"\x7e\x3f" + FLUSH)
+    assert got == [f1, f2]
+    assert dec.crc_errors >= 1 and dec.skipped > 0
+
+
+def test_a_false_sync_waiting_for_bytes_does_not_lose_the_next_frame():
+    # 0x7E then LEN=64 makes the decoder wait for 64 bytes; the real frame inside them
+    # must still come out once the candidate's CRC fails.
+    f = FRAMES[3]
+    got, _ = collect(b"\x7e\x40" + f + FLUSH)
+    assert got == [f]
+
+
+def test_truncated_frame_then_good_frames():
+    f = FRAMES[10]
+    for cut in range(1, len(f)):
+        got, _ = collect(f[:cut] + FRAMES[1] + FRAMES[2] + FLUSH)
+        assert got == [FRAMES[1], FRAMES[2]], cut
+
+
+def test_impossible_length_is_skipped():
+    f = FRAMES[4]
+    for bad in (0, 1, 7, 65, 255):
+        got, dec = collect(b"\x7e" + bytes([bad]) + f)
+        assert got == [f]
+        assert dec.len_errors == 1
+
+
+def test_big_chunks_larger_than_the_buffer():
+    data = b"".join(FRAMES) * 3
+    got, _ = collect(data)
+    assert got == FRAMES * 3
+
+
+# ------------------------------------------------------------------ properties
+frames_st = st.lists(st.sampled_from(FRAMES), min_size=1, max_size=12)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=600), st.lists(st.integers(1, 80), max_size=20))
+def test_random_bytes_never_crash_nor_yield_a_bad_frame(data, chunks):
+    got, _ = collect(data, chunks)
+    for f in got:
+        assert crc_ok(f)
+
+
+@settings(max_examples=300, deadline=None)
+@given(frames_st, st.data())
+def test_inserted_garbage_loses_no_frame(frames, data):
+    stream = b""
+    for f in frames:
+        stream += data.draw(st.binary(max_size=40)) + f
+    stream += data.draw(st.binary(max_size=40)) + FLUSH
+    got, _ = collect(stream)
+    assert got == frames
+
+
+@settings(max_examples=300, deadline=None)
+@given(frames_st, st.data())
+def test_bit_flips_drop_only_the_hit_frames(frames, data):
+    hit = data.draw(st.lists(st.booleans(), min_size=len(frames), max_size=len(frames)))
+    stream = b""
+    kept = []
+    for f, h in zip(frames, hit):
+        b = bytearray(f)
+        if h:
+            for _ in range(data.draw(st.integers(1, 6))):
+                i = data.draw(st.integers(0, len(b) * 8 - 1))
+                b[i // 8] ^= 1 << (i % 8)
+        if bytes(b) == f:  # not hit, or the same bit flipped twice
+            kept.append(f)
+        stream += bytes(b)
+    got, _ = collect(stream + FLUSH)
+    assert got == kept
+
+
+@settings(max_examples=300, deadline=None)
+@given(frames_st, st.data())
+def test_truncation_anywhere(frames, data):
+    stream = b"".join(frames)
+    cut = data.draw(st.integers(0, len(stream)))
+    got, _ = collect(stream[:cut])
+    # exactly the frames that were complete before the cut
+    whole = []
+    pos = 0
+    for f in frames:
+        if pos + len(f) <= cut:
+            whole.append(f)
+        pos += len(f)
+    assert got == whole
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 255), st.integers(0x10, 0xFF), st.binary(max_size=56))
+def test_any_good_crc_frame_is_delivered_as_sent(seq, msgid, payload):
+    f = raw_frame(seq, msgid, payload)
+    got, _ = collect(b"\x55" + f)
+    assert got == [f]
+
+
+# ------------------------------------------------------------------ 1,000,000 corruptions
+def corrupt(rng, f, rand_bytes):
+    n = len(f)
+    b = bytearray(f)
+    kind = rng.randrange(5)
+    if kind == 0:  # 1..8 bit flips anywhere, LEN and CRC included
+        for _ in range(1 + int(rng.expovariate(0.6)) % 8):
+            i = rng.randrange(n * 8)
+            b[i >> 3] ^= 1 << (i & 7)
+    elif kind == 1:  # a burst of random bytes inside the frame
+        k = rng.randint(1, 8)
+        i = rng.randrange(n)
+        k = min(k, n - i)
+        b[i : i + k] = rand_bytes(k)
+    elif kind == 2:  # a byte lost
+        del b[rng.randrange(1, n)]
+    elif kind == 3:  # a byte inserted
+        b.insert(rng.randrange(1, n), rng.randrange(256))
+    else:  # truncated and padded with noise (a frame cut short by a reset)
+        k = rng.randint(1, n - 1)
+        b[k:] = rand_bytes(n - k)
+    return bytes(b)
+
+
+@pytest.mark.slow
+def test_a_million_corrupted_frames_none_accepted():
+    rng = random.Random(20240601)
+    rand_bytes = rng.randbytes
+    marker = c.encode_frame(0, m.ACK)
+    accepted = [0]
+    markers = [0]
+
+    def on_frame(buf, n):
+        if n == 8 and buf[1] == 8 and bytes(buf[:8]) == marker:
+            markers[0] += 1
+        else:
+            accepted[0] += 1
+
+    dec = c.Decoder(on_frame)
+    bases = FRAMES
+    nb = len(bases)
+    total = 1_000_000
+    t0 = time.perf_counter()
+    done = 0
+    while done < total:
+        f = bases[rng.randrange(nb)]
+        x = corrupt(rng, f, rand_bytes) + marker
+        if f in x:
+            continue  # the frame is still there intact (e.g. a byte inserted after it)
+        dec.reset()
+        dec.feed(x)
+        done += 1
+    dt = time.perf_counter() - t0
+    print("1e6 corrupted frames in %.1f s: %d accepted, markers after them %d" % (dt, accepted[0], markers[0]))
+    assert accepted[0] == 0
+    assert dec.crc_errors > total // 2  # the CRC, not luck, rejected them
+    assert markers[0] > total * 0.9  # and the receiver resynchronised on the next frame
