@@ -35,9 +35,10 @@ def board_profile(table_stacks=None):
     return prof
 
 
-def sim_sets(profile, colours):
+def sim_sets(profile, colours=None):
+    """Two sets of the ruleset's tiles: set 1 has colour class 1's back, set 2 class 2's."""
     faces = tiles_for_set(profile)
-    return [(colours[0], list(faces)), (colours[1], list(faces))]
+    return [list(faces), list(faces)]
 
 
 def make_inprocess_table(args, profile, colours):
@@ -121,9 +122,10 @@ async def run_demo(args):
         await asyncio.gather(pump, return_exceptions=True)
     finally:
         if table_sim is not None:
-            rep = table_sim.report()
-            out["safety"]["guard_stop_ms_max"] = rep.get("safety", {}).get("guard_stop_ms_max")
-            table_sim.close()
+            rep = table_sim.report(full=False)
+            out["safety"]["guard_stop_ms_max"] = rep.get("max_safety_latency_ms")
+            if hasattr(table_sim, "close"):
+                table_sim.close()
         if sim_proc is not None:
             sim_proc.terminate()
             sim_proc.wait(10)

@@ -58,6 +58,7 @@ class LinkClient:
         self.resets = 0  # firmware resets noticed (boot nonce changed)
         self._pending = {}  # command seq -> (future, msgid, values)
         self._up = asyncio.Event()
+        self._about = asyncio.Event()
         self._stop = False
 
     # -- the pump -------------------------------------------------------------------------
@@ -113,11 +114,13 @@ class LinkClient:
             self.identity = dict(zip(m.field_names(m.IDENTITY), values))
         elif msgid == getattr(m, "ABOUT", -1):
             self.about = dict(zip(m.field_names(msgid), values))
+            self._about.set()
         self._on_event(msgid, values)
 
     def _on_link(self, ev):
         link = self.link
         if ev == plink.NEW:
+            self._about.clear()
             rebooted = link.peer_rebooted
             if rebooted:
                 self.resets += 1
@@ -160,6 +163,10 @@ class LinkClient:
             await asyncio.wait_for(self._up.wait(), timeout)
         except asyncio.TimeoutError:
             raise TableGone("no table connected: %s" % (self.error or "waiting for the handshake")) from None
+        try:  # `about` follows `identity` at once (older firmware may not send it)
+            await asyncio.wait_for(self._about.wait(), 1.0)
+        except asyncio.TimeoutError:
+            pass
 
     async def command(self, msgid, values=(), *, timeout=None):
         """Send a command and wait for the table's RESULT; raises CommandRejected or

@@ -73,8 +73,12 @@ class TableClient:
         ident = self.link.identity
         if ident is None:
             return None
+        about = self.link.about
+        if about:  # the table names its colour classes in the handshake
+            self.colours = tuple(about["colours"].split(","))
         return {"tracks": ident["tracks"], "max_stacks": ident["max_stacks"],
                 "colours": list(self.colours[: ident["colours"]]),
+                "runtime": "%s %s" % (about["implementation"], about["version"]) if about else None,
                 "board": ident["board"], "firmware": ident["firmware"],
                 "boot_nonce": ident["boot_nonce"]}
 

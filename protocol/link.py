@@ -166,6 +166,12 @@ class Link:
                 identity["colours"],
             ]
             self._enc.frame(0, _m.IDENTITY, self._idv)  # validates identity now
+            # ABOUT (seq 1) completes the handshake: runtime and colour class names
+            self._aboutv = None
+            if identity.get("implementation"):
+                self._aboutv = [identity["implementation"], identity["version"],
+                                identity["colour_names"]]
+                self._enc.frame(1, _m.ABOUT, self._aboutv)
             self._resv = [0, 0, 0, 0]
         else:
             self._new_nonce = nonce if nonce is not None else random_nonce
@@ -528,6 +534,8 @@ class Link:
         self._idv[0] = version
         self._idv[5] = nonce
         self._queue(_m.IDENTITY, self._idv)  # seq 0
+        if self._aboutv is not None:
+            self._queue(_m.ABOUT, self._aboutv)  # seq 1
         self._event(NEW)
 
     def _send_heartbeat(self):

@@ -244,6 +244,7 @@ FAULT = const(0x4A)
 SELF_TEST_RESULT = const(0x4B)
 BUTTON = const(0x4C)
 LOG = const(0x4D)
+ABOUT = const(0x4E)
 
 # ---------------------------------------------------------------- THE table
 # (msgid, name, kind, fields).  Names are snake_case; the constant above is NAME.upper().
@@ -375,6 +376,7 @@ MESSAGES = (
     ),
     (BUTTON, "button", EVT, (_f("button", U8, 1),)),
     (LOG, "log", EVT, (_f("level", U8), _s("text", 54))),
+    (ABOUT, "about", EVT, (_s("implementation", 12, 1), _s("version", 12, 1), _s("colours", 28, 1))),
 )
 
 # ---------------------------------------------------------------- lookups

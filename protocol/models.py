@@ -68,6 +68,8 @@ def Items(lo: int, hi: int) -> Any:  # noqa: N802 - reads as a type
 Firmware = Annotated[str, _utf8(1, 16)]
 Board = Annotated[str, _utf8(1, 20)]
 LogText = Annotated[str, _utf8(0, 54)]
+Short = Annotated[str, _utf8(1, 12)]
+ColourNames = Annotated[str, _utf8(1, 28)]
 
 
 # ------------------------------------------------------------------ base
@@ -380,6 +382,16 @@ class Log(Message):
     MSGID: ClassVar[int] = m.LOG
     level: int = u8("0 debug, 1 info, 2 warning, 3 error")
     text: LogText = text("UTF-8, at most 54 bytes", 0, 54)
+
+
+class About(Message):
+    """Seq 1 of every session, right after IDENTITY: what the firmware runs on and the
+    names of its colour classes (part of the handshake)."""
+
+    MSGID: ClassVar[int] = m.ABOUT
+    implementation: Short = text("runtime the firmware runs on: micropython or cpython", 1, 12)
+    version: Short = text("that runtime's version, e.g. 1.29.0", 1, 12)
+    colours: ColourNames = text("colour class names 1.. in order, comma-separated", 1, 28)
 
 
 # ------------------------------------------------------------------ registry

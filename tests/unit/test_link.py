@@ -34,7 +34,9 @@ class ScriptedTable:
         self.dev = plink.Link(self.clock, self._write, self._cmd, role="device",
                               boot_nonce=nonce,
                               identity={"firmware": "test", "board": "scripted", "tracks": 4,
-                                        "max_stacks": 18, "colours": 2})
+                                        "max_stacks": 18, "colours": 2,
+                                        "implementation": "micropython", "version": "1.29.0",
+                                        "colour_names": "ivory,jade"})
 
     def _write(self, buf, n):
         self.out += bytes(buf[:n])
@@ -111,9 +113,13 @@ def test_handshake_build_and_hand_over_in_virtual_time():
         table = ScriptedTable(good_table)
         client, tc, task = await connected(table)
         assert tc.identity["max_stacks"] == 18 and tc.identity["tracks"] == 4
+        # the handshake's `about`: runtime and the table's own colour names
+        assert client.about["implementation"] == "micropython"
+        assert tc.identity["colours"] == ["ivory", "jade"]
+        assert tc.identity["runtime"] == "micropython 1.29.0"
         res = await tc.build(1, [34] * 4, stacks=17, expect_empty=True)
         assert res["per_track"] == [34] * 4
-        assert res["backs"] == {"blue": 68, "green": 68}
+        assert res["backs"] == {"ivory": 68, "jade": 68}
         assert 19.9 <= res["seconds"] <= 20.2  # virtual seconds, whatever the host's speed
         turnaround = await tc.raise_walls(open_door=True)
         assert 3.99 <= turnaround <= 4.1
