@@ -287,8 +287,10 @@ def _configure_demo(p):
 def cmd_demo(args) -> int:
     import asyncio
 
+    from hostd import logging as jlog
     from hostd.demo import run_demo, text_report
 
+    jlog.configure("warning", stream=sys.stderr)  # stdout carries the report only
     if args.hands < 0:
         raise UsageError("--hands must be 0 or more")
     load_ruleset(args)  # a bad name is a usage error before anything starts
@@ -315,8 +317,15 @@ def _configure_sim(p):
 
 
 def cmd_sim(args) -> int:
+    import signal
+
     from hostd.demo import board_profile, sim_sets
     from hw_sim import serve
+
+    def _term(signum, frame):  # SIGTERM ends it like Ctrl-C: the port link is removed
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _term)
 
     profile = load_ruleset(args)
     if args.speed <= 0:
@@ -333,7 +342,7 @@ def cmd_sim(args) -> int:
 
 
 def _configure_flash(p):
-    p.add_argument("--port", required=True, metavar="PATH", help="the board's serial port")
+    p.add_argument("--port", metavar="PATH", help="the board's serial port (not needed with --dry-run)")
     p.add_argument("--board", default="reference-18",
                    help="board profile id or JSON path to install (default reference-18)")
     p.add_argument("--dry-run", action="store_true",
@@ -341,9 +350,17 @@ def _configure_flash(p):
 
 
 def cmd_flash(args) -> int:
+    from hostd.errors import JantakuError
     from hostd.flash import flash
 
-    return flash(args.port, dry_run=args.dry_run, board=args.board) or 0
+    if not args.port and not args.dry_run:
+        raise UsageError("--port PATH is needed (the board's serial port), or --dry-run")
+    try:
+        flash(args.port, dry_run=args.dry_run, board=args.board)
+    except JantakuError as e:
+        sys.stderr.write("jantaku flash: %s\n" % e)
+        return EXIT_FAILURE
+    return EXIT_OK
 
 
 COMMANDS: list[Command] = [

@@ -203,7 +203,7 @@ def configure_run(p):
                        help="start the simulated table (`jantaku sim serve`) and use it")
     p.add_argument("--db", metavar="PATH", default=None,
                    help="the journal (default %s)" % default_db())
-    p.add_argument("--api-host", default="127.0.0.1",
+    p.add_argument("--api-host", "--host", dest="api_host", default="127.0.0.1",
                    help="address the API listens on (default 127.0.0.1; anything else needs a token)")
     p.add_argument("--api-port", type=int, default=DEFAULT_API_PORT)
     p.add_argument("--token-file", default=None,
@@ -287,17 +287,21 @@ async def _serve(args, port, colours, speed):
         sys.stderr.write("jantaku run: %s\n" % e)
         return 1
     token = None
-    if args.api_host not in ("127.0.0.1", "localhost", "::1"):
-        token = load_or_create_token(args.token_file or os.path.join(os.path.dirname(os.path.abspath(db)), "api-token"))
+    if args.api_host not in ("127.0.0.1", "localhost", "::1") or args.token_file:
+        path = args.token_file or os.path.join(os.path.dirname(os.path.abspath(db)), "api-token")
+        token, created = load_or_create_token(path)
+        if created:
+            log.info("API token created", path=path)
     daemon = Daemon(transport=SerialTransport(port, time_scale=speed), journal=journal,
                     colours=colours, seed=args.seed)
     await daemon.start()
     app = create_app(daemon, token=token, bind_host=args.api_host)
-    config = uvicorn.Config(app, host=args.api_host, port=args.api_port, log_level="warning",
-                            lifespan="off")
+    config = uvicorn.Config(app, host=args.api_host, port=args.api_port, log_config=None,
+                            log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     log.info("daemon up", port=port, db=db, api="http://%s:%d" % (args.api_host, args.api_port))
-    extra = [asyncio.create_task(sdnotify.watchdog_loop(healthy=lambda: True))]
+    extra = [asyncio.create_task(sdnotify.watchdog_loop(healthy=lambda: True)),
+             asyncio.create_task(journal.flush_every())]
     if sys.stdout.isatty() and not args.no_view:
         extra.append(asyncio.create_task(_live_view(daemon)))
     sdnotify.ready("table on %s" % port)

@@ -38,6 +38,9 @@ class Daemon:
 
     def _on_link_change(self, what, detail):
         self.table.link_changed(what, detail)
+        if what in ("connected", "reset", "up"):
+            # ask where the table is: its state, fault and build counts
+            self._tasks.append(asyncio.create_task(self._query_status()))
         self.publish({"type": "link", "what": what,
                       "detail": detail if isinstance(detail, str) else None})
 
@@ -58,6 +61,12 @@ class Daemon:
                 yield await q.get()
         finally:
             self._subscribers.discard(q)
+
+    async def _query_status(self):
+        try:
+            await self.table.query_status()
+        except Exception as e:  # the link went again: the next connect asks again
+            log.info("status query failed", error=str(e))
 
     async def start(self):
         self._tasks.append(asyncio.create_task(self.link.run(), name="link"))
@@ -114,6 +123,10 @@ class Daemon:
                     mixed_deck=mixed_deck, sets=self.colours,
                     dice=Dice(seed if seed is not None else self.seed),
                     on_event=self.publish)
+        s._check_table()  # refuse (naming both numbers) before ending anything
+        prev = self.session
+        if prev is not None and prev.id:
+            self.journal.end_session(prev.id, "finished", reason="a new session was started")
         s.open()  # checks the table can build it and journals the session: nothing moves before
         self.session = s
         self._run_step("build", s.build_first())

@@ -48,7 +48,9 @@ def make_inprocess_table(args, profile, colours):
     kw = dict(seed=args.seed, faults=tuple(args.fault), mixed_deck=args.mixed_deck)
     sets = sim_sets(profile, colours)
     if args.firmware_runtime == "micropython":
-        return inprocess.MicroPythonTable(board, sets, **kw)
+        from hw_sim.stdio_client import MicroPythonTable
+
+        return MicroPythonTable(board, sets, **kw)
     return inprocess.InProcessTable(board, sets, **kw)
 
 

@@ -1,0 +1,52 @@
+"""The real daemon over a real pseudo-terminal to `jantaku sim serve` (or, with
+--hil-port, to a real table): a Mixed Deck session through the CLI."""
+import json
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def built(n):
+    """A status predicate: n builds finished and nothing running."""
+    def pred(st):
+        s = st.get("session") or {}
+        return len(s.get("builds", [])) >= n and not s.get("busy")
+    return pred
+
+
+def test_status_shows_the_connected_table(daemon):
+    st = daemon.wait(lambda s: s["table"]["connected"], what="the table to connect")
+    assert st["table"]["state"] in ("idle", "built", "boot")
+    assert st["table"]["fault"] is None
+    assert st["session"] is None
+    out = daemon.cli("status").stdout
+    assert "table:" in out and "session: none" in out
+
+
+def test_mixed_deck_session_split_and_hand_over(daemon):
+    daemon.wait(lambda s: s["table"]["connected"], what="the table to connect")
+    r = daemon.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--json")
+    started = json.loads(r.stdout)
+    assert started["ruleset"] == "riichi" and started["mixed_deck"] is True
+    daemon.wait(built(1), timeout=120, what="the split's first build")
+    daemon.cli("hand-over")  # hand 1: deck A up, deck B built inside
+    st = daemon.wait(built(2), timeout=120, what="deck B")
+    s = st["session"]
+    assert s["hand"] == 1
+    a, b = s["decks"]["A"], s["decks"]["B"]
+    assert a["tiles"] == 136 and b["tiles"] == 136
+    assert a["backs"]["blue"] + b["backs"]["blue"] == 136
+    assert [x["deck"] for x in s["builds"]] == ["A", "B"]
+    assert all(x["per_track"] == [34, 34, 34, 34] and x["ok"] for x in s["builds"])
+    status = daemon.status()  # through the CLI, --json
+    assert status["session"]["id"] == started["id"]
+    assert status["table"]["connected"] is True and status["table"]["fault"] is None
+
+
+def test_bad_ruleset_is_refused_with_what_is_accepted(daemon):
+    daemon.wait(lambda s: s["table"]["connected"], what="the table to connect")
+    r = daemon.cli("session", "start", "--ruleset", "mahjong-deluxe", check=False)
+    assert r.returncode != 0
+    assert "mahjong-deluxe" in r.stderr and "riichi" in r.stderr
+    assert daemon.get("/status").json()["session"] is None
