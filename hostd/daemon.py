@@ -70,6 +70,29 @@ class Daemon:
 
     async def start(self):
         self._tasks.append(asyncio.create_task(self.link.run(), name="link"))
+        saved = self.journal.open_session()
+        if saved is not None:
+            self._restore(saved)
+
+    def _restore(self, saved):
+        """The session the journal says is open: restore it and, once the table answers,
+        carry on where the table is (a restart after a crash, kill -9 or power cut)."""
+        try:
+            profile = rulesets.get_ruleset(saved["ruleset"])
+        except Exception as e:
+            self.journal.end_session(saved["id"], "failed", reason="cannot restore: %s" % e)
+            return
+        self.session = Session.restore(saved, table=self.table, journal=self.journal,
+                                       profile=profile, dice=Dice(saved.get("seed")),
+                                       on_event=self.publish)
+        log.info("resuming session", session=saved["id"], phase=saved["phase"])
+
+        async def resume():
+            await self.link.wait_connected()
+            await self.table.query_status()
+            return await self.session.resume()
+
+        self._run_step("resume", resume())
 
     async def close(self):
         self.link.stop()

@@ -62,6 +62,7 @@ class Session:
         self.hand = 0
         self.inside = None  # deck built (or being built) inside the table
         self.top = None  # deck on the table top (being played)
+        self.phase = None
         self._lock = asyncio.Lock()
 
     # -- helpers ------------------------------------------------------------------------
@@ -97,13 +98,17 @@ class Session:
         }
 
     # -- builds -------------------------------------------------------------------------
-    async def _build(self, deck, *, expect_empty):
+    async def _build(self, deck, *, expect_empty, resume=False):
         number = len(self.builds) + 1
-        self.journal.build_started(self.id, number, deck, self.targets)
-        self._event("build_started", build=number, deck=deck, targets=list(self.targets))
-        result = await self.table.build(
-            number, self.targets, stacks=self.profile.stacks_per_wall, expect_empty=expect_empty
-        )
+        if resume:  # the table paused it (or finished it) while we were away
+            self._event("build_resumed", build=number, deck=deck)
+            result = await self.table.resume_build(number)
+        else:
+            self.journal.build_started(self.id, number, deck, self.targets)
+            self._event("build_started", build=number, deck=deck, targets=list(self.targets))
+            result = await self.table.build(
+                number, self.targets, stacks=self.profile.stacks_per_wall,
+                expect_empty=expect_empty)
         backs = dict(result["backs"])
         record = {
             "deck": deck,
@@ -148,6 +153,13 @@ class Session:
         self.journal.fault(self.id, rec)
         self._event("fault", **rec)
 
+    def _phase(self, phase, **data):
+        """Journal a phase, with the table's boot nonce: after a restart the daemon trusts
+        walls only if the same boot of the table built them."""
+        ident = self.table.identity or {}
+        self.phase = phase
+        self.journal.phase(self.id, phase, boot=ident.get("boot_nonce"), **data)
+
     def _set_deck(self, deck, backs):
         self.decks[deck] = {"tiles": sum(backs.values()), "backs": dict(backs)}
         self.journal.deck(self.id, deck, self.decks[deck])
@@ -171,15 +183,18 @@ class Session:
     async def build_first(self):
         """Build deck A inside (for Mixed Deck: one deck's worth of the mixed sets)."""
         async with self._lock:
-            self.journal.phase(self.id, "building", inside="A", top=self.top, hand=0)
+            self._phase("building", inside="A", top=self.top, hand=0)
             await self._build("A", expect_empty=not self.mixed_deck)
-            if self.mixed_deck:
-                counted = self.builds[-1]["backs"]
-                self._set_deck("A", counted)
-                self._set_deck("B", {c: self.tiles - counted.get(c, 0) for c in self.sets})
-            self.inside = "A"
-            self.journal.phase(self.id, "built", inside="A", top=self.top, hand=0)
+            self._first_built()
             return self.summary()
+
+    def _first_built(self):
+        if self.mixed_deck:
+            counted = self.builds[-1]["backs"]
+            self._set_deck("A", counted)
+            self._set_deck("B", {c: self.tiles - counted.get(c, 0) for c in self.sets})
+        self.inside = "A"
+        self._phase("built", inside="A", top=self.top, hand=0)
 
     async def start(self):
         """open() then build_first()."""
@@ -198,7 +213,7 @@ class Session:
             raised, dropped = self.inside, self.top
             next_hand = self.hand + 1
             # committed before anything moves: a restart knows a hand over was under way
-            self.journal.phase(self.id, "hand_over", inside=raised, top=dropped, hand=next_hand)
+            self._phase("hand_over", inside=raised, top=dropped, hand=next_hand)
             self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
             turnaround = await self.table.raise_walls(open_door=dropped is not None)
             dice = self.dice.roll(self.profile)
@@ -212,8 +227,62 @@ class Session:
                                        unit=brk["unit"]))
             await self.table.settle()  # lift back down, door closed
             rebuild = dropped if dropped is not None else other(raised)
-            self.journal.phase(self.id, "building", inside=rebuild, top=raised, hand=next_hand)
+            self._phase("building", inside=rebuild, top=raised, hand=next_hand)
             await self._build(rebuild, expect_empty=True)
             self.inside = rebuild
-            self.journal.phase(self.id, "built", inside=rebuild, top=raised, hand=next_hand)
+            self._phase("built", inside=rebuild, top=raised, hand=next_hand)
             return record
+
+    # -- after a restart --------------------------------------------------------------------
+    @classmethod
+    def restore(cls, saved, *, table, journal, profile, dice, on_event=None):
+        """A session from the journal (journal.open_session()), as it was committed."""
+        s = cls(table=table, journal=journal, profile=profile, mixed_deck=saved["mixed_deck"],
+                sets=tuple(saved["sets"]), dice=dice, on_event=on_event, session_id=saved["id"])
+        s.decks = {k: {"tiles": v["tiles"], "backs": dict(v["backs"])}
+                   for k, v in saved["decks"].items()}
+        keys = ("deck", "per_track", "backs", "sim_seconds", "ok")
+        s.builds = [{k: b[k] for k in keys} for b in saved["builds"] if b["ok"] is not None]
+        s.hands = [{k: h[k] for k in ("hand", "deck", "dice", "breaker", "turnaround_sim_seconds")}
+                   for h in saved["hands"]]
+        s.faults = [{k: f[k] for k in ("kind", "track", "build", "recovered", "message")}
+                    for f in saved["faults"]]
+        data = saved.get("phase_data") or {}
+        s.phase = saved["phase"]
+        s.hand = data.get("hand", len(s.hands))
+        s.top = data.get("top")
+        s._saved = saved
+        for _ in s.hands:  # the seeded dice go on where they were
+            dice.roll(profile)
+        return s
+
+    async def resume(self):
+        """Ask the table where it is and carry on from the journal's last phase.  Walls
+        are trusted only if the same boot of the table built them (its boot nonce)."""
+        async with self._lock:
+            saved = self._saved
+            data = saved.get("phase_data") or {}
+            ident = self.table.identity or {}
+            same_boot = data.get("boot") is not None and data.get("boot") == ident.get("boot_nonce")
+            unfinished = saved.get("unfinished_build")
+            if self.phase == "built" and same_boot:
+                self.inside = data.get("inside")
+                self._event("session_resumed", phase=self.phase, hand=self.hand)
+                return "ready"
+            if self.phase == "building" and same_boot and unfinished:
+                deck = unfinished["deck"]
+                self._event("session_resumed", phase=self.phase, hand=self.hand,
+                            build=unfinished["build"])
+                await self._build(deck, expect_empty=True, resume=True)
+                if not self.decks:  # the split's first build: both decks become known
+                    self._first_built()
+                else:
+                    self.inside = deck
+                    self._phase("built", inside=deck, top=self.top, hand=self.hand)
+                return "resumed"
+            why = ("the table restarted since" if not same_boot else
+                   "it stopped in the middle of %s" % self.phase)
+            msg = "walls of session %s can't be accounted for: %s; abort and start again" % (
+                self.id, why)
+            self._fault("walls-unknown", None, unfinished and unfinished["build"], msg)
+            raise NotReady(msg, code="walls_unknown")

@@ -123,7 +123,7 @@ class TableClient:
         self.state = m.code_name(m.STATES, st["state"])
         self.build_id = st["build_id"]
         self.targets = list(st["targets"])
-        ncls = len(self.colours) + 1
+        ncls = self._ncol() + 1
         c = list(st["counts"])
         self.counts = [c[i * ncls:(i + 1) * ncls] for i in range(len(self.targets))]
 
@@ -172,26 +172,53 @@ class TableClient:
     async def build(self, build_id, targets, *, stacks, expect_empty):
         """Configure and run one build; returns per-track counts, backs by colour and the
         build's duration in table seconds."""
-        ident = self.link.identity
-        ncol = ident["colours"] if ident else len(self.colours)
+        ncol = self._ncol()
         self.build_id = build_id
         self.targets = list(targets)
         self.counts = [[0] * (ncol + 1) for _ in targets]
+        return await self._run_build(build_id, (
+            (m.CONFIGURE_BUILD, (build_id, list(targets), stacks, list(range(1, ncol + 1)),
+                                 1 if expect_empty else 0)),
+            (m.BUILD, (build_id,))))
+
+    async def resume_build(self, build_id):
+        """Carry on with a build the table paused (it kept its counts): after a lost link
+        or a restarted daemon.  If the table finished it meanwhile, its status has the
+        counts."""
+        await self.query_status()
+        if self.build_id != build_id:
+            raise TableFault(m.F_RESET, 0, 0, "the table does not know build %d (it is on build %d)"
+                             % (build_id, self.build_id))
+        if self.state == "built":
+            return self._result(self._flat_counts(), 0.0, None)
+        return await self._run_build(build_id, ((m.BUILD, (build_id,)),))
+
+    def _ncol(self):
+        ident = self.link.identity
+        return ident["colours"] if ident else len(self.colours)
+
+    def _flat_counts(self):
+        out = []
+        for row in self.counts:
+            out += row
+        return out
+
+    async def _run_build(self, build_id, commands):
         done = self.expect(lambda i, v: i == m.BUILD_DONE and v[0] == build_id)
+        t0 = self.link.mark()
         try:
-            await self.link.command(m.CONFIGURE_BUILD, (
-                build_id, list(targets), stacks, list(range(1, ncol + 1)), 1 if expect_empty else 0))
-            t0 = self.link.mark()
-            self._emit({"type": "build_progress", "build": build_id, "tiles": 0,
-                        "of": sum(targets)})
-            await self.link.command(m.BUILD, (build_id,))
+            for msgid, values in commands:
+                await self.link.command(msgid, values)
+            self._emit({"type": "build_progress", "build": build_id,
+                        "tiles": sum(sum(r) for r in self.counts), "of": sum(self.targets)})
             v = await done
         finally:
             if not done.done():
                 done.cancel()
-        seconds = self.link.seconds_since(t0)
-        counts = list(v[1])
-        per = ncol + 1
+        return self._result(list(v[1]), self.link.seconds_since(t0), bool(v[2]))
+
+    def _result(self, counts, seconds, mixer_empty):
+        per = self._ncol() + 1
         rows = [counts[i * per:(i + 1) * per] for i in range(len(counts) // per)]
         backs = {}
         for row in rows:
@@ -202,7 +229,7 @@ class TableClient:
         return {"per_track": [sum(r) for r in rows], "backs": backs,
                 "backs_per_track": [{self.colour_name(c): n for c, n in enumerate(r) if n}
                                     for r in rows],
-                "seconds": seconds, "mixer_empty": bool(v[2])}
+                "seconds": seconds, "mixer_empty": mixer_empty}
 
     async def raise_walls(self, *, open_door):
         """Hand over: open the door (the played deck drops into the mixer) and raise the

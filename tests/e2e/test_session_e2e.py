@@ -50,3 +50,28 @@ def test_bad_ruleset_is_refused_with_what_is_accepted(daemon):
     assert r.returncode != 0
     assert "mahjong-deluxe" in r.stderr and "riichi" in r.stderr
     assert daemon.get("/status").json()["session"] is None
+
+
+def test_daemon_killed_mid_build_resumes_the_same_session(tmp_path, table_port):
+    import signal
+
+    from tests.e2e.conftest import start_daemon
+
+    d1 = start_daemon(tmp_path, table_port, name="daemon1")
+    try:
+        d1.wait(lambda s: s["table"]["connected"], what="the table to connect")
+        sid = json.loads(d1.cli("session", "start", "--ruleset", "riichi", "--mixed-deck",
+                                "--json").stdout)["id"]
+        d1.wait(lambda s: (s["table"].get("build") or {}).get("per_track")
+                and sum(s["table"]["build"]["per_track"]) >= 20, what="tiles to be counted")
+    finally:
+        d1.proc.kill(signal.SIGKILL)
+    d2 = start_daemon(tmp_path, table_port, db=d1.db, name="daemon2")
+    try:
+        st = d2.wait(built(1), timeout=120, what="the resumed build")
+        s = st["session"]
+        assert s["id"] == sid
+        assert s["builds"][0]["per_track"] == [34, 34, 34, 34] and s["builds"][0]["ok"]
+        assert sum(s["decks"]["A"]["backs"].values()) == 136
+    finally:
+        d2.proc.kill()

@@ -142,3 +142,54 @@ def test_hand_over_before_walls_are_built_is_refused(journal):
     s.open()
     with pytest.raises(NotReady):
         s.check_hand_over()
+
+
+class ResumableTable(FakeTable):
+    """A FakeTable that paused build `number` (it kept its counts) while the daemon was
+    away, and finishes it on resume."""
+
+    def __init__(self, boot, **kw):
+        super().__init__(**kw)
+        self.identity["boot_nonce"] = boot
+        self.paused_result = None
+
+    async def build(self, number, targets, *, stacks, expect_empty):
+        res = await super().build(number, targets, stacks=stacks, expect_empty=expect_empty)
+        self.paused_result = res
+        raise asyncio.CancelledError  # the daemon was killed mid-build
+
+    async def resume_build(self, number):
+        self.calls.append(("resume", number))
+        return self.paused_result
+
+
+def _killed_mid_first_build(journal, boot):
+    table = ResumableTable(boot, mixer=["blue"] * 136 + ["green"] * 136, top=[], seed=4)
+    s = make(journal, table, mixed=True)
+    with pytest.raises(asyncio.CancelledError):
+        run(s.start())
+    return table, s.id
+
+
+def test_restart_resumes_a_paused_build_of_the_same_table_boot(journal):
+    table, sid = _killed_mid_first_build(journal, boot=77)
+    saved = journal.open_session()
+    assert saved["id"] == sid and saved["phase"] == "building"
+    s = Session.restore(saved, table=table, journal=journal, profile=get_ruleset("riichi"),
+                        dice=Dice(5))
+    assert run(s.resume()) == "resumed"
+    assert table.calls[-1] == ("resume", 1)
+    assert s.id == sid and s.inside == "A"
+    assert sum(s.decks["A"]["backs"].values()) == 136 and s.decks["B"]["tiles"] == 136
+    assert journal.session_summary(sid)["builds"][0]["ok"] is True
+
+
+def test_restart_after_a_table_reset_does_not_trust_the_walls(journal):
+    table, sid = _killed_mid_first_build(journal, boot=77)
+    table.identity["boot_nonce"] = 78  # the table rebooted meanwhile
+    s = Session.restore(journal.open_session(), table=table, journal=journal,
+                        profile=get_ruleset("riichi"), dice=Dice(5))
+    with pytest.raises(NotReady) as e:
+        run(s.resume())
+    assert "can't be accounted for" in str(e.value) and "restarted" in str(e.value)
+    assert ("resume", 1) not in table.calls

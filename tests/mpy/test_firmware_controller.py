@@ -1,0 +1,93 @@
+# Runs under the MicroPython unix port (tests/unit/test_micropython.py):
+# the board profile, the scheduler and the controller's state machine on fakes.
+import sys
+
+from firmware import codes
+from firmware import profile as P
+from firmware.fakes import Rig
+from protocol import messages as m
+
+
+def check(name, cond):
+    if not cond:
+        print("FAIL", name)
+        sys.exit(1)
+    print("OK", name)
+
+
+# ---- profiles
+for b in ("reference-18", "long-29", "pi-reference"):
+    p = P.load(b)
+    check("board loads: " + b, p["id"] == b and p["tracks"] == 4)
+d = P.load(None)
+d["timings_ms"] = dict(d["timings_ms"])
+d["timings_ms"]["gate_close"] = 0
+try:
+    P.validate(d)
+    check("range error raised", False)
+except P.ProfileError as e:
+    check("range error names the key", e.key == "timings_ms.gate_close" and "1..200" in str(e))
+d = P.load(None)
+d["bogus"] = 1
+try:
+    P.validate(d)
+    check("unknown key raised", False)
+except P.ProfileError as e:
+    check("unknown key named", e.key == "bogus")
+
+OK = (m.OK, m.NO_FIELD)
+
+
+def offer(r, k, colour=1):
+    if r.pin("gate" + str(k)).level:
+        r.tile(k, colour)
+
+
+# ---- a build, exact counts, colours
+r = Rig()
+check("boot idle", r.ctl.state == codes.IDLE)
+check("configure", r.ctl.cmd_configure(2, [4, 4, 4, 4], 2, [1, 2], 0) == OK)
+check("build", r.ctl.cmd_build(2) == OK and r.ctl.state == codes.BUILDING)
+for i in range(6):
+    for k in range(1, 5):
+        offer(r, k, 1 + (k + i) % 2)
+    r.run(220)
+r.run(2000)
+check("built", r.ctl.state == codes.BUILT)
+check("exact counts", [tr.count for tr in r.ctl.tracks] == [4, 4, 4, 4])
+check("gates closed", all(r.pin("gate" + str(k)).level == 0 for k in range(1, 5)))
+done = r.rec.named("build_done")
+check("build_done counts", len(done) == 1 and done[0][2] == [0, 2, 2] * 4)
+
+# ---- lift with a guard break: stopped in the IRQ, fault GUARD
+check("lift", r.ctl.cmd_lift() == OK)
+r.run(100)
+r.pin("lift_bottom").set(1)
+r.run(500)
+r.pin("guard_curtain").set(0)
+check("guard stops the lift at once", r.hal.level("lift_pwm") == 0)
+r.step()
+check("guard fault", r.ctl.fault == codes.FAULT_GUARD)
+
+# ---- jam -> back-offs -> JAM fault
+r = Rig()
+r.ctl.cmd_configure(3, [4, 4, 4, 4], 2, [], 0)
+r.ctl.cmd_build(3)
+r.pin("entry1").set(0)
+r.run(3000)
+check("jam fault on track 1", r.ctl.fault == codes.FAULT_JAM and r.ctl.fault_track == 1)
+check("two back-offs", r.ctl.tracks[0].stacker.backoffs == 2)
+
+# ---- link loss pauses, BUILD resumes
+r = Rig()
+r.ctl.cmd_configure(4, [4, 4, 4, 4], 2, [], 0)
+r.ctl.cmd_build(4)
+r.tile(2)
+r.ctl.on_link_lost()
+check("paused on link loss", r.ctl.state == codes.PAUSED and r.ctl.tracks[1].count == 1)
+check("resume", r.ctl.cmd_build(4) == OK and r.ctl.state == codes.BUILDING)
+
+# ---- short
+r.pin("mixer_empty").set(1)
+r.run(3100)
+check("short", r.ctl.fault == codes.FAULT_SHORT)

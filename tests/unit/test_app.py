@@ -1,0 +1,90 @@
+from firmware import codes
+from firmware.app import Firmware
+from firmware.compat import ticks_diff
+from firmware.fakes import FakeClock, FakeHal, FakePort
+from firmware.profile import ProfileError, load
+
+import pytest
+
+from fw_host import System
+
+
+class WDT:
+    def __init__(self):
+        self.feeds = 0
+
+    def feed(self):
+        self.feeds += 1
+
+
+def test_boot_turns_every_output_off_first():
+    p = load(None)
+    hal = FakeHal(p)
+    for name, pin in hal.pins.items():
+        if pin is not None and hasattr(pin, "duty"):
+            pin.duty = 65535
+        elif pin is not None and name in ("gate1", "stacker2", "pusher3", "status_light"):
+            pin.level = 1
+    fw = Firmware(p, hal, clock=FakeClock(), link_clock=FakeClock(), port=FakePort())
+    for name in ("mixer_pwm", "lift_pwm", "door_pwm", "gate1", "stacker2", "pusher3", "status_light"):
+        assert hal.level(name) == 0, name
+    assert hal.created[0] in ("mixer_pwm", "mixer_dir")  # all_off first, mechanisms after
+    assert fw.state == codes.IDLE
+
+
+def test_profile_is_validated_at_construction():
+    p = load(None)
+    bad = dict(p)
+    bad["tracks"] = 0
+    with pytest.raises(ProfileError):
+        Firmware(bad, FakeHal(p), clock=FakeClock(), link_clock=FakeClock(), port=FakePort())
+
+
+def test_step_feeds_the_watchdog_and_never_blocks():
+    p = load(None)
+    w = WDT()
+    fw = Firmware(p, FakeHal(p), clock=FakeClock(), link_clock=FakeClock(), port=FakePort(), wdt=w)
+    for _ in range(10):
+        fw.step()
+    assert w.feeds == 11
+
+
+def test_next_due_us():
+    s = System()
+    fw = s.fw
+    now = s.clock.ticks_us()
+    due = fw.next_due_us()
+    assert due is not None and 0 <= ticks_diff(due, now) <= 500000  # the next heartbeat at least
+    s.port.feed(b"\x00")
+    assert fw.next_due_us() == now  # bytes waiting: now
+    s.pump(1)
+    s.fw.ctl.cmd_configure(1, [2] * 4, 1, [], 0)
+    s.fw.ctl.cmd_build(1)
+    s.hal.pins["entry1"].set(0)
+    assert fw.next_due_us() == s.clock.ticks_us()  # an IRQ to follow up
+    fw.step()
+    d = ticks_diff(fw.next_due_us(), s.clock.ticks_us())
+    assert 0 < d <= 8000  # the colour read
+
+
+def test_separate_link_clock_is_not_in_next_due():
+    p = load(None)
+    fw = Firmware(p, FakeHal(p), clock=FakeClock(), link_clock=FakeClock(), port=FakePort())
+    fw.step()
+    assert fw.next_due_us() is None  # idle: no mechanics timer
+
+
+def test_get_status_and_shutdown():
+    s = System()
+    s.send("configure_build", 1, (2, 2, 2, 2), 1, (), 0)
+    s.send("build", 1)
+    st = s.fw.get_status()
+    assert st["state"] == "building" and st["link"]["connected"] and st["boot_nonce"] == 0x1234
+    s.fw.shutdown()
+    assert s.hal.level("mixer_pwm") == 0 and s.hal.level("gate1") == 0
+
+
+def test_internal_fault_from_the_board_loop():
+    s = System()
+    s.fw.internal_fault(RuntimeError("x"))
+    assert s.fw.ctl.fault == codes.FAULT_INTERNAL

@@ -1,0 +1,275 @@
+import copy
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from firmware import profile as P
+from firmware.profile import ProfileError
+
+
+def ref():
+    with open(P.boards_dir() + "/reference-18.json") as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("board", ["reference-18", "long-29", "pi-reference"])
+def test_shipped_boards_load(board):
+    p = P.load(board)
+    assert p["id"] == board
+    assert p["tracks"] == 4
+    assert P.max_tiles_per_track(p) == 2 * p["max_stacks"]
+
+
+def test_default_is_reference_18():
+    p = P.load()
+    assert p["id"] == "reference-18" and p["max_stacks"] == 18
+    assert P.load("long-29")["max_stacks"] == 29
+
+
+def test_load_by_path_and_dict_and_idempotent(tmp_path):
+    d = ref()
+    f = tmp_path / "mine.json"
+    f.write_text(json.dumps(d))
+    a = P.load(str(f))
+    b = P.load(d)
+    assert a == b
+    assert P.load(a) == a  # a validated profile passes as is
+
+
+def test_optional_keys_get_defaults():
+    d = ref()
+    for k in ("port", "watchdog_ms", "current_adc", "description"):
+        d.pop(k, None)
+    d["timings_ms"].pop("poll")
+    d["timeouts_ms"].pop("limit_release")
+    p = P.load(d)
+    assert p["port"] == {"kind": "usb"}
+    assert p["watchdog_ms"] == 4000
+    assert p["timings_ms"]["poll"] == 10
+    assert p["timeouts_ms"]["limit_release"] == 1000
+
+
+def err(d):
+    with pytest.raises(ProfileError) as e:
+        P.load(d)
+    return e.value
+
+
+def test_unknown_key_names_key_and_accepted():
+    d = ref()
+    d["timings_ms"]["gate_clos"] = 15
+    e = err(d)
+    assert e.key == "timings_ms.gate_clos"
+    assert "gate_close" in e.accepted
+    d = ref()
+    d["colour"] = ["x"]
+    assert err(d).key == "colour"
+
+
+def test_missing_key():
+    d = ref()
+    del d["timeouts_ms"]["jam"]
+    e = err(d)
+    assert e.key == "timeouts_ms.jam" and "missing" in str(e)
+    d = ref()
+    del d["pins"]["entry3"]
+    assert err(d).key == "pins.entry3"
+
+
+@pytest.mark.parametrize(
+    "path,value,key",
+    [
+        (("tracks",), 0, "tracks"),
+        (("tracks",), "4", "tracks"),
+        (("tracks",), True, "tracks"),
+        (("max_stacks",), 33, "max_stacks"),
+        (("timings_ms", "gate_close"), 0, "timings_ms.gate_close"),
+        (("timings_ms", "gate_close"), 15.5, "timings_ms.gate_close"),
+        (("duty", "mixer"), 1.5, "duty.mixer"),
+        (("duty", "lift"), "full", "duty.lift"),
+        (("i2c", "mux_addr"), 0x20, "i2c.mux_addr"),
+        (("thresholds", "lift_stall_current_u16"), 70000, "thresholds.lift_stall_current_u16"),
+        (("calibration", "max_distance"), 0, "calibration.max_distance"),
+        (("id",), "", "id"),
+        (("id",), "x" * 21, "id"),
+        (("watchdog_ms",), 9000, "watchdog_ms"),
+    ],
+)
+def test_wrong_type_or_range(path, value, key):
+    d = ref()
+    o = d
+    for k in path[:-1]:
+        o = o[k]
+    o[path[-1]] = value
+    e = err(d)
+    assert e.key == key
+    assert e.accepted
+
+
+def test_int_accepted_for_number():
+    d = ref()
+    d["duty"]["lift"] = 1
+    assert P.load(d)["duty"]["lift"] == 1.0
+
+
+def test_pins():
+    d = ref()
+    d["pins"]["gate2"] = d["pins"]["gate1"]
+    e = err(d)
+    assert e.key == "pins.gate2" and "gate1" in str(e)
+    d = ref()
+    d["pins"]["gate1"] = None
+    assert "null" in str(err(d))
+    d = ref()
+    d["pins"]["gate5"] = 44
+    assert err(d).key == "pins.gate5"
+    d = ref()
+    d["pins"]["i2c_sda"] = None
+    assert err(d).key == "pins.i2c_sda"
+    d = ref()
+    for k in ("mixer_dir", "door_open", "lid", "start_button", "dice_button", "status_light", "lift_current"):
+        d["pins"][k] = None
+    p = P.load(d)
+    assert p["pins"]["door_open"] is None
+
+
+def test_tracks_change_the_required_pins():
+    d = ref()
+    d["tracks"] = 3
+    e = err(d)  # gate4.. are now unknown
+    assert e.key.startswith("pins.") and e.key.endswith("4")
+    for base in ("gate", "entry", "stacker", "pusher"):
+        del d["pins"][base + "4"]
+    assert P.load(d)["tracks"] == 3
+
+
+def test_colours_and_refs():
+    d = ref()
+    d["colours"] = ["blue", "blue"]
+    assert err(d).key == "colours[1]"
+    d = ref()
+    d["colours"] = ["blue", "green", "red"]
+    assert err(d).key == "calibration.refs.red"
+    d = ref()
+    d["calibration"]["refs"]["green"] = [0.2, 0.3]
+    assert err(d).key == "calibration.refs.green"
+    d = ref()
+    d["calibration"]["refs"]["green"] = [0.5, 0.5, 0.5]
+    assert err(d).key == "calibration.refs.green"
+    d = ref()
+    d["calibration"]["refs"]["pink"] = [0.2, 0.3, 0.5]
+    assert err(d).key == "calibration.refs.pink"
+
+
+def test_max_distance_must_not_reach_two_colours():
+    d = ref()
+    d["calibration"]["max_distance"] = 0.2
+    e = err(d)
+    assert e.key == "calibration.max_distance" and "never guessed" in e.accepted
+
+
+def test_port():
+    d = ref()
+    d["port"] = {"kind": "uart", "id": 0, "baud": 1200, "tx": 44, "rx": 45}
+    assert err(d).key == "port.baud"
+    d["port"]["baud"] = 115200
+    assert P.load(d)["port"]["tx"] == 44
+    d["port"]["tx"] = 3
+    e = err(d)
+    assert e.key == "port.tx" and "gate1" in str(e)
+    d["port"] = {"kind": "wifi"}
+    assert err(d).key == "port"
+    d["port"] = {"kind": "serial", "path": "/dev/ttyACM0", "baud": 115200, "x": 1}
+    assert err(d).key == "port.x"
+
+
+def test_current_adc():
+    d = ref()
+    d["current_adc"] = {"kind": "ads1115", "addr": 72, "channel": 0}
+    assert err(d).key == "current_adc"  # lift_current is a pin too
+    d["pins"]["lift_current"] = None
+    assert P.load(d)["current_adc"]["addr"] == 72
+    d["current_adc"]["channel"] = 4
+    assert err(d).key == "current_adc.channel"
+
+
+@pytest.mark.parametrize(
+    "section,key,value,names",
+    [
+        ("timeouts_ms", "lift", 3000, "lift_stroke"),
+        ("timeouts_ms", "door", 500, "door_move"),
+        ("timeouts_ms", "link", 400, "heartbeat"),
+        ("timeouts_ms", "jam_backoff", 100, "pusher"),
+        ("timeouts_ms", "limit_release", 6000, "lift"),
+    ],
+)
+def test_cross_checks(section, key, value, names):
+    d = ref()
+    d[section][key] = value
+    e = err(d)
+    assert e.key == section + "." + key and names in str(e) + e.accepted
+
+
+def test_colour_names_must_fit_the_handshake():
+    d = ref()
+    d["colours"] = ["midnight-blue", "emerald-green", "x"]
+    d["calibration"]["refs"] = {"midnight-blue": [0.2, 0.3, 0.5], "emerald-green": [0.22, 0.52, 0.26],
+                                "x": [0.6, 0.2, 0.2]}
+    e = err(d)
+    assert e.key == "colours" and "28 bytes" in e.accepted
+
+
+def test_too_many_counts_for_a_status():
+    d = ref()
+    d["tracks"] = 8
+    for n in range(5, 9):
+        for base, pin in (("gate", 40), ("entry", 50), ("stacker", 60), ("pusher", 70)):
+            d["pins"][base + str(n)] = pin + n
+    d["colours"] = ["a", "b", "c", "d"]
+    d["calibration"]["refs"] = {"a": [1, 0, 0], "b": [0, 1, 0], "c": [0, 0, 1], "d": [0.34, 0.33, 0.33]}
+    d["pins"]["lift_current"] = 99
+    assert err(d).key == "colours"
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(ProfileError) as e:
+        P.load(str(tmp_path / "nope.json"))
+    assert e.value.key == "(file)"
+    f = tmp_path / "bad.json"
+    f.write_text("{not json")
+    with pytest.raises(ProfileError):
+        P.load(str(f))
+    with pytest.raises(ProfileError):
+        P.load(42)
+    with pytest.raises(ProfileError):
+        P.load("no-such-board")
+
+
+def _leaves(d, prefix=()):
+    for k, v in d.items():
+        if isinstance(v, dict) and k not in ("refs",):
+            yield from _leaves(v, prefix + (k,))
+        else:
+            yield prefix + (k,)
+
+
+LEAVES = list(_leaves(ref()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(LEAVES),
+    st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True),
+              st.text(max_size=5), st.lists(st.integers(), max_size=3)),
+)
+def test_any_single_change_validates_or_raises_profile_error(path, value):
+    d = copy.deepcopy(ref())
+    o = d
+    for k in path[:-1]:
+        o = o[k]
+    o[path[-1]] = value
+    try:
+        P.load(d)
+    except ProfileError as e:
+        assert e.key and str(e)
