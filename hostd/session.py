@@ -23,6 +23,7 @@ from hostd.errors import JantakuError, NotReady, Refused
 from hostd.rulesets import check_fits
 
 DECKS = ("A", "B")
+UNKNOWN = "unknown"
 
 
 class CompositionMismatch(JantakuError):
@@ -44,7 +45,7 @@ class Session:
     """One table session.  Not thread-safe; one asyncio task drives it."""
 
     def __init__(self, *, table, journal, profile, mixed_deck, sets=("blue", "green"),
-                 dice, on_event=None, session_id=None):
+                 dice, on_event=None, session_id=None, misread_limit=0.05):
         self.table = table
         self.journal = journal
         self.profile = profile
@@ -56,6 +57,8 @@ class Session:
         self.tiles = profile.tiles_per_deck
         self.targets = [profile.stacks_per_wall * 2] * 4
         self.decks = {}  # name -> {"tiles": n, "backs": {colour: n}} once known
+        self.ranges = {}  # name -> {colour: [lo, hi]}: what is known of its backs
+        self.misread_limit = int(misread_limit * self.tiles)  # unknown backs a build may have
         self.builds = []  # demo-shaped build records
         self.hands = []
         self.faults = []
@@ -128,23 +131,63 @@ class Session:
             raise CompositionMismatch(problem)
         return record
 
+    # Each deck's colour count is known as a range per colour: exact once every back was
+    # read, wider while some readings were `unknown` (reported, never guessed).  A build
+    # must agree with what is known; what it adds narrows the ranges.
     def _check_composition(self, deck, backs):
         counted = sum(backs.values())
-        known = self.decks.get(deck)
-        if known is None:
-            if counted != self.tiles:
-                return "deck %s: counted %d of %d tiles" % (deck, counted, self.tiles)
-            return None
-        expected = known["backs"]
-        if backs == expected:
-            return None
-        diffs = ", ".join("%s %d, expected %d" % (c, backs.get(c, 0), expected.get(c, 0))
-                          for c in sorted(set(backs) | set(expected))
-                          if backs.get(c, 0) != expected.get(c, 0))
-        if counted != known["tiles"]:
-            return "deck %s: counted %d of %d tiles (%s)" % (deck, counted, known["tiles"], diffs)
-        return "deck %s: counted %s; expected %s (%s)" % (
-            deck, describe_backs(backs), describe_backs(expected), diffs)
+        unknown = backs.get(UNKNOWN, 0)
+        total = self.decks[deck]["tiles"] if deck in self.decks else self.tiles
+        if counted != total:
+            diffs = self._diffs(deck, backs)
+            return "deck %s: counted %d of %d tiles%s" % (
+                deck, counted, total, " (%s)" % diffs if diffs else "")
+        if unknown > self.misread_limit:
+            return ("deck %s: %d back colours could not be read (at most %d accepted): "
+                    "the count can't be trusted" % (deck, unknown, self.misread_limit))
+        got = {c: [backs.get(c, 0), backs.get(c, 0) + unknown] for c in self.sets}
+        known = self.ranges.get(deck)
+        if known is not None:
+            both = {c: [max(known[c][0], got[c][0]), min(known[c][1], got[c][1])] for c in self.sets}
+            if any(lo > hi for lo, hi in both.values()):
+                return "deck %s: counted %s; expected %s (%s)" % (
+                    deck, describe_backs(backs), describe_backs(self._best(deck)),
+                    self._diffs(deck, backs))
+            got = both
+        self._set_range(deck, got)
+        if self.mixed_deck:  # the two decks together are the two sets
+            other_deck = other(deck)
+            comp = {c: [self.tiles - got[c][1], self.tiles - got[c][0]] for c in self.sets}
+            if other_deck in self.ranges:
+                o = self.ranges[other_deck]
+                comp = {c: [max(o[c][0], comp[c][0]), min(o[c][1], comp[c][1])] for c in self.sets}
+            self._set_range(other_deck, comp)
+        return None
+
+    def _best(self, deck):
+        r = self.ranges[deck]
+        return {c: r[c][0] for c in self.sets}
+
+    def _diffs(self, deck, backs):
+        if deck not in self.ranges:
+            return ""
+        exp = self._best(deck)
+        return ", ".join("%s %d, expected %d" % (c, backs.get(c, 0), exp[c])
+                         for c in self.sets if backs.get(c, 0) != exp[c])
+
+    def _set_range(self, deck, ranges):
+        self.ranges[deck] = ranges
+        comp = {"tiles": self.tiles, "backs": {c: ranges[c][0] for c in self.sets}}
+        uncertain = self.tiles - sum(comp["backs"].values())
+        if uncertain:
+            comp["backs"][UNKNOWN] = uncertain
+        if self.decks.get(deck) != comp:
+            first = deck not in self.decks
+            self.decks[deck] = comp
+            if first:
+                self.journal.deck(self.id, deck, comp)
+            else:  # a later build read backs an earlier one could not: the count narrows
+                self.journal.transition(self.id, "deck_refined", deck=deck, composition=comp)
 
     def _fault(self, kind, track, build, message, recovered=False):
         rec = {"kind": kind, "track": track, "build": build, "recovered": recovered,
@@ -161,8 +204,7 @@ class Session:
         self.journal.phase(self.id, phase, boot=ident.get("boot_nonce"), **data)
 
     def _set_deck(self, deck, backs):
-        self.decks[deck] = {"tiles": sum(backs.values()), "backs": dict(backs)}
-        self.journal.deck(self.id, deck, self.decks[deck])
+        self._set_range(deck, {c: [backs.get(c, 0)] * 2 for c in self.sets})
 
     # -- the session's steps ------------------------------------------------------------
     def open(self):
@@ -189,10 +231,6 @@ class Session:
             return self.summary()
 
     def _first_built(self):
-        if self.mixed_deck:
-            counted = self.builds[-1]["backs"]
-            self._set_deck("A", counted)
-            self._set_deck("B", {c: self.tiles - counted.get(c, 0) for c in self.sets})
         self.inside = "A"
         self._phase("built", inside="A", top=self.top, hand=0)
 
@@ -239,8 +277,10 @@ class Session:
         """A session from the journal (journal.open_session()), as it was committed."""
         s = cls(table=table, journal=journal, profile=profile, mixed_deck=saved["mixed_deck"],
                 sets=tuple(saved["sets"]), dice=dice, on_event=on_event, session_id=saved["id"])
-        s.decks = {k: {"tiles": v["tiles"], "backs": dict(v["backs"])}
-                   for k, v in saved["decks"].items()}
+        for k, v in saved["decks"].items():
+            u = v["backs"].get(UNKNOWN, 0)
+            s.ranges[k] = {c: [v["backs"].get(c, 0), v["backs"].get(c, 0) + u] for c in s.sets}
+            s.decks[k] = {"tiles": v["tiles"], "backs": dict(v["backs"])}
         keys = ("deck", "per_track", "backs", "sim_seconds", "ok")
         s.builds = [{k: b[k] for k in keys} for b in saved["builds"] if b["ok"] is not None]
         s.hands = [{k: h[k] for k in ("hand", "deck", "dice", "breaker", "turnaround_sim_seconds")}

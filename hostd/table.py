@@ -149,6 +149,8 @@ class TableClient:
         """A future resolved by the first event for which pred(msgid, values) holds, or
         failed by a FAULT event."""
         fut = asyncio.get_running_loop().create_future()
+        # a waiter nobody awaits any more (the lift's return after a fault) is not an error
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._waiters.append((pred, fut))
         return fut
 

@@ -129,12 +129,27 @@ def test_a_handler_that_raises_is_internal_and_stops():
     assert s.hal.level("mixer_pwm") == 0
 
 
-def test_events_before_a_session_are_dropped_not_fatal():
+def test_events_before_a_session_are_not_sent_nor_counted():
     s = System(connect=False)
     s.fw.step()
-    assert s.fw.endpoint.link.dropped >= 1  # the boot STATE had no session
+    assert s.fw.endpoint.link.dropped == 0  # the boot STATE had nobody to go to
     s.pump(300)
-    assert s.host.connected
+    assert s.host.connected and s.host.peer_heartbeat[4] == 0
+
+
+def test_a_full_window_during_an_outage_is_counted():
+    s = System()
+    s.send("configure_build", 1, (30, 30, 30, 30), 15, (), 0)
+    s.send("build", 1)
+    s.hearing = False
+    for _ in range(3):
+        for k in range(1, 5):
+            s.tile(k)
+    assert s.fw.endpoint.link.dropped > 0
+    s.hearing = True
+    s.pump(3000)
+    s.send("status")
+    assert s.named("status_reply")[-1][4] == s.fw.endpoint.link.dropped
 
 
 def test_long_log_text_is_cut_to_54_bytes():

@@ -23,6 +23,7 @@ class FakeTable:
         self.inside = []
         self.rng = random.Random(seed)
         self.lose = lose  # (build number, colour): one tile of that colour goes missing
+        self.misread = {}  # build number -> how many backs read as unknown
         self.calls = []
 
     async def build(self, number, targets, *, stacks, expect_empty):
@@ -34,7 +35,10 @@ class FakeTable:
             taken.remove(self.lose[1])
         self.inside = taken
         backs = {}
-        for c in taken:
+        unread = self.misread.get(number, 0)
+        for i, c in enumerate(taken):
+            if i < unread:
+                c = "unknown"
             backs[c] = backs.get(c, 0) + 1
         per = [len(taken) // 4] * 4
         return {"per_track": per, "backs": backs, "seconds": 20.0}
@@ -85,7 +89,7 @@ def test_normal_rotation_builds_blue_then_green_and_alternates(journal):
     assert all(b["ok"] for b in s.builds)
     summary = journal.session_summary(s.id)
     assert [h["hand"] for h in summary["hands"]] == [1, 2, 3, 4]
-    assert summary["decks"]["A"]["backs"] == {"blue": 136}
+    assert summary["decks"]["A"]["backs"] == {"blue": 136, "green": 0}
 
 
 def test_mixed_deck_split_knows_both_compositions_and_checks_rebuilds(journal):
@@ -193,3 +197,31 @@ def test_restart_after_a_table_reset_does_not_trust_the_walls(journal):
         run(s.resume())
     assert "can't be accounted for" in str(e.value) and "restarted" in str(e.value)
     assert ("resume", 1) not in table.calls
+
+
+def test_unknown_backs_are_reported_not_guessed_and_later_builds_narrow_them(journal):
+    table = FakeTable(mixer=["blue"] * 136 + ["green"] * 136, top=[], seed=11)
+    table.misread = {1: 3}  # three backs of the split's first build can't be read
+    s = make(journal, table, mixed=True)
+
+    async def go():
+        await s.start()
+        a = dict(s.decks["A"]["backs"])
+        assert a["unknown"] == 3 and a["blue"] + a["green"] == 133
+        assert s.builds[0]["ok"]  # under the limit: the build completes
+        await s.hand_over()  # B built with every back read: A becomes exact too
+        await s.hand_over()  # A rebuilt: must match exactly now
+
+    run(go())
+    assert "unknown" not in s.decks["A"]["backs"] and "unknown" not in s.decks["B"]["backs"]
+    assert s.builds[2]["backs"] == s.decks["A"]["backs"]
+
+
+def test_too_many_unknown_backs_fail_the_build_with_the_numbers(journal):
+    table = FakeTable(mixer=["blue"] * 136, top=["green"] * 136)
+    table.misread = {1: 9}
+    s = make(journal, table, mixed=False)
+    with pytest.raises(CompositionMismatch) as e:
+        run(s.start())
+    assert str(e.value) == ("deck A: 9 back colours could not be read (at most 6 accepted): "
+                            "the count can't be trusted")
