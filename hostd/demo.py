@@ -17,7 +17,7 @@ from hostd.journal import Journal
 from hostd.link import LinkClient
 from hostd.rulesets import get_ruleset, tiles_for_set
 from hostd.session import Session
-from hostd.table import TableClient
+from hostd.table import TableClient, TableFault
 from hostd.transport import InProcessTransport, SerialTransport
 
 PTY_SPEED = 50.0  # how much faster than the wall the pseudo-terminal demo's table runs
@@ -72,6 +72,21 @@ def start_pty_table(args, profile):
     return proc, line[5:]
 
 
+async def hand_over_like_players(session, table, attempts=3):
+    """Players press start; if the guard stops the lift (a hand in the way), they step
+    back and press start again — the motion resumes only then."""
+    for attempt in range(attempts):
+        try:
+            return await session.hand_over()
+        except TableFault as e:
+            if e.kind != "guard" or attempt == attempts - 1:
+                raise
+            for _ in range(100000):  # until the curtain and lid are safe again
+                if table.guard["curtain"] and table.guard["lid"]:
+                    break
+                await asyncio.sleep(0.001)
+
+
 async def run_demo(args):
     profile = get_ruleset(args.ruleset)
     colours = ("blue", "green")
@@ -107,7 +122,7 @@ async def run_demo(args):
         try:
             await session.start()
             for _ in range(args.hands):
-                await session.hand_over()
+                await hand_over_like_players(session, table)
             ok = True
         except Exception as e:  # reported in the JSON, exit status non-zero
             if not session.faults or session.faults[-1]["message"] != str(e):

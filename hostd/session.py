@@ -21,6 +21,7 @@ import asyncio
 
 from hostd.errors import JantakuError, NotReady, Refused
 from hostd.rulesets import check_fits
+from hostd.table import TableFault
 
 DECKS = ("A", "B")
 UNKNOWN = "unknown"
@@ -66,6 +67,7 @@ class Session:
         self.inside = None  # deck built (or being built) inside the table
         self.top = None  # deck on the table top (being played)
         self.phase = None
+        self._pending_raise = None  # a hand over stopped half-way: (raised, dropped, hand, fault)
         self._lock = asyncio.Lock()
 
     # -- helpers ------------------------------------------------------------------------
@@ -95,7 +97,7 @@ class Session:
             "decks": {k: dict(v, backs=dict(v["backs"])) for k, v in sorted(self.decks.items())},
             "builds": list(self.builds),
             "hands": list(self.hands),
-            "faults": list(self.faults),
+            "faults": [{k: v for k, v in f.items() if k != "_id"} for f in self.faults],
             "inside": self.inside,
             "top": self.top,
         }
@@ -193,8 +195,16 @@ class Session:
         rec = {"kind": kind, "track": track, "build": build, "recovered": recovered,
                "message": message}
         self.faults.append(rec)
-        self.journal.fault(self.id, rec)
+        fid = self.journal.fault(self.id, rec)
         self._event("fault", **rec)
+        return fid
+
+    def _recovered(self, fid):
+        for rec in self.faults:
+            if rec.get("_id") == fid:
+                rec["recovered"] = True
+        self.journal.fault_recovered(fid)
+        self._event("fault_recovered", id=fid)
 
     def _phase(self, phase, **data):
         """Journal a phase, with the table's boot nonce: after a restart the daemon trusts
@@ -248,12 +258,29 @@ class Session:
         the walls built inside, then rebuild the dropped deck inside."""
         async with self._lock:
             self.check_hand_over()
-            raised, dropped = self.inside, self.top
-            next_hand = self.hand + 1
-            # committed before anything moves: a restart knows a hand over was under way
-            self._phase("hand_over", inside=raised, top=dropped, hand=next_hand)
-            self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
-            turnaround = await self.table.raise_walls(open_door=dropped is not None)
+            if self._pending_raise is None:
+                raised, dropped = self.inside, self.top
+                next_hand = self.hand + 1
+                # committed before anything moves: a restart knows a hand over was under way
+                self._phase("hand_over", inside=raised, top=dropped, hand=next_hand)
+                self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
+                self._pending_raise = (raised, dropped, next_hand, None, self.table.mark())
+            else:  # repeated after a stop (guard broken, ...): the cause must be gone
+                raised, dropped, next_hand, fid, _ = self._pending_raise
+                await self.table.clear_fault()
+            try:
+                await self.table.raise_walls(open_door=dropped is not None)
+            except TableFault as e:
+                fid = self._fault(e.kind, e.track, None, "hand %d: %s" % (next_hand, e))
+                self.faults[-1]["_id"] = fid
+                self._pending_raise = self._pending_raise[:3] + (fid, self._pending_raise[4])
+                raise
+            # turnaround: from the (first) hand over to the walls at the top
+            turnaround = self.table.seconds_since(self._pending_raise[4])
+            fid = self._pending_raise[3]
+            self._pending_raise = None
+            if fid is not None:
+                self._recovered(fid)
             dice = self.dice.roll(self.profile)
             brk = self.dice.break_wall(self.profile, dice)
             record = {"hand": next_hand, "deck": raised, "dice": list(dice),

@@ -261,6 +261,17 @@ class TableClient:
         await self._bottom
         self.lift = "bottom"
 
+    def mark(self):
+        return self.link.mark()
+
+    def seconds_since(self, mark):
+        return self.link.seconds_since(mark)
+
+    async def clear_fault(self):
+        """Acknowledge the table's fault (it refuses while its cause is still there)."""
+        await self.link.command(m.CLEAR_FAULT, (0,))
+        self.fault = None
+
     async def stop(self):
         await self.link.command(m.STOP, ())
 

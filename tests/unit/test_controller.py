@@ -488,3 +488,14 @@ def test_status_carries_what_a_host_needs_to_resume():
     assert st["state"] == "paused" and st["paused"] and st["configured"] == 12
     assert st["targets"] == [4, 4, 4, 4]
     assert st["counts"] == [0, 0, 2, 0, 2, 0, 0, 0, 2, 0, 2, 0]
+
+
+def test_tracks_without_tiles_in_a_build():
+    r = Rig()
+    assert r.ctl.cmd_configure(6, [2, 0, 2], 1, [], 0) == OK
+    assert r.ctl.cmd_build(6) == OK
+    assert r.pin("gate2").level == 0 and r.pin("gate4").level == 0
+    fill(r, 3)
+    r.run(1000)
+    assert r.ctl.state == codes.BUILT
+    assert sorted(e[2] for e in names(r, "track_full")) == [1, 3]

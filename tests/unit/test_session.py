@@ -53,6 +53,12 @@ class FakeTable:
     async def settle(self):
         self.calls.append(("settle",))
 
+    def mark(self):
+        return 0
+
+    def seconds_since(self, mark):
+        return 4.05
+
 
 @pytest.fixture
 def journal(tmp_path):
