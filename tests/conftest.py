@@ -12,6 +12,10 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# tests/mpy holds scripts for the `micropython` binary, run by tests/unit/test_micropython.py;
+# pytest must not import them itself.
+collect_ignore = ["mpy"]
 BIN = pathlib.Path(sys.executable).parent
 
 

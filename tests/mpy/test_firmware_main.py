@@ -114,6 +114,11 @@ class HostPort:
 check("start button held: stays at the REPL", fmain.main(None, port=HostPort(), shares_repl=True) is None and kbd == [])
 check("and every PWM is off", all(p.duty == 0 for p in machine.pwms))
 
+machine = None
+sys.modules["machine"] = None
+import gc  # noqa: E402
+
+gc.collect()  # the heap is 256 KB: let the safe-mode boot's objects go first
 machine = FakeMachine()
 sys.modules["machine"] = machine
 fmain.machine = machine

@@ -190,3 +190,29 @@ def test_odd_target_pushes_the_last_tile():
         t.tile()
     t.run(1000)
     assert t.tr.wall_done and t.tr.stacker.pushed == 2
+
+
+def test_jam_rhythm_backoff_then_settle_then_next():
+    t = T()
+    t.tr.arm(4)
+    t.entry.set(0)
+    t.run(405)
+    assert t.tr.stacker.backoffs == 0 and t.pusher.level == 1  # first back-off stroke
+    t.run(300)
+    assert t.tr.stacker.backoffs == 1 and t.pusher.level == 0  # stroke done: settling
+    t.run(50)
+    assert t.pusher.level == 1  # still dark after the settle: second back-off
+    t.run(360)
+    assert t.ctl.faults == [(codes.FAULT_JAM, 2)]  # after jam_retries back-offs
+
+
+def test_beam_clearing_reopens_the_gate_at_once():
+    t = T()
+    t.tr.arm(4)
+    t.entry.set(0)
+    t.run(410)
+    assert t.gate.level == 0 and t.tr.jammed
+    t.run(100)
+    t.entry.set(1)  # freed mid-stroke
+    t.tr.service()
+    assert t.gate.level == 1 and not t.tr.jammed

@@ -1,0 +1,86 @@
+"""`jantaku demo`: the JSON contract and determinism across runtimes (the pseudo-terminal
+transport is in tests/e2e/test_demo_e2e.py)."""
+import json
+import subprocess
+
+import pytest
+
+from tests.conftest import ROOT, tool
+
+
+def demo(*args, check=True):
+    r = subprocess.run([tool("jantaku"), "demo", "--json"] + list(args), capture_output=True,
+                       text=True, timeout=300, cwd=str(ROOT))
+    if check:
+        assert r.returncode == 0, r.stderr + r.stdout
+    return json.loads(r.stdout), r
+
+
+def essence(out):
+    """What a seed must reproduce whatever the runtime or transport."""
+    return (out["decks"], [(b["deck"], b["per_track"], b["backs"], b["ok"]) for b in out["builds"]],
+            [(h["hand"], h["deck"], h["dice"], h["breaker"]) for h in out["hands"]])
+
+
+@pytest.fixture(scope="module")
+def mixed_cpython():
+    return demo("--ruleset", "riichi", "--mixed-deck", "--hands", "3", "--seed", "42")[0]
+
+
+def test_contract_keys_and_shapes(mixed_cpython):
+    out = mixed_cpython
+    assert out["ruleset"] == "riichi" and out["mixed_deck"] is True and out["seed"] == 42
+    assert out["sets"] == ["blue", "green"]
+    a, b = out["decks"]["A"], out["decks"]["B"]
+    assert a["tiles"] == b["tiles"] == 136
+    assert a["backs"]["blue"] + b["backs"]["blue"] == 136
+    assert [x["deck"] for x in out["builds"]] == ["A", "B", "A", "B"]  # the split's two first
+    for x in out["builds"]:
+        assert x["per_track"] == [34, 34, 34, 34] and x["ok"] is True
+        assert x["backs"] == out["decks"][x["deck"]]["backs"]
+        assert 15 < x["sim_seconds"] < 35  # commercial tables: 18 to 35 s
+    assert [h["deck"] for h in out["hands"]] == ["A", "B", "A"]
+    for h in out["hands"]:
+        assert len(h["dice"]) == 2 and all(1 <= d <= 6 for d in h["dice"])
+        assert h["breaker"] in ("self", "right", "across", "left")
+        # turnaround: one 4 s lift stroke plus at most 0.2 s of control
+        assert h["turnaround_sim_seconds"] <= 4.2
+    assert out["faults"] == []
+    assert out["firmware"]["implementation"] == "cpython"
+    assert out["sim_seconds"] > 100 and out["wall_seconds"] > 0
+
+
+def test_same_seed_same_session_and_another_seed_differs(mixed_cpython):
+    again = demo("--ruleset", "riichi", "--mixed-deck", "--hands", "3", "--seed", "42")[0]
+    assert essence(again) == essence(mixed_cpython)
+    other = demo("--ruleset", "riichi", "--mixed-deck", "--hands", "1", "--seed", "43")[0]
+    assert other["decks"] != mixed_cpython["decks"]
+
+
+def test_micropython_firmware_gives_the_same_session(mixed_cpython):
+    out = demo("--ruleset", "riichi", "--mixed-deck", "--hands", "3", "--seed", "42",
+               "--firmware-runtime", "micropython")[0]
+    assert out["firmware"]["implementation"] == "micropython"
+    assert essence(out) == essence(mixed_cpython)
+
+
+def test_normal_rotation_deck_a_is_blue_and_b_green():
+    out = demo("--ruleset", "riichi", "--hands", "2", "--seed", "5")[0]
+    assert out["decks"]["A"]["backs"] == {"blue": 136, "green": 0}
+    assert out["decks"]["B"]["backs"] == {"blue": 0, "green": 136}
+    assert [b["deck"] for b in out["builds"]] == ["A", "B", "A"]
+
+
+def test_fault_ends_with_nonzero_status_and_the_message_in_the_json():
+    out, r = demo("--ruleset", "riichi", "--hands", "1", "--seed", "5", "--fault",
+                  "jam:track=2,count=0", check=False)
+    assert r.returncode == 1
+    assert out["faults"][-1]["kind"] == "jam" and out["faults"][-1]["track"] == 2
+    assert "track 2" in out["faults"][-1]["message"]
+
+
+def test_bad_ruleset_is_a_usage_error():
+    r = subprocess.run([tool("jantaku"), "demo", "--ruleset", "poker", "--json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stdout == ""
+    assert "poker" in r.stderr and "riichi" in r.stderr
