@@ -37,10 +37,7 @@ class Daemon:
         self.table.on_event(msgid, values)
 
     def _on_link_change(self, what, detail):
-        self.table.link_changed(what, detail)
-        if what in ("connected", "reset", "up"):
-            # ask where the table is: its state, fault and build counts
-            self._tasks.append(asyncio.create_task(self._query_status()))
+        self.table.link_changed(what, detail)  # it asks the table where it is
         self.publish({"type": "link", "what": what,
                       "detail": detail if isinstance(detail, str) else None})
 
@@ -61,12 +58,6 @@ class Daemon:
                 yield await q.get()
         finally:
             self._subscribers.discard(q)
-
-    async def _query_status(self):
-        try:
-            await self.table.query_status()
-        except Exception as e:  # the link went again: the next connect asks again
-            log.info("status query failed", error=str(e))
 
     async def start(self):
         self._tasks.append(asyncio.create_task(self.link.run(), name="link"))

@@ -136,7 +136,7 @@ class LinkClient:
         elif ev == plink.LOST:
             self._down("the table went silent")
         elif ev == plink.PEER_RESET:
-            self._down("the table restarted; reconnecting")
+            self._down("the table restarted; reconnecting", reset=True)
         elif ev == plink.INCOMPATIBLE:
             self._down(link.error or "the table speaks another protocol version")
             log.error("protocol version mismatch", error=self.error)
@@ -145,7 +145,7 @@ class LinkClient:
         log.warning("bad frame from table", msgid=m.name_of(msgid),
                     error=m.code_name(m.ERRORS, code), field=field)
 
-    def _down(self, why):
+    def _down(self, why, reset=False):
         was = self.connected
         self.connected, self.error = False, why
         self._up.clear()
@@ -153,9 +153,9 @@ class LinkClient:
             if not fut.done():
                 fut.set_exception(TableGone("command lost: %s" % why))
         self._pending.clear()
-        if was:
+        if was or reset:
             log.warning("table disconnected", why=why)
-            self._on_change("disconnected", why)
+            self._on_change("reset" if reset else "disconnected", why)
 
     # -- commands ---------------------------------------------------------------------------
     async def wait_connected(self, timeout=None):

@@ -66,6 +66,8 @@ class TableClient:
         self.targets = []
         self.counts = []  # per track, per colour class (0 = unknown first)
         self._waiters = []  # (predicate, future)
+        self._op = None  # what is awaited: a build or a raise, for _reconcile
+        self._tasks = set()
 
     # -- events in ---------------------------------------------------------------------------
     @property
@@ -155,15 +157,43 @@ class TableClient:
         return fut
 
     def link_changed(self, what, detail):
-        """From the link: a firmware reset or a lost link fails whatever waits."""
-        if what in ("reset", "disconnected"):
-            exc = TableFault(m.F_RESET if what == "reset" else m.F_LINK_LOST, 0)
+        """From the link.  A firmware reset fails whatever waits: walls built by another
+        boot can't be trusted.  A lost link fails nothing: the table paused (keeping its
+        counts) or stopped its lift, and once the link is back `_reconcile` asks where it
+        is and carries on."""
+        if what == "reset":
+            exc = TableFault(m.F_RESET, 0)
             for _, fut in self._waiters:
                 if not fut.done():
                     fut.set_exception(exc)
             self._waiters = []
-            if what == "reset":
-                self.state, self.lift, self.door = "boot", None, "unknown"
+            self._op = None
+            self.state, self.lift, self.door = "boot", None, "unknown"
+        if what in ("connected", "up", "reset"):
+            self._tasks.add(asyncio.create_task(self._reconcile()))
+            for t in [t for t in self._tasks if t.done()]:
+                self._tasks.discard(t)
+
+    async def _reconcile(self):
+        try:
+            await self.query_status()
+            op = self._op
+            if op is None:
+                return
+            if op["kind"] == "build" and self.build_id == op["id"] and not op["done"].done():
+                if self.state == "paused":
+                    log.info("resuming the paused build", build=op["id"])
+                    await self.link.command(m.BUILD, (op["id"],))
+                elif self.state == "built":  # finished while the link was down
+                    op["done"].set_result((op["id"], tuple(self._flat_counts()), None))
+            elif op["kind"] == "raise" and not op["bottom"].done():
+                if self.state == "idle" and not op["top"].done():
+                    op["top"].set_result((m.LIFT_TOP,))  # it got there; the event was lost
+                if self.state in ("built", "idle"):
+                    log.info("repeating the lift stopped by the link loss")
+                    await self.link.command(m.LIFT, ())
+        except Exception as e:  # the link may go again; the next reconnect retries
+            log.warning("could not carry on after the link came back", error=str(e))
 
     def colour_name(self, cls):
         if cls == m.COLOUR_UNKNOWN or cls > len(self.colours):
@@ -207,6 +237,7 @@ class TableClient:
 
     async def _run_build(self, build_id, commands):
         done = self.expect(lambda i, v: i == m.BUILD_DONE and v[0] == build_id)
+        self._op = {"kind": "build", "id": build_id, "done": done}
         t0 = self.link.mark()
         try:
             for msgid, values in commands:
@@ -215,9 +246,11 @@ class TableClient:
                         "tiles": sum(sum(r) for r in self.counts), "of": sum(self.targets)})
             v = await done
         finally:
+            self._op = None
             if not done.done():
                 done.cancel()
-        return self._result(list(v[1]), self.link.seconds_since(t0), bool(v[2]))
+        return self._result(list(v[1]), self.link.seconds_since(t0),
+                            None if v[2] is None else bool(v[2]))
 
     def _result(self, counts, seconds, mixer_empty):
         per = self._ncol() + 1
@@ -240,6 +273,7 @@ class TableClient:
         for it and closes the door."""
         top = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_TOP)
         self._bottom = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
+        self._op = {"kind": "raise", "top": top, "bottom": self._bottom}
         self._door_open = None
         t0 = self.link.mark()
         if open_door:
@@ -258,7 +292,10 @@ class TableClient:
             await self.link.command(m.DOOR, (0,))
             await closed
             self._door_open = None
-        await self._bottom
+        try:
+            await self._bottom
+        finally:
+            self._op = None
         self.lift = "bottom"
 
     def mark(self):
