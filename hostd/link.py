@@ -121,6 +121,8 @@ class LinkClient:
         link = self.link
         if ev == plink.NEW:
             self._about.clear()
+            if link.identity is not None:  # the IDENTITY that made the session
+                self.identity = dict(zip(m.field_names(m.IDENTITY), link.identity))
             rebooted = link.peer_rebooted
             if rebooted:
                 self.resets += 1
