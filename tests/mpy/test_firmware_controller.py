@@ -6,6 +6,9 @@ from firmware import codes
 from firmware import profile as P
 from firmware.fakes import Rig
 from protocol import messages as m
+import gc  # noqa: E402
+
+gc.collect()  # after the imports: the heap is 256 KB
 
 
 def check(name, cond):

@@ -5,14 +5,62 @@
 # the REPL port, the watchdog fed, EXIT_REPL -> motors off, Ctrl-C restored.
 import sys
 
-from firmware import fakes
-
 
 def check(name, cond):
     if not cond:
         print("FAIL", name)
         sys.exit(1)
     print("OK", name)
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    PULL_UP = 1
+    PULL_DOWN = 2
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
+
+    def __init__(self, level):
+        self.level = level
+        self.handler = None
+
+    def value(self, v=None):
+        if v is None:
+            return self.level
+        self.level = 1 if v else 0
+
+    def irq(self, handler=None, trigger=12):
+        self.handler = handler
+
+
+class PWM:
+    def __init__(self, pin):
+        self.duty = 12345  # garbage at power-up: the app must zero it
+
+    def freq(self, f):
+        pass
+
+    def duty_u16(self, v):
+        self.duty = v
+
+
+class NoI2C:
+    """A bus where nothing answers (no colour sensors: every tile would be unknown)."""
+
+    def writeto(self, *a):
+        raise OSError(19)
+
+    writeto_mem = writeto
+    readfrom_mem_into = writeto
+
+
+class ADC:
+    def __init__(self, pin):
+        pass
+
+    def read_u16(self):
+        return 900
 
 
 class FakeMachine:
@@ -24,17 +72,16 @@ class FakeMachine:
         m = self
         rest = {22: 0, 25: 0, 27: 1, 28: 1, 29: 0 if start_pressed else 1}  # bottom, door closed, guard, start
 
-        class Pin(fakes.FakePin):
+        class MPin(Pin):
             def __init__(self, n, mode=-1, pull=-1, value=None):
-                fakes.FakePin.__init__(self, str(n), rest.get(n, 1) if mode == 0 else 0)
+                Pin.__init__(self, rest.get(n, 1) if mode == 0 else 0)
                 if value is not None:
                     self.level = value
                 m.pins[n] = self
 
-        class PWM(fakes.FakePWM):
+        class MPWM(PWM):
             def __init__(self, pin):
-                fakes.FakePWM.__init__(self, pin.name)
-                self.duty = 12345  # garbage at power-up: the app must zero it
+                PWM.__init__(self, pin)
                 m.pwms.append(self)
 
         class WDT:
@@ -46,11 +93,11 @@ class FakeMachine:
             def feed(self):
                 self.feeds += 1
 
-        self.Pin = Pin
-        self.PWM = PWM
+        self.Pin = MPin
+        self.PWM = MPWM
         self.WDT = WDT
-        self.ADC = lambda pin: fakes.FakeADC(900)
-        self.I2C = lambda bus, scl=None, sda=None, freq=0: fakes.FakeI2C(4)
+        self.ADC = ADC
+        self.I2C = lambda bus, scl=None, sda=None, freq=0: NoI2C()
 
     def reset(self):
         self.resets += 1

@@ -1,0 +1,90 @@
+# The whole controller composed from a board profile and a binding
+# (docs/ARCHITECTURE.md §8).  The same class runs on a board (main.py), on a
+# Raspberry Pi (pi_main.py) and inside the simulator (hw_sim), in real or
+# virtual time: it never sleeps and never reads a clock of its own.
+from firmware import profile as _profile
+from firmware.compat import ticks_add, ticks_diff
+from firmware.sched import Scheduler
+from firmware.controller import Controller
+from firmware.endpoint import Endpoint, FIRMWARE_VERSION  # noqa: F401
+
+
+class Firmware:
+    def __init__(self, profile, hal, *, clock, link_clock, port, boot_nonce=None, wdt=None):
+        prof = _profile.load(profile)  # validated once, here (a validated dict passes as is)
+        self.profile = prof
+        self.hal = hal
+        self.clock = clock
+        self.link_clock = link_clock
+        self._wdt = wdt
+        # boot: every output exists and is off before any mechanism is built
+        all_off = getattr(hal, "all_off", None)
+        if all_off is not None:
+            all_off()
+        self.sched = Scheduler(clock)
+        self.ctl = Controller(prof, hal, self.sched, clock)
+        self.endpoint = Endpoint(self.ctl, port, link_clock, prof, boot_nonce=boot_nonce)
+        self.link = self.endpoint.link
+        self.boot_nonce = self.endpoint.boot_nonce
+        self._same_clock = link_clock is clock
+        self.steps = 0
+        self.ctl.boot()
+        if wdt is not None:
+            wdt.feed()
+
+    @property
+    def state(self):
+        return self.ctl.state
+
+    @property
+    def exit_requested(self):
+        return self.endpoint.exit_requested
+
+    def step(self):
+        """Read the port, finish IRQ follow-ups, run due timers, run the link.
+        Never blocks."""
+        self.steps += 1
+        ep = self.endpoint
+        ep.poll_port()
+        self.ctl.service()
+        self.sched.run()
+        self.ctl.service()
+        ep.poll_link()
+        if self._wdt is not None:
+            self._wdt.feed()
+
+    def next_due_us(self):
+        """ticks_us (mechanics clock, wrapping: compare with compat.ticks_diff) of
+        the next thing step() must do; now if something is pending already; None
+        if nothing is scheduled.  Link timers are included when the link runs on
+        the same clock (in-process); otherwise the runner polls the link by wall time."""
+        now = self.clock.ticks_us()
+        if self.ctl.pending() or self.endpoint.rx_pending():
+            return now
+        due = self.sched.next_due_us()
+        if self._same_clock:
+            ld = ticks_add(now, self.link.next_due_ms() * 1000)
+            if due is None:
+                return ld
+            if ticks_diff(ld, due) < 0:
+                return ld
+        return due
+
+    def get_status(self):
+        return {
+            "state": self.ctl.get_status()["state"],
+            "controller": self.ctl.get_status(),
+            "link": self.endpoint.get_status(),
+            "timers_active": self.sched.active_count(),
+            "steps": self.steps,
+            "boot_nonce": self.boot_nonce,
+        }
+
+    def shutdown(self):
+        """Every motor and solenoid off (also what boot does first)."""
+        self.ctl.shutdown()
+
+    def internal_fault(self, exc):
+        """The board loop caught an exception from step(): stop and report it."""
+        self.ctl.shutdown()
+        self.ctl.internal_fault(0, exc)

@@ -1,0 +1,221 @@
+# CPython only
+#
+# The gpiozero binding: a Raspberry Pi running the controller under CPython
+# (docs/ARCHITECTURE.md §8, docs/FIRMWARE.md "Raspberry Pi").  Real pins with
+# the default pin factory (lgpio on a Pi 5), gpiozero's MockFactory in tests.
+#
+# Each signal is a gpiozero device built with pin_factory=...; a thin adapter
+# gives the firmware the same few methods a machine.Pin / PWM offers:
+#   outputs  DigitalOutputDevice(n, initial_value=False)        -> value(v)
+#   PWM      PWMOutputDevice(n, initial_value=0, frequency=f)   -> duty_u16(v)
+#   inputs   DigitalInputDevice(n, pull_up=True | False | None, active_state=...)
+#            -> value() (the electrical level) and irq(handler, trigger) via
+#            when_activated / when_deactivated
+# A Pi has no ADC and its I2C is not a gpiozero device:
+#   i2c      an object with the machine.I2C subset the firmware uses
+#            (writeto, writeto_mem, readfrom_mem_into), passed as i2c=..., or
+#            by default SMBusI2C(profile i2c.bus) over smbus2 (installed apart)
+#   current  profile "current_adc": an ADS1115 on that I2C bus (the lift current);
+#            pins.lift_current must be null on a Pi
+# gpiozero calls the handlers from its own thread on a Pi (synchronously under
+# MockFactory); the handlers only update ints and write pins.
+from gpiozero import DigitalInputDevice, DigitalOutputDevice, PWMOutputDevice
+
+from firmware import hal as _hal
+from firmware.profile import ProfileError
+
+IRQ_FALLING = 1
+IRQ_RISING = 2
+
+
+class _Out:
+    def __init__(self, dev):
+        self.dev = dev
+
+    def value(self, v=None):
+        if v is None:
+            return 1 if self.dev.value else 0
+        if v:
+            self.dev.on()
+        else:
+            self.dev.off()
+
+
+class _Pwm:
+    def __init__(self, dev):
+        self.dev = dev
+        self._duty = 0
+
+    def duty_u16(self, v=None):
+        if v is None:
+            return self._duty
+        self._duty = v
+        self.dev.value = v / 65535.0
+
+    def freq(self, f=None):
+        if f is None:
+            return self.dev.frequency
+        self.dev.frequency = f
+
+
+class _In:
+    IRQ_FALLING = IRQ_FALLING
+    IRQ_RISING = IRQ_RISING
+
+    def __init__(self, dev, active_low):
+        self.dev = dev
+        self._active_low = active_low
+        self._handler = None
+
+    def value(self):
+        a = 1 if self.dev.value else 0
+        return 1 - a if self._active_low else a
+
+    def irq(self, handler, trigger):
+        self._handler = handler
+        fall = bool(trigger & IRQ_FALLING)
+        rise = bool(trigger & IRQ_RISING)
+        # active_low: activated = falling edge; otherwise activated = rising edge
+        on_act = fall if self._active_low else rise
+        on_deact = rise if self._active_low else fall
+        if on_act:
+            self.dev.when_activated = self._fire
+        elif self.dev.when_activated is not None:
+            self.dev.when_activated = None
+        if on_deact:
+            self.dev.when_deactivated = self._fire
+        elif self.dev.when_deactivated is not None:
+            self.dev.when_deactivated = None
+
+    def _fire(self):
+        h = self._handler
+        if h is not None:
+            h(self)
+
+
+class SMBusI2C:
+    """machine.I2C subset over an smbus2.SMBus (Linux I2C)."""
+
+    def __init__(self, bus):
+        try:
+            from smbus2 import SMBus, i2c_msg
+        except ImportError:
+            raise ProfileError("i2c.bus", "the smbus2 package is not installed",
+                               "pip install smbus2, or pass i2c= to GpiozeroHal")
+        self._bus = SMBus(bus)
+        self._msg = i2c_msg
+
+    def writeto(self, addr, buf):
+        self._bus.i2c_rdwr(self._msg.write(addr, bytes(buf)))
+
+    def writeto_mem(self, addr, reg, buf):
+        self._bus.write_i2c_block_data(addr, reg, list(buf))
+
+    def readfrom_mem_into(self, addr, reg, buf):
+        data = self._bus.read_i2c_block_data(addr, reg, len(buf))
+        for i in range(len(buf)):
+            buf[i] = data[i]
+
+
+class GpiozeroHal:
+    def __init__(self, pin_factory, profile, *, i2c=None):
+        self._f = pin_factory
+        self._p = profile
+        self._pins = profile["pins"]
+        self._cache = {}
+        self._i2c = i2c
+        self._i2c_given = i2c is not None
+        self._i2c_made = False
+        self.devices = []
+        if self._pins.get("lift_current") is not None:
+            raise ProfileError("pins.lift_current", "a Raspberry Pi has no ADC pin",
+                               'null, with the current read by an I2C ADC: "current_adc"')
+
+    def _num(self, name, kind):
+        if name not in self._pins:
+            raise ProfileError("pins." + name, "no such signal", "a signal of docs/ARCHITECTURE.md §4")
+        if _hal.signal(name)[0] != kind:
+            raise ValueError("%s is not a %s signal" % (name, kind))
+        return self._pins[name]
+
+    def output(self, name):
+        if name in self._cache:
+            return self._cache[name]
+        n = self._num(name, _hal.OUT)
+        obj = None
+        if n is not None:
+            dev = DigitalOutputDevice(n, initial_value=False, pin_factory=self._f)
+            self.devices.append(dev)
+            obj = _Out(dev)
+        self._cache[name] = obj
+        return obj
+
+    def pwm(self, name):
+        if name in self._cache:
+            return self._cache[name]
+        n = self._num(name, _hal.PWM)
+        dev = PWMOutputDevice(n, initial_value=0, frequency=self._p["pwm_freq"], pin_factory=self._f)
+        self.devices.append(dev)
+        obj = _Pwm(dev)
+        self._cache[name] = obj
+        return obj
+
+    def input(self, name):
+        if name in self._cache:
+            return self._cache[name]
+        n = self._num(name, _hal.IN)
+        obj = None
+        if n is not None:
+            pull = _hal.signal(name)[1]
+            if pull == _hal.PULL_UP:
+                dev = DigitalInputDevice(n, pull_up=True, pin_factory=self._f)
+                obj = _In(dev, True)
+            elif pull == _hal.PULL_DOWN:
+                dev = DigitalInputDevice(n, pull_up=False, pin_factory=self._f)
+                obj = _In(dev, False)
+            else:
+                dev = DigitalInputDevice(n, pull_up=None, active_state=True, pin_factory=self._f)
+                obj = _In(dev, False)
+            self.devices.append(dev)
+        self._cache[name] = obj
+        return obj
+
+    def adc(self, name):
+        if name in self._cache:
+            return self._cache[name]
+        obj = None
+        cfg = self._p.get("current_adc")
+        if name == "lift_current" and cfg is not None:
+            from firmware.drivers.colour import Ads1115
+
+            bus = self.i2c()
+            if bus is None:
+                raise ProfileError("current_adc", "needs the I2C bus", "I2C pins in the profile")
+            obj = Ads1115(bus, addr=cfg["addr"], channel=cfg["channel"])
+        self._cache[name] = obj
+        return obj
+
+    def i2c(self):
+        if self._i2c_given or self._i2c_made:
+            return self._i2c
+        self._i2c_made = True
+        if self._pins["i2c_sda"] is None:
+            return None
+        self._i2c = SMBusI2C(self._p["i2c"]["bus"])
+        return self._i2c
+
+    def all_off(self):
+        for name in _hal.signal_names(self._p["tracks"]):
+            kind = _hal.signal(name)[0]
+            if kind == _hal.OUT:
+                o = self.output(name)
+                if o is not None:
+                    o.value(0)
+            elif kind == _hal.PWM:
+                self.pwm(name).duty_u16(0)
+
+    def close(self):
+        for d in self.devices:
+            d.close()
+        self.devices = []
+        self._cache = {}

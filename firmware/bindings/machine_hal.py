@@ -1,0 +1,112 @@
+# The `machine` binding: MicroPython boards (the real module) and the
+# simulator (hw_sim's machine-compatible stand-in).  docs/ARCHITECTURE.md §8.
+#
+# What it calls on `machine`, and nothing else:
+#   machine.Pin(n, machine.Pin.OUT, value=0)           digital outputs, off from the start
+#   machine.Pin(n, machine.Pin.IN, pull)                inputs; pull is Pin.PULL_UP,
+#                                                       Pin.PULL_DOWN or None
+#   machine.PWM(machine.Pin(n, Pin.OUT, value=0)); .freq(f); .duty_u16(0)
+#   machine.ADC(machine.Pin(n))                         the lift current
+#   machine.I2C(bus, scl=machine.Pin(scl), sda=machine.Pin(sda), freq=f)
+# Every object is created once and cached by signal name, so the app can
+# create all outputs first (off) and the mechanisms get the same objects.
+from firmware import hal as _hal
+from firmware.profile import ProfileError
+
+
+class MachineHal:
+    def __init__(self, machine, profile):
+        self._m = machine
+        self._p = profile
+        self._pins = profile["pins"]
+        self._cache = {}
+        self._i2c = None
+        self._i2c_made = False
+
+    def _num(self, name, kind):
+        if name not in self._pins:
+            raise ProfileError("pins." + name, "no such signal", "a signal of docs/ARCHITECTURE.md §4")
+        sig = _hal.signal(name)
+        if sig[0] != kind:
+            raise ValueError("%s is a %s signal, not %s" % (name, sig[0], kind))
+        return self._pins[name]
+
+    def output(self, name):
+        if name in self._cache:
+            return self._cache[name]
+        n = self._num(name, _hal.OUT)
+        obj = None
+        if n is not None:
+            P = self._m.Pin
+            obj = P(n, P.OUT, value=0)
+        self._cache[name] = obj
+        return obj
+
+    def pwm(self, name):
+        if name in self._cache:
+            return self._cache[name]
+        n = self._num(name, _hal.PWM)
+        P = self._m.Pin
+        obj = self._m.PWM(P(n, P.OUT, value=0))
+        obj.freq(self._p["pwm_freq"])
+        obj.duty_u16(0)
+        self._cache[name] = obj
+        return obj
+
+    def input(self, name):
+        if name in self._cache:
+            return self._cache[name]
+        n = self._num(name, _hal.IN)
+        obj = None
+        if n is not None:
+            P = self._m.Pin
+            pull = _hal.signal(name)[1]
+            if pull == _hal.PULL_UP:
+                p = P.PULL_UP
+            elif pull == _hal.PULL_DOWN:
+                p = P.PULL_DOWN
+            else:
+                p = None
+            obj = P(n, P.IN, p)
+        self._cache[name] = obj
+        return obj
+
+    def adc(self, name):
+        if name in self._cache:
+            return self._cache[name]
+        obj = None
+        cfg = self._p.get("current_adc")
+        if name == "lift_current" and cfg is not None:
+            from firmware.drivers.colour import Ads1115
+
+            obj = Ads1115(self.i2c(), addr=cfg["addr"], channel=cfg["channel"])
+        else:
+            n = self._num(name, _hal.ADC)
+            if n is not None:
+                obj = self._m.ADC(self._m.Pin(n))
+        self._cache[name] = obj
+        return obj
+
+    def i2c(self):
+        if self._i2c_made:
+            return self._i2c
+        self._i2c_made = True
+        sda = self._pins["i2c_sda"]
+        scl = self._pins["i2c_scl"]
+        if sda is None or scl is None:
+            return None
+        c = self._p["i2c"]
+        P = self._m.Pin
+        self._i2c = self._m.I2C(c["bus"], scl=P(scl), sda=P(sda), freq=c["freq"])
+        return self._i2c
+
+    def all_off(self):
+        """Create every output of the profile with its level 0 (duty 0)."""
+        for name in _hal.signal_names(self._p["tracks"]):
+            kind = _hal.signal(name)[0]
+            if kind == _hal.OUT:
+                o = self.output(name)
+                if o is not None:
+                    o.value(0)
+            elif kind == _hal.PWM:
+                self.pwm(name).duty_u16(0)

@@ -1,0 +1,747 @@
+# The table's state machine (docs/FIRMWARE.md "State machine"; states and fault
+# codes are protocol/messages.py's tables).
+#
+# The controller owns the mechanisms (mixer, tracks, lift, door, guard,
+# buttons), turns commands into actions with range and state checks (each
+# cmd_* returns (error code, field index)), watches the build, and reports
+# through an `events` sink (the protocol endpoint; NullEvents in tests).
+# Safety never waits for it: the guard IRQ stops the lift and door itself, end
+# switches stop their motors in their IRQs, every motion has a timeout.
+from firmware.compat import const, ticks_diff
+from firmware import codes
+from firmware.drivers.colour import ColourBus, Classifier
+from firmware.mixer import Mixer
+from firmware.track import Track
+from firmware.lift import Lift
+from firmware.door import Door
+from firmware.guard import Guard
+from firmware.buttons import Buttons
+from protocol import messages as _m
+
+OK = _m.OK
+NO_FIELD = _m.NO_FIELD
+
+# A track whose colour sensor fails this many reads in a row during a build
+# is a SENSOR fault (its tiles would all read unknown).
+SENSOR_ERRORS = const(3)
+
+class NullEvents:
+    """An events sink that drops everything (tests replace it with a recorder)."""
+
+    def on_state(self, state, prev):
+        pass
+
+    def on_tile(self, build_id, track, index, colour, c, r, g, b):
+        pass
+
+    def on_track_full(self, build_id, track, count):
+        pass
+
+    def on_build_done(self, build_id, counts, mixer_empty):
+        pass
+
+    def on_lift_done(self, position):
+        pass
+
+    def on_door_state(self, state):
+        pass
+
+    def on_guard(self, curtain, lid):
+        pass
+
+    def on_fault(self, code, track, detail):
+        pass
+
+    def on_self_test(self, kind, index, result, value):
+        pass
+
+    def on_button(self, button):
+        pass
+
+    def on_log(self, level, text):
+        pass
+
+
+class Controller:
+    def __init__(self, profile, hal, sched, clock, *, events=None):
+        self.profile = profile
+        self.events = events if events is not None else NullEvents()
+        self._sched = sched
+        self._clock = clock
+        self.ntracks = profile["tracks"]
+        self.ncolours = len(profile["colours"])
+        self.max_stacks = profile["max_stacks"]
+        o = profile["timeouts_ms"]
+        t = profile["timings_ms"]
+        self._mixer_empty_ms = o["mixer_empty"]
+        self._build_ms = o["build"]
+        self._poll_ms = t["poll"]
+        self.state = codes.BOOT
+        self.prev_state = codes.BOOT
+        self.fault = codes.FAULT_NONE
+        self.fault_track = 0
+        self.fault_detail = 0
+        self.faults = 0
+        # colour sensing: one bus, one classifier
+        i2c = hal.i2c()
+        cal = profile["calibration"]
+        self.colour_bus = None
+        self.sensors_present = 0
+        if i2c is not None:
+            bus = ColourBus(i2c, mux_addr=profile["i2c"]["mux_addr"], sensor_addr=profile["i2c"]["sensor_addr"],
+                            channels=self.ntracks, integration_ms=cal["integration_ms"])
+            self.colour_bus = bus
+        self._refs = [list(cal["refs"][c]) for c in profile["colours"]]
+        self._max_distance = cal["max_distance"]
+        self.classifier = Classifier(self._refs, max_distance=cal["max_distance"], min_clear=cal["min_clear"])
+        # mechanisms (each pin object was created with its output off by the app)
+        self.mixer = Mixer(profile, hal)
+        self.tracks = []
+        for n in range(1, self.ntracks + 1):
+            self.tracks.append(Track(n, profile, hal, sched, clock, self,
+                                     colour_bus=self.colour_bus, classifier=self.classifier))
+        self.lift = Lift(profile, hal, sched, clock, self)
+        self.door = Door(profile, hal, sched, clock, self)
+        self.guard = Guard(hal, (self.lift, self.door))
+        self.buttons = Buttons(hal, clock)
+        self._light = hal.output("status_light")
+        # build configuration (CONFIGURE_BUILD) and the build in progress
+        self.cfg_id = 0
+        self.cfg_tiles = [0] * self.ntracks
+        self.cfg_stacks = 0
+        self.cfg_colours = []
+        self.cfg_empty = False
+        self.build_id = 0          # the build started last (0 = none)
+        self.build_active = False  # started, not yet done or aborted (may be paused)
+        self.built = False         # the walls of build_id are complete inside
+        self.paused = False
+        self._build_left_ms = 0
+        self._full_sent = [False] * self.ntracks
+        self.counts_flat = [0] * (self.ntracks * (self.ncolours + 1))
+        self.unknown_tiles = 0
+        self.mix_ms = 0
+        self._mix_default_ms = t["mix"]
+        self._sensor_errors = [0] * self.ntracks
+        self.link_up = False
+        self.link_losses = 0
+        self.lift_reached_top = False
+        self._lift_from_built = False
+        self._door_reported = -1
+        self._guard_reported = -1
+        self._test_kind = 0
+        self._test_index = 0
+        self._test_return = codes.IDLE
+        # timers (preallocated; callbacks bound once)
+        self._mix_cb = self._mix_due
+        self._build_cb = self._build_due
+        self._short_cb = self._short_due
+        self._surplus_cb = self._surplus_due
+        self._monitor_cb = self._monitor_due
+        self._test_cb = self._test_due
+        self._blink_cb = self._blink_due
+        self._mix_timer = sched.timer(self._mix_cb)
+        self._build_timer = sched.timer(self._build_cb)
+        self._short_timer = sched.timer(self._short_cb)
+        self._surplus_timer = sched.timer(self._surplus_cb)
+        self._monitor_timer = sched.timer(self._monitor_cb)
+        self._test_timer = sched.timer(self._test_cb)
+        self._blink_timer = sched.timer(self._blink_cb)
+        self._blink = 0
+
+    # ================================================================ boot
+    def boot(self):
+        """Finish booting (outputs are already off): power the colour sensors,
+        check the switches, enter IDLE (or FAULT)."""
+        if self.colour_bus is not None:
+            self.sensors_present = self.colour_bus.init()
+        self._set_state(codes.IDLE)
+        self._report_door()
+        self._report_guard()
+        if self.colour_bus is not None and self.sensors_present < self.ntracks:
+            self.events.on_log(_m.LOG_WARN, "colour sensors answering: %d of %d" % (self.sensors_present, self.ntracks))
+        if self.lift.axis.both_pressed():
+            self._fault(codes.FAULT_LIMIT, 0, 0)
+        elif self.door.axis.both_pressed():
+            self._fault(codes.FAULT_DOOR, 0, 0)
+
+    def shutdown(self):
+        """Every motor and solenoid off now (no events)."""
+        self.mixer.stop()
+        self.lift.stop()
+        self.door.stop()
+        for tr in self.tracks:
+            tr.stop()
+        if self._light is not None:
+            self._light.value(0)
+
+    # ================================================================ state
+    def _set_state(self, s):
+        if s == self.state:
+            return
+        prev = self.state
+        self.prev_state = prev
+        self.state = s
+        self._update_light()
+        self.events.on_state(s, prev)
+
+    def _update_light(self):
+        if self._light is None:
+            return
+        s = self.state
+        if s == codes.FAULT:
+            if not self._blink_timer.active:
+                self._blink_timer.start(500)
+            return
+        self._blink_timer.cancel()
+        on = s == codes.BUILDING or s == codes.MIXING or s == codes.LIFTING or s == codes.BUILT
+        self._light.value(1 if on else 0)
+
+    def _blink_due(self):
+        if self.state != codes.FAULT or self._light is None:
+            return
+        self._blink ^= 1
+        self._light.value(self._blink)
+        self._blink_timer.start(500)
+
+    # ================================================================ task loop
+    def pending(self):
+        """True if service() has something to do right now."""
+        if self.guard.tripped or self.guard.changed or self.buttons.pending():
+            return True
+        if self.lift.pending() or self.door.pending():
+            return True
+        for tr in self.tracks:
+            if tr.pending():
+                return True
+        return False
+
+    def service(self):
+        """Task-context work after IRQs: run from Firmware.step() before timers."""
+        if self.guard.changed:
+            self._guard_service()
+        for tr in self.tracks:
+            tr.service()
+        if self.lift.pending():
+            self.lift.service()
+        if self.door.pending():
+            self.door.service()
+        self._report_door()
+        if self.guard.changed:
+            self._guard_service()
+        b = self.buttons.take()
+        while b:
+            self.events.on_button(b)
+            b = self.buttons.take()
+
+    def _guard_service(self):
+        self.guard.ack()
+        lift_halted = self.lift.axis.halted
+        door_halted = self.door.axis.halted
+        self._report_guard()
+        if lift_halted or door_halted:
+            self.lift.service()
+            self.door.service()
+            self.lift.axis.halted = False
+            self.door.axis.halted = False
+            self.lift.cycling = False
+            st = self.guard.get_status()
+            detail = (0 if st["curtain"] else 1) | (0 if (st["lid"] is None or st["lid"]) else 2)
+            self._fault(codes.FAULT_GUARD, 0, detail)
+
+    def _report_guard(self):
+        st = self.guard.get_status()
+        curtain = 1 if st["curtain"] else 0
+        lid = 1 if (st["lid"] is None or st["lid"]) else 0
+        key = curtain | (lid << 1)
+        if key != self._guard_reported:
+            self._guard_reported = key
+            self.events.on_guard(curtain, lid)
+
+    def _report_door(self):
+        s = self.door.state()
+        if s != self._door_reported:
+            self._door_reported = s
+            self.events.on_door_state(s)
+
+    # ================================================================ callbacks from mechanisms
+    def on_tile(self, track, index, cls):
+        bus = self.colour_bus
+        k = track - 1
+        self.counts_flat[k * (self.ncolours + 1) + cls] += 1
+        if cls == 0:
+            self.unknown_tiles += 1
+        if self.build_id:
+            if bus is not None:
+                self.events.on_tile(self.build_id, track, index, cls, bus.c, bus.r, bus.g, bus.b)
+            else:
+                self.events.on_tile(self.build_id, track, index, cls, 0, 0, 0, 0)
+        if bus is not None:
+            if bus.c == 0 and bus.last_failed:
+                self._sensor_errors[k] += 1
+                if self._sensor_errors[k] >= SENSOR_ERRORS and self.state == codes.BUILDING:
+                    self._fault(codes.FAULT_SENSOR, track, self._sensor_errors[k])
+                    return
+            else:
+                self._sensor_errors[k] = 0
+        if cls and self.cfg_colours and cls not in self.cfg_colours and self.build_active:
+            # a tile of a colour this build does not contain: a strayed tile
+            self._fault(codes.FAULT_COLOUR, track, cls)
+
+    def on_wall_done(self, track):
+        k = track - 1
+        if not self._full_sent[k] and self.build_id:
+            self._full_sent[k] = True
+            self.events.on_track_full(self.build_id, track, self.tracks[k].count)
+        if self.state == codes.BUILDING:
+            self._check_complete()
+
+    def on_track_fault(self, code, track):
+        tr = self.tracks[track - 1]
+        if code == codes.FAULT_JAM:
+            tr.stop()
+            detail = tr.jam_backoffs
+        else:
+            detail = tr.count
+        self._fault(code, track, detail)
+
+    def internal_fault(self, where, exc):
+        """A firmware exception (a bug): everything stops, fault INTERNAL."""
+        try:
+            self.events.on_log(_m.LOG_ERROR, "internal %s %s" % (where, exc))
+        except Exception:
+            pass
+        self._fault(codes.FAULT_INTERNAL, 0, where if isinstance(where, int) else 0)
+
+    def on_mech_fault(self, code, track, detail):
+        self._fault(code, track, detail)
+
+    def on_lift_arrived(self, top):
+        if top:
+            self.lift_reached_top = True
+            # the walls are on the table top now: the tracks are empty
+            self._clear_walls()
+            self.events.on_lift_done(_m.LIFT_TOP)
+        else:
+            self.events.on_lift_done(_m.LIFT_BOTTOM)
+            if self.state == codes.LIFTING:
+                self._set_state(codes.IDLE)
+
+    def on_door_arrived(self, opened):
+        self._report_door()
+
+    # ================================================================ faults
+    def _fault(self, code, track, detail):
+        if self.state == codes.FAULT:
+            return  # the first fault stands; later ones are consequences
+        self.faults += 1
+        self.fault = code
+        self.fault_track = track
+        self.fault_detail = detail & 0xFFFFFFFF
+        # everything that moves stops; tiles already inside finish their stacking
+        self.mixer.stop()
+        self.lift.halt()
+        self.door.halt()
+        self.lift.stop()
+        self.door.stop()
+        for tr in self.tracks:
+            tr.disarm()
+        self._mix_timer.cancel()
+        self._short_timer.cancel()
+        self._surplus_timer.cancel()
+        self._monitor_timer.cancel()
+        self._pause_build_timer()
+        if self.build_active:
+            self.paused = True
+        self.events.on_fault(code, track, self.fault_detail)
+        self._set_state(codes.FAULT)
+
+    def _pause_build_timer(self):
+        if self._build_timer.active:
+            left = self._build_timer.remaining_us() // 1000
+            self._build_left_ms = left if left > 0 else 1
+            self._build_timer.cancel()
+
+    # ================================================================ build watch
+    def _start_monitor(self):
+        self._monitor_timer.start(self._poll_ms)
+
+    def _monitor_due(self):
+        if self.state != codes.BUILDING:
+            return
+        short = False
+        for tr in self.tracks:
+            if tr.short():
+                short = True
+                break
+        if short and self.mixer.empty():
+            if not self._short_timer.active:
+                self._short_timer.start(self._mixer_empty_ms)
+        else:
+            self._short_timer.cancel()
+        if self._surplus_timer.active and self.mixer.empty():
+            self._surplus_timer.cancel()
+            self._complete()
+            return
+        self._monitor_timer.start(self._poll_ms)
+
+    def _short_due(self):
+        if self.state != codes.BUILDING or not self.mixer.empty():
+            return
+        mask = 0
+        first = 0
+        for tr in self.tracks:
+            if tr.short():
+                mask |= 1 << (tr.num - 1)
+                if not first:
+                    first = tr.num
+        if mask:
+            self._fault(codes.FAULT_SHORT, first, mask)
+
+    def _surplus_due(self):
+        if self.state == codes.BUILDING and not self.mixer.empty():
+            self._fault(codes.FAULT_SURPLUS, 0, self._mixer_empty_ms)
+
+    def _build_due(self):
+        if self.state == codes.BUILDING:
+            self._fault(codes.FAULT_BUILD_TIMEOUT, 0, self._build_ms)
+
+    def _check_complete(self):
+        for tr in self.tracks:
+            if not tr.wall_done:
+                return
+        if self.cfg_empty and not self.mixer.empty():
+            # a build that should empty the mixer: wait for the plate to clear
+            if not self._surplus_timer.active:
+                self._surplus_timer.start(self._mixer_empty_ms)
+            return
+        self._complete()
+
+    def _complete(self):
+        self.mixer.stop()
+        self._build_timer.cancel()
+        self._short_timer.cancel()
+        self._surplus_timer.cancel()
+        self._monitor_timer.cancel()
+        for tr in self.tracks:
+            tr.disarm()
+        self.build_active = False
+        self.paused = False
+        self.built = True
+        self.events.on_build_done(self.build_id, self.counts_view(), 1 if self.mixer.empty() else 0)
+        self._set_state(codes.BUILT)
+
+    def counts_view(self):
+        """Per-track per-colour counts, track-major: [t1 unknown, t1 colour 1, ...,
+        t2 unknown, ...] (the list is kept up to date, not copied)."""
+        return self.counts_flat
+
+    def targets(self):
+        out = []
+        for tr in self.tracks:
+            out.append(tr.target)
+        return out
+
+    def _clear_walls(self):
+        for tr in self.tracks:
+            tr.reset()
+        for i in range(len(self.counts_flat)):
+            self.counts_flat[i] = 0
+        for i in range(self.ntracks):
+            self._full_sent[i] = False
+        self.built = False
+        self.unknown_tiles = 0
+
+    def tracks_empty(self):
+        for tr in self.tracks:
+            if tr.count:
+                return False
+        return True
+
+    # ================================================================ link
+    def on_link_lost(self):
+        """The host went silent: lift and door stop, a build pauses (counts kept)."""
+        self.link_up = False
+        self.link_losses += 1
+        self.lift.stop()
+        self.door.stop()
+        s = self.state
+        if s == codes.BUILDING:
+            self._pause()
+        elif s == codes.MIXING:
+            self._stop_mixing()
+        elif s == codes.LIFTING:
+            self._stop_lifting()
+        self._report_door()
+
+    def on_link_up(self):
+        self.link_up = True
+
+    # ================================================================ commands
+    # Each returns (code, field): OK or an E_* code and the index of the field at
+    # fault (NO_FIELD when none is).
+    def cmd_configure(self, build_id, tiles, stacks, colours, empty_mixer):
+        s = self.state
+        if s != codes.IDLE and s != codes.BUILT and s != codes.MIXING:
+            return _m.E_NOT_ALLOWED, NO_FIELD
+        if len(tiles) > self.ntracks:
+            return _m.E_UNSUPPORTED, 1  # more walls than the table has tracks
+        if stacks > self.max_stacks:
+            return _m.E_UNSUPPORTED, 2  # longer walls than the table holds
+        for n in tiles:
+            if n > 2 * self.max_stacks:
+                return _m.E_UNSUPPORTED, 1
+            if n > 2 * stacks:
+                return _m.E_RANGE, 1  # more tiles than the walls' stacks hold
+        for c in colours:
+            if c > self.ncolours:
+                return _m.E_UNSUPPORTED, 3
+        self.cfg_id = build_id
+        for i in range(self.ntracks):
+            self.cfg_tiles[i] = tiles[i] if i < len(tiles) else 0
+        self.cfg_stacks = stacks
+        self.cfg_colours = list(colours)
+        self.cfg_empty = bool(empty_mixer)
+        return OK, NO_FIELD
+
+    def cmd_mix(self, duration_ms):
+        s = self.state
+        if s == codes.MIXING:
+            self._arm_mix_timer(duration_ms)
+            return OK, NO_FIELD
+        if s != codes.IDLE:
+            return _m.E_NOT_ALLOWED, NO_FIELD
+        if self.door.moving():
+            return _m.E_BUSY, NO_FIELD
+        for tr in self.tracks:
+            tr.disarm()
+        self.mixer.start()
+        self._arm_mix_timer(duration_ms)
+        self._set_state(codes.MIXING)
+        return OK, NO_FIELD
+
+    def _arm_mix_timer(self, duration_ms):
+        if not duration_ms:
+            duration_ms = self._mix_default_ms  # 0 = the board profile's default
+        self.mix_ms = duration_ms
+        if duration_ms:
+            self._mix_timer.start(duration_ms)
+        else:
+            self._mix_timer.start_us(0)
+
+    def _mix_due(self):
+        if self.state == codes.MIXING:
+            self._stop_mixing()
+
+    def _stop_mixing(self):
+        self.mixer.stop()
+        self._mix_timer.cancel()
+        self._set_state(codes.IDLE)
+
+    def cmd_build(self, build_id):
+        s = self.state
+        if s == codes.BUILDING:
+            if build_id == self.build_id:
+                return OK, NO_FIELD  # already building it
+            return _m.E_BUSY, 0
+        if s == codes.PAUSED:
+            if build_id != self.build_id:
+                return _m.E_NOT_ALLOWED, 0
+            return self._resume()
+        if s != codes.IDLE and s != codes.MIXING:
+            return _m.E_NOT_ALLOWED, NO_FIELD
+        if build_id != self.cfg_id:
+            return _m.E_NOT_ALLOWED, 0  # not the configured build
+        if self.lift.moving() or self.door.moving():
+            return _m.E_BUSY, NO_FIELD
+        if not self.lift.at_bottom():
+            return _m.E_NOT_ALLOWED, NO_FIELD
+        if build_id == self.build_id and self.build_active:
+            return self._resume()  # a build aborted by a fault and cleared
+        if not self.tracks_empty():
+            return _m.E_NOT_ALLOWED, NO_FIELD  # walls of another build are inside
+        # a fresh build
+        self._clear_walls()
+        self.build_id = build_id
+        self.build_active = True
+        self.paused = False
+        self._build_left_ms = self._build_ms
+        for i in range(self.ntracks):
+            self._full_sent[i] = False
+        self._mix_timer.cancel()
+        return self._run_build()
+
+    def _resume(self):
+        if self.lift.moving() or self.door.moving():
+            return _m.E_BUSY, NO_FIELD
+        self.paused = False
+        return self._run_build()
+
+    def _run_build(self):
+        for i in range(self.ntracks):
+            self.tracks[i].arm(self.cfg_tiles[i])
+        self.mixer.start()
+        left = self._build_left_ms if self._build_left_ms > 0 else self._build_ms
+        self._build_timer.start(left)
+        self._start_monitor()
+        self._set_state(codes.BUILDING)
+        for tr in self.tracks:
+            if tr.over:
+                self._fault(codes.FAULT_OVERFILL, tr.num, tr.count)
+                return OK, NO_FIELD
+        self._check_complete()
+        return OK, NO_FIELD
+
+    def _pause(self):
+        self.mixer.stop()
+        for tr in self.tracks:
+            tr.disarm()
+        self._pause_build_timer()
+        self._short_timer.cancel()
+        self._surplus_timer.cancel()
+        self._monitor_timer.cancel()
+        self.paused = True
+        self._set_state(codes.PAUSED)
+
+    def cmd_lift(self):
+        s = self.state
+        if s != codes.IDLE and s != codes.BUILT:
+            return _m.E_NOT_ALLOWED, NO_FIELD
+        if self.lift.moving():
+            return _m.E_BUSY, NO_FIELD
+        if not self.guard.safe():
+            return _m.E_NOT_ALLOWED, NO_FIELD
+        code = self.lift.cycle()
+        if code:
+            self._fault(code, 0, 0)
+            return _m.E_FAILED, NO_FIELD
+        self._lift_from_built = s == codes.BUILT
+        self.lift_reached_top = False
+        self._set_state(codes.LIFTING)
+        return OK, NO_FIELD
+
+    def _stop_lifting(self):
+        self.lift.stop()
+        if self.lift_reached_top or not self._lift_from_built:
+            self._set_state(codes.IDLE)
+        else:
+            self._set_state(codes.BUILT)
+
+    def cmd_door(self, want_open):
+        s = self.state
+        if s != codes.IDLE and s != codes.BUILT and s != codes.LIFTING:
+            return _m.E_NOT_ALLOWED, NO_FIELD
+        if want_open and not self.guard.safe():
+            return _m.E_NOT_ALLOWED, NO_FIELD
+        if want_open:
+            code = self.door.open()
+        else:
+            code = self.door.close()
+        if code:
+            self._fault(codes.FAULT_DOOR, 0, 0)
+            return _m.E_FAILED, NO_FIELD
+        self._report_door()
+        return OK, NO_FIELD
+
+    def cmd_stop(self):
+        s = self.state
+        self.door.stop()
+        if s == codes.BUILDING:
+            self._pause()
+        elif s == codes.MIXING:
+            self._stop_mixing()
+        elif s == codes.LIFTING:
+            self._stop_lifting()
+        else:
+            self.lift.stop()
+        self._report_door()
+        return OK, NO_FIELD
+
+    def cmd_abort(self):
+        s = self.state
+        if s == codes.TESTING:
+            return _m.E_BUSY, NO_FIELD
+        self.mixer.stop()
+        self.lift.stop()
+        self.door.stop()
+        for tr in self.tracks:
+            tr.disarm()
+        self._mix_timer.cancel()
+        self._build_timer.cancel()
+        self._short_timer.cancel()
+        self._surplus_timer.cancel()
+        self._monitor_timer.cancel()
+        self.build_active = False
+        self.paused = False
+        self._build_left_ms = 0
+        self.cfg_id = 0  # the configured build is forgotten
+        if s != codes.FAULT and s != codes.BUILT:
+            self._set_state(codes.IDLE)
+        self._report_door()
+        return OK, NO_FIELD
+
+    def cmd_clear_fault(self, code):
+        if self.state != codes.FAULT:
+            return _m.E_NOT_ALLOWED, NO_FIELD
+        if code != 0 and code != self.fault:
+            return _m.E_NOT_ALLOWED, 0  # not the active fault
+        if self.fault == codes.FAULT_GUARD and not self.guard.safe():
+            return _m.E_FAILED, NO_FIELD  # still unsafe
+        for tr in self.tracks:
+            if tr.jammed and tr.photo.blocked():
+                if self.fault == codes.FAULT_JAM:
+                    return _m.E_FAILED, NO_FIELD  # the jam is still there
+            tr.jammed = False
+            tr.jam_backoffs = 0
+        self.fault = codes.FAULT_NONE
+        self.fault_track = 0
+        self.fault_detail = 0
+        if self.build_active:
+            self.paused = True
+            self._set_state(codes.PAUSED)
+        elif self.built:
+            self._set_state(codes.BUILT)
+        else:
+            self._set_state(codes.IDLE)
+        return OK, NO_FIELD
+
+    # ---------------------------------------------------------------- self-test, calibration
+    # (in firmware/selftest.py, imported on first use: rare commands, kept out of
+    # the controller's resident code)
+    def cmd_self_test(self, kind, index):
+        from firmware import selftest
+
+        return selftest.start(self, kind, index)
+
+    def _test_due(self):
+        from firmware import selftest
+
+        selftest.finish(self)
+
+    def cmd_calibrate(self, colour, track):
+        from firmware import selftest
+
+        return selftest.calibrate(self, colour, track)
+
+    # ================================================================ status
+    def get_status(self):
+        return {
+            "state": codes.STATES[self.state],
+            "fault": codes.FAULTS[self.fault],
+            "fault_track": self.fault_track,
+            "fault_detail": self.fault_detail,
+            "build_id": self.build_id,
+            "configured": self.cfg_id,
+            "paused": self.paused,
+            "built": self.built,
+            "targets": self.targets(),
+            "counts": list(self.counts_flat),
+            "unknown_tiles": self.unknown_tiles,
+            "link_up": self.link_up,
+            "mixer": self.mixer.get_status(),
+            "tracks": [tr.get_status() for tr in self.tracks],
+            "lift": self.lift.get_status(),
+            "door": self.door.get_status(),
+            "guard": self.guard.get_status(),
+            "colour_sensors": self.sensors_present,
+            "colour_errors": self.colour_bus.errors if self.colour_bus is not None else 0,
+        }

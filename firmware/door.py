@@ -1,0 +1,79 @@
+# The centre door: opens so played tiles fall into the mixer
+# (docs/ARCHITECTURE.md §4: door_pwm/door_dir, dir 1 = open; door_closed and
+# door_open pressed = 0).  door_open may be null in a profile: the door then
+# opens for timings_ms.door_move and counts as open.
+from firmware.drivers.motor import DCMotor
+from firmware.motion import EndMotion, FAR, NEAR, AT_FAR, AT_NEAR
+from firmware import codes
+from protocol import messages as _m
+
+
+class Door:
+    def __init__(self, profile, hal, sched, clock, ctl):
+        t = profile["timings_ms"]
+        o = profile["timeouts_ms"]
+        self._ctl = ctl
+        motor = DCMotor(hal.pwm("door_pwm"), hal.output("door_dir"), duty=profile["duty"]["door"])
+        self._arrive_cb = self._arrive
+        self._fault_cb = self._fault
+        release = o["limit_release"]
+        if release >= o["door"]:
+            release = o["door"] - 1
+        self.axis = EndMotion(
+            motor, hal.input("door_open"), hal.input("door_closed"), sched, clock,
+            timeout_ms=o["door"], release_ms=release, poll_ms=t["poll"],
+            travel_ms=t["door_move"], on_arrive=self._arrive_cb, on_fault=self._fault_cb)
+        # without an open switch: open after a timed move, until told to close
+        self.timed_open = False
+
+    def state(self):
+        a = self.axis
+        if a.moving:
+            return _m.DOOR_MOVING
+        if a.near_pressed() and not a.far_pressed():
+            return _m.DOOR_CLOSED
+        if a.far_pressed() and not a.near_pressed():
+            return _m.DOOR_OPEN
+        if a.far is None and self.timed_open and not a.near_pressed():
+            return _m.DOOR_OPEN
+        return _m.DOOR_UNKNOWN
+
+    def closed(self):
+        return self.axis.moving == 0 and self.axis.near_pressed()
+
+    def moving(self):
+        return self.axis.moving != 0
+
+    def open(self):
+        self.timed_open = False
+        return self.axis.move(FAR)
+
+    def close(self):
+        self.timed_open = False
+        return self.axis.move(NEAR)
+
+    def halt(self):
+        self.axis.halt()
+
+    def stop(self):
+        self.axis.stop()
+
+    def pending(self):
+        return self.axis.pending()
+
+    def service(self):
+        return self.axis.service()
+
+    def _arrive(self, direction):
+        if direction == FAR and self.axis.far is None:
+            self.timed_open = True
+        self._ctl.on_door_arrived(direction == FAR)
+
+    def _fault(self, code):
+        # the door has no current sense; a switch problem on the door is DOOR
+        self._ctl.on_mech_fault(codes.FAULT_DOOR, 0, self.axis.fail_ms)
+
+    def get_status(self):
+        d = self.axis.get_status()
+        d["state"] = ("closed", "open", "moving", "unknown")[self.state()]
+        return d

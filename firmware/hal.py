@@ -1,0 +1,95 @@
+# The binding interface: the table of named signals (docs/ARCHITECTURE.md §4)
+# and what a binding must return for each kind.
+#
+# A binding (bindings/machine_hal.py, bindings/gpiozero_hal.py) is built from
+# a validated profile and offers:
+#
+#   hal.output(name) -> object with value(v) / value()       (digital out, starts at 0)
+#   hal.pwm(name)    -> object with duty_u16(v)               (starts at duty 0)
+#   hal.input(name)  -> object with value() and irq(handler, trigger), and the
+#                       attributes IRQ_RISING / IRQ_FALLING; handler(pin) is
+#                       called at each selected edge and must not allocate
+#   hal.adc(name)    -> object with read_u16()
+#   hal.i2c()        -> object with writeto(addr, buf), writeto_mem(addr, reg, buf),
+#                       readfrom_mem_into(addr, reg, buf)  (the machine.I2C subset)
+#
+# Each returns None when the profile maps the (optional) signal to null;
+# the firmware then does without it (docs/FIRMWARE.md "Optional signals").
+# Nothing else of a pin object is touched by the firmware.
+
+OUT = "out"
+PWM = "pwm"
+IN = "in"
+ADC = "adc"
+I2C = "i2c"
+
+PULL_UP = "up"
+PULL_DOWN = "down"
+PULL_NONE = None
+
+# name -> (kind, pull, optional).  Per-track names are produced by track_signals().
+SIGNALS = {
+    "mixer_pwm": (PWM, None, False),
+    "mixer_dir": (OUT, None, True),
+    "mixer_empty": (IN, PULL_NONE, False),
+    "lift_pwm": (PWM, None, False),
+    "lift_dir": (OUT, None, False),
+    "lift_top": (IN, PULL_UP, False),
+    "lift_bottom": (IN, PULL_UP, False),
+    "lift_current": (ADC, None, True),
+    "door_pwm": (PWM, None, False),
+    "door_dir": (OUT, None, False),
+    "door_closed": (IN, PULL_UP, False),
+    "door_open": (IN, PULL_UP, True),
+    "guard_curtain": (IN, PULL_DOWN, False),
+    "lid": (IN, PULL_DOWN, True),
+    "start_button": (IN, PULL_UP, True),
+    "dice_button": (IN, PULL_UP, True),
+    "status_light": (OUT, None, True),
+    "i2c_sda": (I2C, None, True),
+    "i2c_scl": (I2C, None, True),
+}
+
+TRACK_SIGNALS = {
+    "gate": (OUT, None, False),
+    "entry": (IN, PULL_UP, False),
+    "stacker": (OUT, None, False),
+    "pusher": (OUT, None, False),
+}
+
+
+def track_signals(tracks):
+    """All per-track signal names for a table with `tracks` tracks, in order."""
+    out = []
+    for n in range(1, tracks + 1):
+        for base in ("gate", "entry", "stacker", "pusher"):
+            out.append(base + str(n))
+    return out
+
+
+def signal(name):
+    """(kind, pull, optional) of a signal name, or None if it is not one."""
+    s = SIGNALS.get(name)
+    if s is not None:
+        return s
+    for base in TRACK_SIGNALS:
+        if name.startswith(base) and name[len(base):].isdigit():
+            return TRACK_SIGNALS[base]
+    return None
+
+
+def signal_names(tracks):
+    """Every signal name a profile with `tracks` tracks must map."""
+    names = list(SIGNALS.keys())
+    names.extend(track_signals(tracks))
+    return names
+
+
+def duty_u16(fraction):
+    """A 0..1 duty as the integer PWM.duty_u16 takes (computed once, at setup)."""
+    v = int(fraction * 65535 + 0.5)
+    if v < 0:
+        return 0
+    if v > 65535:
+        return 65535
+    return v

@@ -1,0 +1,365 @@
+# The board profile's schema and checks (docs/FIRMWARE.md §3), used through
+# firmware.profile.validate().  A board drops this module once the firmware is
+# built (firmware.profile.release(), from main.py), so running from .mpy files
+# its code does not stay in RAM for the rest of the run.
+from firmware import hal
+from firmware.profile import ProfileError
+
+# Leaf specs: (kind, lo, hi).  kind: "int" (JSON integer), "num" (integer or
+# decimal), "str", "bool".  Sections are dicts of specs.  OPTIONAL lists keys
+# that may be left out (their default is filled in).
+_TIMINGS = {
+    "debounce": ("int", 0, 50),
+    "colour_delay": ("int", 1, 100),
+    "gate_close": ("int", 1, 200),
+    "stacker": ("int", 10, 2000),
+    "pusher": ("int", 10, 2000),
+    "lift_stroke": ("int", 100, 60000),
+    "door_move": ("int", 50, 20000),
+    "heartbeat": ("int", 50, 10000),
+    "poll": ("int", 1, 100),
+    "mix": ("int", 0, 60000),
+}
+_TIMEOUTS = {
+    "jam": ("int", 20, 10000),
+    "jam_backoff": ("int", 10, 5000),
+    "jam_retries": ("int", 0, 10),
+    "mixer_empty": ("int", 100, 60000),
+    "lift": ("int", 100, 120000),
+    "limit_release": ("int", 20, 20000),
+    "door": ("int", 50, 60000),
+    "link": ("int", 200, 60000),
+    "build": ("int", 1000, 900000),
+    "stall_current": ("int", 1, 5000),
+}
+SCHEMA = {
+    "id": ("str", 1, 20),
+    "description": ("str", 0, 1000),
+    "tracks": ("int", 1, 8),
+    "max_stacks": ("int", 1, 32),
+    "colours": "colours",
+    "pins": "pins",
+    "i2c": {
+        "bus": ("int", 0, 9),
+        "freq": ("int", 10000, 1000000),
+        "mux_addr": ("int", 0x70, 0x77),
+        "sensor_addr": ("int", 0x08, 0x77),
+    },
+    "pwm_freq": ("int", 10, 100000),
+    "duty": {
+        "mixer": ("num", 0.05, 1.0),
+        "lift": ("num", 0.05, 1.0),
+        "door": ("num", 0.05, 1.0),
+    },
+    "timings_ms": _TIMINGS,
+    "timeouts_ms": _TIMEOUTS,
+    "thresholds": {
+        "lift_stall_current_u16": ("int", 1, 65535),
+    },
+    "calibration": "calibration",
+    "port": "port",
+    "watchdog_ms": ("int", 0, 8388),
+    "current_adc": "current_adc",
+}
+
+# Keys that may be left out, with the value they then take.
+OPTIONAL = {
+    "description": "",
+    "timings_ms.poll": 10,
+    "timings_ms.mix": 2000,
+    "timeouts_ms.limit_release": 1000,
+    "port": {"kind": "usb"},
+    "watchdog_ms": 4000,
+    "current_adc": None,
+}
+
+PORT_KINDS = ("usb", "uart", "serial")
+
+
+def _fmt_range(kind, lo, hi):
+    if kind == "int":
+        return "an integer %d..%d" % (lo, hi)
+    if kind == "num":
+        return "a number %s..%s" % (lo, hi)
+    if kind == "str":
+        return "a string of %d..%d characters" % (lo, hi)
+    return kind
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v):
+    return (isinstance(v, int) or isinstance(v, float)) and not isinstance(v, bool)
+
+
+def _leaf(key, v, spec):
+    kind, lo, hi = spec
+    acc = _fmt_range(kind, lo, hi)
+    if kind == "int":
+        if not _is_int(v):
+            raise ProfileError(key, "got %r, not an integer" % (v,), acc)
+        if v < lo or v > hi:
+            raise ProfileError(key, "got %d, out of range" % v, acc)
+        return v
+    if kind == "num":
+        if not _is_num(v):
+            raise ProfileError(key, "got %r, not a number" % (v,), acc)
+        if v < lo or v > hi:
+            raise ProfileError(key, "got %r, out of range" % (v,), acc)
+        return float(v)
+    if kind == "str":
+        if not isinstance(v, str):
+            raise ProfileError(key, "got %r, not a string" % (v,), acc)
+        if len(v) < lo or len(v) > hi:
+            raise ProfileError(key, "got %d characters" % len(v), acc)
+        return v
+    if kind == "bool":
+        if not isinstance(v, bool):
+            raise ProfileError(key, "got %r, not true/false" % (v,), "true or false")
+        return v
+    raise ProfileError(key, "bad schema kind " + kind)
+
+
+def _section(key, v, spec, out_parent, name):
+    if not isinstance(v, dict):
+        raise ProfileError(key, "got %r, not an object" % (v,), "an object with keys " + ", ".join(sorted(spec.keys())))
+    out = {}
+    for k in v:
+        if k not in spec:
+            raise ProfileError(key + "." + str(k), "unknown key", "one of " + ", ".join(sorted(spec.keys())))
+    for k in spec:
+        sub = key + "." + k
+        if k not in v:
+            if sub in OPTIONAL:
+                out[k] = OPTIONAL[sub]
+                continue
+            raise ProfileError(sub, "missing", _describe(spec[k]))
+        out[k] = _value(sub, v[k], spec[k])
+    out_parent[name] = out
+
+
+def _describe(spec):
+    if isinstance(spec, tuple):
+        return _fmt_range(spec[0], spec[1], spec[2])
+    if isinstance(spec, dict):
+        return "an object with keys " + ", ".join(sorted(spec.keys()))
+    return "see docs/FIRMWARE.md (" + spec + ")"
+
+
+def _value(key, v, spec):
+    if isinstance(spec, tuple):
+        return _leaf(key, v, spec)
+    if isinstance(spec, dict):
+        holder = {}
+        _section(key, v, spec, holder, "x")
+        return holder["x"]
+    return v  # special sections are checked after the plain ones
+
+
+def _colours(v):
+    acc = "a list of 1..7 distinct names (1..16 characters)"
+    if not isinstance(v, list) or not v or len(v) > 7:
+        raise ProfileError("colours", "got %r" % (v,), acc)
+    seen = []
+    for i, c in enumerate(v):
+        if not isinstance(c, str) or not (1 <= len(c) <= 16) or c in seen or c == "unknown":
+            raise ProfileError("colours[%d]" % i, "got %r" % (c,), acc + ", not 'unknown'")
+        seen.append(c)
+    return list(v)
+
+
+def _pins(v, tracks):
+    names = hal.signal_names(tracks)
+    acc_keys = "the signal names of docs/ARCHITECTURE.md §4 for %d tracks" % tracks
+    if not isinstance(v, dict):
+        raise ProfileError("pins", "got %r, not an object" % (v,), acc_keys)
+    for k in v:
+        if k not in names:
+            raise ProfileError("pins." + str(k), "unknown signal", acc_keys + ": " + ", ".join(names))
+    out = {}
+    used = {}
+    for k in names:
+        key = "pins." + k
+        kind, pull, optional = hal.signal(k)
+        if k not in v:
+            raise ProfileError(key, "missing", "a pin number 0..255" + (" or null" if optional else ""))
+        p = v[k]
+        if p is None:
+            if not optional:
+                raise ProfileError(key, "null is not allowed, the firmware cannot do without it", "a pin number 0..255")
+            out[k] = None
+            continue
+        if not _is_int(p) or p < 0 or p > 255:
+            raise ProfileError(key, "got %r" % (p,), "a pin number 0..255" + (" or null" if optional else ""))
+        if p in used:
+            raise ProfileError(key, "pin %d is already used by %s" % (p, used[p]), "a pin number no other signal uses")
+        used[p] = k
+        out[k] = p
+    if (out["i2c_sda"] is None) != (out["i2c_scl"] is None):
+        raise ProfileError("pins.i2c_sda", "i2c_sda and i2c_scl must both be pins or both null", "both pins or both null")
+    return out
+
+
+def _calibration(v, colours):
+    spec = {
+        "integration_ms": ("int", 1, 614),
+        "max_distance": ("num", 0.001, 1.0),
+        "min_clear": ("int", 0, 65535),
+    }
+    if not isinstance(v, dict):
+        raise ProfileError("calibration", "got %r, not an object" % (v,), "an object with keys integration_ms, max_distance, min_clear, refs")
+    for k in v:
+        if k not in spec and k != "refs":
+            raise ProfileError("calibration." + str(k), "unknown key", "one of integration_ms, max_distance, min_clear, refs")
+    out = {}
+    for k in spec:
+        if k not in v:
+            raise ProfileError("calibration." + k, "missing", _describe(spec[k]))
+        out[k] = _leaf("calibration." + k, v[k], spec[k])
+    refs = v.get("refs")
+    acc = "an object mapping each colour (%s) to [r, g, b], each 0..1, summing to about 1" % ", ".join(colours)
+    if not isinstance(refs, dict):
+        raise ProfileError("calibration.refs", "missing or not an object", acc)
+    for k in refs:
+        if k not in colours:
+            raise ProfileError("calibration.refs." + str(k), "not one of the profile's colours", acc)
+    out_refs = {}
+    for c in colours:
+        key = "calibration.refs." + c
+        if c not in refs:
+            raise ProfileError(key, "missing", acc)
+        r = refs[c]
+        if not isinstance(r, list) or len(r) != 3:
+            raise ProfileError(key, "got %r" % (r,), "[r, g, b]")
+        vals = []
+        for i in range(3):
+            vals.append(_leaf(key + "[%d]" % i, r[i], ("num", 0.0, 1.0)))
+        s = vals[0] + vals[1] + vals[2]
+        if s < 0.9 or s > 1.1:
+            raise ProfileError(key, "components sum to %.3f" % s, "normalised r, g, b summing to 1 (+-0.1)")
+        out_refs[c] = vals
+    out["refs"] = out_refs
+    if len(colours) > 1:
+        from firmware.drivers.colour import min_ref_distance
+
+        d = min_ref_distance([out_refs[c] for c in colours])
+        if out["max_distance"] * 2 >= d:
+            raise ProfileError("calibration.max_distance",
+                               "%.3f reaches past half the distance between two references (%.3f)" % (out["max_distance"], d),
+                               "less than %.3f, so no reading is near two colours (never guessed)" % (d / 2))
+    return out
+
+
+def _port(v):
+    acc = ('{"kind": "usb"} (USB CDC stdio), {"kind": "uart", "id": 0..9, "baud": n, "tx": pin, "rx": pin} '
+           'or {"kind": "serial", "path": "/dev/...", "baud": n} (CPython)')
+    if not isinstance(v, dict) or v.get("kind") not in PORT_KINDS:
+        raise ProfileError("port", "got %r" % (v,), acc)
+    kind = v["kind"]
+    if kind == "usb":
+        spec = {"kind": None}
+    elif kind == "uart":
+        spec = {"kind": None, "id": ("int", 0, 9), "baud": ("int", 300, 3000000),
+                "tx": ("int", 0, 255), "rx": ("int", 0, 255)}
+    else:
+        spec = {"kind": None, "path": ("str", 1, 200), "baud": ("int", 300, 3000000)}
+    out = {"kind": kind}
+    for k in v:
+        if k not in spec:
+            raise ProfileError("port." + str(k), "unknown key for kind " + kind, acc)
+    for k in spec:
+        if k == "kind":
+            continue
+        if k not in v:
+            raise ProfileError("port." + k, "missing", _describe(spec[k]))
+        out[k] = _leaf("port." + k, v[k], spec[k])
+    if "baud" in out and out["baud"] == 1200:
+        # Some boards reboot into their bootloader when a port at 1200 baud closes.
+        raise ProfileError("port.baud", "1200 baud resets some boards into their bootloader", "any other rate")
+    return out
+
+
+def _current_adc(v, pins):
+    if v is None:
+        return None
+    acc = '{"kind": "ads1115", "addr": 72..75, "channel": 0..3} (an I2C ADC on the main bus) or null'
+    if not isinstance(v, dict) or v.get("kind") != "ads1115":
+        raise ProfileError("current_adc", "got %r" % (v,), acc)
+    spec = {"addr": ("int", 0x48, 0x4B), "channel": ("int", 0, 3)}
+    for k in v:
+        if k != "kind" and k not in spec:
+            raise ProfileError("current_adc." + str(k), "unknown key", acc)
+    out = {"kind": "ads1115"}
+    for k in spec:
+        if k not in v:
+            raise ProfileError("current_adc." + k, "missing", _describe(spec[k]))
+        out[k] = _leaf("current_adc." + k, v[k], spec[k])
+    if pins["i2c_sda"] is None:
+        raise ProfileError("current_adc", "needs the I2C bus but pins.i2c_sda is null", "null, or I2C pins")
+    if pins["lift_current"] is not None:
+        raise ProfileError("current_adc", "pins.lift_current is also set", "one current source: pins.lift_current or current_adc")
+    return out
+
+
+def validate(d):
+    """A validated copy of the profile dict d (defaults filled in) or ProfileError."""
+    if not isinstance(d, dict):
+        raise ProfileError("(profile)", "got %r, not an object" % (type(d),), "a JSON object")
+    for k in d:
+        if k not in SCHEMA:
+            raise ProfileError(str(k), "unknown key", "one of " + ", ".join(sorted(SCHEMA.keys())))
+    out = {}
+    for k in SCHEMA:
+        spec = SCHEMA[k]
+        if k not in d:
+            if k in OPTIONAL:
+                out[k] = OPTIONAL[k]
+                continue
+            raise ProfileError(k, "missing", _describe(spec))
+        out[k] = _value(k, d[k], spec)
+    out["colours"] = _colours(d["colours"])
+    out["pins"] = _pins(d["pins"], out["tracks"])
+    out["calibration"] = _calibration(d["calibration"], out["colours"])
+    out["port"] = _port(out["port"])
+    out["current_adc"] = _current_adc(out["current_adc"], out["pins"])
+    if out["port"]["kind"] == "uart":
+        for pk in ("tx", "rx"):
+            p = out["port"][pk]
+            for name in out["pins"]:
+                if out["pins"][name] == p:
+                    raise ProfileError("port." + pk, "pin %d is already used by %s" % (p, name), "a free pin")
+    _cross(out)
+    return out
+
+
+def _cross(p):
+    names = ",".join(p["colours"])
+    if len(names.encode()) > 28:
+        raise ProfileError("colours", "the names take %d bytes joined by commas" % len(names.encode()),
+                           "names that fit in 28 bytes joined by commas (the handshake carries them)")
+    n = p["tracks"] * (len(p["colours"]) + 1)
+    if n > 32:
+        raise ProfileError("colours", "%d tracks x (%d colours + unknown) = %d counts, more than a status carries" % (
+            p["tracks"], len(p["colours"]), n), "tracks x (colours + 1) <= 32")
+    t = p["timings_ms"]
+    o = p["timeouts_ms"]
+    if o["lift"] <= t["lift_stroke"]:
+        raise ProfileError("timeouts_ms.lift", "%d is not longer than timings_ms.lift_stroke (%d)" % (o["lift"], t["lift_stroke"]),
+                           "a stroke timeout longer than the nominal stroke")
+    if o["door"] <= t["door_move"]:
+        raise ProfileError("timeouts_ms.door", "%d is not longer than timings_ms.door_move (%d)" % (o["door"], t["door_move"]),
+                           "a door timeout longer than the nominal move")
+    if o["jam"] <= t["colour_delay"] or o["jam"] <= t["debounce"]:
+        raise ProfileError("timeouts_ms.jam", "%d is not longer than the colour delay and debounce" % o["jam"],
+                           "a jam timeout longer than timings_ms.colour_delay")
+    if o["link"] <= t["heartbeat"]:
+        raise ProfileError("timeouts_ms.link", "%d is not longer than timings_ms.heartbeat (%d)" % (o["link"], t["heartbeat"]),
+                           "a link timeout longer than the heartbeat")
+    if o["jam_backoff"] < t["pusher"]:
+        raise ProfileError("timeouts_ms.jam_backoff", "%d is shorter than timings_ms.pusher (%d)" % (o["jam_backoff"], t["pusher"]),
+                           "a back-off at least one full pusher stroke long")
+    if o["limit_release"] >= o["lift"]:
+        raise ProfileError("timeouts_ms.limit_release", "%d is not shorter than timeouts_ms.lift" % o["limit_release"],
+                           "less than the stroke timeout")

@@ -1,0 +1,163 @@
+# SELF_TEST and CALIBRATE (docs/FIRMWARE.md §5): rare commands, imported by the
+# controller on first use so their code is not resident from boot.
+#
+# SELF_TEST exercises one device: actuators (mixer, gate, stacker, pusher,
+# status light) are pulsed for TEST_PULSE_MS and pass (nothing senses them);
+# sensors are read and the reading is the result's value (levels, ADC counts,
+# the colour sensor's clear channel, positions).  ABSENT for a null signal.
+# CALIBRATE takes a track's current colour reading as a colour's reference.
+from firmware.compat import const
+from firmware import codes
+from firmware.drivers.colour import Classifier, min_ref_distance
+from protocol import messages as _m
+
+OK = _m.OK
+NO_FIELD = _m.NO_FIELD
+TEST_PULSE_MS = const(100)
+
+
+def start(ctl, kind, index):
+    s = ctl.state
+    if s != codes.IDLE and s != codes.FAULT:
+        return _m.E_NOT_ALLOWED, NO_FIELD
+    if kind in _m.TRACK_DEVICES:
+        if index < 1 or index > ctl.ntracks:
+            return _m.E_RANGE, 1
+    elif index != 0:
+        return _m.E_RANGE, 1
+    ctl._test_kind = kind
+    ctl._test_index = index
+    ctl._test_return = s
+    ctl._set_state(codes.TESTING)
+    K = kind
+    tr = ctl.tracks[index - 1] if index else None
+    if K == _m.D_MIXER:
+        ctl.mixer.start()
+    elif K == _m.D_GATE:
+        tr.gate.open()
+    elif K == _m.D_STACKER:
+        tr.stacker._stacker.energise()
+    elif K == _m.D_PUSHER:
+        tr.stacker._pusher.energise()
+    elif K == _m.D_STATUS_LIGHT and ctl._light is not None:
+        ctl._light.value(1)
+    else:
+        finish(ctl)  # a reading: answer now
+        return OK, NO_FIELD
+    ctl._test_timer.start(TEST_PULSE_MS)
+    return OK, NO_FIELD
+
+def finish(ctl):
+    K = ctl._test_kind
+    idx = ctl._test_index
+    tr = ctl.tracks[idx - 1] if idx else None
+    result = _m.TEST_PASS
+    value = 0
+    if K == _m.D_MIXER:
+        ctl.mixer.stop()
+    elif K == _m.D_GATE:
+        tr.gate.close()
+    elif K == _m.D_STACKER:
+        tr.stacker._stacker.release()
+    elif K == _m.D_PUSHER:
+        tr.stacker._pusher.release()
+    elif K == _m.D_STATUS_LIGHT:
+        if ctl._light is None:
+            result = _m.TEST_ABSENT
+        else:
+            ctl._light.value(0)
+    elif K == _m.D_MIXER_EMPTY:
+        value = 1 if ctl.mixer.empty() else 0
+    elif K == _m.D_ENTRY:
+        value = 0 if tr.photo.blocked() else 1
+        if not value:
+            result = _m.TEST_FAIL  # the beam is blocked
+    elif K == _m.D_COLOUR:
+        bus = ctl.colour_bus
+        if bus is None:
+            result = _m.TEST_ABSENT
+        elif bus.read(idx - 1):
+            value = bus.c
+        else:
+            result = _m.TEST_FAIL
+    elif K == _m.D_LIFT:
+        value = ctl.lift.axis.position
+        if ctl.lift.axis.both_pressed():
+            result = _m.TEST_FAIL
+    elif K == _m.D_LIFT_TOP:
+        value = 1 if ctl.lift.axis.far_pressed() else 0
+    elif K == _m.D_LIFT_BOTTOM:
+        value = 1 if ctl.lift.axis.near_pressed() else 0
+    elif K == _m.D_LIFT_CURRENT:
+        cur = ctl.lift.axis.current
+        if cur is None:
+            result = _m.TEST_ABSENT
+        else:
+            value = cur.read()
+            if value > cur.threshold:
+                result = _m.TEST_FAIL
+    elif K == _m.D_DOOR:
+        value = ctl.door.state()
+        if ctl.door.axis.both_pressed():
+            result = _m.TEST_FAIL
+    elif K == _m.D_DOOR_CLOSED:
+        value = 1 if ctl.door.axis.near_pressed() else 0
+    elif K == _m.D_DOOR_OPEN:
+        if ctl.door.axis.far is None:
+            result = _m.TEST_ABSENT
+        else:
+            value = 1 if ctl.door.axis.far_pressed() else 0
+    elif K == _m.D_CURTAIN:
+        value = 1 if ctl.guard.get_status()["curtain"] else 0
+        if not value:
+            result = _m.TEST_FAIL
+    elif K == _m.D_LID:
+        lid = ctl.guard.get_status()["lid"]
+        if lid is None:
+            result = _m.TEST_ABSENT
+        else:
+            value = 1 if lid else 0
+            if not value:
+                result = _m.TEST_FAIL
+    elif K == _m.D_START_BUTTON or K == _m.D_DICE_BUTTON:
+        lvl = ctl.buttons.level(_m.BUTTON_START if K == _m.D_START_BUTTON else _m.BUTTON_DICE)
+        if lvl is None:
+            result = _m.TEST_ABSENT
+        else:
+            value = lvl
+    else:
+        result = _m.TEST_ABSENT
+    ctl.events.on_self_test(K, idx, result, value)
+    if ctl.state == codes.TESTING:
+        ctl._set_state(ctl._test_return)
+
+def calibrate(ctl, colour, track):
+    if ctl.state != codes.IDLE:
+        return _m.E_NOT_ALLOWED, NO_FIELD
+    if colour > ctl.ncolours:
+        return _m.E_UNSUPPORTED, 0
+    if track > ctl.ntracks:
+        return _m.E_UNSUPPORTED, 1
+    bus = ctl.colour_bus
+    if bus is None:
+        return _m.E_UNSUPPORTED, 1
+    if not bus.read(track - 1):
+        return _m.E_FAILED, 1
+    if bus.c < ctl.profile["calibration"]["min_clear"]:
+        return _m.E_FAILED, NO_FIELD  # no tile under the sensor
+    s = bus.r + bus.g + bus.b
+    if s <= 0:
+        return _m.E_FAILED, NO_FIELD
+    ref = [bus.r / s, bus.g / s, bus.b / s]
+    refs = [list(r) for r in ctl._refs]
+    refs[colour - 1] = ref
+    if len(refs) > 1 and ctl._max_distance * 2 >= min_ref_distance(refs):
+        return _m.E_FAILED, 0  # too near another colour: classes would overlap
+    ctl._refs = refs
+    cal = ctl.profile["calibration"]
+    ctl.classifier = Classifier(refs, max_distance=cal["max_distance"], min_clear=cal["min_clear"])
+    for tr in ctl.tracks:
+        tr._classifier = ctl.classifier
+    ctl.events.on_log(_m.LOG_INFO, "cal %s t%d %.3f %.3f %.3f" % (
+        ctl.profile["colours"][colour - 1], track, ref[0], ref[1], ref[2]))
+    return OK, NO_FIELD
