@@ -44,7 +44,12 @@ def start(ctl, kind, index):
     else:
         finish(ctl)  # a reading: answer now
         return OK, NO_FIELD
-    ctl._test_timer.start(TEST_PULSE_MS)
+    ms = TEST_PULSE_MS
+    if K == _m.D_STACKER and tr.stacker._stacker_ms > ms:
+        ms = tr.stacker._stacker_ms  # a whole stroke: it also clears a tile off the ramp
+    elif K == _m.D_PUSHER and tr.stacker._pusher_ms > ms:
+        ms = tr.stacker._pusher_ms
+    ctl._test_timer.start(ms)
     return OK, NO_FIELD
 
 def finish(ctl):

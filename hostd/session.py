@@ -22,6 +22,7 @@ import asyncio
 from hostd.errors import JantakuError, NotReady, Refused
 from hostd.rulesets import check_fits
 from hostd.table import TableFault
+from protocol.messages import F_RESET
 
 DECKS = ("A", "B")
 UNKNOWN = "unknown"
@@ -59,6 +60,7 @@ class Session:
         self.targets = [profile.stacks_per_wall * 2] * 4
         self.decks = {}  # name -> {"tiles": n, "backs": {colour: n}} once known
         self.ranges = {}  # name -> {colour: [lo, hi]}: what is known of its backs
+        self._journaled = set()  # decks whose first composition is journalled
         self.misread_limit = int(misread_limit * self.tiles)  # unknown backs a build may have
         self.builds = []  # demo-shaped build records
         self.hands = []
@@ -68,6 +70,7 @@ class Session:
         self.top = None  # deck on the table top (being played)
         self.phase = None
         self._pending_raise = None  # a hand over stopped half-way: (raised, dropped, hand, fault)
+        self._resplit_pending = None  # fault id: untrusted walls inside, re-split at hand over
         self._lock = asyncio.Lock()
 
     # -- helpers ------------------------------------------------------------------------
@@ -111,9 +114,17 @@ class Session:
         else:
             self.journal.build_started(self.id, number, deck, self.targets)
             self._event("build_started", build=number, deck=deck, targets=list(self.targets))
-            result = await self.table.build(
-                number, self.targets, stacks=self.profile.stacks_per_wall,
-                expect_empty=expect_empty)
+            try:
+                result = await self.table.build(
+                    number, self.targets, stacks=self.profile.stacks_per_wall,
+                    expect_empty=expect_empty)
+            except TableFault as e:  # every build the table started is listed, failed ones too
+                record = {"deck": deck, "per_track": self.table.per_track(), "backs": {},
+                          "sim_seconds": None, "ok": False}
+                self.builds.append(record)
+                self.journal.build_finished(self.id, number, record)
+                self._event("build_failed", build=number, deck=deck, message=str(e))
+                raise
         backs = dict(result["backs"])
         record = {
             "deck": deck,
@@ -184,9 +195,10 @@ class Session:
         if uncertain:
             comp["backs"][UNKNOWN] = uncertain
         if self.decks.get(deck) != comp:
-            first = deck not in self.decks
+            first = deck not in self._journaled
             self.decks[deck] = comp
             if first:
+                self._journaled.add(deck)
                 self.journal.deck(self.id, deck, comp)
             else:  # a later build read backs an earlier one could not: the count narrows
                 self.journal.transition(self.id, "deck_refined", deck=deck, composition=comp)
@@ -236,7 +248,13 @@ class Session:
         """Build deck A inside (for Mixed Deck: one deck's worth of the mixed sets)."""
         async with self._lock:
             self._phase("building", inside="A", top=self.top, hand=0)
-            await self._build("A", expect_empty=not self.mixed_deck)
+            try:
+                await self._build("A", expect_empty=not self.mixed_deck)
+            except TableFault as e:
+                if e.fault != F_RESET:
+                    raise
+                await self._after_reset(e)  # nothing on top yet: re-split now
+                return self.summary()
             self._first_built()
             return self.summary()
 
@@ -257,6 +275,9 @@ class Session:
         """End the hand being played (or begin the first): drop the played deck, raise
         the walls built inside, then rebuild the dropped deck inside."""
         async with self._lock:
+            started = self.table.mark()
+            if self._resplit_pending:
+                await self._resplit_at_hand_over()  # counts in this hand's turnaround
             self.check_hand_over()
             if self._pending_raise is None:
                 raised, dropped = self.inside, self.top
@@ -264,7 +285,7 @@ class Session:
                 # committed before anything moves: a restart knows a hand over was under way
                 self._phase("hand_over", inside=raised, top=dropped, hand=next_hand)
                 self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
-                self._pending_raise = (raised, dropped, next_hand, None, self.table.mark())
+                self._pending_raise = (raised, dropped, next_hand, None, started)
             else:  # repeated after a stop (guard broken, ...): the cause must be gone
                 raised, dropped, next_hand, fid, _ = self._pending_raise
                 await self.table.clear_fault()
@@ -293,10 +314,66 @@ class Session:
             await self.table.settle()  # lift back down, door closed
             rebuild = dropped if dropped is not None else other(raised)
             self._phase("building", inside=rebuild, top=raised, hand=next_hand)
-            await self._build(rebuild, expect_empty=True)
+            try:
+                await self._build(rebuild, expect_empty=True)
+            except TableFault as e:
+                if e.fault != F_RESET:
+                    raise
+                await self._after_reset(e)  # a hand is in play: re-split at its hand over
+                return record
             self.inside = rebuild
             self._phase("built", inside=rebuild, top=raised, hand=next_hand)
             return record
+
+    # -- a table that restarted mid-build ------------------------------------------------
+    async def _after_reset(self, e):
+        """The table restarted while building: the walls inside are partial and their
+        counts are gone with the firmware's memory, so they are never trusted.  They go
+        back into the mixer and — since a deck's tiles can't be told apart from the
+        other's once mixed — both decks are split again (Mixed Deck).  With a hand in
+        play that waits for its hand over; with nothing on top it happens now."""
+        number = len(self.builds)  # the failed build is listed already
+        msg = ("the table restarted during build %d: the walls inside can't be accounted "
+               "for" % number)
+        self.inside = None
+        if not self.mixed_deck:
+            msg += ("; the sets can't be separated again by the table: sort them by back "
+                    "colour, load the %s set and start a new session" % self.sets[0])
+            self._fault("reset", None, number, msg)
+            self._phase("stopped", inside=None, top=self.top, hand=self.hand)
+            raise TableFault(F_RESET, 0, 0, msg)
+        fid = self._fault("reset", None, number, msg + "; both decks will be split again")
+        self.faults[-1]["_id"] = fid
+        self._resplit_pending = fid
+        self._phase("resplit_pending", inside=None, top=self.top, hand=self.hand, fault=fid)
+        if self.top is None:
+            await self._resplit_now()
+
+    async def _resplit_at_hand_over(self):
+        """The hand over after a reset: drop the played deck and raise the untrusted
+        walls at once, drop those too, and split everything again."""
+        await self.table.wait_ready()
+        self._event("resplit", hand=self.hand + 1)
+        await self.table.flush_tracks()
+        await self.table.raise_walls(open_door=self.top is not None)
+        await self.table.settle()
+        self.top = None
+        await self._resplit_now(raised_already=True)
+
+    async def _resplit_now(self, raised_already=False):
+        await self.table.wait_ready()
+        if not raised_already:  # the partial walls up to the top, then into the mixer
+            await self.table.flush_tracks()
+            await self.table.raise_walls(open_door=False)
+            await self.table.settle()
+        await self.table.drop_top()
+        self.journal.transition(self.id, "resplit", decks_before=self.decks)
+        self.decks, self.ranges = {}, {}
+        self._phase("building", inside="A", top=None, hand=self.hand)
+        await self._build("A", expect_empty=False)
+        fid, self._resplit_pending = self._resplit_pending, None
+        self._recovered(fid)
+        self._first_built()
 
     # -- after a restart --------------------------------------------------------------------
     @classmethod
@@ -304,6 +381,7 @@ class Session:
         """A session from the journal (journal.open_session()), as it was committed."""
         s = cls(table=table, journal=journal, profile=profile, mixed_deck=saved["mixed_deck"],
                 sets=tuple(saved["sets"]), dice=dice, on_event=on_event, session_id=saved["id"])
+        s._journaled = set(saved["decks"])
         for k, v in saved["decks"].items():
             u = v["backs"].get(UNKNOWN, 0)
             s.ranges[k] = {c: [v["backs"].get(c, 0), v["backs"].get(c, 0) + u] for c in s.sets}
@@ -318,6 +396,8 @@ class Session:
         s.phase = saved["phase"]
         s.hand = data.get("hand", len(s.hands))
         s.top = data.get("top")
+        if s.phase == "resplit_pending":
+            s._resplit_pending = data.get("fault")
         s._saved = saved
         for _ in s.hands:  # the seeded dice go on where they were
             dice.roll(profile)
@@ -332,6 +412,11 @@ class Session:
             ident = self.table.identity or {}
             same_boot = data.get("boot") is not None and data.get("boot") == ident.get("boot_nonce")
             unfinished = saved.get("unfinished_build")
+            if self.phase == "resplit_pending":  # the re-split goes on as planned
+                self._event("session_resumed", phase=self.phase, hand=self.hand)
+                if self.top is None:
+                    await self._resplit_now()
+                return "resplit"
             if self.phase == "built" and same_boot:
                 self.inside = data.get("inside")
                 self._event("session_resumed", phase=self.phase, hand=self.hand)

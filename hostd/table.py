@@ -169,6 +169,8 @@ class TableClient:
             self._waiters = []
             self._op = None
             self.state, self.lift, self.door = "boot", None, "unknown"
+        if what == "disconnected" and self._op is not None:
+            self._op["interrupted"] = True  # only what the outage cut is carried on
         if what in ("connected", "up", "reset"):
             self._tasks.add(asyncio.create_task(self._reconcile()))
             for t in [t for t in self._tasks if t.done()]:
@@ -178,8 +180,9 @@ class TableClient:
         try:
             await self.query_status()
             op = self._op
-            if op is None:
+            if op is None or not op.get("interrupted"):
                 return
+            op["interrupted"] = False
             if op["kind"] == "build" and self.build_id == op["id"] and not op["done"].done():
                 if self.state == "paused":
                     log.info("resuming the paused build", build=op["id"])
@@ -224,6 +227,10 @@ class TableClient:
         if self.state == "built":
             return self._result(self._flat_counts(), 0.0, None)
         return await self._run_build(build_id, ((m.BUILD, (build_id,)),))
+
+    def per_track(self):
+        """Tiles counted so far on each track of the current build (from TILE events)."""
+        return [sum(r) for r in self.counts]
 
     def _ncol(self):
         ident = self.link.identity
@@ -297,6 +304,33 @@ class TableClient:
         finally:
             self._op = None
         self.lift = "bottom"
+
+    async def flush_tracks(self, strokes=3):
+        """Stack and push whatever a reset left on the tracks' ramps (its counts were lost
+        with the firmware's memory), so that the lift takes every tile: a stacker and a
+        pusher stroke per ramp place, through the self-test command."""
+        ident = self.link.identity
+        for _ in range(strokes):
+            for track in range(1, (ident["tracks"] if ident else 4) + 1):
+                for kind in (m.D_STACKER, m.D_PUSHER):
+                    done = self.expect(lambda i, v, k=kind, t=track: i == m.SELF_TEST_RESULT
+                                       and v[0] == k and v[1] == t)
+                    await self.link.command(m.SELF_TEST, (kind, track))
+                    await done
+
+    async def drop_top(self):
+        """Open the centre door so everything on the table top falls into the mixer, then
+        close it again."""
+        opened = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
+        await self.link.command(m.DOOR, (1,))
+        await opened
+        closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
+        await self.link.command(m.DOOR, (0,))
+        await closed
+
+    async def wait_ready(self, timeout=None):
+        """Until the table is connected again (after a reset or an unplug)."""
+        await self.link.wait_connected(timeout)
 
     def mark(self):
         return self.link.mark()

@@ -53,6 +53,9 @@ class FakeTable:
     async def settle(self):
         self.calls.append(("settle",))
 
+    def per_track(self):
+        return [0, 0, 0, 0]
+
     def mark(self):
         return 0
 
