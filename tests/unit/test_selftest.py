@@ -34,7 +34,7 @@ def test_self_test_readings_and_pulses():
     for kind in range(1, len(m.DEVICES)):
         idx = 1 if kind in m.TRACK_DEVICES else 0
         assert r.ctl.cmd_self_test(kind, idx) == OK, kind
-        r.run(150)
+        r.run(200)  # the longest pulse: a whole pusher stroke
         assert r.ctl.state == codes.IDLE
     rp = Rig("pi-reference")
     rp.ctl.cmd_self_test(m.D_DOOR_OPEN, 0)
