@@ -171,7 +171,7 @@ class TableClient:
             self.state, self.lift, self.door = "boot", None, "unknown"
         if what == "disconnected" and self._op is not None:
             self._op["interrupted"] = True  # only what the outage cut is carried on
-        if what in ("connected", "up", "reset"):
+        if what in ("connected", "up", "reset") and self.link.connected:
             self._tasks.add(asyncio.create_task(self._reconcile()))
             for t in [t for t in self._tasks if t.done()]:
                 self._tasks.discard(t)
