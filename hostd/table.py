@@ -208,13 +208,14 @@ class TableClient:
         """Configure and run one build; returns per-track counts, backs by colour and the
         build's duration in table seconds."""
         ncol = self._ncol()
+        await self.link.command(m.CONFIGURE_BUILD, (
+            build_id, list(targets), stacks, list(range(1, ncol + 1)), 1 if expect_empty else 0))
+        # set after the table confirmed: a status reply to an earlier query (which comes
+        # before this RESULT on the line) must not overwrite the new build's picture
         self.build_id = build_id
         self.targets = list(targets)
         self.counts = [[0] * (ncol + 1) for _ in targets]
-        return await self._run_build(build_id, (
-            (m.CONFIGURE_BUILD, (build_id, list(targets), stacks, list(range(1, ncol + 1)),
-                                 1 if expect_empty else 0)),
-            (m.BUILD, (build_id,))))
+        return await self._run_build(build_id, ((m.BUILD, (build_id,)),))
 
     async def resume_build(self, build_id):
         """Carry on with a build the table paused (it kept its counts): after a lost link
