@@ -119,10 +119,14 @@ class Session:
                     number, self.targets, stacks=self.profile.stacks_per_wall,
                     expect_empty=expect_empty)
             except TableFault as e:  # every build the table started is listed, failed ones too
-                record = {"deck": deck, "per_track": self.table.per_track(), "backs": {},
-                          "sim_seconds": None, "ok": False}
+                record = {"deck": deck, "per_track": self.table.per_track(),
+                          "backs": self.table.backs(), "sim_seconds": None, "ok": False}
                 self.builds.append(record)
                 self.journal.build_finished(self.id, number, record)
+                if e.kind in ("short", "surplus", "overfill", "jam"):
+                    e.message = "%s: %s" % (self._count_words(deck, record), e.message)
+                    e.args = (e.message,)
+                    self._fault(e.kind, e.track, number, e.message)
                 self._event("build_failed", build=number, deck=deck, message=str(e))
                 raise
         backs = dict(result["backs"])
@@ -176,6 +180,22 @@ class Session:
                 comp = {c: [max(o[c][0], comp[c][0]), min(o[c][1], comp[c][1])] for c in self.sets}
             self._set_range(other_deck, comp)
         return None
+
+    def _count_words(self, deck, record):
+        """"deck B: counted 135 of 136 (green 63, expected 64)" for a build that stopped."""
+        counted = sum(record["per_track"])
+        words = "deck %s: counted %d of %d" % (deck, counted, self.tiles)
+        if deck in self.ranges and record["backs"]:
+            backs = record["backs"]
+            if counted == self.tiles:
+                diffs = self._diffs(deck, backs)
+            else:  # which colour is short, when the deck's colour count is known
+                exp = self._best(deck)
+                diffs = ", ".join("%s %d of %d" % (c, backs.get(c, 0), exp[c]) for c in self.sets
+                                  if backs.get(c, 0) < exp[c] and counted > self.tiles - 8)
+            if diffs:
+                words += " (%s)" % diffs
+        return words
 
     def _best(self, deck):
         r = self.ranges[deck]

@@ -229,6 +229,15 @@ class TableClient:
             return self._result(self._flat_counts(), 0.0, None)
         return await self._run_build(build_id, ((m.BUILD, (build_id,)),))
 
+    def backs(self):
+        """Colours counted so far in the current build."""
+        out = {}
+        for row in self.counts:
+            for cls, n in enumerate(row):
+                if n:
+                    out[self.colour_name(cls)] = out.get(self.colour_name(cls), 0) + n
+        return out
+
     def per_track(self):
         """Tiles counted so far on each track of the current build (from TILE events)."""
         return [sum(r) for r in self.counts]

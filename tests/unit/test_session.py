@@ -56,6 +56,9 @@ class FakeTable:
     def per_track(self):
         return [0, 0, 0, 0]
 
+    def backs(self):
+        return {}
+
     def mark(self):
         return 0
 
