@@ -125,7 +125,9 @@ async def run_demo(args):
                 await hand_over_like_players(session, table)
             ok = True
         except Exception as e:  # reported in the JSON, exit status non-zero
-            if not session.faults or session.faults[-1]["message"] != str(e):
+            last = session.faults[-1] if session.faults else None
+            if last is None or last["recovered"] or (last["message"] != str(e)
+                                                     and last["kind"] != getattr(e, "kind", None)):
                 out["faults"].append({"kind": getattr(e, "kind", type(e).__name__),
                                       "track": getattr(e, "track", None),
                                       "build": len(session.builds) or None,
