@@ -1,0 +1,93 @@
+"""Faults end to end: the real daemon over a real pseudo-terminal to `jantaku sim serve
+--fault ...`, driven through the CLI like a person would (docs/FAULTS.md).  Simulated
+tables only: faults are injected by the simulator."""
+import json
+import sqlite3
+
+import pytest
+
+from tests.e2e.conftest import start_daemon, start_sim
+from tests.e2e.test_session_e2e import built
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def faulty(tmp_path, hil_port, request):
+    """(daemon, sim) with the simulator started with the test's fault spec."""
+    if hil_port:
+        pytest.skip("faults are injected by the simulator")
+    procs = []
+
+    def start(*faults, seed=7):
+        args = ["--ruleset", "riichi", "--mixed-deck", "--seed", str(seed)]
+        for f in faults:
+            args += ["--fault", f]
+        sim, port = start_sim(tmp_path, *args)
+        procs.append(sim)
+        d = start_daemon(tmp_path, port)
+        procs.append(d.proc)
+        d.wait(lambda s: s["table"]["connected"], what="the table to connect")
+        return d
+
+    yield start
+    for p in reversed(procs):
+        p.kill()
+
+
+def journal_rows(db, sql):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_guard_broken_mid_lift_stops_and_resumes_when_repeated(faulty):
+    d = faulty("guard")  # breaks half-way through the first lift, for 200 ms
+    d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
+    d.wait(built(1), timeout=120, what="deck A")
+    d.cli("hand-over")  # hand 1: the lift goes up... and the curtain breaks
+    st = d.wait(lambda s: s["session"]["faults"], timeout=60, what="the guard fault")
+    fault = st["session"]["faults"][0]
+    assert fault["kind"] == "guard" and fault["recovered"] is False
+    assert "guard was broken" in fault["message"]
+    assert st["session"]["hand"] == 0  # the walls are not up: hand 1 has not begun
+    d.wait(lambda s: s["table"]["guard"]["curtain"] and not s["session"]["busy"],
+           what="the curtain clear again")
+    d.cli("hand-over")  # repeated with the guard clear: the lift resumes
+    st = d.wait(built(2), timeout=120, what="deck B after the repeated hand over")
+    assert st["session"]["hand"] == 1
+    assert st["session"]["faults"][0]["recovered"] is True
+    assert journal_rows(d.db, "SELECT kind, recovered FROM faults") == [("guard", 1)]
+
+
+def test_firmware_reset_mid_build_splits_the_decks_again(faulty):
+    d = faulty("reset:build=1,after=40")
+    d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
+    st = d.wait(lambda s: any(b["ok"] for b in s["session"]["builds"]) and not s["session"]["busy"],
+                timeout=180, what="the recovered split")
+    s = st["session"]
+    assert st["table"]["resets"] == 1  # noticed by the boot nonce
+    assert [b["ok"] for b in s["builds"]] == [False, True]  # the untrusted build is listed
+    assert s["faults"][0]["kind"] == "reset" and s["faults"][0]["recovered"] is True
+    assert "can't be accounted for" in s["faults"][0]["message"]
+    a, b = s["decks"]["A"], s["decks"]["B"]
+    assert a["tiles"] == b["tiles"] == 136
+    assert a["backs"]["blue"] + b["backs"]["blue"] == 136  # every tile found again
+    d.cli("hand-over")
+    st = d.wait(built(3), timeout=120, what="deck B")
+    assert st["session"]["builds"][-1]["ok"] and st["session"]["builds"][-1]["backs"] == b["backs"]
+
+
+def test_unplugged_mid_build_reconnects_and_the_build_completes(faulty):
+    # unplugged for 80 simulated seconds = 4 s of wall time at the e2e speed (20x):
+    # longer than the 2 s link timeout, so the firmware pauses the build
+    d = faulty("unplug:build=1,after=40,ms=80000")
+    d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
+    d.wait(lambda s: not s["table"]["connected"], timeout=60, what="the unplug")
+    st = d.wait(built(1), timeout=180, what="the build after the replug")
+    b = st["session"]["builds"][0]
+    assert b["ok"] and b["per_track"] == [34, 34, 34, 34]
+    assert st["table"]["connected"] and st["table"]["resets"] == 0
+    assert st["session"]["faults"] == []
