@@ -295,55 +295,62 @@ class Session:
         """End the hand being played (or begin the first): drop the played deck, raise
         the walls built inside, then rebuild the dropped deck inside."""
         async with self._lock:
-            started = self.table.mark()
-            if self._resplit_pending:
-                await self._resplit_at_hand_over()  # counts in this hand's turnaround
-            self.check_hand_over()
-            if self._pending_raise is None:
-                raised, dropped = self.inside, self.top
-                next_hand = self.hand + 1
-                # committed before anything moves: a restart knows a hand over was under way
-                self._phase("hand_over", inside=raised, top=dropped, hand=next_hand)
-                self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
-                self._pending_raise = (raised, dropped, next_hand, None, started)
-            else:  # repeated after a stop (guard broken, ...): the cause must be gone
-                raised, dropped, next_hand, fid, _ = self._pending_raise
+            return await self._hand_over()
+
+    async def _hand_over(self):
+        started = self.table.mark()
+        if self._resplit_pending:
+            await self._resplit_at_hand_over()  # counts in this hand's turnaround
+        self.check_hand_over()
+        if self._pending_raise is None:
+            raised, dropped = self.inside, self.top
+            next_hand = self.hand + 1
+            # committed before anything moves: a restart knows a hand over was under way
+            self._phase("hand_over", inside=raised, top=dropped, hand=next_hand)
+            self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
+            self._pending_raise = (raised, dropped, next_hand, None, started)
+        else:  # repeated after a stop (guard broken, ...): the cause must be gone
+            raised, dropped, next_hand, fid, _ = self._pending_raise
+            if self.table.state == "fault":
                 await self.table.clear_fault()
-            try:
-                await self.table.raise_walls(open_door=dropped is not None)
-            except TableFault as e:
-                fid = self._fault(e.kind, e.track, None, "hand %d: %s" % (next_hand, e))
-                self.faults[-1]["_id"] = fid
-                self._pending_raise = self._pending_raise[:3] + (fid, self._pending_raise[4])
+        try:
+            await self.table.raise_walls(open_door=dropped is not None)
+        except TableFault as e:
+            fid = self._fault(e.kind, e.track, None, "hand %d: %s" % (next_hand, e))
+            self.faults[-1]["_id"] = fid
+            self._pending_raise = self._pending_raise[:3] + (fid, self._pending_raise[4])
+            raise
+        # turnaround: from the (first) hand over to the walls at the top
+        turnaround = self.table.seconds_since(self._pending_raise[4])
+        fid = self._pending_raise[3]
+        self._pending_raise = None
+        if fid is not None:
+            self._recovered(fid)
+        dice = self.dice.roll(self.profile)
+        brk = self.dice.break_wall(self.profile, dice)
+        record = {"hand": next_hand, "deck": raised, "dice": list(dice),
+                  "breaker": brk["breaker"], "turnaround_sim_seconds": round(turnaround, 3)}
+        self.journal.hand(self.id, record, brk)
+        self.hands.append(record)
+        self.hand, self.top, self.inside = next_hand, raised, None
+        self._event("hand", **dict(record, break_from_right=brk["break_from_right"],
+                                   unit=brk["unit"]))
+        await self.table.settle()  # lift back down, door closed
+        await self._rebuild_inside(dropped if dropped is not None else other(raised))
+        return record
+
+    async def _rebuild_inside(self, deck):
+        """Build the deck that was dropped into the mixer, inside, during the hand."""
+        self._phase("building", inside=deck, top=self.top, hand=self.hand)
+        try:
+            await self._build(deck, expect_empty=True)
+        except TableFault as e:
+            if e.fault != F_RESET:
                 raise
-            # turnaround: from the (first) hand over to the walls at the top
-            turnaround = self.table.seconds_since(self._pending_raise[4])
-            fid = self._pending_raise[3]
-            self._pending_raise = None
-            if fid is not None:
-                self._recovered(fid)
-            dice = self.dice.roll(self.profile)
-            brk = self.dice.break_wall(self.profile, dice)
-            record = {"hand": next_hand, "deck": raised, "dice": list(dice),
-                      "breaker": brk["breaker"], "turnaround_sim_seconds": round(turnaround, 3)}
-            self.journal.hand(self.id, record, brk)
-            self.hands.append(record)
-            self.hand, self.top, self.inside = next_hand, raised, None
-            self._event("hand", **dict(record, break_from_right=brk["break_from_right"],
-                                       unit=brk["unit"]))
-            await self.table.settle()  # lift back down, door closed
-            rebuild = dropped if dropped is not None else other(raised)
-            self._phase("building", inside=rebuild, top=raised, hand=next_hand)
-            try:
-                await self._build(rebuild, expect_empty=True)
-            except TableFault as e:
-                if e.fault != F_RESET:
-                    raise
-                await self._after_reset(e)  # a hand is in play: re-split at its hand over
-                return record
-            self.inside = rebuild
-            self._phase("built", inside=rebuild, top=raised, hand=next_hand)
-            return record
+            await self._after_reset(e)  # a hand is in play: re-split at its hand over
+            return
+        self.inside = deck
+        self._phase("built", inside=deck, top=self.top, hand=self.hand)
 
     # -- a table that restarted mid-build ------------------------------------------------
     async def _after_reset(self, e):
@@ -432,29 +439,50 @@ class Session:
             ident = self.table.identity or {}
             same_boot = data.get("boot") is not None and data.get("boot") == ident.get("boot_nonce")
             unfinished = saved.get("unfinished_build")
+            self._event("session_resumed", phase=self.phase, hand=self.hand)
             if self.phase == "resplit_pending":  # the re-split goes on as planned
-                self._event("session_resumed", phase=self.phase, hand=self.hand)
                 if self.top is None:
                     await self._resplit_now()
                 return "resplit"
-            if self.phase == "built" and same_boot:
+            if not same_boot and self.phase in ("building", "built", "hand_over"):
+                # walls inside built by another boot of the table: never trusted
+                if unfinished:
+                    rec = {"deck": unfinished["deck"], "per_track": [0] * len(self.targets),
+                           "backs": {}, "sim_seconds": None, "ok": False}
+                    self.builds.append(rec)
+                    self.journal.build_finished(self.id, unfinished["build"], rec)
+                self.top = data.get("top") if self.phase != "hand_over" else self.top
+                await self._after_reset(TableFault(F_RESET, 0))
+                return "resplit"
+            if self.phase == "built":
                 self.inside = data.get("inside")
-                self._event("session_resumed", phase=self.phase, hand=self.hand)
                 return "ready"
-            if self.phase == "building" and same_boot and unfinished:
-                deck = unfinished["deck"]
-                self._event("session_resumed", phase=self.phase, hand=self.hand,
-                            build=unfinished["build"])
-                await self._build(deck, expect_empty=True, resume=True)
-                if not self.decks:  # the split's first build: both decks become known
+            if self.phase == "building":
+                deck = data.get("inside")
+                if unfinished and self.table.build_id == unfinished["build"]:
+                    await self._build(deck, expect_empty=True, resume=True)
+                else:  # killed before the table got the build: start it now
+                    await self._build(deck, expect_empty=not (self.mixed_deck and not self.decks))
+                if not self.decks or len(self.builds) == 1:
                     self._first_built()
                 else:
                     self.inside = deck
                     self._phase("built", inside=deck, top=self.top, hand=self.hand)
                 return "resumed"
-            why = ("the table restarted since" if not same_boot else
-                   "it stopped in the middle of %s" % self.phase)
-            msg = "walls of session %s can't be accounted for: %s; abort and start again" % (
-                self.id, why)
-            self._fault("walls-unknown", None, unfinished and unfinished["build"], msg)
-            raise NotReady(msg, code="walls_unknown")
+            if self.phase == "hand_over":
+                hand, raised, dropped = data["hand"], data["inside"], data["top"]
+                if not any(h["hand"] == hand for h in self.hands):
+                    # the walls may be on their way up: raise them (again)
+                    self.inside, self.top, self.hand = raised, dropped, hand - 1
+                    self._pending_raise = (raised, dropped, hand, None, self.table.mark())
+                    await self._hand_over()
+                    return "resumed"
+                # the hand began: bring the lift down, close the door, rebuild inside
+                self.hand, self.top, self.inside = hand, raised, None
+                await self.table.settle_after_restart()
+                await self._rebuild_inside(dropped if dropped is not None else other(raised))
+                return "resumed"
+            msg = "session %s can't be resumed from phase %s: abort and start again" % (
+                self.id, self.phase)
+            self._fault("unresumable", None, None, msg)
+            raise NotReady(msg, code="unresumable")

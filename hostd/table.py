@@ -328,6 +328,19 @@ class TableClient:
                     await self.link.command(m.SELF_TEST, (kind, track))
                     await done
 
+    async def settle_after_restart(self):
+        """After the daemon restarted during a hand over whose walls are up: bring the
+        lift to the bottom (a lift cycle) and close the door."""
+        bottom = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
+        await self.link.command(m.LIFT, ())
+        await bottom
+        closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
+        await self.link.command(m.DOOR, (0,))
+        try:  # the table reports the door only when it changes: already closed is quiet
+            await asyncio.wait_for(asyncio.shield(closed), 3.0)
+        except asyncio.TimeoutError:
+            closed.cancel()
+
     async def drop_top(self):
         """Open the centre door so everything on the table top falls into the mixer, then
         close it again."""

@@ -53,6 +53,20 @@ class FakeTable:
     async def settle(self):
         self.calls.append(("settle",))
 
+    state = "idle"
+    build_id = 0
+
+    async def wait_ready(self):
+        pass
+
+    async def flush_tracks(self):
+        self.calls.append(("flush",))
+
+    async def drop_top(self):
+        self.calls.append(("drop",))
+        self.mixer += self.top
+        self.top = []
+
     def per_track(self):
         return [0, 0, 0, 0]
 
@@ -170,8 +184,11 @@ class ResumableTable(FakeTable):
         self.paused_result = None
 
     async def build(self, number, targets, *, stacks, expect_empty):
+        if self.paused_result is not None:
+            return await super().build(number, targets, stacks=stacks, expect_empty=expect_empty)
         res = await super().build(number, targets, stacks=stacks, expect_empty=expect_empty)
         self.paused_result = res
+        self.build_id = number
         raise asyncio.CancelledError  # the daemon was killed mid-build
 
     async def resume_build(self, number):
@@ -203,12 +220,16 @@ def test_restart_resumes_a_paused_build_of_the_same_table_boot(journal):
 def test_restart_after_a_table_reset_does_not_trust_the_walls(journal):
     table, sid = _killed_mid_first_build(journal, boot=77)
     table.identity["boot_nonce"] = 78  # the table rebooted meanwhile
+    table.top, table.mixer = table.inside, table.mixer  # (the partial walls go up and back in)
     s = Session.restore(journal.open_session(), table=table, journal=journal,
                         profile=get_ruleset("riichi"), dice=Dice(5))
-    with pytest.raises(NotReady) as e:
-        run(s.resume())
-    assert "can't be accounted for" in str(e.value) and "restarted" in str(e.value)
+    assert run(s.resume()) == "resplit"
     assert ("resume", 1) not in table.calls
+    assert [c[0] for c in table.calls[-5:]] == ["flush", "raise", "settle", "drop", "build"]
+    assert [b["ok"] for b in s.builds] == [False, True]  # the untrusted build is listed
+    assert s.faults[0]["kind"] == "reset" and s.faults[0]["recovered"] is True
+    assert "can't be accounted for" in s.faults[0]["message"]
+    assert s.inside == "A" and sum(s.decks["A"]["backs"].values()) == 136
 
 
 def test_unknown_backs_are_reported_not_guessed_and_later_builds_narrow_them(journal):
