@@ -281,6 +281,8 @@ def _configure_demo(p):
     p.add_argument("--transport", choices=("inprocess", "pty"), default="inprocess")
     p.add_argument("--table-stacks", type=int, default=None, metavar="N",
                    help="most stacks per wall of the simulated table (default 18, or 29 when needed)")
+    p.add_argument("--db", metavar="PATH", default=None,
+                   help="keep the session's journal there (default: a temporary file)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

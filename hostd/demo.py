@@ -99,8 +99,10 @@ async def run_demo(args):
     else:
         sim_proc, port = start_pty_table(args, profile)
         transport = SerialTransport(port, time_scale=PTY_SPEED)
-    tmpdir = tempfile.mkdtemp(prefix="jantaku-demo-")
-    journal = Journal(os.path.join(tmpdir, "journal.sqlite"))
+    db = getattr(args, "db", None)
+    if not db:
+        db = os.path.join(tempfile.mkdtemp(prefix="jantaku-demo-"), "journal.sqlite")
+    journal = Journal(db)
     out = {"ruleset": profile.name, "mixed_deck": bool(args.mixed_deck), "seed": args.seed,
            "sets": list(colours), "decks": {}, "builds": [], "hands": [], "faults": [],
            "safety": {"guard_stop_ms_max": None}, "firmware": None,
@@ -121,8 +123,11 @@ async def run_demo(args):
                           mixed_deck=args.mixed_deck, sets=colours, dice=Dice(args.seed))
         try:
             await session.start()
+            on_hand = getattr(args, "on_hand", None)  # a soak's probe
             for _ in range(args.hands):
                 await hand_over_like_players(session, table)
+                if on_hand is not None:
+                    on_hand(session.hand)
             ok = True
         except Exception as e:  # reported in the JSON, exit status non-zero
             last = session.faults[-1] if session.faults else None
