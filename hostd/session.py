@@ -69,7 +69,8 @@ class Session:
         self.inside = None  # deck built (or being built) inside the table
         self.top = None  # deck on the table top (being played)
         self.phase = None
-        self._pending_raise = None  # a hand over stopped half-way: (raised, dropped, hand, fault)
+        self._pending_raise = None  # a hand over stopped half-way: (raised, dropped, hand, mark)
+        self._stopped = []  # faults of motions stopped and not yet done again
         self._resplit_pending = None  # fault id: untrusted walls inside, re-split at hand over
         self._lock = asyncio.Lock()
 
@@ -308,24 +309,13 @@ class Session:
             # committed before anything moves: a restart knows a hand over was under way
             self._phase("hand_over", inside=raised, top=dropped, hand=next_hand)
             self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
-            self._pending_raise = (raised, dropped, next_hand, None, started)
+            self._pending_raise = (raised, dropped, next_hand, started)
         else:  # repeated after a stop (guard broken, ...): the cause must be gone
-            raised, dropped, next_hand, fid, _ = self._pending_raise
-            if self.table.state == "fault":
-                await self.table.clear_fault()
-        try:
-            await self.table.raise_walls(open_door=dropped is not None)
-        except TableFault as e:
-            fid = self._fault(e.kind, e.track, None, "hand %d: %s" % (next_hand, e))
-            self.faults[-1]["_id"] = fid
-            self._pending_raise = self._pending_raise[:3] + (fid, self._pending_raise[4])
-            raise
+            raised, dropped, next_hand, _ = self._pending_raise
+        await self._motion(self.table.raise_walls, next_hand, open_door=dropped is not None)
         # turnaround: from the (first) hand over to the walls at the top
-        turnaround = self.table.seconds_since(self._pending_raise[4])
-        fid = self._pending_raise[3]
+        turnaround = self.table.seconds_since(self._pending_raise[3])
         self._pending_raise = None
-        if fid is not None:
-            self._recovered(fid)
         dice = self.dice.roll(self.profile)
         brk = self.dice.break_wall(self.profile, dice)
         record = {"hand": next_hand, "deck": raised, "dice": list(dice),
@@ -338,6 +328,25 @@ class Session:
         await self.table.settle()  # lift back down, door closed
         await self._rebuild_inside(dropped if dropped is not None else other(raised))
         return record
+
+    async def _motion(self, verb, hand, **kw):
+        """A lift or door motion the guard (or a stall) may stop: a stop is journalled
+        and the motion is repeated when the hand over is pressed again; once one
+        succeeds, the stops before it are marked recovered."""
+        if self.table.state == "fault":
+            await self.table.clear_fault()  # refused while the cause is still there
+        try:
+            await verb(**kw)
+        except TableFault as e:
+            if e.fault == F_RESET:
+                raise
+            fid = self._fault(e.kind, e.track, None, "hand %d: %s" % (hand, e))
+            self.faults[-1]["_id"] = fid
+            self._stopped.append(fid)
+            raise
+        for fid in self._stopped:
+            self._recovered(fid)
+        self._stopped = []
 
     async def _rebuild_inside(self, deck):
         """Build the deck that was dropped into the mixer, inside, during the hand."""
@@ -381,8 +390,10 @@ class Session:
         walls at once, drop those too, and split everything again."""
         await self.table.wait_ready()
         self._event("resplit", hand=self.hand + 1)
+        if self.table.state == "fault":
+            await self.table.clear_fault()
         await self.table.flush_tracks()
-        await self.table.raise_walls(open_door=self.top is not None)
+        await self._motion(self.table.raise_walls, self.hand + 1, open_door=self.top is not None)
         await self.table.settle()
         self.top = None
         await self._resplit_now(raised_already=True)
@@ -390,10 +401,12 @@ class Session:
     async def _resplit_now(self, raised_already=False):
         await self.table.wait_ready()
         if not raised_already:  # the partial walls up to the top, then into the mixer
+            if self.table.state == "fault":
+                await self.table.clear_fault()
             await self.table.flush_tracks()
-            await self.table.raise_walls(open_door=False)
+            await self._motion(self.table.raise_walls, self.hand + 1, open_door=False)
             await self.table.settle()
-        await self.table.drop_top()
+        await self._motion(self.table.drop_top, self.hand + 1)
         self.journal.transition(self.id, "resplit", decks_before=self.decks)
         self.decks, self.ranges = {}, {}
         self._phase("building", inside="A", top=None, hand=self.hand)
@@ -474,7 +487,7 @@ class Session:
                 if not any(h["hand"] == hand for h in self.hands):
                     # the walls may be on their way up: raise them (again)
                     self.inside, self.top, self.hand = raised, dropped, hand - 1
-                    self._pending_raise = (raised, dropped, hand, None, self.table.mark())
+                    self._pending_raise = (raised, dropped, hand, self.table.mark())
                     await self._hand_over()
                     return "resumed"
                 # the hand began: bring the lift down, close the door, rebuild inside
