@@ -52,7 +52,8 @@ except ImportError:  # CPython: same wrapping arithmetic as MicroPython
         return ((a - b + _HALF) & _MASK) - _HALF
 
 else:
-    TICKS_PERIOD = 1 << 30
+    # the port's own period: 2**30 on boards, 2**62 on the 64-bit unix port
+    TICKS_PERIOD = ticks_add(0, -1) + 1
 
 TICKS_MASK = TICKS_PERIOD - 1
 
