@@ -1,0 +1,155 @@
+"""Simulator benchmark (prints figures; not a test).
+
+  .venv/bin/python bench/sim_bench.py [--quick]
+
+1. a 136-tile build (firmware + simulator in-process) against its mechanical bound
+2. simulated seconds per wall second: in-process on CPython (firmware, and the physics
+   alone with the scripted controller), and under MicroPython (firmware + simulator in
+   one `micropython` process)
+3. the firmware's heap under MicroPython: peak during a build, and after 1 and after
+   100 builds (how it is told apart from the simulator's: bench/mp/sim_bench_mp.py)
+4. guard broken -> lift / door motor off, in simulated ms, over a lift cycle
+"""
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hw_sim.driver import Driver  # noqa: E402
+from hw_sim.inprocess import InProcessTable, scripted_factory  # noqa: E402
+from hw_sim.tiles import standard_set  # noqa: E402
+
+SET = standard_set()
+QUICK = "--quick" in sys.argv
+
+
+def firmware_build(seed):
+    t = InProcessTable("reference-18", [SET, SET], seed=seed)
+    d = Driver(t, keep_events=False)
+    d.connect()
+    w = time.perf_counter()
+    t0 = t.now_ms()
+    done = d.build(1, [34] * 4, 17, [1, 2], 1)
+    wall = time.perf_counter() - w
+    assert done is not None, "build failed for seed %d" % seed
+    sim = (t.now_ms() - t0) / 1000
+    w = time.perf_counter()
+    t1 = t.now_ms()
+    assert d.hand_over()
+    wall2 = time.perf_counter() - w
+    sim2 = (t.now_ms() - t1) / 1000
+    return t.report(False)["builds"][0], sim, wall, sim2, wall2
+
+
+def scripted_build(seed):
+    t = InProcessTable("reference-18", [SET, SET], seed=seed, firmware_factory=scripted_factory)
+    c = t.fw
+    w = time.perf_counter()
+    c.build(17)
+    while c.building:
+        t.run(1000)
+    return t.now_ms() / 1000, time.perf_counter() - w
+
+
+def micropython(mode, builds, heap="1m"):
+    mp = pathlib.Path(sys.executable).parent / "micropython"
+    if not mp.exists():
+        return None
+    env = dict(os.environ, MICROPYPATH="%s:.frozen" % ROOT)
+    r = subprocess.run([str(mp), "-X", "heapsize=%s" % heap, str(ROOT / "bench" / "mp" / "sim_bench_mp.py"), mode,
+                        str(builds)], capture_output=True, text=True, timeout=3600, env=env, cwd=str(ROOT))
+    for line in r.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError("micropython bench failed:\n%s\n%s" % (r.stdout, r.stderr))
+
+
+def guard_latencies():
+    worst = 0.0
+    n = 0
+    for when in (1, 500, 2000, 3990, 4300, 6000, 7990):
+        for door in (False, True):
+            t = InProcessTable("reference-18", [SET, SET], seed=2)
+            d = Driver(t, keep_events=False)
+            d.connect()
+            d.build(1, [34] * 4, 17, [1, 2], 1)
+            t.table.panel.break_guard(t.now_us() + when * 1000, 100)
+            if door:
+                d.command("door", 1)
+            d.command("lift")
+            d.run_for(when + 500)
+            for s in t.report(False)["safety"]:
+                n += 1
+                lat = s["latency_ms"]
+                worst = max(worst, lat if lat is not None else float("inf"))
+    return worst, n
+
+
+def kib(n):
+    return "%.1f KiB" % (n / 1024)
+
+
+def main():
+    print("== jantaku simulator bench (hw_sim)")
+    seeds = [1, 2, 3] if QUICK else list(range(1, 11))
+    res = [firmware_build(s) for s in seeds]
+    b = res[0][0]
+    print("1. a 136-tile build, firmware + simulator in-process (seed 1):")
+    print("   simulated build time %.3f s, mechanical bound %.3f s, efficiency %.2f %%" % (
+        b["build_s"], b["bound_s"], 100 * b["efficiency"]))
+    effs = [r[0]["efficiency"] for r in res]
+    print("   over %d seeds: build %.1f..%.1f s, efficiency min %.2f %% mean %.2f %% (goal: within 2 %%, ~20 s)" % (
+        len(seeds), min(r[0]["build_s"] for r in res), max(r[0]["build_s"] for r in res), 100 * min(effs),
+        100 * statistics.mean(effs)))
+    print("   missed tiles: %d; hand over (door + lift up and down): %.2f s simulated" % (
+        sum(len(r[0]["missed"]) for r in res), res[0][3]))
+    sim = sum(r[1] for r in res)
+    wall = sum(r[2] for r in res)
+    sim2 = sum(r[3] for r in res)
+    wall2 = sum(r[4] for r in res)
+    print("2. simulated seconds per wall second (goal: in-process >= 1000x on CPython)")
+    print("   CPython, firmware + simulator + host link: builds %.0fx, hand overs %.0fx, overall %.0fx" % (
+        sim / wall, sim2 / wall2, (sim + sim2) / (wall + wall2)))
+    ps = [scripted_build(s) for s in seeds[:3]]
+    print("   CPython, physics alone (scripted pin-level controller): %.0fx" % (
+        sum(p[0] for p in ps) / sum(p[1] for p in ps)))
+    sp = micropython("speed", 2 if QUICK else 5)
+    if sp is None:
+        print("   MicroPython: the micropython binary is not installed")
+    else:
+        print("   MicroPython unix port, firmware + simulator + host link in one process: builds %.0fx" % (
+            sp["sim_s"] / sp["wall_s"]))
+    print("3. the firmware's heap under MicroPython (-X heapsize=1m; goal: peak <= 64 KiB, flat over 100 builds)")
+    one = micropython("heap", 1)
+    many = micropython("heap", 3 if QUICK else 100)
+    if one is not None:
+        print("   separated by gc.mem_alloc() deltas (gc.collect() before each reading):")
+        print("     code (bytecode from .py; frozen in flash on a board): firmware+protocol %s, simulator+host %s" % (
+            kib(one["code_firmware"]), kib(one["code_sim"])))
+        print("     constructing Firmware(...) after the table, wire and host exist: %s" % kib(one["fw_static"]))
+        print("     live after N builds = heap before - after dropping the firmware (and its IRQ handlers)")
+        print("     transient = most one Firmware.step() allocates (collector off around each step;")
+        print("     the simulator code a step calls allocates nothing: tests/mpy/sim_heap_lock.py)")
+        print("   peak during a build: %s (the larger of construction %s and live %s, + largest step %s;" % (
+            kib(max(one["fw_static"], one["fw_live_end"]) + one["fw_step_max"]), kib(one["fw_static"]),
+            kib(one["fw_live_end"]), kib(one["fw_step_max"])))
+        print("     construction counts the stand-in's Pin/PWM/ADC objects the binding creates, which a")
+        print("     board's machine.Pin objects replace, and which stay with the stand-in when dropped)")
+        print("   firmware live after 1 build: %s; after %d builds: %s" % (
+            kib(one["fw_live_end"]), many["builds"], kib(many["fw_live_end"])))
+        print("   whole process heap after each build (simulator history bounded, bench records preallocated):")
+        print("     after build 1: %d B, after build %d: %d B (range %d..%d B)" % (
+            many["total_after_first"], many["builds"], many["total_after_last"], many["total_min"], many["total_max"]))
+        print("   efficiency under MicroPython: min %.2f %% over %d builds" % (100 * many["eff_min"], many["builds"]))
+    worst, n = guard_latencies()
+    print("4. guard broken -> motor off: worst %.3f ms simulated over %d stops (goal: <= 10 ms)" % (worst, n))
+
+
+if __name__ == "__main__":
+    main()

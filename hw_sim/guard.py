@@ -1,0 +1,74 @@
+# The guard (light curtain over the lift openings, lid switch), the buttons and
+# the status light (docs/SIMULATOR.md "Guard, buttons, light").
+#
+# guard_curtain and lid read 1 when safe (pull-down: a cut wire reads unsafe);
+# start_button and dice_button read 0 while pressed.  Tests, faults and
+# scripts schedule level changes; each one happens at its virtual instant and
+# the controller's IRQ handler is called right then.
+from hw_sim.lines import NEVER, IN, OUT
+
+
+class Panel:
+    def __init__(self, table):
+        self.table = table
+        self.clock = table.clock
+        self.curtain = table.add_line("guard_curtain", IN, 1)
+        self.lid = table.add_line("lid", IN, 1)
+        self.start = table.add_line("start_button", IN, 1)
+        self.dice = table.add_line("dice_button", IN, 1)
+        self.light = table.add_line("status_light", OUT, 0, self, 0)
+        self._ev = []  # [time, line, level], kept sorted by time
+        self.next_us = NEVER
+        self.breaks = 0
+        self.light_changes = 0
+
+    def schedule(self, at_us, line, level):
+        ev = self._ev
+        i = len(ev)
+        while i > 0 and ev[i - 1][0] > at_us:
+            i -= 1
+        ev.insert(i, [at_us, line, level])
+        self.next_us = ev[0][0]
+
+    def break_guard(self, at_us, ms, which="curtain"):
+        """The curtain (or lid) reads unsafe from at_us for ms milliseconds."""
+        line = self.lid if which == "lid" else self.curtain
+        self.schedule(at_us, line, 0)
+        self.schedule(at_us + int(ms * 1000), line, 1)
+
+    def press(self, name, at_us, ms=100):
+        line = self.dice if name == "dice" or name == "dice_button" else self.start
+        self.schedule(at_us, line, 0)
+        self.schedule(at_us + int(ms * 1000), line, 1)
+
+    def fire(self, now):
+        ev = self._ev
+        while ev and ev[0][0] <= now:
+            e = ev.pop(0)
+            line = e[1]
+            level = e[2]
+            if (line is self.curtain or line is self.lid) and level == 0 and line.level == 1:
+                self.breaks += 1
+                self.table.on_guard_break(line.name, now)
+            if (line is self.curtain or line is self.lid) and level == 1 and line.level == 0:
+                line.set(1)
+                self.table.on_guard_restore(line.name, now)
+                continue
+            line.set(level)
+        self.next_us = ev[0][0] if ev else NEVER
+
+    def safe(self):
+        return self.curtain.level == 1 and self.lid.level == 1
+
+    def on_output(self, what, v):
+        self.light_changes += 1
+
+    def get_status(self):
+        return {
+            "curtain": self.curtain.level,
+            "lid": self.lid.level,
+            "start_button": self.start.level,
+            "dice_button": self.dice.level,
+            "light": self.light.level,
+            "breaks": self.breaks,
+        }

@@ -1,0 +1,216 @@
+# The lift and the centre door: one-axis motions driven by a DC motor, with an
+# end switch at each end (docs/SIMULATOR.md "Lift", "Door").
+#
+# Position is in microseconds of travel at nominal speed (0 = bottom/closed,
+# stroke = top/open); any duty of at least MIN_DUTY moves at nominal speed.
+# A switch is pressed (pin 0) within `zone` of its end.  Driving into an end
+# stop slips a clutch: the current stays at its running level (a switch that
+# never closes shows as a stroke that never ends, not as a stall).  An
+# obstruction (lift-stall) stops the motion and raises the current.
+from hw_sim import rng as _rng
+from hw_sim.lines import NEVER, IN, OUT, PWM, ADC
+
+PWM_W = 0
+DIR_W = 1
+
+MIN_DUTY = 6554
+
+
+class Axis:
+    """Shared motion model.  Subclasses name the pins and react to ends."""
+
+    kind = "axis"
+
+    def __init__(self, table, prefix, low_name, high_name, *, stroke_us, zone_us):
+        self.table = table
+        self.clock = table.clock
+        self.S = stroke_us
+        self.Z = zone_us
+        self.pos = 0
+        self.t0 = table.clock._now
+        self.v = 0
+        self.duty = 0
+        self.direction = 0
+        self.motor_on = False
+        self.block_hi = NEVER  # cannot pass this position going up/open
+        self.block_lo = -1  # cannot pass this going down/closed
+        self.force_lo = -1  # stuck switch: forced level (0/1), -1 = none
+        self.force_hi = -1
+        self.next_us = NEVER
+        self.moves = 0  # motions started towards the high end
+        self.pwm = table.add_line(prefix + "_pwm", PWM, 0, self, PWM_W)
+        self.dir_line = table.add_line(prefix + "_dir", OUT, 0, self, DIR_W)
+        self.low = table.add_line(low_name, IN, 0)  # starts at the low end: pressed
+        self.high = table.add_line(high_name, IN, 1)
+
+    # -- position ------------------------------------------------------------
+    def _update(self, now):
+        if self.v:
+            p = self.pos + self.v * (now - self.t0)
+            if p < 0:
+                p = 0
+            if p > self.S:
+                p = self.S
+            self.pos = p
+        self.t0 = now
+
+    def _velocity(self):
+        if not self.motor_on:
+            return 0
+        if self.direction:
+            if self.pos >= self.S or self.pos >= self.block_hi:
+                return 0
+            return 1
+        if self.pos <= 0 or self.pos <= self.block_lo:
+            return 0
+        return -1
+
+    def blocked(self):
+        """The motor pushes against an obstruction (not an end stop)."""
+        if not self.motor_on:
+            return False
+        if self.direction:
+            return self.pos >= self.block_hi and self.pos < self.S
+        return self.pos <= self.block_lo and self.pos > 0
+
+    def _next(self):
+        v = self.v
+        if v == 0:
+            self.next_us = NEVER
+            return
+        p = self.pos
+        S = self.S
+        Z = self.Z
+        if v > 0:
+            # the nearest of: low switch releases, high switch presses, end, obstruction
+            best = S
+            if Z + 1 > p and Z + 1 < best:
+                best = Z + 1
+            if S - Z > p and S - Z < best:
+                best = S - Z
+            if self.block_hi > p and self.block_hi < best:
+                best = self.block_hi
+            self.next_us = self.t0 + (best - p)
+        else:
+            best = 0
+            if S - Z - 1 < p and S - Z - 1 > best:
+                best = S - Z - 1
+            if Z < p and Z > best:
+                best = Z
+            if self.block_lo < p and self.block_lo > best:
+                best = self.block_lo
+            self.next_us = self.t0 + (p - best)
+
+    def _switches(self):
+        lo = 0 if self.pos <= self.Z else 1
+        hi = 0 if self.pos >= self.S - self.Z else 1
+        if self.force_lo >= 0:
+            lo = self.force_lo
+        if self.force_hi >= 0:
+            hi = self.force_hi
+        self.low.set(lo)
+        self.high.set(hi)
+
+    # -- controller outputs ------------------------------------------------
+    def on_output(self, what, v):
+        now = self.clock._now
+        self._update(now)
+        was_on = self.motor_on
+        was_dir = self.direction
+        if what == PWM_W:
+            self.duty = v
+        else:
+            self.direction = v
+        self.motor_on = self.duty >= MIN_DUTY
+        self.v = self._velocity()
+        self._next()
+        if self.motor_on and (not was_on or was_dir != self.direction) and self.direction:
+            self.moves += 1
+        if self.motor_on != was_on:
+            self.table.on_motor(self, self.motor_on, now)
+        if self.motor_on and (not was_on or was_dir != self.direction):
+            self.on_start(now)
+
+    def fire(self, now):
+        self._update(now)
+        self.v = self._velocity()
+        self._next()
+        self.at_position(now)
+        self._switches()
+
+    def at_position(self, now):
+        pass
+
+    def on_start(self, now):
+        pass
+
+    def position_ms(self):
+        self._update(self.clock._now)
+        return self.pos / 1000
+
+
+class Lift(Axis):
+    kind = "lift"
+
+    def __init__(self, table, *, seed, stroke_us, zone_us, current):
+        Axis.__init__(self, table, "lift", "lift_bottom", "lift_top", stroke_us=stroke_us, zone_us=zone_us)
+        self.rng = _rng.Rng(seed, _rng.NOISE + 1)
+        self.cur_idle = current["idle"]
+        self.cur_run = current["run"]
+        self.cur_stall = current["stall"]
+        self.cur_noise = current["noise"]
+        self.load = None  # walls on the platform (per track lists of stacks)
+        self.at_bottom = True
+        self.current_line = table.add_line("lift_current", ADC, 0)
+        self.raises = 0
+
+    def current_u16(self):
+        """What the current-sense ADC reads now (read_u16)."""
+        self._update(self.clock._now)
+        if not self.motor_on:
+            base = self.cur_idle
+        elif self.blocked():
+            base = self.cur_stall
+        else:
+            base = self.cur_run
+        n = self.cur_noise
+        v = base - n + self.rng.below(2 * n + 1)
+        if v < 0:
+            return 0
+        if v > 65535:
+            return 65535
+        return v
+
+    def on_start(self, now):
+        if self.direction:
+            self.table.on_lift_start(now)
+
+    def at_position(self, now):
+        t = self.table
+        if self.pos <= self.Z:
+            if self.load is not None:
+                load = self.load
+                self.load = None
+                t.walls_back_inside(load, now)
+            self.at_bottom = True
+        elif self.at_bottom:
+            self.at_bottom = False
+            if self.v > 0:
+                self.load = t.walls_onto_lift(now)
+        if self.pos >= self.S - self.Z and self.load is not None:
+            load = self.load
+            self.load = None
+            self.raises += 1
+            t.walls_to_top(load, now)
+
+    def get_status(self):
+        return {
+            "position_ms": self.position_ms(),
+            "motor": self.motor_on,
+            "up": bool(self.direction),
+            "top": self.high.level == 0,
+            "bottom": self.low.level == 0,
+            "blocked": self.blocked(),
+            "raises": self.raises,
+            "loaded": self.load is not None,
+        }

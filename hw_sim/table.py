@@ -1,0 +1,513 @@
+# The physical table, composed (docs/SIMULATOR.md): mixer, tracks, lift, door,
+# guard panel and I2C bus for a board profile and two tile sets, driven by a
+# virtual clock.  It knows nothing of the controller but its pins.
+#
+# Time is integer microseconds.  Every mechanism keeps `next_us` (its next
+# event, NEVER if none) and fire(now); advance_to(t) fires, in time order,
+# every event up to t.  Level changes reach the controller's IRQ handlers
+# synchronously at their instant.
+#
+# Initial state (DESIGN §2): normal rotation, the first set (the profile's
+# first colour, "blue") in the mixer and the second on the table top; Mixed
+# Deck, both sets in the mixer.  The table top holds the walls raised; a door
+# opening drops every table-top tile into the mixer; the lift raises the walls
+# built inside to the top.
+from hw_sim import faults as _faults
+from hw_sim.clock import VirtualClock
+from hw_sim.door import Door
+from hw_sim.guard import Panel
+from hw_sim.i2c import Bus
+from hw_sim.lift import Lift
+from hw_sim.lines import NEVER, Epoch, Line, KIND_NAMES
+from hw_sim.mixer import Mixer
+from hw_sim.tiles import Tiles
+from hw_sim.track import Track
+
+# The simulator's own model (not the board profile: the profile is what the
+# controller believes; these are the table's physics).  DESIGN §2 timings.
+SIM_DEFAULTS = {
+    "offer_mean_ms": 600,  # a track is offered a tile every 0.6 s on average...
+    "offer_min_ms": 250,  # ...never less than 0.25 s apart (the ring's pitch)
+    "beam_ms": 30,  # a tile darkens the entry beam ~30 ms
+    "beam_jitter_ms": 4,  # +- (BEAM stream)
+    "bounce": 0.05,  # chance of a contact bounce on a beam edge (BEAM stream)
+    "bounce_us": 300,
+    "sensor_lag_ms": 5,  # a tile is under the colour sensor from entry + 5 ms
+    "ramp_tiles": 3,  # tiles the ramp holds between the mouth and the stacker
+    "sensor_tile_per_cycle": 600,  # clear counts per 2.4 ms integration cycle, gain 1
+    "sensor_ambient_per_cycle": 30,
+    "limit_zone_ms": 20,  # an end switch is pressed within this of its end
+    "door_zone_ms": 10,
+    "current": {"idle": 2000, "run": 22000, "stall": 60000, "noise": 800},
+}
+
+
+class ColourModel:
+    """Per colour class (0 = ambient, 1.. = profile colours) the true r, g, b of
+    a back in per mille, and for misreads a point between two classes."""
+
+    def __init__(self, profile):
+        cols = profile["colours"]
+        refs = profile.get("calibration", {}).get("refs", {})
+        self.ref = [[333, 334, 333]]
+        for c in cols:
+            r = refs.get(c)
+            if r is None:
+                self.ref.append([333, 334, 333])
+            else:
+                self.ref.append([int(r[0] * 1000 + 0.5), int(r[1] * 1000 + 0.5), int(r[2] * 1000 + 0.5)])
+        self.misread = [[333, 334, 333]]
+        n = len(cols)
+        for i in range(1, n + 1):
+            a = self.ref[i]
+            b = self.ref[(i % n) + 1] if n > 1 else [333, 334, 333]
+            self.misread.append([(a[0] + b[0]) // 2, (a[1] + b[1]) // 2, (a[2] + b[2]) // 2])
+
+
+class Build:
+    def __init__(self, n, start_us, tracks):
+        self.n = n
+        self.start_us = start_us
+        self.tiles = []
+        for _ in range(tracks):
+            self.tiles.append([])
+        self.count = 0
+        # one int per offer: (t - start) << 13 | count before << 5 | status << 3 | track
+        # (status 0 = taken, 1 = gate closed, 2 = blocked; count saturates at 255)
+        self.offers = []
+        self.supply = 0
+        self.last_mech_us = start_us
+        self.closed_us = -1
+        self.mixed = False
+
+    def offer_list(self):
+        """The offers decoded: [(t_us, track 0-based, status, count before)]."""
+        out = []
+        for v in self.offers:
+            out.append(((v >> 13) + self.start_us, v & 7, (v >> 3) & 3, (v >> 5) & 0xFF))
+        return out
+
+    def add_offer(self, t_us, k, status, count):
+        """Record one offer (tests build synthetic histories with this)."""
+        self.offers.append(((t_us - self.start_us) << 13) | (min(count, 255) << 5) | (status << 3) | k)
+
+
+class Table:
+    def __init__(self, profile, sets, *, seed=0, faults=(), mixed_deck=False, clock=None,
+                 sim=None, table_stacks=None, keep_builds=None, wire=None):
+        if len(sets) != 2:
+            raise ValueError("a table takes two tile sets (lists of faces), got %d" % len(sets))
+        self.profile = profile
+        self.seed = seed
+        self.mixed_deck = bool(mixed_deck)
+        self.clock = clock if clock is not None else VirtualClock()
+        self.sim = {}
+        for k in SIM_DEFAULTS:
+            self.sim[k] = SIM_DEFAULTS[k]
+        if sim:
+            for k in sim:
+                if k not in SIM_DEFAULTS:
+                    raise ValueError("unknown simulator option %r; accepted: %s" % (k, ", ".join(sorted(SIM_DEFAULTS))))
+                self.sim[k] = sim[k]
+        s = self.sim
+        self.ntracks = profile["tracks"]
+        self.max_stacks = table_stacks if table_stacks else profile["max_stacks"]
+        timings = profile["timings_ms"]
+        self.stacker_us = timings["stacker"] * 1000
+        self.pusher_us = timings["pusher"] * 1000
+        self.tiles = Tiles(profile["colours"])
+        ncol = len(profile["colours"])
+        self.set_ids = [self.tiles.add_set(sets[0], 1), self.tiles.add_set(sets[1], 2 if ncol > 1 else 1)]
+        self.lines = {}
+        self.inputs = Epoch()  # bumped by every input level change
+        self.wire = wire  # hw_sim.wire.Wire for unplug/noise faults, or None
+        self.actions = []
+        self.lost = []  # tiles taken away by faults
+        self.faults = _faults.FaultPlan(faults, seed=seed, tracks=self.ntracks, colours=profile["colours"])
+        # mechanisms
+        self.tracks = []
+        colours = ColourModel(profile)
+        for n in range(1, self.ntracks + 1):
+            self.tracks.append(Track(self, n, seed=seed, timings=timings, sim=s, colours=colours))
+        off_min = s["offer_min_ms"] * 1000
+        off_max = (2 * s["offer_mean_ms"] - s["offer_min_ms"]) * 1000
+        if off_max < off_min:
+            raise ValueError("offer_mean_ms must be at least offer_min_ms")
+        self.mixer = Mixer(self, seed=seed, tracks=self.ntracks, offer_min_us=off_min, offer_max_us=off_max)
+        self.lift = Lift(self, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
+                         zone_us=s["limit_zone_ms"] * 1000, current=s["current"])
+        self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000)
+        self.panel = Panel(self)
+        i2c = profile.get("i2c", {})
+        cur = profile.get("current_adc")
+        self.bus = Bus(mux_addr=i2c.get("mux_addr", 0x70), sensor_addr=i2c.get("sensor_addr", 0x29),
+                       sensors=[t.sensor for t in self.tracks],
+                       ads_addr=cur["addr"] if cur else None, ads_source=self.lift)
+        self.components = [self.mixer] + self.tracks + [self.lift, self.door, self.panel, self.faults]
+        # pins by number (the profile's map)
+        self.pin_names = {}
+        for name, num in profile["pins"].items():
+            if num is not None:
+                self.pin_names[num] = name
+        # tiles: DESIGN §2 initial state
+        self.top_walls = []  # walls raised (lists per track of stacks)
+        self.top_loose = []  # tiles on the table top that are not raised walls
+        if self.mixed_deck:
+            self.mixer.add(self.set_ids[0] + self.set_ids[1])
+        else:
+            self.mixer.add(list(self.set_ids[0]))
+            self.top_loose = list(self.set_ids[1])
+        # builds and records
+        self.keep_builds = None if keep_builds is None else max(1, keep_builds)
+        self.builds = []
+        self.build = None
+        self.nbuilds = 0
+        self.dropped_builds = 0
+        self.safety = []
+        self._pending_lift = None
+        self._pending_door = None
+        self.guard_violations = []
+        self.wiring = []  # controller configuration mismatches seen by the stand-ins
+        self.hand_overs = 0
+        self.faults.start(self)
+
+    # -- lines --------------------------------------------------------------
+    def add_line(self, name, kind, level, sink=None, what=0):
+        ln = Line(name, kind, level, sink, what, self.inputs)
+        self.lines[name] = ln
+        return ln
+
+    def line(self, name):
+        return self.lines[name]
+
+    def line_for_pin(self, num):
+        name = self.pin_names.get(num)
+        if name is None:
+            return None
+        return self.lines.get(name)
+
+    def kind_name(self, line):
+        return KIND_NAMES[line.kind]
+
+    def reset_outputs(self):
+        """A controller reset: its pins float, the drivers' pull-downs switch
+        every output off (motors stop, gates close); its IRQ handlers are gone."""
+        for ln in self.lines.values():
+            ln.listener = None
+        for ln in self.lines.values():
+            if ln.sink is not None and ln.level:
+                ln.drive(0)
+
+    # -- time ---------------------------------------------------------------
+    def now_us(self):
+        return self.clock._now
+
+    def next_event_us(self):
+        n = NEVER
+        for c in self.components:
+            if c.next_us < n:
+                n = c.next_us
+        return n
+
+    def advance_to(self, t):
+        """Fire every event up to virtual time t, in time order, then set the
+        clock to t."""
+        comps = self.components
+        clock = self.clock
+        while True:
+            n = NEVER
+            for c in comps:
+                if c.next_us < n:
+                    n = c.next_us
+            if n > t or n >= NEVER:
+                break
+            if n > clock._now:
+                clock.advance_to(n)
+            for c in comps:
+                if c.next_us <= n:
+                    c.fire(n)
+        if t > clock._now:
+            clock.advance_to(t)
+
+    def request(self, action):
+        self.actions.append(action)
+
+    def take_actions(self):
+        if not self.actions:
+            return None
+        a = self.actions
+        self.actions = []
+        return a
+
+    # -- builds -------------------------------------------------------------
+    def on_mixer_start(self, now):
+        if self.build is not None:
+            return
+        self.nbuilds += 1
+        b = Build(self.nbuilds, now, self.ntracks)
+        self.build = b
+        self.builds.append(b)
+        self.faults.on_build_start(self.nbuilds, now)
+        b.supply = self.mixer.count()
+        if self.keep_builds is not None:
+            while len(self.builds) > self.keep_builds:
+                self.builds.pop(0)
+                self.dropped_builds += 1
+
+    def on_mixed(self, now):
+        if self.build is not None:
+            self.build.mixed = True
+
+    def log_offer(self, now, k, status):
+        b = self.build
+        if b is None:
+            return
+        c = len(b.tiles[k])
+        if c > 255:
+            c = 255
+        b.offers.append(((now - b.start_us) << 13) | (c << 5) | (status << 3) | k)
+
+    def on_entry(self, k, tile, now):
+        b = self.build
+        if b is None:
+            return False, False, 0
+        before = b.count
+        b.tiles[k].append(tile)
+        b.count += 1
+        return self.faults.on_entry(k, tile, now, b.n, before)
+
+    def on_mech(self, now):
+        if self.build is not None:
+            self.build.last_mech_us = now
+
+    def on_jam_cleared(self, k, now):
+        pass
+
+    def close_build(self, now):
+        b = self.build
+        if b is None:
+            return
+        b.closed_us = now
+        self.build = None
+        self.faults.on_build_end(b.n)
+
+    def walls_onto_lift(self, now):
+        any_tiles = False
+        for tr in self.tracks:
+            if tr.has_tiles():
+                any_tiles = True
+        if not any_tiles:
+            return None
+        load = []
+        for tr in self.tracks:
+            load.append(tr.take_wall())
+        return load
+
+    def walls_to_top(self, load, now):
+        self.top_walls.append(load)
+        self.close_build(now)
+
+    def walls_back_inside(self, load, now):
+        for k in range(self.ntracks):
+            self.tracks[k].put_wall(load[k])
+
+    def door_opened(self, now):
+        drop = self.top_tiles()
+        self.top_walls = []
+        self.top_loose = []
+        if drop:
+            self.hand_overs += 1
+        self.mixer.add(drop)
+
+    def top_tiles(self):
+        out = list(self.top_loose)
+        for load in self.top_walls:
+            for wall in load:
+                for st in wall:
+                    out.extend(st)
+        return out
+
+    def clear_tracks(self):
+        """A person clears every track by hand; the tiles go back into the
+        mixer and an open build ends."""
+        out = []
+        for tr in self.tracks:
+            out.extend(tr.clear())
+        self.close_build(self.clock._now)
+        self.mixer.add(out)
+        return out
+
+    # -- safety -------------------------------------------------------------
+    def on_lift_start(self, now):
+        self.faults.on_lift_start(now, self.lift.direction, self.nbuilds)
+
+    def on_door_start(self, now):
+        self.faults.on_door_start(now, self.nbuilds)
+
+    def on_guard_break(self, name, now):
+        """Called just before the guard line goes unsafe (records are made
+        here, outside the controller's IRQ handler)."""
+        for ax in (self.lift, self.door):
+            if ax.motor_on:
+                rec = {"input": name, "motor": ax.kind, "at_us": now, "off_us": -1,
+                       "position_ms": ax.position_ms(), "moving": ax.v != 0}
+                self.safety.append(rec)
+                if ax is self.lift:
+                    self._pending_lift = rec
+                else:
+                    self._pending_door = rec
+
+    def on_guard_restore(self, name, now):
+        pass
+
+    def on_motor(self, axis, on, now):
+        if on:
+            if not self.panel.safe():
+                self.guard_violations.append({"motor": axis.kind, "at_us": now})
+            return
+        if axis is self.lift:
+            rec = self._pending_lift
+            self._pending_lift = None
+        else:
+            rec = self._pending_door
+            self._pending_door = None
+        if rec is not None:
+            rec["off_us"] = now
+
+    # -- reports ------------------------------------------------------------
+    def bound_us(self, b):
+        """The mechanical bound of build b: the time from its start if every
+        tile offered to a track that is not full had been taken at once, plus
+        the last tile's stacking and push (docs/SIMULATOR.md)."""
+        n = self.ntracks
+        target = []
+        remaining = 0
+        for k in range(n):
+            target.append(len(b.tiles[k]))
+            remaining += target[k]
+        if remaining == 0:
+            return None
+        supply = b.supply
+        cnt = [0] * n
+        done = -1
+        for v in b.offers:
+            k = v & 7
+            if cnt[k] < target[k] and supply > 0:
+                cnt[k] += 1
+                supply -= 1
+                remaining -= 1
+                if remaining == 0:
+                    done = v >> 13
+                    break
+        if done < 0:
+            return None
+        return done + self.stacker_us + self.pusher_us
+
+    def missed(self, b):
+        """Offers a track could have taken: its gate was closed while it was
+        short of the count it finished the build with."""
+        out = []
+        for v in b.offers:
+            k = v & 7
+            c = (v >> 5) & 0xFF
+            if (v >> 3) & 3 == 1 and c < len(b.tiles[k]):
+                out.append({"t_s": (v >> 13) / 1e6, "track": k + 1, "count": c})
+        return out
+
+    def build_report(self, b, full=True):
+        tiles = self.tiles
+        cols = tiles.colours
+        real = b.last_mech_us - b.start_us
+        bound = self.bound_us(b)
+        blocked = 0
+        o = b.offers
+        for v in o:
+            if (v >> 3) & 3 == 2:
+                blocked += 1
+        per = []
+        backs = []
+        counts = []
+        for k in range(self.ntracks):
+            ids = b.tiles[k]
+            c = {}
+            for col in cols:
+                c[col] = 0
+            for t in ids:
+                c[cols[tiles.backs[t] - 1]] += 1
+            counts.append(c)
+            if full:
+                per.append([tiles.faces[t] for t in ids])
+                backs.append([cols[tiles.backs[t] - 1] for t in ids])
+        missed = self.missed(b)
+        r = {
+            "build": b.n,
+            "start_s": b.start_us / 1e6,
+            "end_s": b.last_mech_us / 1e6,
+            "closed_s": b.closed_us / 1e6 if b.closed_us >= 0 else None,
+            "build_s": real / 1e6,
+            "bound_s": bound / 1e6 if bound is not None else None,
+            "efficiency": (bound / real) if (bound is not None and real > 0) else None,
+            "tiles_per_track": [len(b.tiles[k]) for k in range(self.ntracks)],
+            "back_counts": counts,
+            "supply": b.supply,
+            "offers": len(o),
+            "blocked_offers": blocked,
+            "missed": missed,
+        }
+        if full:
+            r["tiles"] = per
+            r["backs"] = backs
+        return r
+
+    def safety_report(self):
+        out = []
+        for rec in self.safety:
+            lat = None
+            if rec["off_us"] >= 0:
+                lat = (rec["off_us"] - rec["at_us"]) / 1000
+            out.append({"input": rec["input"], "motor": rec["motor"], "at_s": rec["at_us"] / 1e6,
+                        "position_ms": rec["position_ms"], "moving": rec["moving"], "latency_ms": lat})
+        return out
+
+    def report(self, full=True):
+        builds = [self.build_report(b, full) for b in self.builds]
+        missed = []
+        for br in builds:
+            for m in br["missed"]:
+                mm = dict(m)
+                mm["build"] = br["build"]
+                missed.append(mm)
+        lat = [s["latency_ms"] for s in self.safety_report() if s["latency_ms"] is not None]
+        return {
+            "seed": self.seed,
+            "sim_s": self.clock.elapsed_us() / 1e6,
+            "mixed_deck": self.mixed_deck,
+            "builds": builds,
+            "builds_started": self.nbuilds,
+            "builds_dropped": self.dropped_builds,
+            "safety": self.safety_report(),
+            "max_safety_latency_ms": max(lat) if lat else None,
+            "guard_violations": [{"motor": v["motor"], "at_s": v["at_us"] / 1e6} for v in self.guard_violations],
+            "missed_tiles": missed,
+            "faults": self.faults.report(),
+            "mixer_tiles": self.mixer.count(),
+            "table_top_tiles": len(self.top_tiles()),
+            "lost_tiles": len(self.lost),
+            "tracks": [tr.get_status() for tr in self.tracks],
+            "lift": self.lift.get_status(),
+            "door": self.door.get_status(),
+            "guard": self.panel.get_status(),
+            "wiring": list(self.wiring),
+        }
+
+    def get_status(self):
+        return {
+            "now_s": self.clock._now / 1e6,
+            "mixer": self.mixer.get_status(),
+            "tracks": [tr.get_status() for tr in self.tracks],
+            "lift": self.lift.get_status(),
+            "door": self.door.get_status(),
+            "guard": self.panel.get_status(),
+            "build": self.build.n if self.build is not None else None,
+            "table_top_tiles": len(self.top_tiles()),
+        }

@@ -1,0 +1,412 @@
+# One feed track: gate, entry photo-interrupter, back-colour sensor, a short
+# ramp, stacker and pusher (docs/SIMULATOR.md "Tracks").
+#
+# Pins (docs/ARCHITECTURE.md §4): gateN out (1 = open; de-energised it closes
+# in gate_close ms), entryN in (0 while a tile is in the beam, ~30 ms, one
+# falling edge per tile), stackerN / pusherN out (a stroke completes `stacker`
+# / `pusher` ms after the rising edge if the output is still high; released
+# early, the stroke is aborted).  The colour sensor is a TCS34725 register
+# model behind the bus mux (hw_sim/i2c.py).
+#
+# Everything a controller can reach from its per-tile path (on_output, the
+# sensor's I2C reads, the entry line's level) allocates nothing.
+from hw_sim import rng as _rng
+from hw_sim.lines import NEVER, IN, OUT
+
+GATE_W = 0
+STACKER_W = 1
+PUSHER_W = 2
+
+_BQ = 8  # beam edge queue size (a tile makes at most 6 edges)
+
+# TCS34725 gain by CONTROL.AGAIN
+_GAINS = (1, 4, 16, 60)
+
+
+class ColourSensor:
+    """TCS34725 register model (command bit 0x80, type 0x20 = auto-increment).
+    Data registers latch when a read starts at CDATAL (0x14)."""
+
+    ID = 0x44
+
+    def __init__(self, track, seed, n, colours, *, tile_per_cycle, ambient_per_cycle):
+        self.track = track
+        self.rng = _rng.Rng(seed, _rng.SENSOR + n)
+        self.regs = bytearray(32)
+        self.regs[0x01] = 0xFF  # ATIME
+        self.regs[0x03] = 0xFF  # WTIME
+        self.regs[0x12] = self.ID
+        self.ptr = 0
+        self.auto = False
+        self._first = True
+        self.colours = colours.ref  # per class (0 = ambient): [r, g, b] per mille
+        self.misread = colours.misread
+        self.tile_pc = tile_per_cycle
+        self.amb_pc = ambient_per_cycle
+        self.reads = 0
+
+    # I2C byte protocol -------------------------------------------------
+    def w_begin(self):
+        self._first = True
+
+    def w_byte(self, b):
+        if self._first:
+            self._first = False
+            if b & 0x80:
+                self.ptr = b & 0x1F
+                self.auto = (b & 0x60) == 0x20
+            return
+        p = self.ptr
+        if p != 0x12 and p != 0x13 and p < 0x14:
+            self.regs[p] = b
+        if self.auto:
+            self.ptr = (p + 1) & 0x1F
+
+    def r_begin(self):
+        if self.ptr == 0x14:
+            self._sample()
+        elif self.ptr == 0x13:
+            self.regs[0x13] = 0x01 if (self.regs[0] & 3) == 3 else 0
+
+    def r_byte(self):
+        p = self.ptr
+        v = self.regs[p]
+        if self.auto:
+            self.ptr = (p + 1) & 0x1F
+        return v
+
+    # the optics ---------------------------------------------------------
+    def _sample(self):
+        regs = self.regs
+        if (regs[0] & 3) != 3:
+            return  # not powered / not integrating: the data registers hold what they held
+        self.reads += 1
+        cycles = 256 - regs[1]
+        gain = _GAINS[regs[0x0F] & 3]
+        tr = self.track
+        tile = tr.sensor_tile
+        now = tr.clock._now
+        rng = self.rng
+        if tile >= 0 and now >= tr.sensor_from:
+            base = self.tile_pc
+            if tr.sensor_misread:
+                ref = self.misread[tr.tiles.backs[tile]]
+            else:
+                ref = self.colours[tr.tiles.backs[tile]]
+        else:
+            base = self.amb_pc
+            ref = self.colours[0]
+        c = base * cycles * gain * (960 + rng.below(81)) // 1000
+        cap = 1024 * cycles
+        if cap > 65535:
+            cap = 65535
+        if c > cap:
+            c = cap
+        r = c * (ref[0] - 12 + rng.below(25)) // 1000
+        g = c * (ref[1] - 12 + rng.below(25)) // 1000
+        b = c * (ref[2] - 12 + rng.below(25)) // 1000
+        if r < 0:
+            r = 0
+        if g < 0:
+            g = 0
+        if b < 0:
+            b = 0
+        regs[0x14] = c & 0xFF
+        regs[0x15] = c >> 8
+        regs[0x16] = r & 0xFF
+        regs[0x17] = r >> 8
+        regs[0x18] = g & 0xFF
+        regs[0x19] = g >> 8
+        regs[0x1A] = b & 0xFF
+        regs[0x1B] = b >> 8
+
+
+class Track:
+    def __init__(self, table, n, *, seed, timings, sim, colours):
+        self.table = table
+        self.clock = table.clock
+        self.tiles = table.tiles
+        self.n = n  # 1-based, as people read it
+        self.k = n - 1
+        self.gate_close_us = timings["gate_close"] * 1000
+        self.stacker_us = timings["stacker"] * 1000
+        self.pusher_us = timings["pusher"] * 1000
+        self.beam_us = sim["beam_ms"] * 1000
+        self.pitch_us = sim["offer_min_ms"] * 1000
+        self.beam_jitter = sim["beam_jitter_ms"] * 1000
+        self.sensor_lag = sim["sensor_lag_ms"] * 1000
+        self.ramp_cap = sim["ramp_tiles"]
+        self.bounce_p = _rng.prob_u32(sim["bounce"])
+        self.bounce_us = sim["bounce_us"]
+        self.max_stacks = table.max_stacks
+        self.beam_rng = _rng.Rng(seed, _rng.BEAM + n)
+        s = str(n)
+        self.gate = table.add_line("gate" + s, OUT, 0, self, GATE_W)
+        self.entry = table.add_line("entry" + s, IN, 1)
+        self.stacker = table.add_line("stacker" + s, OUT, 0, self, STACKER_W)
+        self.pusher = table.add_line("pusher" + s, OUT, 0, self, PUSHER_W)
+        self.sensor = ColourSensor(self, seed, n, colours,
+                                   tile_per_cycle=sim["sensor_tile_per_cycle"],
+                                   ambient_per_cycle=sim["sensor_ambient_per_cycle"])
+        # gate
+        self.gate_open = False
+        self.close_at = NEVER
+        self.slow_hold = False  # gate-slow: stays open until one more tile entered
+        self.extra_at = NEVER  # gate-slow: when the tile at the mouth drops in
+        # beam edges still to happen: (time, level) ring
+        self.bq_t = [NEVER] * _BQ
+        self.bq_v = [0] * _BQ
+        self.bq_r = 0
+        self.bq_n = 0
+        # jam
+        self.jammed = False
+        self.jam_tile = -1
+        self.jam_need = 0  # back-offs that clear it (0 = never)
+        self.jam_backoffs = 0
+        # ramp: entered, not yet stacked (FIFO ring)
+        cap = self.ramp_cap + 1
+        self.ramp = [-1] * cap
+        self.ramp_r = 0
+        self.ramp_n = 0
+        # stacking
+        self.stack = []
+        self.wall = []
+        self.stacker_done = NEVER
+        self.pusher_done = NEVER
+        # what the colour sensor sees
+        self.sensor_tile = -1
+        self.sensor_from = 0
+        self.sensor_misread = False
+        self.next_us = NEVER
+        # counters
+        self.entered = 0
+        self.stacked = 0
+        self.pushes = 0
+        self.aborted = 0
+        self.empty_strokes = 0
+        self.anomalies = []
+
+    # -- what the mixer asks -----------------------------------------------
+    def offer_status(self):
+        """0 = the mouth takes a tile now, 1 = gate closed, 2 = blocked (a tile
+        stuck in the beam, or the ramp full)."""
+        if not self.gate_open:
+            return 1
+        if self.jammed or self.entry.level == 0 or self.ramp_n >= self.ramp_cap:
+            return 2
+        return 0
+
+    def enter(self, tile, now):
+        jam, misread, need = self.table.on_entry(self.k, tile, now)
+        self.entered += 1
+        if self.slow_hold:
+            # gate-slow: this was the one more tile; now the spring closes it
+            self.slow_hold = False
+            self.close_at = now + self.gate_close_us
+        self.sensor_tile = tile
+        self.sensor_from = now + self.sensor_lag
+        self.sensor_misread = misread
+        rng = self.beam_rng
+        self._q(now, 0)
+        if self.bounce_p and rng.chance(self.bounce_p):
+            self._q(now + self.bounce_us, 1)
+            self._q(now + 2 * self.bounce_us, 0)
+        if jam:
+            self.jammed = True
+            self.jam_tile = tile
+            self.jam_need = need
+            self.jam_backoffs = 0
+        else:
+            self._ramp_push(tile)
+            self._q_rise(now + self.beam_us - self.beam_jitter + rng.below(2 * self.beam_jitter + 1))
+        self._beam(now)
+        self._next()
+
+    def _q_rise(self, t):
+        self._q(t, 1)
+        if self.bounce_p and self.beam_rng.chance(self.bounce_p):
+            self._q(t + self.bounce_us, 0)
+            self._q(t + 2 * self.bounce_us, 1)
+
+    def _q(self, t, v):
+        if self.bq_n >= _BQ:
+            return
+        i = (self.bq_r + self.bq_n) % _BQ
+        self.bq_t[i] = t
+        self.bq_v[i] = v
+        self.bq_n += 1
+
+    def _beam(self, now):
+        while self.bq_n and self.bq_t[self.bq_r] <= now:
+            v = self.bq_v[self.bq_r]
+            self.bq_r = (self.bq_r + 1) % _BQ
+            self.bq_n -= 1
+            self.entry.set(v)
+
+    def _ramp_push(self, tile):
+        i = (self.ramp_r + self.ramp_n) % len(self.ramp)
+        self.ramp[i] = tile
+        self.ramp_n += 1
+
+    def _ramp_pop(self):
+        t = self.ramp[self.ramp_r]
+        self.ramp[self.ramp_r] = -1
+        self.ramp_r = (self.ramp_r + 1) % len(self.ramp)
+        self.ramp_n -= 1
+        return t
+
+    # -- the controller's outputs ----------------------------------------------
+    def on_output(self, what, v):
+        now = self.clock._now
+        if what == GATE_W:
+            if v:
+                self.gate_open = True
+                self.close_at = NEVER
+                self.slow_hold = False
+                self.extra_at = NEVER
+            elif self.gate_open:
+                if self.table.faults.slow_close(self.k):
+                    # gate-slow: the gate stays open for one more ring pitch;
+                    # the next tile on the (coasting) ring drops in, then it
+                    # closes behind that tile
+                    self.slow_hold = True
+                    if self.table.mixer.running:
+                        self.extra_at = now + self.pitch_us
+                else:
+                    self.close_at = now + self.gate_close_us
+        elif what == STACKER_W:
+            if v:
+                self.stacker_done = now + self.stacker_us
+            elif self.stacker_done != NEVER:
+                self.stacker_done = NEVER
+                self.aborted += 1
+        else:
+            if v:
+                self.pusher_done = now + self.pusher_us
+            elif self.pusher_done != NEVER:
+                self.pusher_done = NEVER
+                self.aborted += 1
+        self._next()
+
+    # -- events ---------------------------------------------------------------
+    def _next(self):
+        n = self.close_at
+        if self.extra_at < n:
+            n = self.extra_at
+        if self.stacker_done < n:
+            n = self.stacker_done
+        if self.pusher_done < n:
+            n = self.pusher_done
+        if self.bq_n and self.bq_t[self.bq_r] < n:
+            n = self.bq_t[self.bq_r]
+        self.next_us = n
+
+    def fire(self, now):
+        if self.close_at <= now:
+            self.close_at = NEVER
+            self.gate_open = False
+        if self.extra_at <= now:
+            self.extra_at = NEVER
+            if not self.table.mixer.deliver(self.k, now):
+                self.slow_hold = False
+                self.close_at = now
+        if self.stacker_done <= now:
+            self.stacker_done = NEVER
+            self._stack(now)
+        if self.pusher_done <= now:
+            self.pusher_done = NEVER
+            self._push(now)
+        self._beam(now)
+        self._next()
+
+    def _stack(self, now):
+        if self.ramp_n == 0:
+            self.empty_strokes += 1
+            return
+        tile = self._ramp_pop()
+        if len(self.stack) >= 2:
+            self.anomalies.append("stack of three at %d ms" % (now // 1000))
+        self.stack.append(tile)
+        self.stacked += 1
+        if tile == self.sensor_tile:
+            self.sensor_tile = -1
+        self.table.on_mech(now)
+
+    def _push(self, now):
+        if self.jammed:
+            # a pusher stroke against a jam shakes it: the back-off
+            self.jam_backoffs += 1
+            if self.jam_need and self.jam_backoffs >= self.jam_need:
+                self.jammed = False
+                self._ramp_push(self.jam_tile)
+                self.jam_tile = -1
+                self._q_rise(now)
+                self.table.on_jam_cleared(self.k, now)
+            return
+        if not self.stack:
+            self.empty_strokes += 1
+            return
+        self.wall.append(self.stack)
+        self.stack = []
+        self.pushes += 1
+        if len(self.wall) > self.max_stacks:
+            self.anomalies.append("wall of %d stacks (table holds %d) at %d ms" % (len(self.wall), self.max_stacks, now // 1000))
+        self.table.on_mech(now)
+
+    # -- walls leave / return ----------------------------------------------
+    def has_tiles(self):
+        return bool(self.wall) or bool(self.stack)
+
+    def take_wall(self):
+        """The lift takes the wall (and a stack still at the stacker)."""
+        w = self.wall
+        if self.stack:
+            w.append(self.stack)
+        self.wall = []
+        self.stack = []
+        return w
+
+    def put_wall(self, w):
+        self.wall = w
+
+    def clear(self):
+        """Everything on the track, by hand (tests; a person clearing a jam)."""
+        out = []
+        for s in self.wall:
+            out.extend(s)
+        out.extend(self.stack)
+        while self.ramp_n:
+            out.append(self._ramp_pop())
+        if self.jam_tile >= 0:
+            out.append(self.jam_tile)
+            self.jam_tile = -1
+        if self.jammed:
+            self.jammed = False
+            self._q_rise(self.clock._now)
+            self._next()
+        self.wall = []
+        self.stack = []
+        self.sensor_tile = -1
+        return out
+
+    def wall_tiles(self):
+        out = []
+        for s in self.wall:
+            out.extend(s)
+        out.extend(self.stack)
+        return out
+
+    def get_status(self):
+        return {
+            "track": self.n,
+            "gate_open": self.gate_open,
+            "jammed": self.jammed,
+            "entered": self.entered,
+            "stacked": self.stacked,
+            "ramp": self.ramp_n,
+            "stack": len(self.stack),
+            "wall_stacks": len(self.wall),
+            "aborted_strokes": self.aborted,
+            "empty_strokes": self.empty_strokes,
+            "anomalies": list(self.anomalies),
+        }

@@ -1,0 +1,67 @@
+"""The firmware and the simulator under the real MicroPython unix port with a bounded
+heap: complete builds (Mixed Deck split and rotation), the per-tile path under
+micropython.heap_lock(), and the same tiles per track as CPython for a seed.
+
+The scripts live in tests/mpy/. test_sim_*.py ones fit the 256k heap of
+tests/unit/test_micropython.py and run there too; sim_*.py need the firmware, the
+simulator and a host link in one process and run here with a 512k heap."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from sim_helpers import ROOT
+
+HEAP = "512k"
+
+
+def run_mp(micropython_bin, script, heap=HEAP):
+    env = dict(os.environ, MICROPYPATH="%s:.frozen" % ROOT)
+    r = subprocess.run([micropython_bin, "-X", "heapsize=%s" % heap, str(ROOT / "tests" / "mpy" / script)],
+                       capture_output=True, text=True, timeout=600, env=env, cwd=str(ROOT))
+    assert r.returncode == 0, "%s failed under MicroPython (heap %s):\n%s\n%s" % (script, heap, r.stdout, r.stderr)
+    assert "OK " in r.stdout and "FAIL" not in r.stdout
+    return r.stdout
+
+
+def run_cp(script):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "mpy" / script)], capture_output=True, text=True,
+                       timeout=600, env=env, cwd=str(ROOT))
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def digest(out):
+    m = re.search(r"^DIGEST (.*)$", out, re.M)
+    assert m, out
+    return m.group(1)
+
+
+def test_physics_same_on_both_runtimes(micropython_bin):
+    assert digest(run_mp(micropython_bin, "test_sim_physics.py", heap="256k")) == digest(run_cp("test_sim_physics.py"))
+
+
+def test_firmware_builds_same_on_both_runtimes(micropython_bin):
+    """Mixed Deck split, hand over, rotation: identical builds (tiles per track, build
+    times, boot nonce) with the firmware + simulator on MicroPython and on CPython."""
+    mp = run_mp(micropython_bin, "sim_firmware.py")
+    assert "OK deck A's composition reproduced" in mp
+    assert digest(mp) == digest(run_cp("sim_firmware.py"))
+
+
+def test_per_tile_path_allocates_nothing(micropython_bin):
+    out = run_mp(micropython_bin, "sim_heap_lock.py")
+    m = re.search(r"LOCKED (\d+) OPEN (\d+) EDGES (\d+)", out)
+    assert m and int(m.group(1)) > 10 * int(m.group(2)) and int(m.group(3)) >= 272
+
+
+@pytest.mark.parametrize("heap", ["192k"])
+def test_a_too_small_heap_fails_loudly(micropython_bin, heap):
+    """The bounded heap is real: the full firmware + simulator + host does not fit 192k."""
+    env = dict(os.environ, MICROPYPATH="%s:.frozen" % ROOT)
+    r = subprocess.run([micropython_bin, "-X", "heapsize=%s" % heap, str(ROOT / "tests" / "mpy" / "sim_firmware.py")],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT))
+    assert r.returncode != 0 and "MemoryError" in r.stderr + r.stdout
