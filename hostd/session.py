@@ -71,7 +71,7 @@ class Session:
         self.phase = None
         self._pending_raise = None  # a hand over stopped half-way: (raised, dropped, hand, mark)
         self._stopped = []  # faults of motions stopped and not yet done again
-        self._resplit_pending = None  # fault id: untrusted walls inside, re-split at hand over
+        self._resplit_pending = None  # fault ids: untrusted walls inside, re-split at hand over
         self._lock = asyncio.Lock()
 
     # -- helpers ------------------------------------------------------------------------
@@ -380,8 +380,9 @@ class Session:
             raise TableFault(F_RESET, 0, 0, msg)
         fid = self._fault("reset", None, number, msg + "; both decks will be split again")
         self.faults[-1]["_id"] = fid
-        self._resplit_pending = fid
-        self._phase("resplit_pending", inside=None, top=self.top, hand=self.hand, fault=fid)
+        self._resplit_pending = (self._resplit_pending or []) + [fid]
+        self._phase("resplit_pending", inside=None, top=self.top, hand=self.hand,
+                    faults=self._resplit_pending)
         if self.top is None:
             await self._resplit_now()
 
@@ -410,9 +411,16 @@ class Session:
         self.journal.transition(self.id, "resplit", decks_before=self.decks)
         self.decks, self.ranges = {}, {}
         self._phase("building", inside="A", top=None, hand=self.hand)
-        await self._build("A", expect_empty=False)
-        fid, self._resplit_pending = self._resplit_pending, None
-        self._recovered(fid)
+        try:
+            await self._build("A", expect_empty=False)
+        except TableFault as e:
+            if e.fault != F_RESET:
+                raise
+            await self._after_reset(e)  # reset again: everything back in, split again
+            return
+        fids, self._resplit_pending = self._resplit_pending, None
+        for fid in fids:
+            self._recovered(fid)
         self._first_built()
 
     # -- after a restart --------------------------------------------------------------------
@@ -437,7 +445,7 @@ class Session:
         s.hand = data.get("hand", len(s.hands))
         s.top = data.get("top")
         if s.phase == "resplit_pending":
-            s._resplit_pending = data.get("fault")
+            s._resplit_pending = list(data.get("faults") or [])
         s._saved = saved
         for _ in s.hands:  # the seeded dice go on where they were
             dice.roll(profile)
