@@ -4,7 +4,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 import sys
 
 DEFAULT_API = "http://127.0.0.1:8737"
@@ -223,20 +222,10 @@ def configure_run(p):
 
 def start_sim_process(args):
     """`jantaku sim serve` as a child; returns (Popen, port path)."""
-    cmd = [sys.executable, "-m", "hostd.cli", "sim", "serve", "--ruleset", args.sim_ruleset,
-           "--speed", str(args.sim_speed)]
-    if args.sim_mixed_deck:
-        cmd.append("--mixed-deck")
-    if args.seed is not None:
-        cmd += ["--seed", str(args.seed)]
-    for f in args.sim_fault:
-        cmd += ["--fault", f]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=True)
-    line = proc.stdout.readline().decode().strip()
-    if not line.startswith("PORT "):
-        proc.kill()
-        raise RuntimeError("the simulated table did not start (it printed %r)" % line)
-    return proc, line[5:]
+    from hostd.demo import spawn_sim_serve
+
+    return spawn_sim_serve(args.sim_ruleset, speed=args.sim_speed, seed=args.seed,
+                           mixed_deck=args.sim_mixed_deck, faults=args.sim_fault)
 
 
 def cmd_run(args):

@@ -54,21 +54,25 @@ def make_inprocess_table(args, profile, colours):
     return inprocess.InProcessTable(board, sets, **kw)
 
 
-def start_pty_table(args, profile):
-    cmd = [sys.executable, "-m", "hostd.cli", "sim", "serve", "--ruleset", profile.name,
-           "--seed", str(args.seed), "--speed", str(PTY_SPEED),
-           "--firmware-runtime", args.firmware_runtime]
-    if args.mixed_deck:
+def spawn_sim_serve(ruleset, *, speed, seed=None, mixed_deck=False, faults=(),
+                    table_stacks=None, firmware_runtime="cpython"):
+    """`jantaku sim serve` as a child process (its own session, so it can be stopped
+    with its children); returns (Popen, the port path it printed)."""
+    cmd = [sys.executable, "-m", "hostd.cli", "sim", "serve", "--ruleset", ruleset,
+           "--speed", str(speed), "--firmware-runtime", firmware_runtime]
+    if seed is not None:
+        cmd += ["--seed", str(seed)]
+    if mixed_deck:
         cmd.append("--mixed-deck")
-    if args.table_stacks:
-        cmd += ["--table-stacks", str(args.table_stacks)]
-    for f in args.fault:
+    if table_stacks:
+        cmd += ["--table-stacks", str(table_stacks)]
+    for f in faults:
         cmd += ["--fault", f]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=True)
     line = proc.stdout.readline().decode().strip()
     if not line.startswith("PORT "):
         proc.kill()
-        raise RuntimeError("sim serve did not start: %r" % line)
+        raise RuntimeError("the simulated table did not start (it printed %r)" % line)
     return proc, line[5:]
 
 
@@ -97,7 +101,10 @@ async def run_demo(args):
         table_sim = make_inprocess_table(args, profile, colours)
         transport = InProcessTransport(table_sim)
     else:
-        sim_proc, port = start_pty_table(args, profile)
+        sim_proc, port = spawn_sim_serve(
+            profile.name, speed=PTY_SPEED, seed=args.seed, mixed_deck=args.mixed_deck,
+            faults=args.fault, table_stacks=args.table_stacks,
+            firmware_runtime=args.firmware_runtime)
         transport = SerialTransport(port, time_scale=PTY_SPEED)
     db = getattr(args, "db", None)
     if not db:
