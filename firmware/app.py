@@ -25,6 +25,8 @@ class Firmware:
         self.ctl = Controller(prof, hal, self.sched, clock)
         self.endpoint = Endpoint(self.ctl, port, link_clock, prof, boot_nonce=boot_nonce)
         self.link = self.endpoint.link
+        self._port = port
+        self._wake = self.sched.wake  # raised by IRQs and commands: controller work
         self.boot_nonce = self.endpoint.boot_nonce
         self._same_clock = link_clock is clock
         self.steps = 0
@@ -45,10 +47,14 @@ class Firmware:
         Never blocks."""
         self.steps += 1
         ep = self.endpoint
+        ctl = self.ctl
+        wake = self._wake
         ep.poll_port()
-        self.ctl.service()
+        if wake.up:
+            ctl.service()
         self.sched.run()
-        self.ctl.service()
+        if wake.up:
+            ctl.service()
         ep.poll_link()
         if self._wdt is not None:
             self._wdt.feed()
@@ -59,11 +65,11 @@ class Firmware:
         if nothing is scheduled.  Link timers are included when the link runs on
         the same clock (in-process); otherwise the runner polls the link by wall time."""
         now = self.clock.ticks_us()
-        if self.ctl.pending() or self.endpoint.rx_pending():
+        if self._wake.up or self._port.any():  # ctl.pending() or endpoint.rx_pending()
             return now
         due = self.sched.next_due_us()
         if self._same_clock:
-            ld = ticks_add(now, self.link.next_due_ms() * 1000)
+            ld = ticks_add(now, self.endpoint.link_due_ms() * 1000)
             if due is None:
                 return ld
             if ticks_diff(ld, due) < 0:

@@ -10,9 +10,10 @@ DEBOUNCE_US = const(30000)
 
 
 class _Button:
-    def __init__(self, pin, clock):
+    def __init__(self, pin, clock, wake):
         self.pin = pin
         self._clock = clock
+        self._wake = wake
         past = ticks_add(clock.ticks_us(), -DEBOUNCE_US - 1)
         self._t_rise = past
         self._t_press = past
@@ -34,14 +35,17 @@ class _Button:
             return
         self._t_press = t
         self.presses += 1
+        w = self._wake
+        if w is not None:
+            w.up = True  # a press to report (raised after the count)
 
 
 class Buttons:
-    def __init__(self, hal, clock):
+    def __init__(self, hal, clock, *, wake=None):
         s = hal.input("start_button")
         d = hal.input("dice_button")
-        self.start = None if s is None else _Button(s, clock)
-        self.dice = None if d is None else _Button(d, clock)
+        self.start = None if s is None else _Button(s, clock, wake)
+        self.dice = None if d is None else _Button(d, clock, wake)
 
     def pending(self):
         b = self.start

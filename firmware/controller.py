@@ -75,7 +75,9 @@ class Controller:
         t = profile["timings_ms"]
         self._mixer_empty_ms = o["mixer_empty"]
         self._build_ms = o["build"]
-        self._poll_ms = t["poll"]
+        # "service() has work": raised by every IRQ handler, by the commands and by a
+        # fault; lowered by service() before it looks (see pending())
+        self.wake = sched.wake
         self.state = codes.BOOT
         self.prev_state = codes.BOOT
         self.fault = codes.FAULT_NONE
@@ -95,15 +97,15 @@ class Controller:
         self._max_distance = cal["max_distance"]
         self.classifier = Classifier(self._refs, max_distance=cal["max_distance"], min_clear=cal["min_clear"])
         # mechanisms (each pin object was created with its output off by the app)
-        self.mixer = Mixer(profile, hal)
+        self.mixer = Mixer(profile, hal, wake=self.wake)
         self.tracks = []
         for n in range(1, self.ntracks + 1):
             self.tracks.append(Track(n, profile, hal, sched, clock, self,
                                      colour_bus=self.colour_bus, classifier=self.classifier))
         self.lift = Lift(profile, hal, sched, clock, self)
         self.door = Door(profile, hal, sched, clock, self)
-        self.guard = Guard(hal, (self.lift, self.door))
-        self.buttons = Buttons(hal, clock)
+        self.guard = Guard(hal, (self.lift, self.door), wake=self.wake)
+        self.buttons = Buttons(hal, clock, wake=self.wake)
         self._light = hal.output("status_light")
         # build configuration (CONFIGURE_BUILD) and the build in progress
         self.cfg_id = 0
@@ -136,14 +138,12 @@ class Controller:
         self._build_cb = self._build_due
         self._short_cb = self._short_due
         self._surplus_cb = self._surplus_due
-        self._monitor_cb = self._monitor_due
         self._test_cb = self._test_due
         self._blink_cb = self._blink_due
         self._mix_timer = sched.timer(self._mix_cb)
         self._build_timer = sched.timer(self._build_cb)
         self._short_timer = sched.timer(self._short_cb)
         self._surplus_timer = sched.timer(self._surplus_cb)
-        self._monitor_timer = sched.timer(self._monitor_cb)
         self._test_timer = sched.timer(self._test_cb)
         self._blink_timer = sched.timer(self._blink_cb)
         self._blink = 0
@@ -166,6 +166,7 @@ class Controller:
 
     def shutdown(self):
         """Every motor and solenoid off now (no events)."""
+        self.wake.up = True  # the next service() reports what stopped
         self.mixer.stop()
         self.lift.stop()
         self.door.stop()
@@ -205,22 +206,32 @@ class Controller:
 
     # ================================================================ task loop
     def pending(self):
-        """True if service() has something to do right now."""
-        if self.guard.tripped or self.guard.changed or self.buttons.pending():
-            return True
-        if self.lift.pending() or self.door.pending():
-            return True
-        for tr in self.tracks:
-            if tr.pending():
-                return True
-        return False
+        """True if service() has something to do right now.
+
+        Nothing changes what service() would do but an IRQ (an edge: a count, a
+        beam that cleared, an end switch, the guard, a button, the mixer-empty
+        sensor), a command, a fault (the lift and door stop), or a motion that
+        starts at its end switch; each raises `wake`.  Timers need not: their
+        callbacks finish their own work (a colour read feeds the stacker, an
+        arrival seen by a motion poll is serviced there).  So a lowered wake means
+        service() would find nothing to do, and it is not walked."""
+        return self.wake.up
 
     def service(self):
-        """Task-context work after IRQs: run from Firmware.step() before timers."""
+        """Task-context work after IRQs: run from Firmware.step() before timers.
+        Returns at once when nothing raised `wake` since the last call."""
+        w = self.wake
+        if not w.up:
+            return
+        w.up = False  # lowered before looking: an IRQ from now on raises it again
         if self.guard.changed:
             self._guard_service()
         for tr in self.tracks:
             tr.service()
+        if self.mixer.changed or self._short_timer.active:
+            # the build watch: a mixer-empty edge, or (while SHORT is timed) a count
+            self.mixer.changed = False
+            self._watch()
         if self.lift.pending():
             self.lift.service()
         if self.door.pending():
@@ -306,6 +317,7 @@ class Controller:
 
     def internal_fault(self, where, exc):
         """A firmware exception (a bug): everything stops, fault INTERNAL."""
+        self.wake.up = True
         try:
             self.events.on_log(_m.LOG_ERROR, "internal %s %s" % (where, exc))
         except Exception:
@@ -333,6 +345,7 @@ class Controller:
     def _fault(self, code, track, detail):
         if self.state == codes.FAULT:
             return  # the first fault stands; later ones are consequences
+        self.wake.up = True  # (from a timer too) the next service() reports the door
         self.faults += 1
         self.fault = code
         self.fault_track = track
@@ -348,7 +361,6 @@ class Controller:
         self._mix_timer.cancel()
         self._short_timer.cancel()
         self._surplus_timer.cancel()
-        self._monitor_timer.cancel()
         self._pause_build_timer()
         if self.build_active:
             self.paused = True
@@ -362,27 +374,29 @@ class Controller:
             self._build_timer.cancel()
 
     # ================================================================ build watch
-    def _start_monitor(self):
-        self._monitor_timer.start(self._poll_ms)
-
-    def _monitor_due(self):
+    # Event-driven (no polling): evaluated when a build starts or resumes, on
+    # every mixer_empty edge (IRQ, both edges), and on each service() while the
+    # SHORT timer runs (a count may have ended the shortage).  SHORT is timed
+    # from the instant the mixer ran empty with a track short; a build that
+    # waits for the plate to clear completes on the edge that clears it.
+    def _watch(self):
         if self.state != codes.BUILDING:
             return
+        empty = self.mixer.empty()
         short = False
-        for tr in self.tracks:
-            if tr.short():
-                short = True
-                break
-        if short and self.mixer.empty():
+        if empty:
+            for tr in self.tracks:
+                if tr.short():
+                    short = True
+                    break
+        if short:
             if not self._short_timer.active:
                 self._short_timer.start(self._mixer_empty_ms)
         else:
             self._short_timer.cancel()
-        if self._surplus_timer.active and self.mixer.empty():
+        if empty and self._surplus_timer.active:
             self._surplus_timer.cancel()
             self._complete()
-            return
-        self._monitor_timer.start(self._poll_ms)
 
     def _short_due(self):
         if self.state != codes.BUILDING or not self.mixer.empty():
@@ -421,7 +435,6 @@ class Controller:
         self._build_timer.cancel()
         self._short_timer.cancel()
         self._surplus_timer.cancel()
-        self._monitor_timer.cancel()
         for tr in self.tracks:
             tr.disarm()
         self.build_active = False
@@ -504,6 +517,7 @@ class Controller:
         return OK, NO_FIELD
 
     def cmd_mix(self, duration_ms):
+        self.wake.up = True  # a command: the next service() looks
         s = self.state
         if s == codes.MIXING:
             self._arm_mix_timer(duration_ms)
@@ -538,6 +552,7 @@ class Controller:
         self._set_state(codes.IDLE)
 
     def cmd_build(self, build_id):
+        self.wake.up = True  # a command: the next service() looks
         s = self.state
         if s == codes.BUILDING:
             if build_id == self.build_id:
@@ -582,13 +597,13 @@ class Controller:
         self.mixer.start()
         left = self._build_left_ms if self._build_left_ms > 0 else self._build_ms
         self._build_timer.start(left)
-        self._start_monitor()
         self._set_state(codes.BUILDING)
         for tr in self.tracks:
             if tr.over:
                 self._fault(codes.FAULT_OVERFILL, tr.num, tr.count)
                 return OK, NO_FIELD
         self._check_complete()
+        self._watch()
         return OK, NO_FIELD
 
     def _pause(self):
@@ -598,11 +613,11 @@ class Controller:
         self._pause_build_timer()
         self._short_timer.cancel()
         self._surplus_timer.cancel()
-        self._monitor_timer.cancel()
         self.paused = True
         self._set_state(codes.PAUSED)
 
     def cmd_lift(self):
+        self.wake.up = True  # a command: the next service() looks
         s = self.state
         if s != codes.IDLE and s != codes.BUILT:
             return _m.E_NOT_ALLOWED, NO_FIELD
@@ -627,6 +642,7 @@ class Controller:
             self._set_state(codes.BUILT)
 
     def cmd_door(self, want_open):
+        self.wake.up = True  # a command: the next service() looks
         s = self.state
         if s != codes.IDLE and s != codes.BUILT and s != codes.LIFTING:
             return _m.E_NOT_ALLOWED, NO_FIELD
@@ -643,6 +659,7 @@ class Controller:
         return OK, NO_FIELD
 
     def cmd_stop(self):
+        self.wake.up = True  # a command: the next service() looks
         s = self.state
         self.door.stop()
         if s == codes.BUILDING:
@@ -657,6 +674,7 @@ class Controller:
         return OK, NO_FIELD
 
     def cmd_abort(self):
+        self.wake.up = True  # a command: the next service() looks
         s = self.state
         if s == codes.TESTING:
             return _m.E_BUSY, NO_FIELD
@@ -669,7 +687,6 @@ class Controller:
         self._build_timer.cancel()
         self._short_timer.cancel()
         self._surplus_timer.cancel()
-        self._monitor_timer.cancel()
         self.build_active = False
         self.paused = False
         self._build_left_ms = 0
@@ -680,6 +697,7 @@ class Controller:
         return OK, NO_FIELD
 
     def cmd_clear_fault(self, code):
+        self.wake.up = True  # a command: the next service() looks
         if self.state != codes.FAULT:
             return _m.E_NOT_ALLOWED, NO_FIELD
         if code != 0 and code != self.fault:
@@ -708,6 +726,7 @@ class Controller:
     # (in firmware/selftest.py, imported on first use: rare commands, kept out of
     # the controller's resident code)
     def cmd_self_test(self, kind, index):
+        self.wake.up = True  # a command: the next service() looks
         from firmware import selftest
 
         return selftest.start(self, kind, index)
@@ -718,6 +737,7 @@ class Controller:
         selftest.finish(self)
 
     def cmd_calibrate(self, colour, track):
+        self.wake.up = True  # a command: the next service() looks
         from firmware import selftest
 
         return selftest.calibrate(self, colour, track)

@@ -8,7 +8,7 @@
 # frame: sending a TILE event allocates nothing.
 #
 # The port: any(), readinto(buf) -> n or None, write(buf) (docs/ARCHITECTURE.md §6).
-from firmware.compat import implementation
+from firmware.compat import implementation, ticks_add, ticks_diff
 from protocol import messages as _m
 from protocol import link as _link
 from protocol.codec import MAX_FRAME, MIN_FRAME
@@ -23,6 +23,12 @@ class Endpoint:
     def __init__(self, ctl, port, link_clock, profile, *, boot_nonce=None, link=None):
         self.ctl = ctl
         self._port = port
+        self._link_clock = link_clock
+        # the link's next deadline (link clock ms), valid while _link_known: the
+        # link's timers change only in feed(), send() and poll(), all called from
+        # here, so poll() is skipped until then (it would find nothing to do)
+        self._link_due = 0
+        self._link_known = False
         self._rx = bytearray(_RX)
         mv = memoryview(self._rx)
         self._rxv = [mv[0:n] for n in range(_RX + 1)]
@@ -114,11 +120,27 @@ class Endpoint:
             if not n:
                 break
             self.rx_bytes += n
+            self._link_known = False
             self.link.feed(self._rxv[n])
             rounds += 1
 
     def poll_link(self):
-        self.link.poll()
+        """Run the link's timers (retransmits, heartbeats, silence) when due."""
+        if self._link_known and ticks_diff(self._link_due, self._link_clock.ticks_ms()) > 0:
+            return
+        link = self.link
+        link.poll()
+        # (if poll() sent, its send marked the deadline unknown: known again here)
+        self._link_due = ticks_add(self._link_clock.ticks_ms(), link.next_due_ms())
+        self._link_known = True
+
+    def link_due_ms(self):
+        """Milliseconds until poll_link() has work (0 = now): link.next_due_ms(),
+        from the deadline kept since the link last changed."""
+        if not self._link_known:
+            return self.link.next_due_ms()
+        d = ticks_diff(self._link_due, self._link_clock.ticks_ms())
+        return d if d > 0 else 0
 
     # ---------------------------------------------------------------- link callbacks
     def _on_link(self, ev):
@@ -154,6 +176,7 @@ class Endpoint:
         v[4] = d if d < 0xFFFF else 0xFFFF
         v[5] = c.targets()
         v[6] = c.counts_view()
+        self._link_known = False
         return self.link.send(_m.STATUS_REPLY, v)
 
     def _h_configure(self, v):
@@ -197,6 +220,7 @@ class Endpoint:
         # Before the first session (since boot) nobody listens: nothing to count as
         # dropped.  In a session a full window is counted (the host resyncs with STATUS).
         if self.link.session:
+            self._link_known = False
             self.link.send(msgid, values)
 
     def on_state(self, state, prev):

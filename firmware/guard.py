@@ -5,9 +5,11 @@
 # interrupt, when either input reads unsafe: lift and door motors off within the
 # IRQ latency, whatever the controller is doing.  It allocates nothing: it loops
 # over a list built once and calls halt() on each (halt() only writes pins and
-# sets flags).  The controller turns a trip during a motion into fault GUARD.
+# sets flags), then raises `wake` (a sched.Wake, optional).  The controller turns
+# a trip during a motion into fault GUARD.
 class Guard:
-    def __init__(self, hal, stops):
+    def __init__(self, hal, stops, *, wake=None):
+        self._wake = wake
         self._curtain = hal.input("guard_curtain")
         self._lid = hal.input("lid")
         self._stops = list(stops)
@@ -35,6 +37,9 @@ class Guard:
             if not self.tripped:
                 self.trips += 1
             self.tripped = True
+        w = self._wake
+        if w is not None:
+            w.up = True
 
     def check(self):
         """Task-context backstop (a missed edge): same as the IRQ."""

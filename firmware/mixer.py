@@ -1,13 +1,35 @@
 # The turntable: DC motor (pwm + optional direction) and the mixer-empty sensor
 # (docs/ARCHITECTURE.md §4: mixer_empty reads 1 when no tile is left).
+#
+# The sensor is watched by an IRQ on both edges: it sets `changed` (the
+# controller's build watch takes it in task context) and raises `wake` (a
+# sched.Wake, optional).  No allocation.
 from firmware.drivers.motor import DCMotor
 
 
 class Mixer:
-    def __init__(self, profile, hal):
+    def __init__(self, profile, hal, *, wake=None):
         self.motor = DCMotor(hal.pwm("mixer_pwm"), hal.output("mixer_dir"), duty=profile["duty"]["mixer"])
         self._empty = hal.input("mixer_empty")
+        self._wake = wake
         self.starts = 0
+        self.changed = False  # an edge of mixer_empty not yet taken (set by the IRQ)
+        self._handler = self._irq  # bound once
+        pin = self._empty
+        pin.irq(self._handler, pin.IRQ_FALLING | pin.IRQ_RISING)
+
+    def _irq(self, pin):
+        self.changed = True
+        w = self._wake
+        if w is not None:
+            w.up = True
+
+    def take_change(self):
+        """True once per burst of mixer_empty edges (task context)."""
+        if self.changed:
+            self.changed = False
+            return True
+        return False
 
     def start(self):
         if not self.motor.running:

@@ -40,8 +40,11 @@ class EndMotion:
         self._on_fault = on_fault
         self._far_cb = self._far_irq
         self._near_cb = self._near_irq
-        self.far = None if far_pin is None else LimitSwitch(far_pin, self._far_cb)
-        self.near = None if near_pin is None else LimitSwitch(near_pin, self._near_cb)
+        # the switches' IRQs (both edges) raise the scheduler's wake: an arrival to
+        # finish, or a switch that changed (the controller reports the door's state)
+        self._wake = sched.wake
+        self.far = None if far_pin is None else LimitSwitch(far_pin, self._far_cb, wake=self._wake)
+        self.near = None if near_pin is None else LimitSwitch(near_pin, self._near_cb, wake=self._wake)
         self.current = None
         if adc is not None:
             self.current = CurrentSense(adc, threshold_u16=stall_threshold)
@@ -114,6 +117,7 @@ class EndMotion:
         if target is not None and target.pressed():
             self.moving = direction
             self._arrived = True  # already there: service() reports it
+            self._wake.up = True
             return 0
         leaving = self.near if direction == FAR else self.far
         self.moving = direction

@@ -29,7 +29,7 @@ _TIMEOUTS = {
     "limit_release": ("int", 20, 20000),
     "door": ("int", 50, 60000),
     "link": ("int", 200, 60000),
-    "build": ("int", 1000, 900000),
+    "build": ("int", 1000, 500000),  # timers run on ticks_us: half its 2**30 period is ~537 s
     "stall_current": ("int", 1, 5000),
 }
 SCHEMA = {

@@ -10,7 +10,7 @@
 #   event) -> once the beam is clear again (the tile has left the entry; a
 #   jammed tile is still in it) a stacker pulse is queued; every second tile a
 #   pusher pulse.
-from firmware.compat import const
+from firmware.compat import const, ticks_diff
 from firmware.drivers.photo import PhotoInterrupter
 from firmware.gate import Gate
 from firmware.stacker import Stacker, BACKOFF
@@ -27,6 +27,7 @@ JAM_SETTLE_MS = const(50)
 class Track:
     def __init__(self, num, profile, hal, sched, clock, ctl, *, colour_bus=None, classifier=None):
         self.num = num
+        self._clock = clock
         t = profile["timings_ms"]
         o = profile["timeouts_ms"]
         n = str(num)
@@ -61,9 +62,16 @@ class Track:
         self._jam_cb = self._jam_due
         self._colour_timer = sched.timer(self._colour_cb)
         self._jam_timer = sched.timer(self._jam_cb)
+        # A tile's jam check (entry edge + jam) is parked while its beam is clear:
+        # it would find the beam clear and do nothing.  A beam darkened again
+        # without a counted edge (a falling edge the debounce rejected) re-arms it
+        # at the same deadline.
+        self._jam_parked = False
+        self._jam_at = 0   # ticks_us deadline of the parked check
+        self._jam_rej = 0  # photo.rejected when it was parked (or last looked at)
         self._edge_cb = self._on_edge
         self.photo = PhotoInterrupter(hal.input("entry" + n), clock, debounce_ms=t["debounce"],
-                                      on_edge=self._edge_cb)
+                                      on_edge=self._edge_cb, wake=sched.wake)
 
     # ---- IRQ path -------------------------------------------------------
     def _on_edge(self):
@@ -104,8 +112,24 @@ class Track:
                 self._start_colour(self.handled + 1)
             if not self.jammed:
                 self._jam_timer.start_at_us(self._edges[c & _RING_MASK], self._jam_us)
-        if self.jammed and not self.photo.blocked():
-            self._jam_cleared()
+                self._jam_parked = False
+        if self.jammed:
+            if not self.photo.blocked():
+                self._jam_cleared()
+        elif self._jam_timer.active:
+            if not self.photo.blocked():
+                # the tile has left the beam: park its jam check
+                self._jam_at = self._jam_timer.due
+                self._jam_timer.cancel()
+                self._jam_parked = True
+                self._jam_rej = self.photo.rejected
+        elif self._jam_parked and self.photo.rejected != self._jam_rej:
+            self._jam_rej = self.photo.rejected
+            if self.photo.blocked():
+                # dark again without a counted edge: the check runs at its deadline
+                self._jam_parked = False
+                if ticks_diff(self._jam_at, self._clock.ticks_us()) >= 0:
+                    self._jam_timer.start_at_us(self._jam_at, 0)
         if self._to_stack:
             self._feed_stacker()
         if self.over and not self._over_reported:
@@ -143,6 +167,7 @@ class Track:
     def _jam_cleared(self):
         self.jammed = False
         self._jam_timer.cancel()
+        self._jam_parked = False
         self._reopen()
 
     def _jam_due(self):
@@ -170,6 +195,7 @@ class Track:
     def _on_step(self):
         if self.stacker.last_done == BACKOFF and self.jammed:
             self._jam_timer.start(JAM_SETTLE_MS)
+            self._jam_parked = False
         self._check_done()
 
     def _check_done(self):
@@ -211,6 +237,7 @@ class Track:
         self.disarm()
         self._colour_timer.cancel()
         self._jam_timer.cancel()
+        self._jam_parked = False
         self.stacker.reset()
         self.photo.reset(0)
         self.handled = 0
@@ -232,6 +259,7 @@ class Track:
         self.armed = False
         self.gate.close()
         self._jam_timer.cancel()
+        self._jam_parked = False
         self.stacker.stop()
 
     def idle(self):

@@ -6,13 +6,16 @@
 # Debounce: a falling edge counts only if the line has been high for at least
 # `debounce_ms` (so bounces on either edge of a tile never count twice) and the
 # previous counted edge is at least `debounce_ms` old.  on_edge() (stored once
-# by the owner) is called inside the IRQ right after a counted edge.
+# by the owner) is called inside the IRQ right after a counted edge.  `wake`
+# (optional, a sched.Wake) is raised at the end of every edge: the task loop
+# then has something to look at (a count, or a beam that cleared).
 from firmware.compat import ticks_add, ticks_diff
 
 
 class PhotoInterrupter:
-    def __init__(self, pin, clock, *, debounce_ms, on_edge=None):
+    def __init__(self, pin, clock, *, debounce_ms, on_edge=None, wake=None):
         self._pin = pin
+        self._wake = wake
         self._clock = clock
         self._deb = debounce_ms * 1000
         self._on_edge = on_edge
@@ -33,7 +36,15 @@ class PhotoInterrupter:
         t = self._clock.ticks_us()
         if self._pin.value():
             self.last_rise_us = t
-            return
+        else:
+            self._fall(t)
+        # raised last (after every change above): a task loop that lowered it
+        # before looking either sees this edge's changes or is woken again
+        w = self._wake
+        if w is not None:
+            w.up = True
+
+    def _fall(self, t):
         deb = self._deb
         # (a negative difference means the stored time is older than half the
         # ticks period: long enough ago)
