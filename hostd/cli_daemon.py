@@ -10,9 +10,11 @@ DEFAULT_API = "http://127.0.0.1:8737"
 DEFAULT_API_PORT = 8737
 
 
-def default_db():
+def default_db(sim=False):
+    """The journal's default place; the simulated table keeps its own, apart from a real
+    table's."""
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "jantaku", "journal.sqlite")
+    return os.path.join(base, "jantaku", "sim-journal.sqlite" if sim else "journal.sqlite")
 
 
 def api_url(args):
@@ -73,7 +75,7 @@ def status_text(st):
     if t.get("fault"):
         lines.append("fault: %s" % t["fault"]["message"])
     b = t.get("build")
-    if b:
+    if b and b["id"]:
         lines.append("build %d: %s of %s" % (b["id"], "+".join(map(str, b["per_track"])),
                                            "+".join(map(str, b["targets"]))))
     s = st.get("session")
@@ -201,7 +203,7 @@ def configure_run(p):
     where.add_argument("--sim", action="store_true",
                        help="start the simulated table (`jantaku sim serve`) and use it")
     p.add_argument("--db", metavar="PATH", default=None,
-                   help="the journal (default %s)" % default_db())
+                   help="the journal (default %s; with --sim %s)" % (default_db(), default_db(sim=True)))
     p.add_argument("--api-host", "--host", dest="api_host", default="127.0.0.1",
                    help="address the API listens on (default 127.0.0.1; anything else needs a token)")
     p.add_argument("--api-port", type=int, default=DEFAULT_API_PORT)
@@ -268,7 +270,7 @@ async def _serve(args, port, colours, speed):
 
     jlog.configure(args.log_level)
     log = jlog.get_logger("jantaku.run")
-    db = args.db or default_db()
+    db = args.db or default_db(sim=args.sim)
     os.makedirs(os.path.dirname(os.path.abspath(db)), exist_ok=True)
     try:
         journal = Journal(db)
@@ -281,8 +283,9 @@ async def _serve(args, port, colours, speed):
         token, created = load_or_create_token(path)
         if created:
             log.info("API token created", path=path)
+    # a simulated table started by this daemon is new: nothing left from a session before
     daemon = Daemon(transport=SerialTransport(port, time_scale=speed), journal=journal,
-                    colours=colours, seed=args.seed)
+                    colours=colours, seed=args.seed, resume=not args.sim)
     await daemon.start()
     app = create_app(daemon, token=token, bind_host=args.api_host)
     config = uvicorn.Config(app, host=args.api_host, port=args.api_port, log_config=None,

@@ -19,10 +19,11 @@ log = structlog.get_logger("jantaku.daemon")
 
 
 class Daemon:
-    def __init__(self, *, transport, journal, colours=("blue", "green"), seed=None):
+    def __init__(self, *, transport, journal, colours=("blue", "green"), seed=None, resume=True):
         self.journal = journal
         self.colours = tuple(colours)
         self.seed = seed  # dice from a seed (demos, the simulator) or None: cryptographic
+        self.resume = resume  # carry on the journal's open session (a real table)
         self.link = LinkClient(transport, on_event=self._on_table_event,
                                on_change=self._on_link_change)
         self.table = TableClient(self.link, colours=self.colours, on_event=self.publish)
@@ -62,7 +63,10 @@ class Daemon:
     async def start(self):
         self._tasks.append(asyncio.create_task(self.link.run(), name="link"))
         saved = self.journal.open_session()
-        if saved is not None:
+        if saved is not None and not self.resume:
+            self.journal.end_session(saved["id"], "ended",
+                                     reason="the simulated table started afresh")
+        elif saved is not None:
             self._restore(saved)
 
     def _restore(self, saved):
