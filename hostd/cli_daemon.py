@@ -72,13 +72,16 @@ def status_text(st):
                                                      ident.get("firmware")))
     else:
         lines.append("table: not connected (%s)" % (t.get("error") or "waiting"))
-    if t.get("fault"):
+    s = st.get("session")
+    open_faults = [f for f in (s or {}).get("faults", []) if not f["recovered"]]
+    if open_faults:  # the session's words: the deck, counted and expected
+        lines.append("fault: %s" % open_faults[-1]["message"])
+    elif t.get("fault"):
         lines.append("fault: %s" % t["fault"]["message"])
     b = t.get("build")
     if b and b["id"]:
         lines.append("build %d: %s of %s" % (b["id"], "+".join(map(str, b["per_track"])),
                                            "+".join(map(str, b["targets"]))))
-    s = st.get("session")
     if s:
         lines.append("session %s: %s%s, hand %d%s" % (
             s["id"], s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "", s["hand"],
