@@ -114,8 +114,13 @@ def _follow_build(args):
                     continue
                 ev = json.loads(line[5:])
                 kind = ev.get("type")
-                if kind == "build_progress":
-                    got, total = 0, ev.get("of", 0)
+                if kind == "hello":  # where the build is when we join
+                    b = ((ev.get("status") or {}).get("table") or {}).get("build") or {}
+                    got, total = sum(b.get("per_track") or []), sum(b.get("targets") or [])
+                elif kind == "build_started":
+                    got, total = 0, sum(ev.get("targets") or [])
+                elif kind == "build_progress":
+                    got, total = ev.get("tiles", 0), ev.get("of", 0)
                 elif kind == "tile":
                     got += 1
                 elif kind == "build_done":
