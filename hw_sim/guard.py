@@ -5,10 +5,12 @@
 # start_button and dice_button read 0 while pressed.  Tests, faults and
 # scripts schedule level changes; each one happens at its virtual instant and
 # the controller's IRQ handler is called right then.
-from hw_sim.lines import NEVER, IN, OUT
+from hw_sim.lines import NEVER, IN, OUT, UNUSED_MARK
 
 
 class Panel:
+    _mark = UNUSED_MARK  # the table's EventMark (set by Table)
+
     def __init__(self, table):
         self.table = table
         self.clock = table.clock
@@ -29,6 +31,7 @@ class Panel:
             i -= 1
         ev.insert(i, [at_us, line, level])
         self.next_us = ev[0][0]
+        self._mark.dirty = True
 
     def break_guard(self, at_us, ms, which="curtain"):
         """The curtain (or lid) reads unsafe from at_us for ms milliseconds."""
@@ -56,6 +59,7 @@ class Panel:
                 continue
             line.set(level)
         self.next_us = ev[0][0] if ev else NEVER
+        self._mark.dirty = True
 
     def safe(self):
         return self.curtain.level == 1 and self.lid.level == 1

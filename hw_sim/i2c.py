@@ -84,6 +84,14 @@ class Bus:
         self.transactions = 0
         self.nacks = 0
         self.enabled = True  # False: the bus is dead (every address NACKs)
+        # the per-tile read's fast path (readfrom_mem_into): the channel of a
+        # mux control byte selecting exactly one sensor (-1: none or several),
+        # when every sensor offers mem_read_into (hw_sim.track.ColourSensor)
+        self._one = [-1] * 256
+        for ch in range(min(len(sensors), 8)):
+            self._one[1 << ch] = ch
+        self._fast = (sensor_addr != mux_addr and sensor_addr != ads_addr
+                      and all(hasattr(x, "mem_read_into") for x in sensors))
 
     def _device(self, addr):
         """The single device at addr, or None (sensors handled apart)."""
@@ -157,8 +165,15 @@ class Bus:
 
     # machine.I2C API ------------------------------------------------------
     def writeto(self, addr, buf, stop=True):
+        n = len(buf)
+        if addr == self.mux_addr and self.enabled:
+            # _w inlined for the mux (the per-tile channel select)
+            self.transactions += 1
+            if n:
+                self.mux.ctrl = buf[n - 1]
+            return n
         self._w(addr, 0, buf, False)
-        return len(buf)
+        return n
 
     def readfrom_into(self, addr, buf, stop=True):
         self._r(addr, buf, len(buf))
@@ -172,6 +187,15 @@ class Bus:
         self._w(addr, memaddr, buf, True)
 
     def readfrom_mem_into(self, addr, memaddr, buf, addrsize=8):
+        if addr == self.sensor_addr and self._fast and self.enabled:
+            ctrl = self.mux.ctrl
+            if ctrl < 256:
+                ch = self._one[ctrl]
+                if 0 <= ch < len(self.sensors):
+                    # one sensor selected: _w + _r inlined (the per-tile read)
+                    self.transactions += 2
+                    self.sensors[ch].mem_read_into(memaddr, buf, len(buf))
+                    return
         self._w(addr, memaddr, b"", True)
         self._r(addr, buf, len(buf))
 

@@ -14,9 +14,8 @@
 # the physics' next event, where the physics fires (IRQ handlers run then).
 # A `reset` fault (or machine.reset(), or an unfed watchdog) re-creates the
 # firmware with a new boot nonce while the physics continues.
-from firmware.compat import ticks_diff
 from hw_sim import rng as _rng
-from hw_sim.clock import VirtualClock
+from hw_sim.clock import VirtualClock, TICKS_MASK as _TICKS_MASK, _HALF
 from hw_sim.lines import NEVER
 from hw_sim.machine import Machine, PWRON_RESET, HARD_RESET, WDT_RESET
 from hw_sim.table import Table
@@ -142,7 +141,9 @@ class InProcessTable:
         d = self.fw.next_due_us()
         if d is None:
             return NEVER
-        return self.clock.now_us() + ticks_diff(d, self.clock.ticks_us())
+        now = self.clock._now
+        # clock.abs_us(d) inlined: the unwrapped time of ticks d near now
+        return now + (((d - (now & _TICKS_MASK) + _HALF) & _TICKS_MASK) - _HALF)
 
     def run(self, max_ms):
         """Advance virtual time until the firmware has written something or
@@ -166,25 +167,37 @@ class InProcessTable:
         t_fw = self._t_fw
         step = (self._seen_down != wire.down.total or self._seen_epoch != epoch.n or table.actions
                 or t_fw <= clock._now or self.fw is not self._stepped)
+        mark = table.evmark
+        down = wire.down
+        up = wire.up
         while True:
             if step:
-                self.fw.step()
+                fw = self.fw
+                fw.step()
                 self.steps += 1
                 if table.actions or (self.machine.wdt is not None):
                     self._actions()
-                self._stepped = self.fw
-                self._seen_down = wire.down.total
+                    fw = self.fw
+                self._stepped = fw
+                self._seen_down = down.total
                 self._seen_epoch = epoch.n
-                t_fw = self._t_fw = self._fw_next_abs()
-                if wire.up.n:
+                # _fw_next_abs() inlined
+                d = fw.next_due_us()
+                if d is None:
+                    t_fw = NEVER
+                else:
+                    now = clock._now
+                    t_fw = now + (((d - (now & _TICKS_MASK) + _HALF) & _TICKS_MASK) - _HALF)
+                self._t_fw = t_fw
+                if up.n:
                     return wire.host_read()
             now = clock._now
             if now >= deadline:
                 return b""
             t = t_fw
-            n = table.next_event_us()
-            if n < t:
-                t = n
+            ne = table.next_event_us() if mark.dirty else table._next_ev
+            if ne < t:
+                t = ne
             wdt = self.machine.wdt
             if wdt is not None:
                 n = wdt.last_feed_us + wdt.timeout_us + 1  # when an unfed watchdog bites
@@ -203,10 +216,17 @@ class InProcessTable:
                     spin = 0
                     last = now
             self.iterations += 1
+            if t < ne:
+                # no physics event up to t (ne is still the earliest: nothing
+                # ran since it was read): only the clock moves
+                if t > now:
+                    clock._now = t
+                step = t >= t_fw or table.actions or up.n
+                continue
             e0 = epoch.n
-            d0 = wire.down.total
+            d0 = down.total
             table.advance_to(t)
-            step = t >= t_fw or epoch.n != e0 or wire.down.total != d0 or table.actions or wire.up.n
+            step = t >= t_fw or epoch.n != e0 or down.total != d0 or table.actions or up.n
 
     def run_until(self, t_us, on_output=None):
         """Advance to virtual time t_us, calling on_output(data) for whatever

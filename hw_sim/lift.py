@@ -8,7 +8,7 @@
 # never closes shows as a stroke that never ends, not as a stall).  An
 # obstruction (lift-stall) stops the motion and raises the current.
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, IN, OUT, PWM, ADC
+from hw_sim.lines import NEVER, IN, OUT, PWM, ADC, UNUSED_MARK
 
 PWM_W = 0
 DIR_W = 1
@@ -18,6 +18,7 @@ MIN_DUTY = 6554
 
 class Axis:
     """Shared motion model.  Subclasses name the pins and react to ends."""
+    _mark = UNUSED_MARK  # the table's EventMark (set by Table)
 
     kind = "axis"
 
@@ -77,6 +78,7 @@ class Axis:
         v = self.v
         if v == 0:
             self.next_us = NEVER
+            self._mark.dirty = True
             return
         p = self.pos
         S = self.S
@@ -91,6 +93,7 @@ class Axis:
             if self.block_hi > p and self.block_hi < best:
                 best = self.block_hi
             self.next_us = self.t0 + (best - p)
+            self._mark.dirty = True
         else:
             best = 0
             if S - Z - 1 < p and S - Z - 1 > best:
@@ -100,6 +103,7 @@ class Axis:
             if self.block_lo < p and self.block_lo > best:
                 best = self.block_lo
             self.next_us = self.t0 + (p - best)
+            self._mark.dirty = True
 
     def _switches(self):
         lo = 0 if self.pos <= self.Z else 1
@@ -169,10 +173,14 @@ class Lift(Axis):
         self._update(self.clock._now)
         if not self.motor_on:
             base = self.cur_idle
-        elif self.blocked():
-            base = self.cur_stall
         else:
-            base = self.cur_run
+            # blocked() inlined
+            p = self.pos
+            if self.direction:
+                blocked = p >= self.block_hi and p < self.S
+            else:
+                blocked = p <= self.block_lo and p > 0
+            base = self.cur_stall if blocked else self.cur_run
         n = self.cur_noise
         v = base - n + self.rng.below(2 * n + 1)
         if v < 0:

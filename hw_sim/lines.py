@@ -25,6 +25,19 @@ class Epoch:
         self.n = 0
 
 
+class EventMark:
+    """Set whenever a mechanism's next_us changes, so Table can keep the
+    earliest event cached between changes instead of walking every mechanism
+    on each call.  Mechanisms share the table's mark (Table sets `_mark` on
+    each); alone (a unit test) they write to a throwaway one."""
+
+    def __init__(self):
+        self.dirty = True
+
+
+UNUSED_MARK = EventMark()
+
+
 class Line:
     def __init__(self, name, kind, level=0, sink=None, what=0, epoch=None):
         self.name = name

@@ -260,13 +260,15 @@ class ADC:
         else:
             ln = machine.table.line_for_pin(src)
         self._line = ln
+        # what read_u16 reads: the lift's current sense, else nothing (0)
+        self._src = machine.table.lift if ln is not None and ln.name == "lift_current" else None
         if ln is not None and ln.kind != K_ADC:
             machine._wrong(src, "ADC on %s, which is not an analogue input" % ln.name)
 
     def read_u16(self):
-        ln = self._line
-        if ln is not None and ln.name == "lift_current":
-            return self._m.table.lift.current_u16()
+        src = self._src
+        if src is not None:
+            return src.current_u16()
         return 0
 
 

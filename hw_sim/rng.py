@@ -22,6 +22,11 @@ WIRE_UP = 81  # device -> host bytes
 BOOT = 96
 SENSOR = 112  # + track: colour sensor noise
 
+try:
+    _BIT_LENGTH = (5).bit_length() == 3  # CPython; not every MicroPython port has it
+except AttributeError:
+    _BIT_LENGTH = False
+
 
 def _splitmix32(x):
     """One splitmix32 output for state x (returns (new_state, value))."""
@@ -81,14 +86,37 @@ class Rng:
         if n <= 1:
             return 0
         m = n - 1
-        m |= m >> 1
-        m |= m >> 2
-        m |= m >> 4
-        m |= m >> 8
-        m |= m >> 16
+        if _BIT_LENGTH and m <= 0xFFFFFFFF:
+            m = (1 << m.bit_length()) - 1  # the same mask, in one step (CPython)
+        else:
+            m |= m >> 1
+            m |= m >> 2
+            m |= m >> 4
+            m |= m >> 8
+            m |= m >> 16
+            m &= 0xFFFFFFFF  # next_u32() & m: the draw has 32 bits
+        # next_u32() inlined (the hottest draw: sensor noise, lift current,
+        # offer intervals); the same sequence
+        s0 = self._s0
+        s1 = self._s1
+        s2 = self._s2
+        s3 = self._s3
         while True:
-            v = self.next_u32() & m
+            r = (s1 * 5) & 0xFFFFFFFF
+            # the 32-bit rotate's mask is left out: m < 2**32 keeps only low bits
+            v = (((r << 7) | (r >> 25)) * 9) & m
+            t = (s1 << 9) & 0xFFFFFFFF
+            s2 ^= s0
+            s3 ^= s1
+            s1 ^= s2
+            s0 ^= s3
+            s2 ^= t
+            s3 = ((s3 << 11) & 0xFFFFFFFF) | (s3 >> 21)
             if v < n:
+                self._s0 = s0
+                self._s1 = s1
+                self._s2 = s2
+                self._s3 = s3
                 return v
 
     def between(self, lo, hi):

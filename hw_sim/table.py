@@ -18,7 +18,7 @@ from hw_sim.door import Door
 from hw_sim.guard import Panel
 from hw_sim.i2c import Bus
 from hw_sim.lift import Lift
-from hw_sim.lines import NEVER, Epoch, Line, KIND_NAMES
+from hw_sim.lines import NEVER, Epoch, EventMark, Line, KIND_NAMES
 from hw_sim.mixer import Mixer
 from hw_sim.tiles import Tiles
 from hw_sim.track import Track
@@ -144,6 +144,11 @@ class Table:
                        sensors=[t.sensor for t in self.tracks],
                        ads_addr=cur["addr"] if cur else None, ads_source=self.lift)
         self.components = [self.mixer] + self.tracks + [self.lift, self.door, self.panel, self.faults]
+        # the earliest next_us of the components, cached until one changes
+        self.evmark = EventMark()
+        self._next_ev = NEVER
+        for c in self.components:
+            c._mark = self.evmark
         # pins by number (the profile's map)
         self.pin_names = {}
         for name, num in profile["pins"].items():
@@ -203,31 +208,43 @@ class Table:
         return self.clock._now
 
     def next_event_us(self):
-        n = NEVER
-        for c in self.components:
-            if c.next_us < n:
-                n = c.next_us
-        return n
+        mark = self.evmark
+        if mark.dirty:
+            mark.dirty = False
+            n = NEVER
+            for c in self.components:
+                if c.next_us < n:
+                    n = c.next_us
+            self._next_ev = n
+            return n
+        return self._next_ev
 
     def advance_to(self, t):
         """Fire every event up to virtual time t, in time order, then set the
         clock to t."""
         comps = self.components
         clock = self.clock
+        mark = self.evmark
         while True:
-            n = NEVER
-            for c in comps:
-                if c.next_us < n:
-                    n = c.next_us
+            if mark.dirty:
+                mark.dirty = False
+                n = NEVER
+                for c in comps:
+                    if c.next_us < n:
+                        n = c.next_us
+                self._next_ev = n
+            else:
+                n = self._next_ev
             if n > t or n >= NEVER:
                 break
             if n > clock._now:
-                clock.advance_to(n)
+                clock._now = n
             for c in comps:
                 if c.next_us <= n:
                     c.fire(n)
+            mark.dirty = True
         if t > clock._now:
-            clock.advance_to(t)
+            clock._now = t
 
     def request(self, action):
         self.actions.append(action)

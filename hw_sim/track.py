@@ -10,8 +10,9 @@
 #
 # Everything a controller can reach from its per-tile path (on_output, the
 # sensor's I2C reads, the entry line's level) allocates nothing.
+from firmware.compat import MICROPYTHON
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, IN, OUT
+from hw_sim.lines import NEVER, IN, OUT, UNUSED_MARK
 
 GATE_W = 0
 STACKER_W = 1
@@ -75,6 +76,29 @@ class ColourSensor:
             self.ptr = (p + 1) & 0x1F
         return v
 
+    def mem_read_into(self, mem, buf, n):
+        """w_begin(), w_byte(mem), r_begin(), then n r_byte() into buf: a
+        register read as one transaction pair (Bus.readfrom_mem_into)."""
+        self._first = True
+        self.w_byte(mem)
+        p = self.ptr
+        if p == 0x14:
+            self._sample()
+        elif p == 0x13:
+            self.regs[0x13] = 0x01 if (self.regs[0] & 3) == 3 else 0
+        regs = self.regs
+        if not self.auto:
+            v = regs[p]
+            for i in range(n):
+                buf[i] = v
+            return
+        if not MICROPYTHON and p + n <= 32:
+            buf[:n] = regs[p:p + n]
+        else:
+            for i in range(n):
+                buf[i] = regs[(p + i) & 0x1F]
+        self.ptr = (p + n) & 0x1F
+
     # the optics ---------------------------------------------------------
     def _sample(self):
         regs = self.regs
@@ -122,6 +146,8 @@ class ColourSensor:
 
 
 class Track:
+    _mark = UNUSED_MARK  # the table's EventMark (set by Table)
+
     def __init__(self, table, n, *, seed, timings, sim, colours):
         self.table = table
         self.clock = table.clock
@@ -300,6 +326,7 @@ class Track:
         if self.bq_n and self.bq_t[self.bq_r] < n:
             n = self.bq_t[self.bq_r]
         self.next_us = n
+        self._mark.dirty = True
 
     def fire(self, now):
         if self.close_at <= now:

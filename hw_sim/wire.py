@@ -121,9 +121,10 @@ class Port:
 
     def __init__(self, wire):
         self._w = wire
+        self._down = wire.down  # the ring is never replaced (clear() empties it)
 
     def any(self):
-        return self._w.down.n
+        return self._down.n
 
     def readinto(self, buf, nbytes=-1):
         n = self._w.down.n
