@@ -316,6 +316,9 @@ def _configure_sim(p):
     s.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython")
     s.add_argument("--link", metavar="PATH", default=None,
                    help="the stable symlink to offer the port at (default: a new temporary path)")
+    s.add_argument("--state", metavar="PATH", default=None,
+                   help="keep the table's physical state (motors, tiles, guard, safety latencies) "
+                        "as JSON in this file, rewritten every 50 ms")
 
 
 def cmd_sim(args) -> int:
@@ -338,7 +341,7 @@ def cmd_sim(args) -> int:
         return serve.serve(board_profile(stacks), sim_sets(profile, colours), seed=args.seed,
                            speed=args.speed, faults=tuple(args.fault),
                            mixed_deck=args.mixed_deck, firmware_runtime=args.firmware_runtime,
-                           port_link_path=args.link) or 0
+                           port_link_path=args.link, state_path=args.state) or 0
     except ValueError as e:
         raise UsageError(str(e)) from None
 

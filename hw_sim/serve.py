@@ -19,6 +19,7 @@
 # simulator run in a `micropython` subprocess (hw_sim/stdio_main.py) and this
 # process only moves bytes and paces.
 import errno
+import json
 import os
 import select
 import sys
@@ -26,6 +27,7 @@ import time
 import tty
 
 POLL_S = 0.002  # the firmware's link runs at least this often (wall)
+STATE_EVERY_S = 0.05  # --state: the file is rewritten this often (wall)
 
 
 class _Pty:
@@ -202,27 +204,50 @@ class Server:
                 pass
 
 
+def write_state(srv, path):
+    """The table's physical state (Table.get_status(): motors, tiles, guard,
+    safety latencies) and the port's, as JSON at path, replaced atomically so a
+    reader never sees half a file."""
+    st = srv.table.get_status()
+    st["plugged"] = bool(srv._plugged())
+    st["plug_events"] = list(srv.plug_events)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(st, f)
+    os.replace(tmp, path)
+
+
 def serve(profile, sets, *, seed=0, speed=1.0, faults=(), table_stacks=None, firmware_runtime="cpython",
-          port_link_path=None, out=sys.stdout, mixed_deck=False, stop=None, max_s=None, report_to=None):
+          port_link_path=None, out=sys.stdout, mixed_deck=False, stop=None, max_s=None, report_to=None,
+          state_path=None, state_every_s=STATE_EVERY_S):
     """Serve the simulated table on a pty until killed.  stop: an object with
     is_set() (threading.Event) to end it; max_s: wall seconds; report_to: a
-    callable given the final report dict."""
+    callable given the final report dict; state_path: a file kept up to date
+    (every state_every_s wall seconds) with the table's physical state."""
     srv = Server(profile, sets, seed=seed, speed=speed, faults=faults, table_stacks=table_stacks,
                  firmware_runtime=firmware_runtime, port_link_path=port_link_path, mixed_deck=mixed_deck)
     out.write("PORT %s\n" % srv.link)
     out.flush()
     end = time.monotonic() + max_s if max_s else None
+    next_state = 0.0
     try:
         while True:
             if stop is not None and stop.is_set():
                 break
-            if end is not None and time.monotonic() >= end:
+            now = time.monotonic()
+            if end is not None and now >= end:
                 break
-            srv.wait(srv.step())
+            wait = srv.step()
+            if state_path is not None and now >= next_state:
+                write_state(srv, state_path)
+                next_state = now + state_every_s
+            srv.wait(wait)
     except KeyboardInterrupt:
         pass
     finally:
         try:
+            if state_path is not None:
+                write_state(srv, state_path)
             if report_to is not None:
                 report_to(srv.report())
         finally:

@@ -18,7 +18,7 @@ from hw_sim.door import Door
 from hw_sim.guard import Panel
 from hw_sim.i2c import Bus
 from hw_sim.lift import Lift
-from hw_sim.lines import NEVER, Epoch, EventMark, Line, KIND_NAMES
+from hw_sim.lines import NEVER, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
 from hw_sim.mixer import Mixer
 from hw_sim.tiles import Tiles
 from hw_sim.track import Track
@@ -527,4 +527,19 @@ class Table:
             "guard": self.panel.get_status(),
             "build": self.build.n if self.build is not None else None,
             "table_top_tiles": len(self.top_tiles()),
+            "driven": self.driven(),
+            "safety": self.safety_report(),
+            "guard_violations": len(self.guard_violations),
         }
+
+    def driven(self):
+        """The actuators the controller is driving now, by line name: motor PWMs
+        above 0, solenoids (gates, stackers, pushers) energised.  Empty: nothing
+        moves.  Direction lines and the status light are not actuators."""
+        out = []
+        for name, ln in self.lines.items():
+            if ln.level and (ln.kind == PWM or (ln.kind == OUT and not name.endswith("_dir")
+                                                and name != "status_light")):
+                out.append(name)
+        out.sort()
+        return out

@@ -3,6 +3,7 @@
 tables only: faults are injected by the simulator."""
 import json
 import sqlite3
+import time
 
 import pytest
 
@@ -19,20 +20,47 @@ def faulty(tmp_path, hil_port, request):
         pytest.skip("faults are injected by the simulator")
     procs = []
 
-    def start(*faults, seed=7):
-        args = ["--ruleset", "riichi", "--mixed-deck", "--seed", str(seed)]
+    def start(*faults, seed=7, speed=20):
+        state = tmp_path / "sim-state.json"
+        args = ["--ruleset", "riichi", "--mixed-deck", "--seed", str(seed), "--state", str(state)]
         for f in faults:
             args += ["--fault", f]
-        sim, port = start_sim(tmp_path, *args)
+        sim, port = start_sim(tmp_path, *args, speed=speed)
         procs.append(sim)
         d = start_daemon(tmp_path, port)
         procs.append(d.proc)
+        d.sim_state = lambda: json.loads(state.read_text())
         d.wait(lambda s: s["table"]["connected"], what="the table to connect")
         return d
 
     yield start
     for p in reversed(procs):
         p.kill()
+
+
+MOTORS = ("mixer_pwm", "lift_pwm", "door_pwm", "stacker", "pusher")
+
+
+def still(d, seconds=0.5):
+    """The simulated table's pins, read twice `seconds` of wall apart (at the e2e speed
+    that is 10 simulated seconds): no motor or solenoid driven either time.  Returns
+    the later state.  The state file is rewritten every 50 ms of wall: the first read
+    waits for one written after the call."""
+    stale = d.sim_state()["now_s"]
+    end = time.monotonic() + 10
+    while True:
+        first = d.sim_state()
+        if first["now_s"] > stale:
+            break
+        assert time.monotonic() < end, "the simulator's state file is not updated"
+        time.sleep(0.02)
+    time.sleep(seconds)
+    last = d.sim_state()
+    for st in (first, last):
+        moving = [n for n in st["driven"] if n.startswith(MOTORS)]
+        assert moving == [], "still driven while stopped: %s" % moving
+    assert last["now_s"] > first["now_s"]
+    return last
 
 
 def journal_rows(db, sql):
@@ -53,6 +81,9 @@ def test_guard_broken_mid_lift_stops_and_resumes_when_repeated(faulty):
     assert fault["kind"] == "guard" and fault["recovered"] is False
     assert "guard was broken" in fault["message"]
     assert st["session"]["hand"] == 0  # the walls are not up: hand 1 has not begun
+    sim = still(d)  # the lift stopped where the curtain broke, and stays there
+    assert 0 < sim["lift"]["position_ms"] < 4000 and not sim["lift"]["top"]
+    assert sim["safety"] and all(0 <= s["latency_ms"] <= 10 for s in sim["safety"])
     d.wait(lambda s: s["table"]["guard"]["curtain"] and not s["session"]["busy"],
            what="the curtain clear again")
     d.cli("hand-over")  # repeated with the guard clear: the lift resumes
@@ -60,6 +91,7 @@ def test_guard_broken_mid_lift_stops_and_resumes_when_repeated(faulty):
     assert st["session"]["hand"] == 1
     assert st["session"]["faults"][0]["recovered"] is True
     assert journal_rows(d.db, "SELECT kind, recovered FROM faults") == [("guard", 1)]
+    assert d.sim_state()["guard_violations"] == 0  # nothing moved while it was broken
 
 
 def test_firmware_reset_mid_build_splits_the_decks_again(faulty):
@@ -81,11 +113,19 @@ def test_firmware_reset_mid_build_splits_the_decks_again(faulty):
 
 
 def test_unplugged_mid_build_reconnects_and_the_build_completes(faulty):
-    # unplugged for 80 simulated seconds = 4 s of wall time at the e2e speed (20x):
-    # longer than the 2 s link timeout, so the firmware pauses the build
-    d = faulty("unplug:build=1,after=40,ms=80000")
+    # at 5x a build takes ~4.4 s of wall: unplugged 20 tiles in for 30 simulated seconds
+    # (6 s of wall, longer than the 2 s link timeout, which is wall time), the firmware
+    # pauses the build part way
+    d = faulty("unplug:build=1,after=20,ms=30000", speed=5)
     d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
     d.wait(lambda s: not s["table"]["connected"], timeout=60, what="the unplug")
+    end = time.monotonic() + 30  # the firmware pauses once its link timeout passes
+    while d.sim_state()["driven"]:
+        assert time.monotonic() < end, "still moving unplugged: %s" % d.sim_state()["driven"]
+        time.sleep(0.05)
+    assert d.sim_state()["plugged"] is False
+    paused = sum(t["entered"] for t in still(d)["tracks"])
+    assert 0 < paused < 136  # the build paused part way, its tiles kept on the tracks
     st = d.wait(built(1), timeout=180, what="the build after the replug")
     b = st["session"]["builds"][0]
     assert b["ok"] and b["per_track"] == [34, 34, 34, 34]

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from tests.conftest import ROOT, tool
-from tests.e2e.test_faults_e2e import faulty  # noqa: F401  (fixture)
+from tests.e2e.test_faults_e2e import faulty, still  # noqa: F401  (fixture)
 from tests.e2e.test_session_e2e import built
 
 pytestmark = pytest.mark.e2e
@@ -42,6 +42,7 @@ def test_fault_stops_the_table_and_is_named(faulty, spec, step, kind, track, wor
     table = st["table"]
     assert table["state"] in ("fault", "paused")  # stopped: nothing moves on
     assert table["fault"] is None or table["fault"]["kind"] == kind
+    still(d)  # the pins: no motor or solenoid driven
     con = sqlite3.connect(d.db)
     rows = con.execute("SELECT kind, track, message FROM faults").fetchall()
     con.close()
@@ -62,3 +63,41 @@ def test_line_noise_gives_the_same_decks_and_builds(faulty):  # noqa: F811
     assert s["decks"] == ref["decks"]
     assert [(b["deck"], b["per_track"], b["backs"]) for b in s["builds"]] == \
         [(b["deck"], b["per_track"], b["backs"]) for b in ref["builds"][:2]]
+
+
+def test_misread_backs_below_the_limit_are_reported_and_the_session_goes_on(faulty):  # noqa: F811
+    d = faulty("misread:build=1,count=3", seed=7)
+    d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--seed", "7")
+    st = d.wait(built(1), timeout=120, what="deck A")
+    s = st["session"]
+    first = s["builds"][0]
+    assert first["ok"] and first["backs"]["unknown"] == 3  # reported, never guessed
+    assert first["backs"]["blue"] + first["backs"]["green"] == 133
+    assert s["faults"] == []  # 3 is under the limit (6 for 136 tiles)
+    assert s["decks"]["A"]["tiles"] == 136 and s["decks"]["A"]["backs"]["unknown"] == 3
+    assert "unknown 3" in d.cli("status").stdout  # what a player reads: the uncertain backs
+    d.cli("hand-over")
+    st = d.wait(built(2), timeout=120, what="deck B")
+    s = st["session"]
+    assert s["builds"][1]["ok"] and "unknown" not in s["builds"][1]["backs"]
+    # deck B read in full: with the two sets known, deck A's count is exact again
+    assert "unknown" not in s["decks"]["A"]["backs"]
+    assert s["decks"]["A"]["backs"]["blue"] + s["decks"]["B"]["backs"]["blue"] == 136
+
+
+def test_misread_backs_over_the_limit_flag_the_build(faulty):  # noqa: F811
+    d = faulty("misread:build=1,count=9", seed=7)
+    d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--seed", "7")
+    st = d.wait(lambda s: s["session"]["faults"] and not s["session"]["busy"], timeout=120,
+                what="the untrusted build")
+    fault = st["session"]["faults"][-1]
+    assert fault["kind"] == "composition" and fault["build"] == 1
+    assert "9 back colours could not be read (at most 6 accepted)" in fault["message"]
+    assert st["session"]["builds"][0]["ok"] is False  # flagged, not used
+    with pytest.raises(AssertionError):
+        d.cli("hand-over")  # the untrusted walls are not raised for a hand
+    still(d)
+    con = sqlite3.connect(d.db)
+    rows = con.execute("SELECT kind, message FROM faults").fetchall()
+    con.close()
+    assert rows == [("composition", fault["message"])]

@@ -1,6 +1,7 @@
 """hw_sim.serve: the simulated table behind a real pseudo-terminal, paced against the
 wall at --speed X, with a symlink that survives a simulated unplug."""
 import io
+import json
 import os
 import select
 import threading
@@ -160,3 +161,25 @@ def test_micropython_runtime_over_the_pty(served, micropython_bin):
     stop.set()
     th.join(20)
     assert reports[0]["firmware_runtime"] == "micropython"
+
+
+def test_state_file_shows_the_motors_while_building(served, tmp_path):
+    state = str(tmp_path / "state.json")
+    path, stop, th, reports = served(seed=3, speed=40.0, state_path=state, state_every_s=0.01)
+    h = PtyHost(path)
+    assert h.wait(lambda: h.link.connected, 10)
+
+    def read():
+        with open(state) as f:
+            return json.load(f)
+
+    assert read()["driven"] == [] and read()["plugged"] is True
+    h.command("configure_build", 1, [34] * 4, 17, [1, 2], 1)
+    h.command("build", 1)
+    assert h.wait(lambda: "mixer_pwm" in read()["driven"], 10)  # the mixer runs
+    assert h.wait(lambda: h.seen("build_done"), 30)
+    assert h.wait(lambda: read()["driven"] == [] and read()["mixer"]["tiles"] == 0, 10)  # built, all still
+    h.close()
+    stop.set()
+    th.join(20)
+    assert not os.path.exists(state + ".tmp")

@@ -157,3 +157,15 @@ def test_status():
     tab = bare_table()
     s = tab.get_status()
     assert s["mixer"]["tiles"] == 136 and s["build"] is None and len(s["tracks"]) == 4
+
+
+def test_status_lists_the_driven_actuators_and_a_reset_clears_them():
+    tab = bare_table()
+    assert tab.get_status()["driven"] == []  # at power-on nothing moves
+    tab.line("lift_pwm").drive(40000)
+    tab.line("lift_dir").drive(1)  # a direction alone drives nothing
+    tab.line("gate2").drive(1)
+    tab.line("status_light").drive(1)
+    assert tab.get_status()["driven"] == ["gate2", "lift_pwm"]
+    tab.reset_outputs()
+    assert tab.get_status()["driven"] == []
