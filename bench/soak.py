@@ -1,13 +1,14 @@
 """Soak: one Mixed Deck session of many hands in-process, with random recoverable faults
-injected all along (guard breaks mid-lift, firmware resets mid-build, unplugged cable,
+injected all along (guard breaks mid-lift, firmware resets mid-build and mid-lift, unplugged cable,
 line noise, misreads, jams that clear).  Checks that it never gets stuck, that every
 rebuild matched its deck's composition, that every guard break and reset is in the
 journal and recovered, and that memory does not grow; prints the figures.
 
-    .venv/bin/python bench/soak.py [--hands 1000] [--seed 1] [--every 4]
+    .venv/bin/python bench/soak.py [--hands 1000] [--seed 1] [--every 4] [--trace]
 """
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -15,6 +16,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+import tracemalloc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -33,8 +35,12 @@ def fault_plan(hands, seed, every):
         after = rng.randint(5, 120)
         if kind == "guard":
             specs.append("guard:build=%d,during=%s" % (b, rng.choice(("lift", "door"))))
-        elif kind == "reset":
-            specs.append("reset:build=%d,after=%d" % (b, after))
+        elif kind == "reset":  # mid-build, or mid-lift / mid-door at a hand over
+            when = rng.choice(("build", "build", "lift", "door"))
+            if when == "build":
+                specs.append("reset:build=%d,after=%d" % (b, after))
+            else:
+                specs.append("reset:build=%d,during=%s,at=%d" % (b, when, rng.randint(50, 3900 if when == "lift" else 550)))
         elif kind == "unplug":
             specs.append("unplug:build=%d,after=%d,ms=%d" % (b, after, rng.choice((500, 3000, 8000))))
         elif kind == "noise":
@@ -50,7 +56,7 @@ class Args:
     ruleset, mixed_deck, firmware_runtime, transport, table_stacks = "riichi", True, "cpython", "inprocess", None
 
 
-def run(hands, seed, every, db):
+def run(hands, seed, every, db, trace=False):
     from hostd import logging as jlog
     from hostd.demo import run_demo
 
@@ -59,11 +65,39 @@ def run(hands, seed, every, db):
     a.hands, a.seed, a.db = hands, seed, db
     a.fault = fault_plan(hands, seed, every)
     rss = []
-    a.on_hand = lambda n: rss.append(rss_kib())
+    snaps = {}
+
+    def on_hand(n):
+        rss.append(rss_kib())
+        if trace and n in (max(1, hands // 5), hands):
+            gc.collect()
+            snaps[n] = tracemalloc.take_snapshot()
+
+    if trace:
+        tracemalloc.start(1)
+    a.on_hand = on_hand
     t0 = time.monotonic()
     out, ok = asyncio.run(run_demo(a))
     wall = time.monotonic() - t0
-    return a.fault, out, ok, wall, rss
+    if trace:
+        tracemalloc.stop()
+    return a.fault, out, ok, wall, rss, snaps
+
+
+def heap_growth(snaps, top=6):
+    """Lines: the Python heap's growth between the two snapshots, by source file (where
+    the objects still alive were allocated)."""
+    (n0, s0), (n1, s1) = sorted(snaps.items())
+    stats = s1.compare_to(s0, "filename")
+    total = sum(st.size_diff for st in stats)
+    per = 100.0 / max(1, n1 - n0)
+    lines = ["  Python heap (tracemalloc), hands %d..%d: %+.1f KiB, %+.1f KiB per 100 hands; by file:"
+             % (n0, n1, total / 1024, total / 1024 * per)]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for st in stats[:top]:
+        name = os.path.relpath(os.path.realpath(st.traceback[0].filename), root)
+        lines.append("    %+8.1f KiB per 100 hands  %s" % (st.size_diff / 1024 * per, name))
+    return lines
 
 
 def rss_kib():
@@ -107,9 +141,12 @@ def main(argv=None):
     ap.add_argument("--hands", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--every", type=int, default=4, help="a fault on about one build in N")
+    ap.add_argument("--trace", action="store_true",
+                    help="also trace the Python heap (tracemalloc; about 2x slower) and print "
+                         "where what stays alive was allocated")
     args = ap.parse_args(argv)
     db = os.path.join(tempfile.mkdtemp(prefix="jantaku-soak-"), "journal.sqlite")
-    specs, out, ok, wall, rss = run(args.hands, args.seed, args.every, db)
+    specs, out, ok, wall, rss, snaps = run(args.hands, args.seed, args.every, db, args.trace)
     problems, fired, nfaults = check(specs, out, ok, db)
     kinds = {}
     for s in specs:
@@ -126,6 +163,11 @@ def main(argv=None):
         print("  resident memory: %.1f MiB after hand %d, %.1f MiB at the end; growth %s" % (
             rss[len(rss) // 10] / 1024, len(rss) // 10 + 1, rss[-1] / 1024,
             "n/a" if g is None else "%.0f KiB per 100 hands" % g))
+    if len(snaps) == 2:
+        for line in heap_growth(snaps):
+            print(line)
+        print("    (hostd/: the hands, builds and faults the session keeps for its summary, "
+              "a few records per hand by design)")
     print("  problems: %s" % ("none" if not problems else "; ".join(problems)))
     return 1 if problems else 0
 

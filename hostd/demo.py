@@ -41,11 +41,17 @@ def sim_sets(profile, colours=None):
     return [list(faces), list(faces)]
 
 
+KEEP_SIM_BUILDS = 4
+
+
 def make_inprocess_table(args, profile, colours):
     from hw_sim import inprocess
 
     board = board_profile(args.table_stacks or (29 if profile.stacks_per_wall > 18 else None))
-    kw = dict(seed=args.seed, faults=tuple(args.fault), mixed_deck=args.mixed_deck)
+    # the simulator's per-build offer logs (for the bench's efficiency figures) are not
+    # reported here: keep the last few only, so a long session's memory stays flat
+    kw = dict(seed=args.seed, faults=tuple(args.fault), mixed_deck=args.mixed_deck,
+              keep_builds=KEEP_SIM_BUILDS)
     sets = sim_sets(profile, colours)
     if args.firmware_runtime == "micropython":
         from hw_sim.stdio_client import MicroPythonTable

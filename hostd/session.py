@@ -227,9 +227,10 @@ class Session:
     def _fault(self, kind, track, build, message, recovered=False):
         rec = {"kind": kind, "track": track, "build": build, "recovered": recovered,
                "message": message}
-        self.faults.append(rec)
         fid = self.journal.fault(self.id, rec)
         self._event("fault", **rec)
+        rec["_id"] = fid  # for _recovered(); not shown in summary()
+        self.faults.append(rec)
         return fid
 
     def _recovered(self, fid):
@@ -298,8 +299,9 @@ class Session:
         async with self._lock:
             return await self._hand_over()
 
-    async def _hand_over(self):
-        started = self.table.mark()
+    async def _hand_over(self, started=None):
+        if started is None:
+            started = self.table.mark()
         if self._resplit_pending:
             await self._resplit_at_hand_over()  # counts in this hand's turnaround
         self.check_hand_over()
@@ -312,7 +314,17 @@ class Session:
             self._pending_raise = (raised, dropped, next_hand, started)
         else:  # repeated after a stop (guard broken, ...): the cause must be gone
             raised, dropped, next_hand, _ = self._pending_raise
-        await self._motion(self.table.raise_walls, next_hand, open_door=dropped is not None)
+        try:
+            await self._motion(self.table.raise_walls, next_hand, open_door=dropped is not None)
+        except TableFault as e:
+            if e.fault != F_RESET:
+                raise
+            # counted walls, but the table that counted them restarted on the way up:
+            # they go back in with the played deck and both decks are split again; the
+            # hand over then goes on with the new deck A
+            self._pending_raise = None
+            await self._after_reset(e, what="while raising the walls for hand %d" % next_hand)
+            return await self._hand_over(started)  # the recovery counts in the turnaround
         # turnaround: from the (first) hand over to the walls at the top
         turnaround = self.table.seconds_since(self._pending_raise[3])
         self._pending_raise = None
@@ -325,9 +337,27 @@ class Session:
         self.hand, self.top, self.inside = next_hand, raised, None
         self._event("hand", **dict(record, break_from_right=brk["break_from_right"],
                                    unit=brk["unit"]))
-        await self.table.settle()  # lift back down, door closed
+        try:
+            await self.table.settle()  # lift back down, door closed
+        except TableFault as e:
+            if e.fault != F_RESET:
+                raise
+            await self._settle_after_reset(next_hand)
         await self._rebuild_inside(dropped if dropped is not None else other(raised))
         return record
+
+    async def _settle_after_reset(self, hand):
+        """The table restarted after the walls reached the top (the hand has begun; they
+        were counted and delivered): the empty lift is brought down again and the door
+        closed; the dropped deck, in the mixer, is rebuilt and checked as usual."""
+        fid = self._fault("reset", None, None, "hand %d: the table restarted while the lift "
+                          "went back down: the walls on the table are the counted ones; the "
+                          "lift is brought down again" % hand)
+        await self.table.wait_ready()
+        if self.table.state == "fault":
+            await self.table.clear_fault()
+        await self.table.settle_after_restart()
+        self._recovered(fid)
 
     async def _motion(self, verb, hand, **kw):
         """A lift or door motion the guard (or a stall) may stop: a stop is journalled
@@ -341,7 +371,6 @@ class Session:
             if e.fault == F_RESET:
                 raise
             fid = self._fault(e.kind, e.track, None, "hand %d: %s" % (hand, e))
-            self.faults[-1]["_id"] = fid
             self._stopped.append(fid)
             raise
         for fid in self._stopped:
@@ -362,15 +391,17 @@ class Session:
         self._phase("built", inside=deck, top=self.top, hand=self.hand)
 
     # -- a table that restarted mid-build ------------------------------------------------
-    async def _after_reset(self, e):
-        """The table restarted while building: the walls inside are partial and their
-        counts are gone with the firmware's memory, so they are never trusted.  They go
-        back into the mixer and — since a deck's tiles can't be told apart from the
-        other's once mixed — both decks are split again (Mixed Deck).  With a hand in
-        play that waits for its hand over; with nothing on top it happens now."""
+    async def _after_reset(self, e, what=None):
+        """The table restarted while building (or raising): the walls inside are partial
+        (or on their way up) and the firmware's counts are gone with its memory, so they
+        are never trusted.  They go back into the mixer and — since a deck's tiles can't
+        be told apart from the other's once mixed — both decks are split again (Mixed
+        Deck).  With a hand in play that waits for its hand over; with nothing on top (or
+        at a hand over) it happens now."""
         number = len(self.builds)  # the failed build is listed already
-        msg = ("the table restarted during build %d: the walls inside can't be accounted "
-               "for" % number)
+        if what is None:
+            what = "during build %d" % number
+        msg = "the table restarted %s: the walls inside can't be accounted for" % what
         self.inside = None
         if not self.mixed_deck:
             msg += ("; the sets can't be separated again by the table: sort them by back "
@@ -379,7 +410,6 @@ class Session:
             self._phase("stopped", inside=None, top=self.top, hand=self.hand)
             raise TableFault(F_RESET, 0, 0, msg)
         fid = self._fault("reset", None, number, msg + "; both decks will be split again")
-        self.faults[-1]["_id"] = fid
         self._resplit_pending = (self._resplit_pending or []) + [fid]
         self._phase("resplit_pending", inside=None, top=self.top, hand=self.hand,
                     faults=self._resplit_pending)
@@ -438,8 +468,8 @@ class Session:
         s.builds = [{k: b[k] for k in keys} for b in saved["builds"] if b["ok"] is not None]
         s.hands = [{k: h[k] for k in ("hand", "deck", "dice", "breaker", "turnaround_sim_seconds")}
                    for h in saved["hands"]]
-        s.faults = [{k: f[k] for k in ("kind", "track", "build", "recovered", "message")}
-                    for f in saved["faults"]]
+        s.faults = [dict({k: f[k] for k in ("kind", "track", "build", "recovered", "message")},
+                         _id=f.get("id")) for f in saved["faults"]]
         data = saved.get("phase_data") or {}
         s.phase = saved["phase"]
         s.hand = data.get("hand", len(s.hands))

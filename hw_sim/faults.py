@@ -24,7 +24,7 @@ KINDS = {
     "lift-stall": {"build": 1, "at": None, "dir": "up", "ms": 0},
     "limit-stuck": {"build": 1, "switch": "top", "state": None, "ms": 0},
     "guard": {"build": 1, "during": "lift", "at": None, "ms": 200, "input": "curtain"},
-    "reset": {"build": 1, "after": 60},
+    "reset": {"build": 1, "after": 60, "during": None, "at": None},
     "unplug": {"build": 1, "after": 40, "ms": 3000},
     "noise": {"rate": 0.0001, "build": 0, "after": 0, "ms": 0},
 }
@@ -59,7 +59,7 @@ DESCRIPTIONS = {
     "lift-stall": "an obstruction `at` ms into the first stroke after build N starts: current high, the limit never reached",
     "limit-stuck": "a lift limit switch stays pressed or never closes, from the first stroke after build N starts",
     "guard": "the curtain (or lid) breaks `at` ms into the first lift (or door) motion after build N starts, for `ms`",
-    "reset": "the controller resets (its state is lost; it boots again) when `after` tiles are in build N",
+    "reset": "the controller resets (its state is lost; it boots again) when `after` tiles are in build N, or with `during`, `at` ms into the first lift (or door) motion after build N starts",
     "unplug": "the serial line is unplugged for `ms` when `after` tiles are in build N",
     "noise": "bit errors on the serial line at `rate` per bit (from the start, or from build N / after)",
 }
@@ -196,6 +196,11 @@ class FaultPlan:
             k = f.kind
             if k in ("missing-tile", "extra-tile"):
                 self.build_start.append(f)
+            elif k == "reset" and f.p["during"] is not None:
+                if f.p["during"] == "lift":
+                    self.lift.append(f)
+                else:
+                    self.door.append(f)
             elif k in ("jam", "misread", "reset", "unplug"):
                 self.entry.append(f)
             elif k == "gate-slow":
@@ -252,6 +257,8 @@ class FaultPlan:
             t.lift.block_hi = NEVER
             t.lift.block_lo = -1
             t.lift.on_output(0, t.lift.duty)  # re-evaluate the motion
+        elif what == "reset":
+            t.request("reset")
         elif what == "unstick":
             t.lift.force_lo = -1
             t.lift.force_hi = -1
@@ -460,6 +467,15 @@ class FaultPlan:
                 if at is None:
                     at = t.lift.S // 2000
                 t.panel.break_guard(now + at * 1000, p["ms"], p["input"])
+            elif f.kind == "reset":
+                if not up:
+                    continue
+                f.done = True
+                at = p["at"]
+                if at is None:
+                    at = t.lift.S // 2000
+                f.fired.append(now + at * 1000)
+                self._at(now + at * 1000, "reset", f)
 
     def on_door_start(self, now, builds):
         t = self.table
@@ -467,10 +483,14 @@ class FaultPlan:
             if f.done or builds < f.p["build"]:
                 continue
             f.done = True
-            f.fired.append(now)
             at = f.p["at"]
             if at is None:
                 at = t.door.S // 2000
+            if f.kind == "reset":
+                f.fired.append(now + at * 1000)
+                self._at(now + at * 1000, "reset", f)
+                continue
+            f.fired.append(now)
             t.panel.break_guard(now + at * 1000, f.p["ms"], f.p["input"])
 
     def report(self):

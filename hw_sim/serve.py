@@ -27,6 +27,9 @@ import time
 import tty
 
 POLL_S = 0.002  # the firmware's link runs at least this often (wall)
+# a server runs for days: the exit report details the last KEEP_BUILDS builds (and
+# counts the ones before them), so memory does not grow with every build
+KEEP_BUILDS = 64
 STATE_EVERY_S = 0.05  # --state: the file is rewritten this often (wall)
 
 
@@ -108,12 +111,14 @@ class Server:
             from hw_sim.inprocess import InProcessTable
 
             self.table = InProcessTable(profile, sets, seed=seed, faults=faults, mixed_deck=mixed_deck,
-                                        sim=sim, table_stacks=table_stacks, link_clock=RealClock())
+                                        sim=sim, table_stacks=table_stacks, link_clock=RealClock(),
+                                        keep_builds=KEEP_BUILDS)
         else:
             from hw_sim.stdio_client import MicroPythonTable
 
             self.table = MicroPythonTable(profile, sets, seed=seed, faults=faults, mixed_deck=mixed_deck,
                                           sim=sim, table_stacks=table_stacks, link_clock="wall",
+                                          keep_builds=KEEP_BUILDS,
                                           micropython=micropython, heapsize=heapsize)
         self.link = port_link_path or default_link_path()
         d = os.path.dirname(self.link)

@@ -112,6 +112,30 @@ def test_firmware_reset_mid_build_splits_the_decks_again(faulty):
     assert st["session"]["builds"][-1]["ok"] and st["session"]["builds"][-1]["backs"] == b["backs"]
 
 
+def test_firmware_reset_mid_lift_splits_again_and_the_hand_over_goes_on(faulty):
+    d = faulty("reset:build=2,during=lift")  # hand 2's walls half-way up
+    d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
+    d.wait(built(1), timeout=120, what="deck A")
+    d.cli("hand-over")
+    d.wait(built(2), timeout=120, what="deck B")
+    d.cli("hand-over")  # the table restarts on the way up
+    st = d.wait(lambda s: s["session"]["hand"] == 2 and len(s["session"]["builds"]) >= 4
+                and not s["session"]["busy"], timeout=240, what="the re-split and hand 2")
+    s = st["session"]
+    assert st["table"]["resets"] == 1
+    (fault,) = s["faults"]
+    assert fault["kind"] == "reset" and fault["recovered"] is True
+    assert "restarted while raising the walls for hand 2" in fault["message"]
+    assert all(b["ok"] for b in s["builds"])  # the walls were complete, just not trusted
+    a, b = s["decks"]["A"], s["decks"]["B"]
+    assert a["tiles"] == b["tiles"] == 136 and a["backs"]["blue"] + b["backs"]["blue"] == 136
+    assert s["builds"][-1]["backs"] == b["backs"]  # deck B rebuilt inside, checked
+    sim = still(d)
+    assert sim["lift"]["bottom"] and sim["door"]["closed"]
+    assert journal_rows(d.db, "SELECT kind, recovered FROM faults") == [("reset", 1)]
+    assert journal_rows(d.db, "SELECT hand, deck FROM hands ORDER BY hand") == [(1, "A"), (2, "A")]
+
+
 def test_unplugged_mid_build_reconnects_and_the_build_completes(faulty):
     # at 5x a build takes ~4.4 s of wall: unplugged 20 tiles in for 30 simulated seconds
     # (6 s of wall, longer than the 2 s link timeout, which is wall time), the firmware

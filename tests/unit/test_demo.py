@@ -84,3 +84,27 @@ def test_bad_ruleset_is_a_usage_error():
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stdout == ""
     assert "poker" in r.stderr and "riichi" in r.stderr
+
+
+@pytest.mark.parametrize("spec,words,builds", [
+    # mid-lift (hand 2's walls on the way up, the played deck dropping): everything back in,
+    # both decks split again, and the hand over goes on with the new deck A
+    ("reset:build=2,during=lift", "restarted while raising the walls for hand 2", 5),
+    ("reset:build=2,during=door,at=100", "restarted while raising the walls for hand 2", 5),
+    # after the top (the hand has begun on counted walls): the lift is brought down again
+    ("reset:build=2,during=lift,at=6000", "restarted while the lift went back down", 4),
+])
+def test_reset_mid_lift_recovers_and_the_session_goes_on(spec, words, builds):
+    out, r = demo("--ruleset", "riichi", "--mixed-deck", "--hands", "3", "--seed", "42",
+                  "--fault", spec)
+    assert [h["hand"] for h in out["hands"]] == [1, 2, 3]
+    (fault,) = out["faults"]
+    assert fault["kind"] == "reset" and words in fault["message"] and fault["recovered"]
+    assert len(out["builds"]) == builds and all(b["ok"] for b in out["builds"])
+    a, b = out["decks"]["A"], out["decks"]["B"]
+    assert a["tiles"] == b["tiles"] == 136 and a["backs"]["blue"] + b["backs"]["blue"] == 136
+    ref = demo("--ruleset", "riichi", "--mixed-deck", "--hands", "3", "--seed", "42")[0]
+    if builds == 5:  # split again: the turnaround of hand 2 holds the re-split
+        assert out["hands"][1]["turnaround_sim_seconds"] > 30
+    else:  # nothing was lost or redone: the same decks as without the reset
+        assert out["decks"] == ref["decks"]

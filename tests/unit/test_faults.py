@@ -26,6 +26,8 @@ def test_keys_convert():
     assert f.p["rate"] == 0.001 and f.p["ms"] == 500
     f = parse("guard:during=door,input=lid,at=100,ms=20,build=2")
     assert (f.p["during"], f.p["input"], f.p["at"], f.p["ms"], f.p["build"]) == ("door", "lid", 100, 20, 2)
+    f = parse("reset:build=2,during=lift,at=1500")
+    assert (f.p["build"], f.p["during"], f.p["at"]) == (2, "lift", 1500)
     f = parse("extra-tile:face=5z,set=green,count=2", colours=["blue", "green"])
     assert f.p["face"] == "5z" and f.p["set"] == "green"
 
@@ -46,6 +48,7 @@ def test_keys_convert():
         ("guard:during=hand", "'during=hand'", "lift or door"),
         ("guard:ms=0", "'ms=0'", "at least 1 ms"),
         ("reset:build=0", "'build=0'", "a build number"),
+        ("reset:during=roof", "'during=roof'", "lift or door"),
         ("extra-tile:set=red", "'set=red'", "blue, green"),
         ("unplug:after=-3", "'after=-3'", "tiles into that build"),
     ],
@@ -184,6 +187,25 @@ def test_reset_reboots_the_controller():
     # all outputs fell to 0 at the reset: the mixer stopped, gates closing
     assert not t.table.mixer.running
     assert all(t.table.lines["gate%d" % k].level == 0 for k in range(1, 5))
+
+
+@pytest.mark.parametrize("during,at", [("lift", 1500), ("lift", None), ("door", 200)])
+def test_reset_during_a_motion_reboots_the_controller_at_that_moment(during, at):
+    spec = "reset:during=%s" % during + (",at=%d" % at if at is not None else "")
+    t = scripted(seed=2, faults=(spec,))
+    scripted_build(t)
+    t0 = t.now_us()
+    if during == "lift":
+        t.fw.raise_walls()
+    else:
+        t.fw.hand_over()  # the door opens as the lift goes up
+    run_until(t, lambda: t.boots == 2, 10000, step_ms=1)
+    expect = at if at is not None else (2000 if during == "lift" else 300)  # half the stroke
+    assert abs(t.resets[0][0] - (t0 + expect * 1000)) <= 1000
+    moving = t.table.lift if during == "lift" else t.table.door
+    assert not moving.motor_on  # the reset left the motor off, part way
+    assert 0 < moving.position_ms() < (4000 if during == "lift" else 600)
+    assert not t.table.lift.motor_on and t.table.lines["lift_top"].level == 1  # not at the top
 
 
 def test_unplug_and_replug_times():

@@ -17,7 +17,7 @@ def load_soak():
 def test_short_soak_with_random_faults(tmp_path):
     soak = load_soak()
     db = str(tmp_path / "journal.sqlite")
-    specs, out, ok, wall, rss = soak.run(24, 5, 2, db)
+    specs, out, ok, wall, rss, _ = soak.run(24, 5, 2, db)
     problems, fired, nfaults = soak.check(specs, out, ok, db)
     assert problems == []
     injected = {s.split(":")[0] for s in specs}
