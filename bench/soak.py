@@ -1,10 +1,11 @@
-"""Soak: one Mixed Deck session of many hands in-process, with random recoverable faults
-injected all along (guard breaks mid-lift, firmware resets mid-build and mid-lift, unplugged cable,
-line noise, misreads, jams that clear).  Checks that it never gets stuck, that every
+"""Soak: one Mixed Deck (or, with --normal, normal rotation) session of many hands
+in-process, with random recoverable faults injected all along (guard breaks mid-lift,
+firmware resets mid-build and mid-lift, unplugged cable, line noise, misreads, jams that
+clear).  Checks that it never gets stuck, that every
 rebuild matched its deck's composition, that every guard break and reset is in the
 journal and recovered, and that memory does not grow; prints the figures.
 
-    .venv/bin/python bench/soak.py [--hands 1000] [--seed 1] [--every 4] [--trace]
+    .venv/bin/python bench/soak.py [--hands 1000] [--seed 1] [--every 4] [--normal] [--trace]
 """
 import argparse
 import asyncio
@@ -56,12 +57,13 @@ class Args:
     ruleset, mixed_deck, firmware_runtime, transport, table_stacks = "riichi", True, "cpython", "inprocess", None
 
 
-def run(hands, seed, every, db, trace=False):
+def run(hands, seed, every, db, trace=False, mixed_deck=True):
     from hostd import logging as jlog
     from hostd.demo import run_demo
 
     jlog.configure("error", stream=sys.stderr)
     a = Args()
+    a.mixed_deck = mixed_deck
     a.hands, a.seed, a.db = hands, seed, db
     a.fault = fault_plan(hands, seed, every)
     rss = []
@@ -141,19 +143,23 @@ def main(argv=None):
     ap.add_argument("--hands", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--every", type=int, default=4, help="a fault on about one build in N")
+    ap.add_argument("--normal", action="store_true",
+                    help="the normal two-set rotation instead of Mixed Deck")
     ap.add_argument("--trace", action="store_true",
                     help="also trace the Python heap (tracemalloc; about 2x slower) and print "
                          "where what stays alive was allocated")
     args = ap.parse_args(argv)
     db = os.path.join(tempfile.mkdtemp(prefix="jantaku-soak-"), "journal.sqlite")
-    specs, out, ok, wall, rss, snaps = run(args.hands, args.seed, args.every, db, args.trace)
+    specs, out, ok, wall, rss, snaps = run(args.hands, args.seed, args.every, db, args.trace,
+                                           mixed_deck=not args.normal)
     problems, fired, nfaults = check(specs, out, ok, db)
     kinds = {}
     for s in specs:
         k = s.split(":")[0]
         kinds[k] = kinds.get(k, 0) + 1
-    print("soak: %d hands, %d builds, seed %d: %.0f s simulated in %.1f s wall" % (
-        len(out["hands"]), len(out["builds"]), args.seed, out["sim_seconds"], wall))
+    print("soak (%s): %d hands, %d builds, seed %d: %.0f s simulated in %.1f s wall" % (
+        "normal rotation" if args.normal else "Mixed Deck", len(out["hands"]),
+        len(out["builds"]), args.seed, out["sim_seconds"], wall))
     print("  faults injected: %s" % json.dumps(kinds, sort_keys=True))
     print("  faults journalled: %d (%s), all recovered: %s" % (
         nfaults, json.dumps(fired, sort_keys=True), not any("unrecovered" in p for p in problems)))

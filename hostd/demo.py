@@ -182,8 +182,9 @@ def text_report(out):
         lines.append("deck %s: %d tiles, %s" % (name, d["tiles"], ", ".join(
             "%s %d" % kv for kv in sorted(d["backs"].items()))))
     for i, b in enumerate(out["builds"], 1):
-        lines.append("build %d (deck %s): %s tiles per track, %.1f s%s" % (
-            i, b["deck"], "/".join(map(str, b["per_track"])), b["sim_seconds"],
+        secs = "%.1f s" % b["sim_seconds"] if b["sim_seconds"] is not None else "stopped"
+        lines.append("build %d (deck %s): %s tiles per track, %s%s" % (
+            i, b["deck"], "/".join(map(str, b["per_track"])), secs,
             "" if b["ok"] else "  NOT OK"))
     for h in out["hands"]:
         lines.append("hand %d on deck %s: dice %s, breaker %s, turnaround %.2f s" % (

@@ -26,6 +26,7 @@ from protocol.messages import F_RESET
 
 DECKS = ("A", "B")
 UNKNOWN = "unknown"
+MAX_RESETS = 5  # resets in a row during one recovery before the session gives up
 
 
 class CompositionMismatch(JantakuError):
@@ -72,6 +73,9 @@ class Session:
         self._pending_raise = None  # a hand over stopped half-way: (raised, dropped, hand, mark)
         self._stopped = []  # faults of motions stopped and not yet done again
         self._resplit_pending = None  # fault ids: untrusted walls inside, re-split at hand over
+        # normal rotation: {"deck": untrusted deck, "faults": ids, "ready": all its tiles on
+        # the tracks or the lift}: swapped out at the hand over (_swap_at_hand_over)
+        self._swap_pending = None
         self._lock = asyncio.Lock()
 
     # -- helpers ------------------------------------------------------------------------
@@ -275,7 +279,7 @@ class Session:
             except TableFault as e:
                 if e.fault != F_RESET:
                     raise
-                await self._after_reset(e)  # nothing on top yet: re-split now
+                await self._after_reset(e, deck="A")  # nothing in play yet
                 return self.summary()
             self._first_built()
             return self.summary()
@@ -290,6 +294,8 @@ class Session:
         return await self.build_first()
 
     def check_hand_over(self):
+        if self._resplit_pending or (self._swap_pending and self._swap_pending["ready"]):
+            return  # the hand over is what the recovery from a reset waits for
         if self.inside is None:
             raise NotReady("no walls are built inside yet: wait for the build to finish")
 
@@ -304,6 +310,8 @@ class Session:
             started = self.table.mark()
         if self._resplit_pending:
             await self._resplit_at_hand_over()  # counts in this hand's turnaround
+        if self._swap_pending:
+            await self._swap_at_hand_over()  # counts in this hand's turnaround too
         self.check_hand_over()
         if self._pending_raise is None:
             raised, dropped = self.inside, self.top
@@ -323,7 +331,9 @@ class Session:
             # they go back in with the played deck and both decks are split again; the
             # hand over then goes on with the new deck A
             self._pending_raise = None
-            await self._after_reset(e, what="while raising the walls for hand %d" % next_hand)
+            self.top = dropped  # (normal rotation: going into the mixer as the swap begins)
+            await self._after_reset(e, what="while raising the walls for hand %d" % next_hand,
+                                    deck=raised, drain=False)
             return await self._hand_over(started)  # the recovery counts in the turnaround
         # turnaround: from the (first) hand over to the walls at the top
         turnaround = self.table.seconds_since(self._pending_raise[3])
@@ -385,13 +395,13 @@ class Session:
         except TableFault as e:
             if e.fault != F_RESET:
                 raise
-            await self._after_reset(e)  # a hand is in play: re-split at its hand over
+            await self._after_reset(e, deck=deck)  # a hand is in play: at its hand over
             return
         self.inside = deck
         self._phase("built", inside=deck, top=self.top, hand=self.hand)
 
     # -- a table that restarted mid-build ------------------------------------------------
-    async def _after_reset(self, e, what=None):
+    async def _after_reset(self, e, what=None, deck=None, drain=True):
         """The table restarted while building (or raising): the walls inside are partial
         (or on their way up) and the firmware's counts are gone with its memory, so they
         are never trusted.  They go back into the mixer and — since a deck's tiles can't
@@ -404,17 +414,138 @@ class Session:
         msg = "the table restarted %s: the walls inside can't be accounted for" % what
         self.inside = None
         if not self.mixed_deck:
-            msg += ("; the sets can't be separated again by the table: sort them by back "
-                    "colour, load the %s set and start a new session" % self.sets[0])
-            self._fault("reset", None, number, msg)
-            self._phase("stopped", inside=None, top=self.top, hand=self.hand)
-            raise TableFault(F_RESET, 0, 0, msg)
+            await self._swap_after_reset(msg, number, deck, drain)
+            return
         fid = self._fault("reset", None, number, msg + "; both decks will be split again")
         self._resplit_pending = (self._resplit_pending or []) + [fid]
         self._phase("resplit_pending", inside=None, top=self.top, hand=self.hand,
                     faults=self._resplit_pending)
         if self.top is None:
             await self._resplit_now()
+
+    # Normal rotation: the sets have their own decks (A the first set, B the second) and
+    # once both are in the mixer no build can pick one out.  The untrusted deck X is
+    # therefore never dropped while the other, Y, is there: its tiles still in the mixer go
+    # onto the tracks first (a drain build), and at the hand over X goes up as Y drops in,
+    # Y is built inside and checked, X drops into the emptied mixer, and the hand over goes
+    # on with Y (X is built and checked during that hand).
+    async def _swap_after_reset(self, msg, number, deck, drain):
+        x = deck or "A"
+        y = other(x)
+        fid = self._fault("reset", None, number, msg + (
+            "; at the hand over they go up as deck %s (%s) drops in, deck %s is built and "
+            "checked, and deck %s goes back in to be built again" % (
+                y, describe_backs(self._best(y)), y, x)))
+        old = self._swap_pending or {"faults": []}
+        # known: what the tracks hold of X by the tile events (the cut build, then drains)
+        known = list(self.builds[-1]["per_track"]) if drain and self.builds else None
+        sw = {"deck": x, "faults": old["faults"] + [fid], "ready": not drain, "stage": "raise",
+              "known": known}
+        self._swap_pending = sw
+        self._swap_stage("raise")
+        for _ in range(MAX_RESETS):
+            if sw["ready"]:
+                return
+            try:
+                await self._drain(sw)
+            except TableFault as e:
+                if e.fault != F_RESET:
+                    raise
+                sw["faults"].append(self._fault("reset", None, len(self.builds), (
+                    "the table restarted again while its tracks took the rest of deck %s: "
+                    "taking the rest again" % x)))
+        raise TableFault(F_RESET, 0, 0, "the table restarted %d times in a row: stopped"
+                         % MAX_RESETS)
+
+    async def _drain(self, sw):
+        """Every tile of the untrusted deck still in the mixer onto the tracks: a build
+        whose targets leave each track room for the tiles counted there since the reset
+        (from the tile events) and two more (a tile in flight, a half stack); it ends when
+        the mixer runs empty, which is the point."""
+        known = sw["known"]
+        stacks = (self.table.identity or {}).get("max_stacks") or self.profile.stacks_per_wall
+        targets = [max(0, 2 * stacks - n - 2) for n in known]
+        await self.table.wait_ready()
+        if self.table.state == "fault":
+            await self.table.clear_fault()
+        if self.table.state in ("paused", "fault"):
+            await self.table.abort()
+        await self.table.flush_tracks()
+        drain = len(self.builds) + 1
+        self.journal.build_started(self.id, drain, sw["deck"], targets)
+        self._event("drain", build=drain, targets=targets)
+        cut = None
+        try:
+            await self.table.build(drain, targets, stacks=stacks, expect_empty=True)
+        except TableFault as e:
+            if e.fault != F_RESET and e.kind != "short":
+                raise
+            cut = e if e.fault == F_RESET else None
+        per = self.table.per_track()
+        rec = {"deck": sw["deck"], "per_track": per, "backs": self.table.backs(),
+               "sim_seconds": None, "ok": False}  # not a deck: the rest of one, untrusted
+        self.builds.append(rec)
+        self.journal.build_finished(self.id, drain, rec)
+        sw["known"] = [k + n for k, n in zip(known, per)]
+        if cut is not None:
+            raise cut
+        # the drain is over: end it (its tiles stay on the tracks) and stack what is
+        # left on the ramps, so the lift takes every tile at the hand over
+        await self.table.query_status()
+        if self.table.state != "built":  # a complete build stacked its last tile itself
+            await self.table.abort()
+            await self.table.flush_tracks()
+        sw["ready"] = True
+        self._swap_stage("raise")
+
+    async def _swap_at_hand_over(self, depth=0):
+        """X up as Y drops in, Y built and checked, X dropped: in stages, so a hand over
+        repeated after a stop (the guard, a stall) carries on where it stopped.  A reset
+        on the way makes the deck inside untrusted in turn: the swap starts again with
+        the roles as they are then."""
+        sw = self._swap_pending
+        x, y = sw["deck"], other(sw["deck"])
+        await self.table.wait_ready()
+        if self.table.state == "fault":
+            await self.table.clear_fault()
+        try:
+            if sw.get("stage", "raise") == "raise":
+                self._event("swap", hand=self.hand + 1, untrusted=x, rebuilt=y)
+                # X up as Y (the played deck, or the set waiting on top) drops in
+                await self._motion(self.table.raise_walls, self.hand + 1,
+                                   open_door=self.top is not None)
+                await self.table.settle()
+                self.top = x
+                self._swap_stage("build")
+            if sw["stage"] == "build":
+                await self._build(y, expect_empty=True)  # checked against Y's known backs
+                self.inside = y
+                self._swap_stage("drop")
+            await self._motion(self.table.drop_top, self.hand + 1)  # X into the mixer
+        except TableFault as e:
+            if e.fault != F_RESET or depth >= MAX_RESETS:
+                raise
+            if sw["stage"] == "raise":  # X on its way up again: X still the untrusted one
+                untrusted, drain = x, False
+            else:  # Y built (or half built) by a table that restarted: Y is, now
+                untrusted, drain, self.top = y, sw["stage"] == "build", x
+            self.inside = None
+            await self._after_reset(e, what="during the recovery of deck %s" % x,
+                                    deck=untrusted, drain=drain)
+            return await self._swap_at_hand_over(depth + 1)
+        self.top = None
+        self.inside = y
+        self._swap_pending = None
+        self._phase("built", inside=y, top=None, hand=self.hand)
+        for fid in sw["faults"]:
+            self._recovered(fid)
+
+    def _swap_stage(self, stage):
+        sw = self._swap_pending
+        sw["stage"] = stage
+        self._phase("swap_pending", inside=self.inside, top=self.top, hand=self.hand,
+                    deck=sw["deck"], faults=sw["faults"], ready=sw["ready"], stage=stage,
+                    known=sw.get("known"))
 
     async def _resplit_at_hand_over(self):
         """The hand over after a reset: drop the played deck and raise the untrusted
@@ -476,6 +607,11 @@ class Session:
         s.top = data.get("top")
         if s.phase == "resplit_pending":
             s._resplit_pending = list(data.get("faults") or [])
+        if s.phase == "swap_pending":
+            s._swap_pending = {"deck": data.get("deck") or "A", "faults": list(data.get("faults") or []),
+                               "ready": bool(data.get("ready")), "stage": data.get("stage", "raise"),
+                               "known": data.get("known")}
+            s.inside = data.get("inside")
         s._saved = saved
         for _ in s.hands:  # the seeded dice go on where they were
             dice.roll(profile)
@@ -495,6 +631,18 @@ class Session:
                 if self.top is None:
                     await self._resplit_now()
                 return "resplit"
+            if self.phase == "swap_pending":  # the swap waits for the hand over
+                sw = self._swap_pending
+                if not sw["ready"]:  # the drain was cut: its counts are gone
+                    return self._unresumable(" (the table's tiles were being moved onto "
+                                             "its tracks)")
+                if sw["stage"] == "build":  # cut while its deck Y was being built
+                    return self._unresumable(" (deck %s was being built, with deck %s on the "
+                                             "table top)" % (other(sw["deck"]), sw["deck"]))
+                if sw["stage"] == "drop":
+                    await self._swap_at_hand_over()
+                    return "resumed"
+                return "swap"
             if not same_boot and self.phase in ("building", "built", "hand_over"):
                 # walls inside built by another boot of the table: never trusted
                 if unfinished:
@@ -503,8 +651,18 @@ class Session:
                     self.builds.append(rec)
                     self.journal.build_finished(self.id, unfinished["build"], rec)
                 self.top = data.get("top") if self.phase != "hand_over" else self.top
-                await self._after_reset(TableFault(F_RESET, 0))
-                return "resplit"
+                if not self.mixed_deck and self.phase == "building":
+                    # the tracks' counts died with the daemon and the table: no drain
+                    msg = ("the table restarted while the daemon was away, during a build: "
+                           "the walls inside can't be accounted for, and the sets can't be "
+                           "separated again by the table: sort them by back colour, load the "
+                           "%s set and start a new session" % self.sets[0])
+                    self._fault("reset", None, len(self.builds), msg)
+                    self._phase("stopped", inside=None, top=self.top, hand=self.hand)
+                    raise TableFault(F_RESET, 0, 0, msg)
+                await self._after_reset(TableFault(F_RESET, 0), deck=data.get("inside"),
+                                        drain=False)
+                return "resplit" if self.mixed_deck else "swap"
             if self.phase == "built":
                 self.inside = data.get("inside")
                 return "ready"
@@ -533,7 +691,10 @@ class Session:
                 await self.table.settle_after_restart()
                 await self._rebuild_inside(dropped if dropped is not None else other(raised))
                 return "resumed"
-            msg = "session %s can't be resumed from phase %s: abort and start again" % (
-                self.id, self.phase)
-            self._fault("unresumable", None, None, msg)
-            raise NotReady(msg, code="unresumable")
+            return self._unresumable()
+
+    def _unresumable(self, why=""):
+        msg = "session %s can't be resumed from phase %s%s: abort and start again" % (
+            self.id, self.phase, why)
+        self._fault("unresumable", None, None, msg)
+        raise NotReady(msg, code="unresumable")

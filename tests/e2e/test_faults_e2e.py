@@ -20,9 +20,11 @@ def faulty(tmp_path, hil_port, request):
         pytest.skip("faults are injected by the simulator")
     procs = []
 
-    def start(*faults, seed=7, speed=20):
+    def start(*faults, seed=7, speed=20, mixed=True):
         state = tmp_path / "sim-state.json"
-        args = ["--ruleset", "riichi", "--mixed-deck", "--seed", str(seed), "--state", str(state)]
+        args = ["--ruleset", "riichi", "--seed", str(seed), "--state", str(state)]
+        if mixed:
+            args.append("--mixed-deck")
         for f in faults:
             args += ["--fault", f]
         sim, port = start_sim(tmp_path, *args, speed=speed)
@@ -134,6 +136,32 @@ def test_firmware_reset_mid_lift_splits_again_and_the_hand_over_goes_on(faulty):
     assert sim["lift"]["bottom"] and sim["door"]["closed"]
     assert journal_rows(d.db, "SELECT kind, recovered FROM faults") == [("reset", 1)]
     assert journal_rows(d.db, "SELECT hand, deck FROM hands ORDER BY hand") == [(1, "A"), (2, "A")]
+
+
+def test_normal_rotation_reset_mid_build_swaps_the_decks_at_the_hand_over(faulty):
+    d = faulty("reset:build=2,after=50", mixed=False)  # deck B (green) half built, hand 1 on
+    d.cli("session", "start", "--ruleset", "riichi")
+    d.wait(built(1), timeout=120, what="deck A")
+    d.cli("hand-over")
+    st = d.wait(lambda s: s["session"]["faults"] and not s["session"]["busy"], timeout=120,
+                what="the reset and the drain")
+    (fault,) = st["session"]["faults"]
+    assert fault["kind"] == "reset" and fault["recovered"] is False
+    assert "restarted during build 2" in fault["message"]
+    assert "deck A (blue 136, green 0) drops in" in fault["message"]  # what happens next
+    assert "fault: " + fault["message"] in d.cli("status").stdout
+    sim = still(d)  # every green tile left in the mixer went onto the tracks, then stopped
+    assert sim["mixer"]["tiles"] == 0 and sum(t["entered"] for t in sim["tracks"]) >= 136
+    d.cli("hand-over")  # the swap: B up, A in and built, B back in; hand 2 on A
+    st = d.wait(lambda s: s["session"]["hand"] == 2 and len(s["session"]["builds"]) >= 5
+                and not s["session"]["busy"], timeout=240, what="the swap and hand 2")
+    s = st["session"]
+    assert s["faults"][0]["recovered"] is True
+    assert [b["ok"] for b in s["builds"]] == [True, False, False, True, True]
+    assert s["builds"][3]["backs"] == {"blue": 136} and s["builds"][4]["backs"] == {"green": 136}
+    assert journal_rows(d.db, "SELECT hand, deck FROM hands ORDER BY hand") == [(1, "A"), (2, "A")]
+    assert journal_rows(d.db, "SELECT kind, recovered FROM faults") == [("reset", 1)]
+    still(d)
 
 
 def test_unplugged_mid_build_reconnects_and_the_build_completes(faulty):

@@ -108,3 +108,31 @@ def test_reset_mid_lift_recovers_and_the_session_goes_on(spec, words, builds):
         assert out["hands"][1]["turnaround_sim_seconds"] > 30
     else:  # nothing was lost or redone: the same decks as without the reset
         assert out["decks"] == ref["decks"]
+
+
+@pytest.mark.parametrize("spec,swapped_hand", [
+    ("reset:build=2,after=50", 2),  # mid-build, hand 1 in play
+    ("reset:build=1,after=30", 1),  # the first build, the green set waiting on top
+    ("reset:build=1,after=135", 1),  # one tile before the end
+    ("reset:build=2,during=lift", 2),  # mid-lift, at hand 2's hand over
+])
+def test_normal_rotation_reset_swaps_the_decks_and_checks_both_again(spec, swapped_hand):
+    out, r = demo("--ruleset", "riichi", "--hands", "3", "--seed", "42", "--fault", spec)
+    (fault,) = out["faults"]
+    assert fault["kind"] == "reset" and fault["recovered"] is True
+    assert "can't be accounted for" in fault["message"]
+    assert [h["hand"] for h in out["hands"]] == [1, 2, 3]
+    assert out["decks"] == {"A": {"tiles": 136, "backs": {"blue": 136, "green": 0}},
+                            "B": {"tiles": 136, "backs": {"blue": 0, "green": 136}}}
+    # the untrusted deck is never played: the other one is built and checked first, and
+    # the untrusted one is built and checked again during the next hand
+    decks = [h["deck"] for h in out["hands"]]
+    assert decks[swapped_hand - 1] == decks[swapped_hand - 2] if swapped_hand > 1 else decks[0] == "B"
+    ok = [b for b in out["builds"] if b["ok"]]
+    assert all(sum(b["per_track"]) == 136 for b in ok)
+    assert all(b["backs"] == ({"blue": 136} if b["deck"] == "A" else {"green": 136}) for b in ok)
+    bad = [b for b in out["builds"] if not b["ok"]]
+    assert len(bad) == (0 if "lift" in spec else 2)  # the cut build and the drain
+    if bad:  # every tile of the cut deck was on the tracks before it went up
+        assert sum(sum(b["per_track"]) for b in bad) <= 136
+    assert out["hands"][swapped_hand - 1]["turnaround_sim_seconds"] > 30  # holds the swap

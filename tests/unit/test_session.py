@@ -10,6 +10,7 @@ from hostd.errors import NotReady
 from hostd.journal import Journal
 from hostd.rulesets import TableFitError, get_ruleset
 from hostd.session import CompositionMismatch, Session
+from hostd.table import TableFault
 
 
 class FakeTable:
@@ -258,3 +259,40 @@ def test_too_many_unknown_backs_fail_the_build_with_the_numbers(journal):
         run(s.start())
     assert str(e.value) == ("deck A: 9 back colours could not be read (at most 6 accepted): "
                             "the count can't be trusted")
+
+
+def test_normal_rotation_restart_after_a_reset_mid_build_stops_with_instructions(journal):
+    table = ResumableTable(77, mixer=["blue"] * 136, top=["green"] * 136, seed=4)
+    s = make(journal, table, mixed=False)
+    with pytest.raises(asyncio.CancelledError):
+        run(s.start())
+    table.identity["boot_nonce"] = 78  # rebooted while the daemon was away, mid-build
+    s = Session.restore(journal.open_session(), table=table, journal=journal,
+                        profile=get_ruleset("riichi"), dice=Dice(5))
+    with pytest.raises(TableFault) as e:  # the tracks' counts are gone: no drain possible
+        run(s.resume())
+    assert "sort them by back colour, load the blue set" in str(e.value)
+    assert journal.open_session()["phase"] == "stopped"
+    assert not any(c[0] in ("raise", "drop", "build") for c in table.calls[1:])  # nothing moved
+
+
+def test_normal_rotation_restart_after_a_reset_with_walls_built_swaps_at_the_hand_over(journal):
+    table = FakeTable(mixer=["blue"] * 136, top=["green"] * 136, seed=4)
+    table.identity["boot_nonce"] = 77
+    s = make(journal, table, mixed=False)
+    run(s.start())  # deck A (blue) built inside, the green set on top
+    table.identity["boot_nonce"] = 78  # the table rebooted while the daemon was away
+    s = Session.restore(journal.open_session(), table=table, journal=journal,
+                        profile=get_ruleset("riichi"), dice=Dice(5))
+    assert run(s.resume()) == "swap"
+    assert s.faults[-1]["kind"] == "reset" and not s.faults[-1]["recovered"]
+    assert "deck B (blue 0, green 136) drops in" in s.faults[-1]["message"]
+    s.check_hand_over()  # the hand over is what the recovery waits for
+    table.calls.clear()
+    rec = run(s.hand_over())
+    assert [c[0] for c in table.calls] == ["raise", "settle", "build", "drop", "raise", "settle",
+                                           "build"]
+    assert table.calls[0] == ("raise", True)  # A's walls up as the green set drops in
+    assert rec["hand"] == 1 and rec["deck"] == "B"  # the checked deck is played
+    assert s.builds[-2]["backs"] == {"green": 136} and s.builds[-1]["backs"] == {"blue": 136}
+    assert s.faults[-1]["recovered"] is True
