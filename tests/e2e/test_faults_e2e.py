@@ -114,6 +114,27 @@ def test_firmware_reset_mid_build_splits_the_decks_again(faulty):
     assert st["session"]["builds"][-1]["ok"] and st["session"]["builds"][-1]["backs"] == b["backs"]
 
 
+def test_firmware_reset_during_a_hand_splits_again_at_its_hand_over(faulty):
+    d = faulty("reset:build=2,after=40")  # deck B half built inside, hand 1 on deck A
+    d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
+    d.wait(built(1), timeout=120, what="deck A")
+    d.cli("hand-over")
+    st = d.wait(lambda s: s["session"]["faults"] and not s["session"]["busy"], timeout=120,
+                what="the reset")
+    assert "both decks will be split again" in st["session"]["faults"][0]["message"]
+    assert st["session"]["faults"][0]["recovered"] is False  # waits for the hand over
+    still(d)  # nothing moves while hand 1 is played
+    d.cli("hand-over")  # accepted although no walls are built inside: the re-split is due
+    st = d.wait(lambda s: s["session"]["hand"] == 2 and len(s["session"]["builds"]) >= 4
+                and not s["session"]["busy"], timeout=240, what="the re-split and hand 2")
+    s = st["session"]
+    assert s["faults"][0]["recovered"] is True
+    assert [b["ok"] for b in s["builds"]] == [True, False, True, True]
+    a, b = s["decks"]["A"], s["decks"]["B"]
+    assert a["backs"]["blue"] + b["backs"]["blue"] == 136 and s["builds"][-1]["backs"] == b["backs"]
+    assert journal_rows(d.db, "SELECT hand, deck FROM hands ORDER BY hand") == [(1, "A"), (2, "A")]
+
+
 def test_firmware_reset_mid_lift_splits_again_and_the_hand_over_goes_on(faulty):
     d = faulty("reset:build=2,during=lift")  # hand 2's walls half-way up
     d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
