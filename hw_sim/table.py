@@ -528,6 +528,7 @@ class Table:
             "build": self.build.n if self.build is not None else None,
             "table_top_tiles": len(self.top_tiles()),
             "driven": self.driven(),
+            "faults": self.faults.report(),
             "safety": self.safety_report(),
             "guard_violations": len(self.guard_violations),
         }

@@ -101,3 +101,20 @@ def test_misread_backs_over_the_limit_flag_the_build(faulty):  # noqa: F811
     rows = con.execute("SELECT kind, message FROM faults").fetchall()
     con.close()
     assert rows == [("composition", fault["message"])]
+
+
+def test_a_jam_that_clears_is_backed_off_and_the_build_is_exact(faulty):  # noqa: F811
+    d = faulty("jam:track=2,after=30,count=1", seed=7)  # cleared by one back-off
+    d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--seed", "7")
+    st = d.wait(built(1), timeout=120, what="deck A")
+    sim = d.sim_state()
+    (jam,) = sim["faults"]
+    assert jam["kind"] == "jam" and len(jam["fired_s"]) == 1  # it did jam
+    s = st["session"]
+    assert s["faults"] == [] and s["builds"][0]["ok"] is True
+    assert s["builds"][0]["per_track"] == [34, 34, 34, 34]
+    ref = json.loads(subprocess.run(
+        [tool("jantaku"), "demo", "--json", "--ruleset", "riichi", "--mixed-deck", "--hands", "1",
+         "--seed", "7"], capture_output=True, text=True, timeout=120, cwd=str(ROOT)).stdout)
+    assert s["builds"][0]["backs"] == ref["builds"][0]["backs"]  # the same tiles as unjammed
+    still(d)
