@@ -96,6 +96,31 @@ def test_guard_broken_mid_lift_stops_and_resumes_when_repeated(faulty):
     assert d.sim_state()["guard_violations"] == 0  # nothing moved while it was broken
 
 
+def test_lid_opened_mid_door_stops_door_and_lift_and_resumes_when_repeated(faulty):
+    d = faulty("guard:build=2,during=door,input=lid,at=300")  # hand 2's door, half open
+    d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
+    d.wait(built(1), timeout=120, what="deck A")
+    d.cli("hand-over")
+    d.wait(built(2), timeout=120, what="deck B")
+    d.cli("hand-over")  # hand 2: the door opens as the lift goes up... and the lid opens
+    st = d.wait(lambda s: s["session"]["faults"], timeout=60, what="the guard fault")
+    fault = st["session"]["faults"][0]
+    assert fault["kind"] == "guard" and "guard was broken" in fault["message"]
+    assert st["session"]["hand"] == 1
+    sim = still(d)  # door and lift stopped part way, and stay there
+    assert 0 < sim["door"]["position_ms"] < 600 and not sim["door"]["open"]
+    assert not sim["lift"]["top"]
+    assert {s["motor"] for s in sim["safety"]} >= {"door"}
+    assert all(0 <= s["latency_ms"] <= 10 for s in sim["safety"])
+    d.wait(lambda s: s["table"]["guard"]["lid"] and not s["session"]["busy"], what="the lid closed")
+    d.cli("hand-over")  # repeated: door and lift carry on
+    st = d.wait(built(3), timeout=120, what="deck A again after the repeated hand over")
+    assert st["session"]["hand"] == 2 and st["session"]["faults"][0]["recovered"] is True
+    assert st["session"]["builds"][-1]["ok"]  # the played deck dropped whole and was rebuilt
+    assert journal_rows(d.db, "SELECT kind, recovered FROM faults") == [("guard", 1)]
+    assert d.sim_state()["guard_violations"] == 0
+
+
 def test_firmware_reset_mid_build_splits_the_decks_again(faulty):
     d = faulty("reset:build=1,after=40")
     d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
