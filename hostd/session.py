@@ -643,7 +643,9 @@ class Session:
                     await self._swap_at_hand_over()
                     return "resumed"
                 return "swap"
-            if not same_boot and self.phase in ("building", "built", "hand_over"):
+            began = self.phase == "hand_over" and any(h["hand"] == data.get("hand")
+                                                      for h in self.hands)
+            if not same_boot and self.phase in ("building", "built", "hand_over") and not began:
                 # walls inside built by another boot of the table: never trusted
                 if unfinished:
                     rec = {"deck": unfinished["deck"], "per_track": [0] * len(self.targets),

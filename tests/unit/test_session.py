@@ -296,3 +296,39 @@ def test_normal_rotation_restart_after_a_reset_with_walls_built_swaps_at_the_han
     assert rec["hand"] == 1 and rec["deck"] == "B"  # the checked deck is played
     assert s.builds[-2]["backs"] == {"green": 136} and s.builds[-1]["backs"] == {"blue": 136}
     assert s.faults[-1]["recovered"] is True
+
+
+class SettleKilledTable(FakeTable):
+    """The daemon is killed while the lift goes back down after a hand began."""
+
+    kill_in_settle = False
+
+    async def settle(self):
+        await super().settle()
+        if self.kill_in_settle:
+            self.kill_in_settle = False
+            raise asyncio.CancelledError
+
+    async def settle_after_restart(self):
+        self.calls.append(("settle_after_restart",))
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_restart_after_a_reset_once_the_hand_began_keeps_the_walls_in_play(journal, mixed):
+    mixer = ["blue"] * 136 + (["green"] * 136 if mixed else [])
+    table = SettleKilledTable(mixer=mixer, top=[] if mixed else ["green"] * 136, seed=4)
+    table.identity["boot_nonce"] = 77
+    s = make(journal, table, mixed=mixed)
+    run(s.start())
+    table.kill_in_settle = True
+    with pytest.raises(asyncio.CancelledError):
+        run(s.hand_over())  # hand 1 began (walls up, journalled), then the daemon died
+    table.identity["boot_nonce"] = 78  # and the table rebooted meanwhile
+    s = Session.restore(journal.open_session(), table=table, journal=journal,
+                        profile=get_ruleset("riichi"), dice=Dice(5))
+    table.calls.clear()
+    assert run(s.resume()) == "resumed"
+    # the walls in play were delivered before the reset: kept; the lift is brought down
+    # and the dropped deck rebuilt inside and checked
+    assert [c[0] for c in table.calls] == ["settle_after_restart", "build"]
+    assert s.hand == 1 and s.top == "A" and s.inside == "B" and s.faults == []
