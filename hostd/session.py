@@ -330,8 +330,7 @@ class Session:
             # counted walls, but the table that counted them restarted on the way up:
             # they go back in with the played deck and both decks are split again; the
             # hand over then goes on with the new deck A
-            self._pending_raise = None
-            self.top = dropped  # (normal rotation: going into the mixer as the swap begins)
+            self._pending_raise = None  # (self.top is still the played deck, dropping)
             await self._after_reset(e, what="while raising the walls for hand %d" % next_hand,
                                     deck=raised, drain=False)
             return await self._hand_over(started)  # the recovery counts in the turnaround
@@ -363,11 +362,16 @@ class Session:
         fid = self._fault("reset", None, None, "hand %d: the table restarted while the lift "
                           "went back down: the walls on the table are the counted ones; the "
                           "lift is brought down again" % hand)
+        await self._table_ready()
+        await self.table.settle_after_restart()
+        self._recovered(fid)
+
+    async def _table_ready(self):
+        """Until the table is connected again, out of a fault state (a clear refused
+        while the cause is still there raises)."""
         await self.table.wait_ready()
         if self.table.state == "fault":
             await self.table.clear_fault()
-        await self.table.settle_after_restart()
-        self._recovered(fid)
 
     async def _motion(self, verb, hand, **kw):
         """A lift or door motion the guard (or a stall) may stop: a stop is journalled
@@ -465,9 +469,7 @@ class Session:
         known = sw["known"]
         stacks = (self.table.identity or {}).get("max_stacks") or self.profile.stacks_per_wall
         targets = [max(0, 2 * stacks - n - 2) for n in known]
-        await self.table.wait_ready()
-        if self.table.state == "fault":
-            await self.table.clear_fault()
+        await self._table_ready()
         if self.table.state in ("paused", "fault"):
             await self.table.abort()
         await self.table.flush_tracks()
@@ -505,9 +507,7 @@ class Session:
         the roles as they are then."""
         sw = self._swap_pending
         x, y = sw["deck"], other(sw["deck"])
-        await self.table.wait_ready()
-        if self.table.state == "fault":
-            await self.table.clear_fault()
+        await self._table_ready()
         try:
             if sw.get("stage", "raise") == "raise":
                 self._event("swap", hand=self.hand + 1, untrusted=x, rebuilt=y)
@@ -534,7 +534,6 @@ class Session:
                                     deck=untrusted, drain=drain)
             return await self._swap_at_hand_over(depth + 1)
         self.top = None
-        self.inside = y
         self._swap_pending = None
         self._phase("built", inside=y, top=None, hand=self.hand)
         for fid in sw["faults"]:
@@ -550,10 +549,8 @@ class Session:
     async def _resplit_at_hand_over(self):
         """The hand over after a reset: drop the played deck and raise the untrusted
         walls at once, drop those too, and split everything again."""
-        await self.table.wait_ready()
+        await self._table_ready()
         self._event("resplit", hand=self.hand + 1)
-        if self.table.state == "fault":
-            await self.table.clear_fault()
         await self.table.flush_tracks()
         await self._motion(self.table.raise_walls, self.hand + 1, open_door=self.top is not None)
         await self.table.settle()
@@ -561,10 +558,8 @@ class Session:
         await self._resplit_now(raised_already=True)
 
     async def _resplit_now(self, raised_already=False):
-        await self.table.wait_ready()
+        await self._table_ready()
         if not raised_already:  # the partial walls up to the top, then into the mixer
-            if self.table.state == "fault":
-                await self.table.clear_fault()
             await self.table.flush_tracks()
             await self._motion(self.table.raise_walls, self.hand + 1, open_door=False)
             await self.table.settle()

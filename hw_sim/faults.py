@@ -471,11 +471,7 @@ class FaultPlan:
                 if not up:
                     continue
                 f.done = True
-                at = p["at"]
-                if at is None:
-                    at = t.lift.S // 2000
-                f.fired.append(now + at * 1000)
-                self._at(now + at * 1000, "reset", f)
+                self._arm_reset(f, now, t.lift.S)
 
     def on_door_start(self, now, builds):
         t = self.table
@@ -483,15 +479,22 @@ class FaultPlan:
             if f.done or builds < f.p["build"]:
                 continue
             f.done = True
+            if f.kind == "reset":
+                self._arm_reset(f, now, t.door.S)
+                continue
             at = f.p["at"]
             if at is None:
                 at = t.door.S // 2000
-            if f.kind == "reset":
-                f.fired.append(now + at * 1000)
-                self._at(now + at * 1000, "reset", f)
-                continue
             f.fired.append(now)
             t.panel.break_guard(now + at * 1000, f.p["ms"], f.p["input"])
+
+    def _arm_reset(self, f, now, stroke_us):
+        """A reset `at` ms into the motion that starts now (default: half its stroke)."""
+        at = f.p["at"]
+        if at is None:
+            at = stroke_us // 2000
+        f.fired.append(now + at * 1000)
+        self._at(now + at * 1000, "reset", f)
 
     def report(self):
         out = []

@@ -137,14 +137,6 @@ class InProcessTable:
     def now_us(self):
         return self.clock.now_us()
 
-    def _fw_next_abs(self):
-        d = self.fw.next_due_us()
-        if d is None:
-            return NEVER
-        now = self.clock._now
-        # clock.abs_us(d) inlined: the unwrapped time of ticks d near now
-        return now + (((d - (now & _TICKS_MASK) + _HALF) & _TICKS_MASK) - _HALF)
-
     def run(self, max_ms):
         """Advance virtual time until the firmware has written something or
         max_ms virtual milliseconds passed; returns the bytes written (b"" if
@@ -181,7 +173,7 @@ class InProcessTable:
                 self._stepped = fw
                 self._seen_down = down.total
                 self._seen_epoch = epoch.n
-                # _fw_next_abs() inlined
+                # the firmware's next deadline, unwrapped from its ticks near now
                 d = fw.next_due_us()
                 if d is None:
                     t_fw = NEVER
