@@ -3,7 +3,6 @@
 # Raspberry Pi (pi_main.py) and inside the simulator (hw_sim), in real or
 # virtual time: it never sleeps and never reads a clock of its own.
 from firmware import profile as _profile
-from firmware.compat import ticks_add, ticks_diff
 from firmware.sched import Scheduler
 from firmware.controller import Controller
 from firmware.endpoint import Endpoint, FIRMWARE_VERSION  # noqa: F401
@@ -28,7 +27,10 @@ class Firmware:
         self._port = port
         self._wake = self.sched.wake  # raised by IRQs and commands: controller work
         self.boot_nonce = self.endpoint.boot_nonce
+        # one clock for both: the link's deadline is one of the scheduler's timers
         self._same_clock = link_clock is clock
+        if self._same_clock:
+            self.endpoint.use_timer(self.sched)
         self.steps = 0
         self.ctl.boot()
         if wdt is not None:
@@ -49,13 +51,17 @@ class Firmware:
         ep = self.endpoint
         ctl = self.ctl
         wake = self._wake
-        ep.poll_port()
+        if self._port.any():
+            ep.poll_port()
         if wake.up:
             ctl.service()
         self.sched.run()
         if wake.up:
             ctl.service()
-        ep.poll_link()
+        if self._same_clock:
+            ep.arm_link()  # the link's timer fired in sched.run(), or it changed
+        else:
+            ep.poll_link()
         if self._wdt is not None:
             self._wdt.feed()
 
@@ -63,18 +69,11 @@ class Firmware:
         """ticks_us (mechanics clock, wrapping: compare with compat.ticks_diff) of
         the next thing step() must do; now if something is pending already; None
         if nothing is scheduled.  Link timers are included when the link runs on
-        the same clock (in-process); otherwise the runner polls the link by wall time."""
-        now = self.clock.ticks_us()
+        the same clock (a board, in-process: the link's timer is the scheduler's);
+        otherwise the runner polls the link by wall time."""
         if self._wake.up or self._port.any():  # ctl.pending() or endpoint.rx_pending()
-            return now
-        due = self.sched.next_due_us()
-        if self._same_clock:
-            ld = ticks_add(now, self.endpoint.link_due_ms() * 1000)
-            if due is None:
-                return ld
-            if ticks_diff(ld, due) < 0:
-                return ld
-        return due
+            return self.clock.ticks_us()
+        return self.sched.next_due_us()
 
     def get_status(self):
         return {

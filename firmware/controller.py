@@ -227,7 +227,8 @@ class Controller:
         if self.guard.changed:
             self._guard_service()
         for tr in self.tracks:
-            tr.service()
+            if tr.photo.changed:  # tr.pending(), without the call
+                tr.service()
         if self.mixer.changed or self._short_timer.active:
             # the build watch: a mixer-empty edge, or (while SHORT is timed) a count
             self.mixer.changed = False

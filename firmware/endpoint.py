@@ -11,7 +11,6 @@
 from firmware.compat import implementation, ticks_add, ticks_diff
 from protocol import messages as _m
 from protocol import link as _link
-from protocol.codec import MAX_FRAME, MIN_FRAME
 
 FIRMWARE_VERSION = "0.1.0"
 FIRMWARE_NAME = "jantaku " + FIRMWARE_VERSION  # IDENTITY.firmware (<= 16 bytes)
@@ -32,11 +31,6 @@ class Endpoint:
         self._rx = bytearray(_RX)
         mv = memoryview(self._rx)
         self._rxv = [mv[0:n] for n in range(_RX + 1)]
-        self._tx = bytearray(MAX_FRAME)
-        tv = memoryview(self._tx)
-        self._txv = [None] * (MAX_FRAME + 1)  # frames are MIN_FRAME..MAX_FRAME bytes
-        for n in range(MIN_FRAME, MAX_FRAME + 1):
-            self._txv[n] = tv[0:n]
         self.exit_requested = False
         self.tx_bytes = 0
         self.tx_short = 0  # writes the port took only in part
@@ -98,12 +92,9 @@ class Endpoint:
 
     # ---------------------------------------------------------------- port I/O
     def _write(self, buf, n):
-        tx = self._tx
-        i = 0
-        while i < n:
-            tx[i] = buf[i]
-            i += 1
-        w = self._port.write(self._txv[n])
+        # buf is the link's cached view of exactly the n frame bytes; the port
+        # copies them (into its FIFO, or onto the wire) before returning
+        w = self._port.write(buf)
         if w is not None and w < n:
             self.tx_short += 1  # the rest is lost; the link retransmits
         self.tx_bytes += n
@@ -129,10 +120,42 @@ class Endpoint:
         if self._link_known and ticks_diff(self._link_due, self._link_clock.ticks_ms()) > 0:
             return
         link = self.link
-        link.poll()
+        d = link.next_due_ms()
+        if d == 0:
+            # (a feed or a send since the last look makes nothing due at once: it
+            # only moves deadlines, so poll() runs when one is reached)
+            link.poll()
+            d = link.next_due_ms()
         # (if poll() sent, its send marked the deadline unknown: known again here)
-        self._link_due = ticks_add(self._link_clock.ticks_ms(), link.next_due_ms())
+        self._link_due = ticks_add(self._link_clock.ticks_ms(), d)
         self._link_known = True
+
+    # On the mechanics' own clock (a board, the in-process simulator) the link's
+    # deadline is a scheduler timer instead: the task loop then looks at the link
+    # only when it changed (arm_link, after a feed or a send) or when its timer
+    # fires, not on every step.
+    def use_timer(self, sched):
+        """Drive the link from a timer of sched (whose clock is the link's)."""
+        self._link_timer = sched.timer(self._link_timer_due)
+        self._link_known = False
+        self.arm_link()
+
+    def _link_timer_due(self):
+        self.link.poll()
+        self._link_known = False  # (poll may have sent) arm_link() looks again
+
+    def arm_link(self):
+        """(Timer mode) start the link's timer for its next deadline, if the
+        link changed since the timer was started."""
+        if self._link_known:
+            return
+        link = self.link
+        d = link.next_due_ms()
+        if d == 0:
+            link.poll()  # (as in poll_link: only a deadline reached is due)
+            d = link.next_due_ms()
+        self._link_known = True
+        self._link_timer.start(d)
 
     def link_due_ms(self):
         """Milliseconds until poll_link() has work (0 = now): link.next_due_ms(),

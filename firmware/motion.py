@@ -201,13 +201,16 @@ class EndMotion:
             self.service()
 
     def _poll_due(self):
-        if self.moving == NONE:
+        moving = self.moving
+        if moving == NONE:
             return
-        if self.both_pressed():
+        # each switch read once (this runs every poll_ms of every motion)
+        f = self.far is not None and self.far.pressed()
+        n = self.near is not None and self.near.pressed()
+        if f and n:
             self._fail(codes.FAULT_LIMIT)
             return
-        target = self.far if self.moving == FAR else self.near
-        if target is not None and target.pressed():
+        if f if moving == FAR else n:
             # the end switch is closed but its edge was missed: arrive now
             self.motor.stop()
             self._arrived = True
@@ -215,8 +218,8 @@ class EndMotion:
             return
         cur = self.current
         if cur is not None:
-            now = self._clock.ticks_us()
             if cur.over():
+                now = self._clock.ticks_us()
                 if not self._over:
                     self._over = True
                     self._over_since = now

@@ -4,11 +4,15 @@
 # starting, cancelling and firing a timer allocates nothing.  Callbacks take no
 # argument and run in task context (from Scheduler.run), never inside an IRQ.
 #
-# The scheduler keeps its earliest active timer (`_first`, valid while `_known`):
-# start() updates it in O(1), cancelling or firing it marks it unknown, and the
-# list is scanned again only then.  So run() with nothing due and next_due_us()
-# cost one comparison, not a walk over every timer.
-from firmware.compat import TICKS_PERIOD, ticks_add, ticks_diff
+# The active timers form a list linked through the timers themselves, sorted by
+# deadline (equal deadlines in creation order).  start() links a timer in at its
+# place (a walk over the active timers due before it: a handful), cancel() and
+# firing unlink it in O(1), and the earliest deadline is the head.  So run()
+# with nothing due and next_due_us() cost one comparison, and firing a timer
+# never rescans the others.  Deadlines are wrapping ticks: the order holds while
+# every active deadline is within half a ticks period of the others (the longest
+# timer, the build timeout, is capped below that: firmware/profile_check.py).
+from firmware.compat import ticks_add, ticks_diff
 
 # Most timers fired by one run() call: a callback that restarts itself with a
 # zero delay cannot spin the loop forever.
@@ -34,34 +38,24 @@ class Timer:
         self.active = False
         self.due = 0  # ticks_us of the deadline (valid while active)
         self._index = index  # creation order: breaks ties between equal deadlines
+        self._prev = None  # neighbours in the scheduler's sorted list (while active)
+        self._next = None
 
     def start(self, delay_ms):
         s = self._sched
-        now = s.clock.ticks_us()
-        self.due = ticks_add(now, delay_ms * 1000)
-        self.active = True
-        s._started(self, now)
+        s._link(self, ticks_add(s.clock.ticks_us(), delay_ms * 1000))
 
     def start_us(self, delay_us):
         s = self._sched
-        now = s.clock.ticks_us()
-        self.due = ticks_add(now, delay_us)
-        self.active = True
-        s._started(self, now)
+        s._link(self, ticks_add(s.clock.ticks_us(), delay_us))
 
     def start_at_us(self, t_us, delay_us):
         """Fire delay_us after the instant t_us (a ticks_us value), e.g. an edge time."""
-        s = self._sched
-        self.due = ticks_add(t_us, delay_us)
-        self.active = True
-        s._started(self, s.clock.ticks_us())
+        self._sched._link(self, ticks_add(t_us, delay_us))
 
     def cancel(self):
         if self.active:
-            self.active = False
-            s = self._sched
-            if s._first is self:
-                s._known = False
+            self._sched._unlink(self)
 
     def remaining_us(self):
         """Microseconds until the deadline (<= 0 when due); 0 when not active."""
@@ -74,9 +68,8 @@ class Scheduler:
     def __init__(self, clock):
         self.clock = clock
         self._timers = []
-        self._first = None   # the earliest active timer (None: no timer active) ...
-        self._known = True   # ... when this is True; else the list must be scanned
-        self.wake = Wake()   # the task loop's wake flag, shared by everything built on this
+        self._head = None  # the earliest active timer (None: no timer active)
+        self.wake = Wake()  # the task loop's wake flag, shared by everything built on this
 
     def timer(self, callback):
         """A new Timer (call at construction time only: this allocates)."""
@@ -84,33 +77,46 @@ class Scheduler:
         self._timers.append(t)
         return t
 
-    def _started(self, t, now):
-        # t was (re)started: keep _first the earliest, ties to the first created
-        if not self._known:
-            return
-        f = self._first
-        if f is None:
-            self._first = t
-        elif f is t:
-            self._known = False  # the earliest moved (perhaps later): scan again
+    def _unlink(self, t):
+        p = t._prev
+        n = t._next
+        if p is None:
+            self._head = n
         else:
-            d = ticks_diff(t.due, now) - ticks_diff(f.due, now)
-            if d < 0 or (d == 0 and t._index < f._index):
-                self._first = t
+            p._next = n
+        if n is not None:
+            n._prev = p
+        t._prev = None
+        t._next = None
+        t.active = False
 
-    def _scan(self):
-        now = self.clock.ticks_us()
-        best = None
-        bd = TICKS_PERIOD  # beyond any ticks_diff
-        for t in self._timers:
-            if t.active:
-                d = ticks_diff(t.due, now)
-                if d < bd:
-                    best = t
-                    bd = d
-        self._first = best
-        self._known = True
-        return best
+    def _link(self, t, due):
+        # (re)start t at due: out of the list if it was in, then in after every
+        # timer due before it (or at the same instant and created before it)
+        if t.active:
+            self._unlink(t)
+        t.due = due
+        t.active = True
+        x = self._head
+        if x is None:  # the only active timer (often: a motion's poll)
+            self._head = t
+            return
+        idx = t._index
+        p = None
+        while x is not None:
+            d = ticks_diff(due, x.due)
+            if d < 0 or (d == 0 and idx < x._index):
+                break
+            p = x
+            x = x._next
+        t._prev = p
+        t._next = x
+        if p is None:
+            self._head = t
+        else:
+            p._next = t
+        if x is not None:
+            x._prev = t
 
     def run(self):
         """Fire every due timer, earliest deadline first (equal deadlines in
@@ -118,29 +124,38 @@ class Scheduler:
 
         The time is read once: a timer started by a callback with a zero delay
         fires in this same call, one with a positive delay in a later one."""
+        t = self._head
+        if t is None:
+            return 0
         now = self.clock.ticks_us()
         fired = 0
         while fired < MAX_FIRES:
-            t = self._first if self._known else self._scan()
             if t is None or ticks_diff(t.due, now) > 0:
                 break
+            # _unlink(t) for the head, inlined (this is every timer that fires)
+            n = t._next
+            self._head = n
+            if n is not None:
+                n._prev = None
+                t._next = None
             t.active = False
-            self._known = False
             t.callback()
             fired += 1
+            t = self._head
         return fired
 
     def next_due_us(self):
         """ticks_us of the earliest active deadline (wrapping, compare with
         compat.ticks_diff), or None when no timer is active."""
-        t = self._first if self._known else self._scan()
+        t = self._head
         if t is None:
             return None
         return t.due
 
     def active_count(self):
         n = 0
-        for t in self._timers:
-            if t.active:
-                n += 1
+        t = self._head
+        while t is not None:
+            n += 1
+            t = t._next
         return n

@@ -88,13 +88,11 @@ class Track:
         return self.photo.count
 
     def pending(self):
-        """True when service() has work now: an edge it has not seen, or a read
-        tile to stack whose beam has cleared."""
-        if self.photo.count != self._queued:
-            return True
-        if self._to_stack > 0 or self.jammed:
-            return not self.photo.blocked()
-        return False
+        """True when service() has work now: an edge of the entry sensor it has
+        not looked at.  Everything service() does follows such an edge (a count,
+        a beam that cleared, a rejected bounce); timer callbacks finish their
+        own work (a colour read feeds the stacker itself)."""
+        return self.photo.changed
 
     def _feed_stacker(self):
         if self.photo.blocked():
@@ -104,6 +102,7 @@ class Track:
             self.stacker.add_tile()
 
     def service(self):
+        self.photo.changed = False  # lowered before looking: a later edge raises it again
         c = self.photo.count
         if c != self._queued:
             self._queued = c

@@ -86,10 +86,12 @@ class Driver:
         """Run the table up to max_ms virtual ms (less if the host link has
         something to do sooner); feed what the firmware wrote to the link."""
         link = self.link
-        link.poll()
+        due = link.next_due_ms()
+        if due == 0:  # (poll() does nothing before a deadline)
+            link.poll()
+            due = link.next_due_ms()
         if max_ms < 1:
             max_ms = 1
-        due = link.next_due_ms()
         if due < 1:
             due = 1
         if due > max_ms:
@@ -97,7 +99,6 @@ class Driver:
         data = self.r.run(due)
         if data:
             link.feed(data)
-        link.poll()
         return data
 
     def wait(self, pred, timeout_ms):

@@ -162,63 +162,71 @@ class InProcessTable:
         mark = table.evmark
         down = wire.down
         up = wire.up
-        while True:
-            if step:
-                fw = self.fw
-                fw.step()
-                self.steps += 1
-                if table.actions or (self.machine.wdt is not None):
-                    self._actions()
-                    fw = self.fw
+        fw = self.fw
+        steps = 0
+        iterations = 0
+        try:
+            while True:
+                if step:
+                    fw.step()
+                    steps += 1
+                    if table.actions or self.machine.wdt is not None:
+                        self._actions()
+                        fw = self.fw
+                    # the firmware's next deadline, unwrapped from its ticks near now
+                    d = fw.next_due_us()
+                    if d is None:
+                        t_fw = NEVER
+                    else:
+                        now = clock._now
+                        t_fw = now + (((d - (now & _TICKS_MASK) + _HALF) & _TICKS_MASK) - _HALF)
+                    if up.n:
+                        return wire.host_read()
+                now = clock._now
+                if now >= deadline:
+                    return b""
+                t = t_fw
+                ne = table.next_event_us() if mark.dirty else table._next_ev
+                if ne < t:
+                    t = ne
+                wdt = self.machine.wdt
+                if wdt is not None:
+                    n = wdt.last_feed_us + wdt.timeout_us + 1  # when an unfed watchdog bites
+                    if n < t:
+                        t = t_fw = n
+                if t > deadline:
+                    t = deadline
+                if t <= now:
+                    t = now
+                    if now == last:
+                        spin += 1
+                        if spin > SPIN_LIMIT:
+                            raise RuntimeError("the firmware spins at virtual %d us (a timer due that never runs?)" % now)
+                    else:
+                        spin = 0
+                        last = now
+                iterations += 1
+                if t < ne:
+                    # no physics event up to t (ne is still the earliest: nothing
+                    # ran since it was read): only the clock moves
+                    if t > now:
+                        clock._now = t
+                    step = t >= t_fw or table.actions or up.n
+                    continue
+                e0 = epoch.n
+                d0 = down.total
+                table.advance_to(t)
+                step = t >= t_fw or epoch.n != e0 or down.total != d0 or table.actions or up.n
+        finally:
+            # kept for the next call's "step first?" (nothing the firmware can see
+            # changed after its last step in this call, or it would have stepped)
+            self._t_fw = t_fw
+            self.steps += steps
+            self.iterations += iterations
+            if steps:
                 self._stepped = fw
                 self._seen_down = down.total
                 self._seen_epoch = epoch.n
-                # the firmware's next deadline, unwrapped from its ticks near now
-                d = fw.next_due_us()
-                if d is None:
-                    t_fw = NEVER
-                else:
-                    now = clock._now
-                    t_fw = now + (((d - (now & _TICKS_MASK) + _HALF) & _TICKS_MASK) - _HALF)
-                self._t_fw = t_fw
-                if up.n:
-                    return wire.host_read()
-            now = clock._now
-            if now >= deadline:
-                return b""
-            t = t_fw
-            ne = table.next_event_us() if mark.dirty else table._next_ev
-            if ne < t:
-                t = ne
-            wdt = self.machine.wdt
-            if wdt is not None:
-                n = wdt.last_feed_us + wdt.timeout_us + 1  # when an unfed watchdog bites
-                if n < t:
-                    t = n
-                    t_fw = self._t_fw = n
-            if t > deadline:
-                t = deadline
-            if t <= now:
-                t = now
-                if now == last:
-                    spin += 1
-                    if spin > SPIN_LIMIT:
-                        raise RuntimeError("the firmware spins at virtual %d us (a timer due that never runs?)" % now)
-                else:
-                    spin = 0
-                    last = now
-            self.iterations += 1
-            if t < ne:
-                # no physics event up to t (ne is still the earliest: nothing
-                # ran since it was read): only the clock moves
-                if t > now:
-                    clock._now = t
-                step = t >= t_fw or table.actions or up.n
-                continue
-            e0 = epoch.n
-            d0 = down.total
-            table.advance_to(t)
-            step = t >= t_fw or epoch.n != e0 or down.total != d0 or table.actions or up.n
 
     def run_until(self, t_us, on_output=None):
         """Advance to virtual time t_us, calling on_output(data) for whatever

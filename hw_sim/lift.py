@@ -182,7 +182,9 @@ class Lift(Axis):
                 blocked = p <= self.block_lo and p > 0
             base = self.cur_stall if blocked else self.cur_run
         n = self.cur_noise
-        v = base - n + self.rng.below(2 * n + 1)
+        # uniform in -n..+n by multiply-shift of one draw (no rejection loop: this
+        # is read every poll of a motion; a bias under 2n/2**32 is no matter)
+        v = base - n + ((self.rng.next_u32() * (2 * n + 1)) >> 32)
         if v < 0:
             return 0
         if v > 65535:

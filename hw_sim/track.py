@@ -120,15 +120,19 @@ class ColourSensor:
         else:
             base = self.amb_pc
             ref = self.colours[0]
-        c = base * cycles * gain * (960 + rng.below(81)) // 1000
+        # one draw, a byte of noise per channel scaled by multiply-shift: the
+        # clear count within -4..+4 %, each colour within -12..+12 per mille
+        # (a per-read cost: four unbiased draws bought nothing a noise needs)
+        v = rng.next_u32()
+        c = base * cycles * gain * (960 + (((v & 0xFF) * 81) >> 8)) // 1000
         cap = 1024 * cycles
         if cap > 65535:
             cap = 65535
         if c > cap:
             c = cap
-        r = c * (ref[0] - 12 + rng.below(25)) // 1000
-        g = c * (ref[1] - 12 + rng.below(25)) // 1000
-        b = c * (ref[2] - 12 + rng.below(25)) // 1000
+        r = c * (ref[0] - 12 + ((((v >> 8) & 0xFF) * 25) >> 8)) // 1000
+        g = c * (ref[1] - 12 + ((((v >> 16) & 0xFF) * 25) >> 8)) // 1000
+        b = c * (ref[2] - 12 + (((v >> 24) * 25) >> 8)) // 1000
         if r < 0:
             r = 0
         if g < 0:

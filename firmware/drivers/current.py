@@ -14,7 +14,11 @@ class CurrentSense:
         return v
 
     def over(self):
-        return self.read() > self.threshold
+        v = self._adc.read_u16()  # read(), inlined: sampled every poll of a motion
+        self.last = v
+        if v > self.peak:
+            self.peak = v
+        return v > self.threshold
 
     def reset_peak(self):
         self.peak = 0

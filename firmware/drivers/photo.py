@@ -8,7 +8,8 @@
 # previous counted edge is at least `debounce_ms` old.  on_edge() (stored once
 # by the owner) is called inside the IRQ right after a counted edge.  `wake`
 # (optional, a sched.Wake) is raised at the end of every edge: the task loop
-# then has something to look at (a count, or a beam that cleared).
+# then has something to look at (a count, or a beam that cleared); `changed`
+# says which sensor it was (the owner lowers it before it looks).
 from firmware.compat import ticks_add, ticks_diff
 
 
@@ -25,6 +26,7 @@ class PhotoInterrupter:
         self.rejected = 0         # edges ignored as bounces
         self.last_edge_us = past  # ticks_us of the last counted falling edge
         self.last_rise_us = past  # ticks_us of the last rising edge
+        self.changed = False      # an edge since the owner last looked (set by the IRQ)
         self._handler = self._irq  # bound once: passing it allocates nothing
         pin.irq(self._handler, pin.IRQ_FALLING | pin.IRQ_RISING)
 
@@ -38,6 +40,7 @@ class PhotoInterrupter:
             self.last_rise_us = t
         else:
             self._fall(t)
+        self.changed = True
         # raised last (after every change above): a task loop that lowered it
         # before looking either sees this edge's changes or is woken again
         w = self._wake
