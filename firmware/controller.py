@@ -233,9 +233,13 @@ class Controller:
             # the build watch: a mixer-empty edge, or (while SHORT is timed) a count
             self.mixer.changed = False
             self._watch()
-        if self.lift.pending():
+        # lift.pending() and door.pending() without the calls: an arrival or a
+        # halt (IRQ) to finish
+        a = self.lift.axis
+        if a.arrived or a.halted:
             self.lift.service()
-        if self.door.pending():
+        a = self.door.axis
+        if a.arrived or a.halted:
             self.door.service()
         self._report_door()
         if self.guard.changed:

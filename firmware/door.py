@@ -30,12 +30,14 @@ class Door:
         a = self.axis
         if a.moving:
             return _m.DOOR_MOVING
-        if a.near_pressed() and not a.far_pressed():
-            return _m.DOOR_CLOSED
-        if a.far_pressed() and not a.near_pressed():
-            return _m.DOOR_OPEN
-        if a.far is None and self.timed_open and not a.near_pressed():
-            return _m.DOOR_OPEN
+        closed = a.near_pressed()
+        if a.far is None:
+            if self.timed_open and not closed:
+                return _m.DOOR_OPEN
+            return _m.DOOR_CLOSED if closed else _m.DOOR_UNKNOWN
+        opened = a.far.pressed()
+        if closed != opened:
+            return _m.DOOR_CLOSED if closed else _m.DOOR_OPEN
         return _m.DOOR_UNKNOWN
 
     def closed(self):

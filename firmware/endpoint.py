@@ -155,7 +155,12 @@ class Endpoint:
             link.poll()  # (as in poll_link: only a deadline reached is due)
             d = link.next_due_ms()
         self._link_known = True
-        self._link_timer.start(d)
+        due = ticks_add(self._link_clock.ticks_ms(), d)
+        t = self._link_timer
+        if t.active and due == self._link_due:
+            return  # the same deadline (e.g. a frame that moved no timer): set already
+        self._link_due = due
+        t.start(d)
 
     def link_due_ms(self):
         """Milliseconds until poll_link() has work (0 = now): link.next_due_ms(),

@@ -7,7 +7,7 @@
 #   - the end switch is not reached within `timeout_ms`             -> LIMIT
 #     (the mechanism moved, the switch never closed)
 #   - motor current above threshold for `stall_ms`                  -> STALL
-#     (only with a current sense; sampled every `poll_ms`)
+#     (only with a current sense; sampled every `poll_ms`, on a grid of poll_ms)
 # The end switch stops the motor from its IRQ handler (no overtravel while the
 # task loop is busy); halt() (guard IRQ) stops it too.  Both allocate nothing.
 from firmware.compat import const, ticks_diff
@@ -32,7 +32,7 @@ class EndMotion:
         self._clock = clock
         self._timeout_ms = timeout_ms
         self._release_ms = release_ms
-        self._poll_ms = poll_ms
+        self._poll_us = poll_ms * 1000
         self._travel_ms = travel_ms
         self._stall_us = stall_ms * 1000
         self._stall_code = stall_code
@@ -54,7 +54,7 @@ class EndMotion:
         self._travel = sched.timer(self._travel_due)
         self.moving = NONE
         self.position = BETWEEN
-        self._arrived = False   # set by the end-switch IRQ
+        self.arrived = False    # set by the end-switch IRQ (service() finishes it)
         self.halted = False     # set by halt() while moving (guard)
         self._over_since = 0
         self._over = False
@@ -89,12 +89,12 @@ class EndMotion:
     def _far_irq(self):
         if self.moving == FAR:
             self.motor.stop()
-            self._arrived = True
+            self.arrived = True
 
     def _near_irq(self):
         if self.moving == NEAR:
             self.motor.stop()
-            self._arrived = True
+            self.arrived = True
 
     def halt(self):
         """Motor off now (IRQ-safe).  A motion in progress is marked halted."""
@@ -104,7 +104,7 @@ class EndMotion:
 
     # ---- task context -------------------------------------------------
     def pending(self):
-        return self._arrived or (self.halted and self.moving != NONE)
+        return self.arrived or (self.halted and self.moving != NONE)
 
     def move(self, direction):
         """Start moving FAR or NEAR.  Returns 0, or a fault code (nothing moved)."""
@@ -112,11 +112,11 @@ class EndMotion:
             return codes.FAULT_LIMIT
         self.fault = 0
         self.halted = False
-        self._arrived = False
+        self.arrived = False
         target = self.far if direction == FAR else self.near
         if target is not None and target.pressed():
             self.moving = direction
-            self._arrived = True  # already there: service() reports it
+            self.arrived = True  # already there: service() reports it
             self._wake.up = True
             return 0
         leaving = self.near if direction == FAR else self.far
@@ -131,7 +131,7 @@ class EndMotion:
             self._release.start(self._release_ms)
         if target is None:
             self._travel.start(self._travel_ms)  # no end switch: timed move
-        self._poll.start(self._poll_ms)
+        self._next_poll()
         return 0
 
     def stop(self):
@@ -139,7 +139,7 @@ class EndMotion:
         self.motor.stop()
         self._cancel_timers()
         self.moving = NONE
-        self._arrived = False
+        self.arrived = False
         self.position = self.read_position()
 
     def _cancel_timers(self):
@@ -150,8 +150,8 @@ class EndMotion:
 
     def service(self):
         """Finish an arrival or a halt seen by an IRQ.  Returns True if one was."""
-        if self._arrived:
-            self._arrived = False
+        if self.arrived:
+            self.arrived = False
             direction = self.moving
             self.motor.stop()
             self._cancel_timers()
@@ -197,8 +197,15 @@ class EndMotion:
     def _travel_due(self):
         if self.moving != NONE:
             self.motor.stop()
-            self._arrived = True
+            self.arrived = True
             self.service()
+
+    def _next_poll(self):
+        # on a grid of poll_ms (from the clock's zero): the lift's and the door's
+        # polls of a hand over fall on the same instants and take one pass of
+        # the task loop, not two
+        now = self._clock.ticks_us()
+        self._poll.start_at_us(now - now % self._poll_us, self._poll_us)
 
     def _poll_due(self):
         moving = self.moving
@@ -213,7 +220,7 @@ class EndMotion:
         if f if moving == FAR else n:
             # the end switch is closed but its edge was missed: arrive now
             self.motor.stop()
-            self._arrived = True
+            self.arrived = True
             self.service()
             return
         cur = self.current
@@ -228,7 +235,7 @@ class EndMotion:
                     return
             else:
                 self._over = False
-        self._poll.start(self._poll_ms)
+        self._next_poll()
 
     def get_status(self):
         d = {

@@ -54,6 +54,9 @@ class Driver:
         self.on_event = None  # optional callback(name, values)
         self.link = Link(self.clock, self._write, self._on_msg, role="host", on_link=self._on_link,
                          nonce=self._next_nonce)
+        # an InProcessTable hands its output to the link as it comes (run_feeding)
+        self._feeding = getattr(runner, "run_feeding", None)
+        self._pred = None  # what wait() waits for (run_feeding stops on it)
 
     def _next_nonce(self):
         # deterministic session nonces (xorshift32), never 0
@@ -65,7 +68,7 @@ class Driver:
         return self._nonce
 
     def _write(self, buf, n):
-        self.r.write(bytes(buf[:n]))
+        self.r.write(buf)  # (buf is exactly the n frame bytes; the wire copies them)
 
     def _on_link(self, ev):
         self.link_events.append((self.r.now_ms(), ev))
@@ -96,6 +99,10 @@ class Driver:
             due = 1
         if due > max_ms:
             due = max_ms
+        feeding = self._feeding
+        if feeding is not None:
+            feeding(due, link.feed, self._pred)
+            return None
         data = self.r.run(due)
         if data:
             link.feed(data)
@@ -103,11 +110,15 @@ class Driver:
 
     def wait(self, pred, timeout_ms):
         end = self.r.now_ms() + timeout_ms
-        while not pred():
-            left = end - self.r.now_ms()
-            if left <= 0:
-                return False
-            self.pump(left if left < 1000 else 1000)
+        self._pred = pred
+        try:
+            while not pred():
+                left = end - self.r.now_ms()
+                if left <= 0:
+                    return False
+                self.pump(left if left < 1000 else 1000)
+        finally:
+            self._pred = None
         return True
 
     def run_for(self, ms):

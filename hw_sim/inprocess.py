@@ -147,6 +147,19 @@ class InProcessTable:
         happened; a physics event nothing of which reaches its pins (a tile
         riding on past a closed mouth, a stroke completing) does not step it:
         that step would do nothing."""
+        return self._run(max_ms, None, None)
+
+    def run_feeding(self, max_ms, feed, stop=None):
+        """Like run(), but what the firmware writes goes to feed(data) at the
+        instant it is written, and the run goes on (the firmware steps again at
+        once if feed wrote to it, as after a run() the host's answer would make
+        it), until stop() is true after a feed or max_ms virtual milliseconds
+        passed.  The same steps at the same instants as run() in a loop, without
+        leaving the runner for every frame (a host link's own deadlines must not
+        come before max_ms: feeding it moves none earlier)."""
+        self._run(max_ms, feed, stop)
+
+    def _run(self, max_ms, feed, stop):
         clock = self.clock
         table = self.table
         wire = self.wire
@@ -181,7 +194,15 @@ class InProcessTable:
                         now = clock._now
                         t_fw = now + (((d - (now & _TICKS_MASK) + _HALF) & _TICKS_MASK) - _HALF)
                     if up.n:
-                        return wire.host_read()
+                        data = wire.host_read()
+                        if feed is None:
+                            return data
+                        d0 = down.total
+                        feed(data)
+                        if stop is not None and stop():
+                            return b""
+                        if down.total != d0:
+                            continue  # the host answered: the firmware steps at once
                 now = clock._now
                 if now >= deadline:
                     return b""

@@ -163,6 +163,8 @@ class Lift(Axis):
         self.cur_run = current["run"]
         self.cur_stall = current["stall"]
         self.cur_noise = current["noise"]
+        self._noise_bits = 0  # a draw's second 16 bits, kept for the next read
+        self._noise_left = 0
         self.load = None  # walls on the platform (per track lists of stacks)
         self.at_bottom = True
         self.current_line = table.add_line("lift_current", ADC, 0)
@@ -182,9 +184,17 @@ class Lift(Axis):
                 blocked = p <= self.block_lo and p > 0
             base = self.cur_stall if blocked else self.cur_run
         n = self.cur_noise
-        # uniform in -n..+n by multiply-shift of one draw (no rejection loop: this
-        # is read every poll of a motion; a bias under 2n/2**32 is no matter)
-        v = base - n + ((self.rng.next_u32() * (2 * n + 1)) >> 32)
+        # -n..+n from 16 bits of a draw by multiply-shift: one draw serves two
+        # reads (this is read every poll of a motion; a PRNG draw is the dearest
+        # part of a read on CPython, and noise needs no exact uniformity)
+        if self._noise_left:
+            self._noise_left = 0
+            bits = self._noise_bits
+        else:
+            bits = self.rng.next_u32()
+            self._noise_bits = bits >> 16
+            self._noise_left = 1
+        v = base - n + (((bits & 0xFFFF) * (2 * n + 1)) >> 16)
         if v < 0:
             return 0
         if v > 65535:

@@ -167,6 +167,7 @@ class Track:
         self.sensor_lag = sim["sensor_lag_ms"] * 1000
         self.ramp_cap = sim["ramp_tiles"]
         self.bounce_p = _rng.prob_u32(sim["bounce"])
+        self.bounce_1024 = int(sim["bounce"] * 1024 + 0.5)  # the same, in 10-bit draws
         self.bounce_us = sim["bounce_us"]
         self.max_stacks = table.max_stacks
         self.beam_rng = _rng.Rng(seed, _rng.BEAM + n)
@@ -236,11 +237,16 @@ class Track:
         self.sensor_tile = tile
         self.sensor_from = now + self.sensor_lag
         self.sensor_misread = misread
-        rng = self.beam_rng
+        # one BEAM draw per tile: bits 0..9 decide a bounce on the falling edge,
+        # 10..19 one on the rising edge, 20..31 the pulse width's jitter (by
+        # multiply-shift: three draws per tile bought nothing a noise needs)
+        v = self.beam_rng.next_u32()
+        bp = self.bounce_1024
+        bu = self.bounce_us
         self._q(now, 0)
-        if self.bounce_p and rng.chance(self.bounce_p):
-            self._q(now + self.bounce_us, 1)
-            self._q(now + 2 * self.bounce_us, 0)
+        if (v & 0x3FF) < bp:
+            self._q(now + bu, 1)
+            self._q(now + 2 * bu, 0)
         if jam:
             self.jammed = True
             self.jam_tile = tile
@@ -248,11 +254,17 @@ class Track:
             self.jam_backoffs = 0
         else:
             self._ramp_push(tile)
-            self._q_rise(now + self.beam_us - self.beam_jitter + rng.below(2 * self.beam_jitter + 1))
+            j = self.beam_jitter
+            t = now + self.beam_us - j + (((v >> 20) * (2 * j + 1)) >> 12)
+            self._q(t, 1)
+            if ((v >> 10) & 0x3FF) < bp:
+                self._q(t + bu, 0)
+                self._q(t + 2 * bu, 1)
         self._beam(now)
         self._next()
 
     def _q_rise(self, t):
+        # (a jam cleared, a track cleared by hand: a tile leaves the beam)
         self._q(t, 1)
         if self.bounce_p and self.beam_rng.chance(self.bounce_p):
             self._q(t + self.bounce_us, 0)

@@ -29,9 +29,11 @@ class _Ring:
         if count > room:
             self.dropped += count - room
             count = room
-        w = (self.r + self.n) % size
+        w = self.r + self.n
+        if w >= size:
+            w -= size
         if noise is None and not MICROPYTHON and w + count <= size:
-            buf[w:w + count] = src[:count]
+            buf[w:w + count] = src if len(src) == count else src[:count]
         else:
             for i in range(count):
                 b = src[i]
@@ -62,8 +64,10 @@ class _Ring:
                 r += 1
                 if r == size:
                     r = 0
-        self.r = r
-        self.n -= count
+        n = self.n - count
+        self.n = n
+        # an emptied ring starts again at 0: the next write needs no wrap
+        self.r = r if n else 0
         return count
 
     def get_all(self):

@@ -238,7 +238,7 @@ class Link:
         """Run timers: retransmission, heartbeats, connect attempts, silence."""
         now = self._clock.ticks_ms()
         self._now = now
-        self.uptime_ms += ticks_diff(now, self._t_up)
+        self.uptime_ms += ((now - self._t_up + _THALF) & _TMASK) - _THALF
         self._t_up = now
         if self._rt_on and ticks_diff(now, self._rt_due) >= 0:
             self.timeouts += 1
@@ -262,18 +262,19 @@ class Link:
 
     def next_due_ms(self):
         """Milliseconds until poll() has something to do (0 = now)."""
+        # (ticks_diff inlined: both ends ask this after every frame)
         now = self._clock.ticks_ms()
-        d = ticks_diff(self._hb_due, now)
+        d = ((self._hb_due - now + _THALF) & _TMASK) - _THALF
         if self._rt_on:
-            x = ticks_diff(self._rt_due, now)
+            x = ((self._rt_due - now + _THALF) & _TMASK) - _THALF
             if x < d:
                 d = x
         if self._established and not self.lost:
-            x = self._silence_ms - ticks_diff(now, self._last_rx)
+            x = self._silence_ms - (((now - self._last_rx + _THALF) & _TMASK) - _THALF)
             if x < d:
                 d = x
         if self._connecting:
-            x = ticks_diff(self._conn_due, now)
+            x = ((self._conn_due - now + _THALF) & _TMASK) - _THALF
             if x < d:
                 d = x
         return d if d > 0 else 0
@@ -320,11 +321,17 @@ class Link:
         if not self._rt_on:
             self._rt_on = True
             self._rt_due = ticks_add(self._now, self.rto_ms)
+        if not self._dev:
+            self._hb_due = ticks_add(self._now, self._hb_ms)  # (see _send_unseq)
         self._write(enc.view(n), n)
 
     def _send_unseq(self, seq, msgid, values):
         enc = self._enc
         n = enc.frame(seq, msgid, values)
+        if not self._dev:
+            # the host pings only after a heartbeat period of its own silence: any
+            # frame it sends feeds the table's silence timer as well as a ping
+            self._hb_due = ticks_add(self._now, self._hb_ms)
         self._write(enc.view(n), n)
 
     def _retransmit(self):

@@ -11,6 +11,15 @@ import gc  # noqa: E402
 gc.collect()  # after the imports: the heap is 256 KB
 
 
+def fresh_rig():
+    """A new Rig once the previous one is garbage: one controller at a time in
+    the bounded heap (the old one is dropped before the new one is built)."""
+    global r
+    r = None
+    gc.collect()
+    return Rig()
+
+
 def check(name, cond):
     if not cond:
         print("FAIL", name)
@@ -47,7 +56,7 @@ def offer(r, k, colour=1):
 
 
 # ---- a build, exact counts, colours
-r = Rig()
+r = fresh_rig()
 check("boot idle", r.ctl.state == codes.IDLE)
 check("configure", r.ctl.cmd_configure(2, [4, 4, 4, 4], 2, [1, 2], 0) == OK)
 check("build", r.ctl.cmd_build(2) == OK and r.ctl.state == codes.BUILDING)
@@ -73,7 +82,7 @@ r.step()
 check("guard fault", r.ctl.fault == codes.FAULT_GUARD)
 
 # ---- jam -> back-offs -> JAM fault
-r = Rig()
+r = fresh_rig()
 r.ctl.cmd_configure(3, [4, 4, 4, 4], 2, [], 0)
 r.ctl.cmd_build(3)
 r.pin("entry1").set(0)
@@ -82,7 +91,7 @@ check("jam fault on track 1", r.ctl.fault == codes.FAULT_JAM and r.ctl.fault_tra
 check("two back-offs", r.ctl.tracks[0].stacker.backoffs == 2)
 
 # ---- link loss pauses, BUILD resumes
-r = Rig()
+r = fresh_rig()
 r.ctl.cmd_configure(4, [4, 4, 4, 4], 2, [], 0)
 r.ctl.cmd_build(4)
 r.tile(2)
