@@ -129,7 +129,7 @@ class Heartbeat(Message):
 
 
 class Ping(Message):
-    """Host's heartbeat, every 500 ms while a session is up."""
+    """Host's heartbeat, after 500 ms without any other frame from the host while a session is up."""
 
     MSGID: ClassVar[int] = m.PING
     host_nonce: int = u32("the host's session nonce")
