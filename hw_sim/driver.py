@@ -30,7 +30,7 @@ class _RunnerClock:
     def ticks_ms(self):
         vc = self._vc
         if vc is not None:
-            return int(vc._now / 1000) & _MASK
+            return (vc._now // 1000) & _MASK
         return int(self._r.now_ms()) & _MASK
 
     def ticks_us(self):
