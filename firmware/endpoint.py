@@ -162,14 +162,6 @@ class Endpoint:
         self._link_due = due
         t.start(d)
 
-    def link_due_ms(self):
-        """Milliseconds until poll_link() has work (0 = now): link.next_due_ms(),
-        from the deadline kept since the link last changed."""
-        if not self._link_known:
-            return self.link.next_due_ms()
-        d = ticks_diff(self._link_due, self._link_clock.ticks_ms())
-        return d if d > 0 else 0
-
     # ---------------------------------------------------------------- link callbacks
     def _on_link(self, ev):
         if ev == _link.LOST:
