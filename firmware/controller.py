@@ -227,19 +227,15 @@ class Controller:
         if self.guard.changed:
             self._guard_service()
         for tr in self.tracks:
-            if tr.photo.changed:  # tr.pending(), without the call
+            if tr.pending():  # an edge of its entry sensor to look at
                 tr.service()
         if self.mixer.changed or self._short_timer.active:
             # the build watch: a mixer-empty edge, or (while SHORT is timed) a count
             self.mixer.changed = False
             self._watch()
-        # lift.pending() and door.pending() without the calls: an arrival or a
-        # halt (IRQ) to finish
-        a = self.lift.axis
-        if a.arrived or a.halted:
+        if self.lift.pending():
             self.lift.service()
-        a = self.door.axis
-        if a.arrived or a.halted:
+        if self.door.pending():
             self.door.service()
         self._report_door()
         if self.guard.changed:

@@ -54,7 +54,7 @@ class EndMotion:
         self._travel = sched.timer(self._travel_due)
         self.moving = NONE
         self.position = BETWEEN
-        self.arrived = False    # set by the end-switch IRQ (service() finishes it)
+        self._arrived = False   # set by the end-switch IRQ
         self.halted = False     # set by halt() while moving (guard)
         self._over_since = 0
         self._over = False
@@ -89,12 +89,12 @@ class EndMotion:
     def _far_irq(self):
         if self.moving == FAR:
             self.motor.stop()
-            self.arrived = True
+            self._arrived = True
 
     def _near_irq(self):
         if self.moving == NEAR:
             self.motor.stop()
-            self.arrived = True
+            self._arrived = True
 
     def halt(self):
         """Motor off now (IRQ-safe).  A motion in progress is marked halted."""
@@ -104,7 +104,7 @@ class EndMotion:
 
     # ---- task context -------------------------------------------------
     def pending(self):
-        return self.arrived or (self.halted and self.moving != NONE)
+        return self._arrived or (self.halted and self.moving != NONE)
 
     def move(self, direction):
         """Start moving FAR or NEAR.  Returns 0, or a fault code (nothing moved)."""
@@ -112,11 +112,11 @@ class EndMotion:
             return codes.FAULT_LIMIT
         self.fault = 0
         self.halted = False
-        self.arrived = False
+        self._arrived = False
         target = self.far if direction == FAR else self.near
         if target is not None and target.pressed():
             self.moving = direction
-            self.arrived = True  # already there: service() reports it
+            self._arrived = True  # already there: service() reports it
             self._wake.up = True
             return 0
         leaving = self.near if direction == FAR else self.far
@@ -139,7 +139,7 @@ class EndMotion:
         self.motor.stop()
         self._cancel_timers()
         self.moving = NONE
-        self.arrived = False
+        self._arrived = False
         self.position = self.read_position()
 
     def _cancel_timers(self):
@@ -150,8 +150,8 @@ class EndMotion:
 
     def service(self):
         """Finish an arrival or a halt seen by an IRQ.  Returns True if one was."""
-        if self.arrived:
-            self.arrived = False
+        if self._arrived:
+            self._arrived = False
             direction = self.moving
             self.motor.stop()
             self._cancel_timers()
@@ -197,7 +197,7 @@ class EndMotion:
     def _travel_due(self):
         if self.moving != NONE:
             self.motor.stop()
-            self.arrived = True
+            self._arrived = True
             self.service()
 
     def _next_poll(self):
@@ -220,7 +220,7 @@ class EndMotion:
         if f if moving == FAR else n:
             # the end switch is closed but its edge was missed: arrive now
             self.motor.stop()
-            self.arrived = True
+            self._arrived = True
             self.service()
             return
         cur = self.current

@@ -132,13 +132,7 @@ class Scheduler:
         while fired < MAX_FIRES:
             if t is None or ticks_diff(t.due, now) > 0:
                 break
-            # _unlink(t) for the head, inlined (this is every timer that fires)
-            n = t._next
-            self._head = n
-            if n is not None:
-                n._prev = None
-                t._next = None
-            t.active = False
+            self._unlink(t)
             t.callback()
             fired += 1
             t = self._head

@@ -56,7 +56,6 @@ class Driver:
                          nonce=self._next_nonce)
         # an InProcessTable hands its output to the link as it comes (run_feeding)
         self._feeding = getattr(runner, "run_feeding", None)
-        self._pred = None  # what wait() waits for (run_feeding stops on it)
 
     def _next_nonce(self):
         # deterministic session nonces (xorshift32), never 0
@@ -85,9 +84,10 @@ class Driver:
             self.on_event(name, values)
 
     # -- time -------------------------------------------------------------------
-    def pump(self, max_ms=50):
+    def pump(self, max_ms=50, stop=None):
         """Run the table up to max_ms virtual ms (less if the host link has
-        something to do sooner); feed what the firmware wrote to the link."""
+        something to do sooner); feed what the firmware wrote to the link.  With
+        stop (a callable), an InProcessTable's run ends as soon as it is true."""
         link = self.link
         due = link.next_due_ms()
         if due == 0:  # (poll() does nothing before a deadline)
@@ -101,7 +101,7 @@ class Driver:
             due = max_ms
         feeding = self._feeding
         if feeding is not None:
-            feeding(due, link.feed, self._pred)
+            feeding(due, link.feed, stop)
             return None
         data = self.r.run(due)
         if data:
@@ -110,15 +110,11 @@ class Driver:
 
     def wait(self, pred, timeout_ms):
         end = self.r.now_ms() + timeout_ms
-        self._pred = pred
-        try:
-            while not pred():
-                left = end - self.r.now_ms()
-                if left <= 0:
-                    return False
-                self.pump(left if left < 1000 else 1000)
-        finally:
-            self._pred = None
+        while not pred():
+            left = end - self.r.now_ms()
+            if left <= 0:
+                return False
+            self.pump(left if left < 1000 else 1000, pred)
         return True
 
     def run_for(self, ms):

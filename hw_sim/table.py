@@ -226,15 +226,7 @@ class Table:
         clock = self.clock
         mark = self.evmark
         while True:
-            if mark.dirty:  # next_event_us(), inlined
-                mark.dirty = False
-                n = NEVER
-                for c in comps:
-                    if c.next_us < n:
-                        n = c.next_us
-                self._next_ev = n
-            else:
-                n = self._next_ev
+            n = self.next_event_us() if mark.dirty else self._next_ev
             if n > t or n >= NEVER:
                 break
             if n > clock._now:

@@ -166,8 +166,7 @@ class Track:
         self.beam_jitter = sim["beam_jitter_ms"] * 1000
         self.sensor_lag = sim["sensor_lag_ms"] * 1000
         self.ramp_cap = sim["ramp_tiles"]
-        self.bounce_p = _rng.prob_u32(sim["bounce"])
-        self.bounce_1024 = int(sim["bounce"] * 1024 + 0.5)  # the same, in 10-bit draws
+        self.bounce_1024 = int(sim["bounce"] * 1024 + 0.5)  # per beam edge, in 1/1024
         self.bounce_us = sim["bounce_us"]
         self.max_stacks = table.max_stacks
         self.beam_rng = _rng.Rng(seed, _rng.BEAM + n)
@@ -266,7 +265,7 @@ class Track:
     def _q_rise(self, t):
         # (a jam cleared, a track cleared by hand: a tile leaves the beam)
         self._q(t, 1)
-        if self.bounce_p and self.beam_rng.chance(self.bounce_p):
+        if (self.beam_rng.next_u32() & 0x3FF) < self.bounce_1024:
             self._q(t + self.bounce_us, 0)
             self._q(t + 2 * self.bounce_us, 1)
 

@@ -14,11 +14,7 @@ class CurrentSense:
         return v
 
     def over(self):
-        v = self._adc.read_u16()  # read(), inlined: sampled every poll of a motion
-        self.last = v
-        if v > self.peak:
-            self.peak = v
-        return v > self.threshold
+        return self.read() > self.threshold
 
     def reset_peak(self):
         self.peak = 0
