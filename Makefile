@@ -1,16 +1,27 @@
 # jantaku: two commands, each doing its own set-up from a fresh clone.
 #   make run    the daemon on the simulated table, API on 127.0.0.1:8737 (Ctrl-C stops it)
 #   make test   every test tier: CPython, MicroPython unix port + mpy-cross, end to end
-PYTHON ?= python3
+# The venv's interpreter: the distribution's own python3 when it is 3.11 or newer and
+# can make a venv, else the python3 on PATH; `make PYTHON=...` overrides.  Debian's and
+# Raspberry Pi OS's python3 is built with PGO and links libpython statically: the
+# in-process simulator runs 10-20 % faster on it than on a plain source build such as
+# pyenv's default (shared libpython, no PGO); docs/SIMULATOR.md §8.
+ifndef PYTHON
+PYTHON := $(or $(shell for p in /usr/bin/python3 python3; do \
+	$$p -c 'import sys, venv, ensurepip; ensurepip.version(); sys.exit(sys.version_info < (3, 11))' \
+	>/dev/null 2>&1 && { command -v $$p; break; }; done),python3)
+endif
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# a new pyproject.toml or another interpreter makes a new venv
+STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)-$(shell $(PYTHON) -c 'import sys; print(sys.executable, sys.version)' 2>/dev/null | cksum | cut -d' ' -f1)
 
 .PHONY: run test venv bench clean
 
 $(STAMP): pyproject.toml
 	@echo "== setting up $(VENV) (first run only)"
-	$(PYTHON) -m venv $(VENV)
+	@echo "   with $(PYTHON): $$($(PYTHON) -c 'import sys; print(sys.version.split()[0])')"
+	$(PYTHON) -m venv --clear $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
