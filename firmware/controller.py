@@ -270,6 +270,8 @@ class Controller:
             self.events.on_guard(curtain, lid)
 
     def _report_door(self):
+        if not self.door.state_changed():
+            return
         s = self.door.state()
         if s != self._door_reported:
             self._door_reported = s

@@ -25,6 +25,7 @@ class Door:
             travel_ms=t["door_move"], on_arrive=self._arrive_cb, on_fault=self._fault_cb)
         # without an open switch: open after a timed move, until told to close
         self.timed_open = False
+        self._seen = -1  # the motion and timed_open as state_changed() last saw them
 
     def state(self):
         a = self.axis
@@ -39,6 +40,26 @@ class Door:
         if closed != opened:
             return _m.DOOR_CLOSED if closed else _m.DOOR_OPEN
         return _m.DOOR_UNKNOWN
+
+    def state_changed(self):
+        """True when state() may differ from when this was last called: an edge
+        of a door switch (their IRQs set `changed`; lowered here, before state()
+        reads them), or a motion that started or ended, or the timed-open flag.
+        Nothing else changes state(): the controller looks only then (it asks
+        after every IRQ)."""
+        a = self.axis
+        seen = a.moving | (4 if self.timed_open else 0)
+        ch = seen != self._seen
+        self._seen = seen
+        sw = a.far
+        if sw is not None and sw.changed:
+            sw.changed = False
+            ch = True
+        sw = a.near
+        if sw is not None and sw.changed:
+            sw.changed = False
+            ch = True
+        return ch
 
     def closed(self):
         return self.axis.moving == 0 and self.axis.near_pressed()

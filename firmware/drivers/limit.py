@@ -3,7 +3,8 @@
 # With on_press, an IRQ on the pressing edge calls on_press() at once (the lift
 # stops its motor there, inside the IRQ: it must not allocate).  With `wake` (a
 # sched.Wake) the IRQ takes both edges and raises it after each: the task loop
-# then sees a switch that pressed or released (e.g. reports the door's state).
+# then sees a switch that pressed or released (e.g. reports the door's state);
+# `changed` says which switch it was (its owner lowers it before it looks).
 class LimitSwitch:
     def __init__(self, pin, on_press=None, *, active_low=True, wake=None):
         self._pin = pin
@@ -11,6 +12,7 @@ class LimitSwitch:
         self._on_press = on_press
         self._wake = wake
         self.presses = 0
+        self.changed = False  # an edge since the owner last looked (set by the IRQ)
         if on_press is not None:
             trig = pin.IRQ_FALLING if active_low else pin.IRQ_RISING
             if wake is not None:
@@ -25,6 +27,7 @@ class LimitSwitch:
         if self._pin.value() == self._active:
             self.presses += 1
             self._on_press()
+        self.changed = True
         w = self._wake
         if w is not None:
             w.up = True

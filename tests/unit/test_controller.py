@@ -358,6 +358,23 @@ def test_door_commands_and_states():
     assert r.ctl.cmd_door(0) == (m.E_NOT_ALLOWED, m.NO_FIELD)
 
 
+def test_door_moved_by_hand_is_reported_once_per_change():
+    # no motion: only the switches' edges tell the controller the door moved
+    r = Rig()
+    r.run(5)
+    before = len(names(r, "door_state"))
+    r.pin("door_closed").set(1)  # someone pushes the door open by hand
+    r.run(5)
+    r.pin("door_open").set(0)
+    r.run(5)
+    r.pin("entry1").set(0)  # other inputs change: no new door report
+    r.run(5)
+    r.pin("entry1").set(1)
+    r.run(5)
+    states = [e[1] for e in names(r, "door_state")][before:]
+    assert states == [m.DOOR_UNKNOWN, m.DOOR_OPEN]
+
+
 def test_abort_returns_to_idle_and_walls_block_a_new_build():
     r = Rig()
     build(r, 4)
