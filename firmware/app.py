@@ -59,7 +59,8 @@ class Firmware:
         if wake.up:
             ctl.service()
         if self._same_clock:
-            ep.arm_link()  # the link's timer fired in sched.run(), or it changed
+            if not ep.link_known:
+                ep.arm_link()  # the link's timer fired in sched.run(), or a frame changed it
         else:
             ep.poll_link()
         if self._wdt is not None:

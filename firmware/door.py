@@ -23,6 +23,9 @@ class Door:
             motor, hal.input("door_open"), hal.input("door_closed"), sched, clock,
             timeout_ms=o["door"], release_ms=release, poll_ms=t["poll"],
             travel_ms=t["door_move"], on_arrive=self._arrive_cb, on_fault=self._fault_cb)
+        # pending(): an arrival or a halt for service() to finish (the axis's own,
+        # bound once: the controller asks after every IRQ)
+        self.pending = self.axis.pending
         # without an open switch: open after a timed move, until told to close
         self.timed_open = False
         self._seen = -1  # the motion and timed_open as state_changed() last saw them
@@ -80,9 +83,6 @@ class Door:
 
     def stop(self):
         self.axis.stop()
-
-    def pending(self):
-        return self.axis.pending()
 
     def service(self):
         return self.axis.service()

@@ -23,11 +23,11 @@ class Endpoint:
         self.ctl = ctl
         self._port = port
         self._link_clock = link_clock
-        # the link's next deadline (link clock ms), valid while _link_known: the
+        # the link's next deadline (link clock ms), valid while link_known: the
         # link's timers change only in feed(), send() and poll(), all called from
         # here, so poll() is skipped until then (it would find nothing to do)
         self._link_due = 0
-        self._link_known = False
+        self.link_known = False
         self._rx = bytearray(_RX)
         mv = memoryview(self._rx)
         self._rxv = [mv[0:n] for n in range(_RX + 1)]
@@ -111,13 +111,13 @@ class Endpoint:
             if not n:
                 break
             self.rx_bytes += n
-            self._link_known = False
+            self.link_known = False
             self.link.feed(self._rxv[n])
             rounds += 1
 
     def poll_link(self):
         """Run the link's timers (retransmits, heartbeats, silence) when due."""
-        if self._link_known and ticks_diff(self._link_due, self._link_clock.ticks_ms()) > 0:
+        if self.link_known and ticks_diff(self._link_due, self._link_clock.ticks_ms()) > 0:
             return
         link = self.link
         d = link.next_due_ms()
@@ -128,7 +128,7 @@ class Endpoint:
             d = link.next_due_ms()
         # (if poll() sent, its send marked the deadline unknown: known again here)
         self._link_due = ticks_add(self._link_clock.ticks_ms(), d)
-        self._link_known = True
+        self.link_known = True
 
     # On the mechanics' own clock (a board, the in-process simulator) the link's
     # deadline is a scheduler timer instead: the task loop then looks at the link
@@ -137,24 +137,24 @@ class Endpoint:
     def use_timer(self, sched):
         """Drive the link from a timer of sched (whose clock is the link's)."""
         self._link_timer = sched.timer(self._link_timer_due)
-        self._link_known = False
+        self.link_known = False
         self.arm_link()
 
     def _link_timer_due(self):
         self.link.poll()
-        self._link_known = False  # (poll may have sent) arm_link() looks again
+        self.link_known = False  # (poll may have sent) arm_link() looks again
 
     def arm_link(self):
         """(Timer mode) start the link's timer for its next deadline, if the
         link changed since the timer was started."""
-        if self._link_known:
+        if self.link_known:
             return
         link = self.link
         d = link.next_due_ms()
         if d == 0:
             link.poll()  # (as in poll_link: only a deadline reached is due)
             d = link.next_due_ms()
-        self._link_known = True
+        self.link_known = True
         due = ticks_add(self._link_clock.ticks_ms(), d)
         t = self._link_timer
         if t.active and due == self._link_due:
@@ -196,7 +196,7 @@ class Endpoint:
         v[4] = d if d < 0xFFFF else 0xFFFF
         v[5] = c.targets()
         v[6] = c.counts_view()
-        self._link_known = False
+        self.link_known = False
         return self.link.send(_m.STATUS_REPLY, v)
 
     def _h_configure(self, v):
@@ -240,7 +240,7 @@ class Endpoint:
         # Before the first session (since boot) nobody listens: nothing to count as
         # dropped.  In a session a full window is counted (the host resyncs with STATUS).
         if self.link.session:
-            self._link_known = False
+            self.link_known = False
             self.link.send(msgid, values)
 
     def on_state(self, state, prev):

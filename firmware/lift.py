@@ -24,6 +24,9 @@ class Lift:
             stall_threshold=profile["thresholds"]["lift_stall_current_u16"],
             stall_ms=o["stall_current"], stall_code=codes.FAULT_LIFT_STALL,
             on_arrive=self._arrive_cb, on_fault=self._fault_cb)
+        # pending(): an arrival or a halt for service() to finish (the axis's own,
+        # bound once: the controller asks after every IRQ)
+        self.pending = self.axis.pending
         self.cycling = False
         self.reached_top = False  # in this cycle
 
@@ -53,9 +56,6 @@ class Lift:
     def stop(self):
         self.cycling = False
         self.axis.stop()
-
-    def pending(self):
-        return self.axis.pending()
 
     def service(self):
         return self.axis.service()
