@@ -13,6 +13,7 @@
 import json
 import os
 import pathlib
+import platform
 import statistics
 import subprocess
 import sys
@@ -106,6 +107,20 @@ def guard_latencies():
     return worst, n
 
 
+def interpreter():
+    """Which CPython this is and how its executable gets libpython: a shared
+    libpython (a plain source build such as pyenv's default: no PGO either) runs this
+    code measurably slower than a distribution's python3 with libpython linked in
+    (Debian, Raspberry Pi OS: also built with PGO); the Makefile prefers that one."""
+    try:
+        with open("/proc/self/maps") as f:
+            shared = "libpython" in f.read()
+        how = "shared libpython" if shared else "libpython linked in"
+    except OSError:
+        how = "libpython: not known here"
+    return "%s %s (%s)" % (sys.executable, platform.python_version(), how)
+
+
 def kib(n):
     return "%.1f KiB" % (n / 1024)
 
@@ -139,6 +154,7 @@ def main():
         sim2 = sum(r[3] for r in rr)
         wall2 = sum(r[4] for r in rr)
         rates.append((sim / wall, sim2 / wall2, (sim + sim2) / (wall + wall2)))
+    print("   CPython %s" % interpreter())
     print("   CPython, firmware + simulator + host link, %d rounds of %d builds + hand overs:" % (
         len(rounds), len(seeds)))
     for i, name in enumerate(("builds", "hand overs", "overall")):
