@@ -102,6 +102,9 @@ class Controller:
         for n in range(1, self.ntracks + 1):
             self.tracks.append(Track(n, profile, hal, sched, clock, self,
                                      colour_bus=self.colour_bus, classifier=self.classifier))
+        # (track, its entry sensor) pairs: service() looks at each sensor's
+        # `changed` flag (Track.pending()) after every IRQ, here without a call
+        self._entries = [(tr, tr.photo) for tr in self.tracks]
         self.lift = Lift(profile, hal, sched, clock, self)
         self.door = Door(profile, hal, sched, clock, self)
         self.guard = Guard(hal, (self.lift, self.door), wake=self.wake)
@@ -226,8 +229,8 @@ class Controller:
         w.up = False  # lowered before looking: an IRQ from now on raises it again
         if self.guard.changed:
             self._guard_service()
-        for tr in self.tracks:
-            if tr.pending():  # an edge of its entry sensor to look at
+        for tr, photo in self._entries:
+            if photo.changed:  # an edge of its entry sensor to look at (tr.pending())
                 tr.service()
         if self.mixer.changed or self._short_timer.active:
             # the build watch: a mixer-empty edge, or (while SHORT is timed) a count
