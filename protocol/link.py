@@ -126,6 +126,7 @@ class Link:
         self._now = now
         self._last_rx = now
         self._hb_due = now  # first heartbeat at the first poll()
+        self._hb_dropped = 0  # (device) `dropped` as the last heartbeat told it
         self._conn_due = now
         self._t_up = now
         self.uptime_ms = 0
@@ -321,16 +322,18 @@ class Link:
         if not self._rt_on:
             self._rt_on = True
             self._rt_due = ticks_add(self._now, self.rto_ms)
-        if not self._dev:
+        if not self._dev or self.dropped == self._hb_dropped:
             self._hb_due = ticks_add(self._now, self._hb_ms)  # (see _send_unseq)
         self._write(enc.view(n), n)
 
     def _send_unseq(self, seq, msgid, values):
         enc = self._enc
         n = enc.frame(seq, msgid, values)
-        if not self._dev:
-            # the host pings only after a heartbeat period of its own silence: any
-            # frame it sends feeds the table's silence timer as well as a ping
+        if not self._dev or self.dropped == self._hb_dropped:
+            # a side's heartbeat (the host's ping) goes out only after a heartbeat
+            # period of its own silence: any frame it sends feeds the peer's
+            # silence timer as well.  The table's comes on time all the same once
+            # it dropped an event since its last one: it carries the count (SPEC §8)
             self._hb_due = ticks_add(self._now, self._hb_ms)
         self._write(enc.view(n), n)
 
@@ -551,6 +554,7 @@ class Link:
         v[2] = self.table_state
         v[3] = self.uptime_ms & 0xFFFFFFFF
         v[4] = self.dropped if self.dropped < 0xFFFF else 0xFFFF
+        self._hb_dropped = self.dropped
         self._send_unseq(0, _m.HEARTBEAT, v)
 
     def _command(self, seq, mid, values):

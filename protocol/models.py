@@ -117,8 +117,9 @@ class Connect(Message):
 
 
 class Heartbeat(Message):
-    """Table's heartbeat, every 500 ms, and at once as the answer to a frame that assumes
-    a session the table does not have."""
+    """Table's heartbeat, after 500 ms without any other frame from the table (and 500 ms
+    after its last one while it has dropped events since), and at once as the answer to a
+    frame that assumes a session the table does not have."""
 
     MSGID: ClassVar[int] = m.HEARTBEAT
     boot_nonce: int = u32("random per boot, never 0: a new value means the table reset", 1)

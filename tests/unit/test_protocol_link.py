@@ -508,6 +508,45 @@ def test_heartbeats_and_next_due():
     assert d.out()[0][2][2] == m.S_BUILDING
 
 
+def test_table_heartbeats_only_when_silent_unless_it_dropped_events():
+    d = Manual(heartbeat_ms=500, window=4)
+    d.connect()
+    d.feed(1, m.ACK)  # IDENTITY acked
+    d.out()
+    tile = [1, 1, 1, 1, 0, 0, 0, 0]
+    sent = []
+    # an event every 200 ms, each acked: the events feed the host's silence timer,
+    # so no heartbeat goes out between them
+    for k in range(1, 11):
+        d.clock.us = k * 200_000
+        d.link.poll()
+        assert d.link.send(m.TILE, tile)
+        d.feed(d.link.sent_seq + 1, m.ACK)
+        sent += names(d.out())
+    assert sent == ["tile"] * 10
+    # quiet for 500 ms: a heartbeat
+    d.clock.us = 2_500_000
+    d.link.poll()
+    assert names(d.out()) == ["heartbeat"]
+    # the host stops acking for a while: the window (4) fills, three events are
+    # dropped; then it acks again and events flow every 100 ms.  The heartbeat with
+    # the count comes on time all the same (the host learns of the loss), then none
+    # while events flow again
+    hb_at = []
+    for k in range(1, 21):
+        d.clock.us = 2_500_000 + k * 100_000
+        d.link.poll()
+        d.link.send(m.TILE, tile)
+        if k > 6:
+            d.feed(d.link.sent_seq + 1, m.ACK)
+        for f in d.out():
+            if f[1] == "heartbeat":
+                hb_at.append((k, f[2][4]))
+    assert d.link.dropped == 3  # at k = 5, 6 and 7 (acked after its send)
+    # 500 ms after the last send that still fed the host's silence timer (k=4)
+    assert hb_at == [(9, 3)]
+
+
 def test_silence_declares_the_link_lost_after_silence_ms():
     d = Manual(silence_ms=2000)
     d.connect()

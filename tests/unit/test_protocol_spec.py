@@ -60,7 +60,7 @@ def test_spec_states_the_numbers_the_code_uses():
     sig = inspect.signature(link.Link)
     d = {k: p.default for k, p in sig.parameters.items()}
     assert d["window"] == 8 and "at most **8**" in TEXT
-    assert d["heartbeat_ms"] == 500 and "every **500 ms**" in TEXT
+    assert d["heartbeat_ms"] == 500 and "sent no frame for **500 ms**" in TEXT
     assert d["silence_ms"] == 2000 and "**2000 ms**" in TEXT
     assert d["connect_ms"] == 250 and "every **250 ms**" in TEXT
     assert d["rto_init_ms"] == 200 and "starts at **200 ms**" in TEXT
