@@ -12,7 +12,7 @@
 # two builds first, rebuilds after a fault too); "after" counts tiles into
 # that build, all tracks together.
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, UNUSED_MARK
+from hw_sim.lines import NEVER, UNUSED_MARK, UNUSED_TIMES
 
 # kind -> {key: default}; None = "not set" (the kind picks).
 KINDS = {
@@ -177,7 +177,9 @@ def _defaults(kind, p, given):
 
 class FaultPlan:
     """The faults of a session, consulted by the table at its hook points."""
-    _mark = UNUSED_MARK  # the table's EventMark (set by Table)
+    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
+    _times = UNUSED_TIMES
+    _slot = 0
 
     def __init__(self, faults, *, seed, tracks, colours=None):
         self.rng = _rng.Rng(seed, _rng.FAULT)
@@ -235,6 +237,7 @@ class FaultPlan:
             i -= 1
         ev.insert(i, [t, what, f])
         self.next_us = ev[0][0]
+        self._times[self._slot] = self.next_us
         self._mark.dirty = True
 
     def fire(self, now):
@@ -243,6 +246,7 @@ class FaultPlan:
             e = ev.pop(0)
             self._follow_up(e[1], e[2], now)
         self.next_us = ev[0][0] if ev else NEVER
+        self._times[self._slot] = self.next_us
         self._mark.dirty = True
 
     def _follow_up(self, what, f, now):

@@ -5,11 +5,13 @@
 # start_button and dice_button read 0 while pressed.  Tests, faults and
 # scripts schedule level changes; each one happens at its virtual instant and
 # the controller's IRQ handler is called right then.
-from hw_sim.lines import NEVER, IN, OUT, UNUSED_MARK
+from hw_sim.lines import NEVER, IN, OUT, UNUSED_MARK, UNUSED_TIMES
 
 
 class Panel:
-    _mark = UNUSED_MARK  # the table's EventMark (set by Table)
+    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
+    _times = UNUSED_TIMES
+    _slot = 0
 
     def __init__(self, table):
         self.table = table
@@ -31,6 +33,7 @@ class Panel:
             i -= 1
         ev.insert(i, [at_us, line, level])
         self.next_us = ev[0][0]
+        self._times[self._slot] = self.next_us
         self._mark.dirty = True
 
     def break_guard(self, at_us, ms, which="curtain"):
@@ -59,6 +62,7 @@ class Panel:
                 continue
             line.set(level)
         self.next_us = ev[0][0] if ev else NEVER
+        self._times[self._slot] = self.next_us
         self._mark.dirty = True
 
     def safe(self):

@@ -8,7 +8,7 @@
 # never closes shows as a stroke that never ends, not as a stall).  An
 # obstruction (lift-stall) stops the motion and raises the current.
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, IN, OUT, PWM, ADC, UNUSED_MARK
+from hw_sim.lines import NEVER, IN, OUT, PWM, ADC, UNUSED_MARK, UNUSED_TIMES
 
 PWM_W = 0
 DIR_W = 1
@@ -18,7 +18,9 @@ MIN_DUTY = 6554
 
 class Axis:
     """Shared motion model.  Subclasses name the pins and react to ends."""
-    _mark = UNUSED_MARK  # the table's EventMark (set by Table)
+    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
+    _times = UNUSED_TIMES
+    _slot = 0
 
     kind = "axis"
 
@@ -78,6 +80,7 @@ class Axis:
         v = self.v
         if v == 0:
             self.next_us = NEVER
+            self._times[self._slot] = self.next_us
             self._mark.dirty = True
             return
         p = self.pos
@@ -93,6 +96,7 @@ class Axis:
             if self.block_hi > p and self.block_hi < best:
                 best = self.block_hi
             self.next_us = self.t0 + (best - p)
+            self._times[self._slot] = self.next_us
             self._mark.dirty = True
         else:
             best = 0
@@ -103,6 +107,7 @@ class Axis:
             if self.block_lo < p and self.block_lo > best:
                 best = self.block_lo
             self.next_us = self.t0 + (p - best)
+            self._times[self._slot] = self.next_us
             self._mark.dirty = True
 
     def _switches(self):

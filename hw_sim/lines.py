@@ -27,15 +27,24 @@ class Epoch:
 
 class EventMark:
     """Set whenever a mechanism's next_us changes, so Table can keep the
-    earliest event cached between changes instead of walking every mechanism
-    on each call.  Mechanisms share the table's mark (Table sets `_mark` on
-    each); alone (a unit test) they write to a throwaway one."""
+    earliest event cached between changes instead of looking at every mechanism
+    on each call; when it is set, the earliest is min(Table.times), one call in
+    C.  Mechanisms share the table's mark and its list of event times (Table
+    sets `_mark`, `_times` and `_slot` on each) and write both when they move
+    their next event:
+
+        self.next_us = n
+        self._times[self._slot] = n
+        self._mark.dirty = True
+
+    Alone (a unit test) they write to throwaway ones."""
 
     def __init__(self):
         self.dirty = True
 
 
 UNUSED_MARK = EventMark()
+UNUSED_TIMES = [NEVER]
 
 
 class Line:

@@ -8,7 +8,7 @@
 # open, else it rides on to the next offer.  So the tiles that make up a
 # build are the first N of the permutation, whatever the controller's timing.
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, IN, PWM, OUT, UNUSED_MARK
+from hw_sim.lines import NEVER, IN, PWM, OUT, UNUSED_MARK, UNUSED_TIMES
 
 PWM_W = 0
 DIR_W = 1
@@ -18,7 +18,9 @@ MIN_DUTY = 6554  # 10 %
 
 
 class Mixer:
-    _mark = UNUSED_MARK  # the table's EventMark (set by Table)
+    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
+    _times = UNUSED_TIMES
+    _slot = 0
 
     def __init__(self, table, *, seed, tracks, offer_min_us, offer_max_us):
         self.table = table
@@ -136,6 +138,7 @@ class Mixer:
         for k in range(self.ntracks):
             self.next_offer[k] = NEVER
         self.next_us = NEVER
+        self._times[self._slot] = self.next_us
         self._mark.dirty = True
 
     def _next(self):
@@ -144,6 +147,7 @@ class Mixer:
             if t < n:
                 n = t
         self.next_us = n
+        self._times[self._slot] = self.next_us
         self._mark.dirty = True
 
     def fire(self, now):

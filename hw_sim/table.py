@@ -145,10 +145,14 @@ class Table:
                        ads_addr=cur["addr"] if cur else None, ads_source=self.lift)
         self.components = [self.mixer] + self.tracks + [self.lift, self.door, self.panel, self.faults]
         # the earliest next_us of the components, cached until one changes
+        # (hw_sim.lines.EventMark)
         self.evmark = EventMark()
         self._next_ev = NEVER
-        for c in self.components:
+        self.times = [c.next_us for c in self.components]
+        for i, c in enumerate(self.components):
             c._mark = self.evmark
+            c._times = self.times
+            c._slot = i
         # pins by number (the profile's map)
         self.pin_names = {}
         for name, num in profile["pins"].items():
@@ -211,11 +215,7 @@ class Table:
         mark = self.evmark
         if mark.dirty:
             mark.dirty = False
-            n = NEVER
-            for c in self.components:
-                if c.next_us < n:
-                    n = c.next_us
-            self._next_ev = n
+            self._next_ev = n = min(self.times)
             return n
         return self._next_ev
 

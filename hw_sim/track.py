@@ -12,7 +12,7 @@
 # sensor's I2C reads, the entry line's level) allocates nothing.
 from firmware.compat import MICROPYTHON
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, IN, OUT, UNUSED_MARK
+from hw_sim.lines import NEVER, IN, OUT, UNUSED_MARK, UNUSED_TIMES
 
 GATE_W = 0
 STACKER_W = 1
@@ -150,7 +150,9 @@ class ColourSensor:
 
 
 class Track:
-    _mark = UNUSED_MARK  # the table's EventMark (set by Table)
+    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
+    _times = UNUSED_TIMES
+    _slot = 0
 
     def __init__(self, table, n, *, seed, timings, sim, colours):
         self.table = table
@@ -341,6 +343,7 @@ class Track:
         if self.bq_n and self.bq_t[self.bq_r] < n:
             n = self.bq_t[self.bq_r]
         self.next_us = n
+        self._times[self._slot] = self.next_us
         self._mark.dirty = True
 
     def fire(self, now):
