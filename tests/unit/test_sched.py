@@ -100,3 +100,19 @@ def test_wraparound_of_ticks():
     clock.advance(1)
     assert s.run() == 1
     assert ticks_diff(clock.ticks_us(), t.due) >= 0
+
+
+def test_timers_straddling_the_wrap_fire_in_deadline_order():
+    # deadlines on both sides of the wrap (raw values 2**30-300 .. 1700): the list
+    # is ordered by ticks, not by raw value, however they were started
+    clock, s = make()
+    clock.us = TICKS_MASK - 1000
+    out = []
+    timers = {ms: s.timer(lambda ms=ms: out.append(ms)) for ms in (3, 1, 2, 0)}
+    for ms in (3, 1, 2, 0):
+        timers[ms].start_us(ms * 700 + 700)  # 0.7, 1.4, 2.1 and 2.8 ms from now
+    assert s.next_due_us() == timers[0].due
+    for _ in range(40):
+        clock.advance_us(100)
+        s.run()
+    assert out == [0, 1, 2, 3]
