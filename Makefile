@@ -4,7 +4,7 @@
 # The venv's interpreter: the distribution's own python3 when it is 3.11 or newer and
 # can make a venv, else the python3 on PATH; `make PYTHON=...` overrides.  Debian's and
 # Raspberry Pi OS's python3 is built with PGO and links libpython statically: the
-# in-process simulator runs 10-20 % faster on it than on a plain source build such as
+# in-process simulator runs about 10 % faster on it than on a plain source build such as
 # pyenv's default (shared libpython, no PGO); docs/SIMULATOR.md §8.
 ifndef PYTHON
 PYTHON := $(or $(shell for p in /usr/bin/python3 python3; do \
