@@ -64,7 +64,7 @@ class Daemon:
         self._tasks.append(asyncio.create_task(self.link.run(), name="link"))
         saved = self.journal.open_session()
         if saved is not None and not self.resume:
-            self.journal.end_session(saved["id"], "ended",
+            self.journal.end_session(saved["id"], "aborted",
                                      reason="the simulated table started afresh")
         elif saved is not None:
             self._restore(saved)

@@ -103,10 +103,12 @@ class Daemon:
 
 
 def start_daemon(tmp_path, port_path, db=None, name="daemon"):
+    """`jantaku run --port port_path` (port_path None: `--sim`, as `make run`), once it
+    answers /health."""
     api_port = free_port()
     db = db or str(tmp_path / "journal.sqlite")
-    cmd = [tool("jantaku"), "run", "--port", port_path, "--db", db,
-           "--api-port", str(api_port)]
+    table = ["--sim", "--sim-speed", "20"] if port_path is None else ["--port", port_path]
+    cmd = [tool("jantaku"), "run"] + table + ["--db", db, "--api-port", str(api_port)]
     proc = Proc(cmd, tmp_path / (name + ".log"))
     d = Daemon(proc, "http://127.0.0.1:%d" % api_port, db)
     end = time.monotonic() + 30
