@@ -103,7 +103,7 @@ class Controller:
             self.tracks.append(Track(n, profile, hal, sched, clock, self,
                                      colour_bus=self.colour_bus, classifier=self.classifier))
         # (track, its entry sensor) pairs: service() looks at each sensor's
-        # `changed` flag (Track.pending()) after every IRQ, here without a call
+        # `changed` flag after every IRQ and runs Track.service() on an edge
         self._entries = [(tr, tr.photo) for tr in self.tracks]
         self.lift = Lift(profile, hal, sched, clock, self)
         self.door = Door(profile, hal, sched, clock, self)
@@ -230,7 +230,7 @@ class Controller:
         if self.guard.changed:
             self._guard_service()
         for tr, photo in self._entries:
-            if photo.changed:  # an edge of its entry sensor to look at (tr.pending())
+            if photo.changed:  # an edge of its entry sensor to look at
                 tr.service()
         if self.mixer.changed or self._short_timer.active:
             # the build watch: a mixer-empty edge, or (while SHORT is timed) a count

@@ -145,10 +145,9 @@ class Endpoint:
         self.link_known = False  # (poll may have sent) arm_link() looks again
 
     def arm_link(self):
-        """(Timer mode) start the link's timer for its next deadline, if the
-        link changed since the timer was started."""
-        if self.link_known:
-            return
+        """(Timer mode) start the link's timer for its next deadline.  Call it
+        when link_known is down: the link changed since the timer was started
+        (Firmware.step() looks at the flag first, on every step)."""
         link = self.link
         d = link.next_due_ms()
         if d == 0:

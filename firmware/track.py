@@ -87,13 +87,6 @@ class Track:
     def count(self):
         return self.photo.count
 
-    def pending(self):
-        """True when service() has work now: an edge of the entry sensor it has
-        not looked at.  Everything service() does follows such an edge (a count,
-        a beam that cleared, a rejected bounce); timer callbacks finish their
-        own work (a colour read feeds the stacker itself)."""
-        return self.photo.changed
-
     def _feed_stacker(self):
         if self.photo.blocked():
             return
@@ -102,6 +95,10 @@ class Track:
             self.stacker.add_tile()
 
     def service(self):
+        """The work after an edge of the entry sensor: call it when photo.changed
+        is up.  Everything here follows such an edge (a count, a beam that
+        cleared, a rejected bounce); timer callbacks finish their own work (a
+        colour read feeds the stacker itself)."""
         self.photo.changed = False  # lowered before looking: a later edge raises it again
         c = self.photo.count
         if c != self._queued:
