@@ -650,7 +650,8 @@ class Controller:
     def cmd_door(self, want_open):
         self.wake.up = True  # a command: the next service() looks
         s = self.state
-        if s != codes.IDLE and s != codes.BUILT and s != codes.LIFTING:
+        # PAUSED too: the mixer is stopped, and people may have to push tiles in
+        if s != codes.IDLE and s != codes.BUILT and s != codes.LIFTING and s != codes.PAUSED:
             return _m.E_NOT_ALLOWED, NO_FIELD
         if want_open and not self.guard.safe():
             return _m.E_NOT_ALLOWED, NO_FIELD

@@ -7,6 +7,9 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     GET  /rulesets    the rulesets this daemon knows
     POST /session     start a session  {"ruleset": "riichi", "mixed_deck": true, "seed": 42}
     POST /hand-over   end the hand being played / begin the first   (moves motors)
+    POST /session/end end the session {"empty": false}               (moves motors if empty)
+    POST /continue    people did what was asked: carry on           (moves motors)
+    POST /clear-fault the fault is fixed: clear it and carry on     (moves motors)
     POST /abort       stop the table and end the session             (moves motors)
     GET  /events      text/event-stream: each event's data is one JSON object with a
                       "type"; clients must ignore types they don't know.  The first is
@@ -79,10 +82,23 @@ class SessionRequest(BaseModel):
     seed: Optional[int] = Field(None, ge=0, lt=2 ** 64,
                                 description="seed for dice (and the simulator); omit for "
                                             "cryptographic dice in real play")
+    replace: bool = Field(False, description="end the open session (motions stopped) and "
+                                             "start this one; without it a second start is 409")
+    loaded: bool = Field(False, description="normal rotation: the sets are loaded as "
+                                            "documented, whatever the last session did")
+
+
+class SessionEndRequest(BaseModel):
+    """End the session."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    empty: bool = Field(False, description="also bring the walls inside up to the table top")
 
 
 SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|false '
-                    '(default false), "seed": integer 0..2^64-1 or null (optional)}')
+                    '(default false), "seed": integer 0..2^64-1 or null (optional), '
+                    '"replace": true|false, "loaded": true|false}')
 
 
 class ErrorDetail(BaseModel):
@@ -108,7 +124,10 @@ class Result(BaseModel):
 
 ERRORS = {
     400: {"model": ErrorResponse, "description": "bad request"},
-    409: {"model": ErrorResponse, "description": "not now (e.g. a build is under way)"},
+    409: {"model": ErrorResponse, "description": "not now (e.g. a build is under way, a "
+                                                 "session is open); the message says what to do"},
+    503: {"model": ErrorResponse, "description": "the table is not connected (nothing moves), "
+                                                 "or an abort waits for it"},
     422: {"model": ErrorResponse, "description": "invalid body, or refused by the table"},
 }
 AUTH_ERRORS = {
@@ -330,7 +349,29 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
               responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
     async def start_session(body: SessionRequest):
         """Start a session: check the table can build the ruleset, then build deck A."""
-        return await daemon.start_session(body.ruleset, body.mixed_deck, body.seed)
+        return await daemon.start_session(body.ruleset, body.mixed_deck, body.seed,
+                                          replace=body.replace, loaded=body.loaded)
+
+    @app.post("/session/end", response_model=Result, tags=["commands"],
+              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
+    async def end_session(body: Optional[SessionEndRequest] = None):
+        """End the session normally (journalled `failed`, with the fault, if one is
+        open); `empty` also brings the walls inside up to the table top."""
+        return await daemon.end_session(empty=bool(body and body.empty))
+
+    @app.post("/continue", response_model=Result, tags=["commands"],
+              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
+    async def continue_():
+        """People did what the table asked (tiles pushed in, a fault fixed): close the
+        open centre, or carry on with the step that stopped."""
+        return await daemon.continue_()
+
+    @app.post("/clear-fault", response_model=Result, tags=["commands"],
+              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
+    async def clear_fault():
+        """The table's fault is fixed: clear it (refused while its cause is still there)
+        and carry on with what it stopped."""
+        return await daemon.clear_fault()
 
     @app.post("/hand-over", response_model=Result, tags=["commands"],
               responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])

@@ -319,10 +319,32 @@ def _configure_sim(p):
     s.add_argument("--state", metavar="PATH", default=None,
                    help="keep the table's physical state (motors, tiles, guard, safety latencies) "
                         "as JSON in this file, rewritten every 50 ms")
+    pu = sub.add_parser("push", help="people push every tile on the simulated table's top into "
+                                     "the centre (with --players manual)")
+    pu.add_argument("--link", metavar="PATH", required=True,
+                    help="the port path `sim serve` printed (PORT <path>)")
+    s.add_argument("--players", choices=("auto", "manual"), default="auto",
+                   help="the simulated people: auto (default) push the played tiles into the "
+                        "centre when it opens; manual do nothing by themselves (`jantaku "
+                        "continue` and a person's `sim push` stand in)")
 
 
 def cmd_sim(args) -> int:
     import signal
+
+    if args.sim_command == "push":
+        from hw_sim.control import request
+
+        try:
+            r = request(args.link, "push")
+        except OSError as e:
+            sys.stderr.write("jantaku sim push: %s\n" % e)
+            return EXIT_FAILURE
+        if not r.get("ok"):
+            sys.stderr.write("jantaku sim push: %s\n" % r.get("error"))
+            return EXIT_FAILURE
+        sys.stdout.write("pushed %d tiles into the centre\n" % r["pushed"])
+        return EXIT_OK
 
     from hostd.demo import board_profile, sim_sets
     from hw_sim import serve
@@ -341,7 +363,8 @@ def cmd_sim(args) -> int:
         return serve.serve(board_profile(stacks), sim_sets(profile, colours), seed=args.seed,
                            speed=args.speed, faults=tuple(args.fault),
                            mixed_deck=args.mixed_deck, firmware_runtime=args.firmware_runtime,
-                           port_link_path=args.link, state_path=args.state) or 0
+                           port_link_path=args.link, state_path=args.state,
+                           players=args.players) or 0
     except ValueError as e:
         raise UsageError(str(e)) from None
 
@@ -377,11 +400,18 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli_daemon", "configure_run"), _lazy("hostd.cli_daemon", "cmd_run")),
     Command("status", "the table's and the session's state, from the running daemon",
             _lazy("hostd.cli_daemon", "configure_status"), _lazy("hostd.cli_daemon", "cmd_status")),
-    Command("session", "start a session on the running daemon (session start --ruleset R)",
+    Command("session", "start or end a session on the running daemon (session start --ruleset R, "
+            "session end)",
             _lazy("hostd.cli_daemon", "configure_session"), _lazy("hostd.cli_daemon", "cmd_session")),
     Command("hand-over", "end the hand: drop the played deck, raise the next walls, rebuild",
             _lazy("hostd.cli_daemon", "configure_hand_over"), _lazy("hostd.cli_daemon", "cmd_hand_over")),
-    Command("abort", "stop the table and end the session",
+    Command("continue", "people did what the table asked (tiles pushed in, a fault fixed): "
+            "carry on", _lazy("hostd.cli_daemon", "configure_continue"),
+            _lazy("hostd.cli_daemon", "cmd_continue")),
+    Command("clear-fault", "the table's fault is fixed: clear it and carry on",
+            _lazy("hostd.cli_daemon", "configure_clear_fault"),
+            _lazy("hostd.cli_daemon", "cmd_clear_fault")),
+    Command("abort", "stop every motor and end the session (the next start collects the tiles)",
             _lazy("hostd.cli_daemon", "configure_abort"), _lazy("hostd.cli_daemon", "cmd_abort")),
     Command("demo", "a whole session against the simulated table, reported as JSON",
             _configure_demo, cmd_demo),

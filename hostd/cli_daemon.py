@@ -49,8 +49,9 @@ def _request(args, method, path, body=None, timeout=30.0):
     if r.status_code >= 400:
         err = data.get("error") if isinstance(data, dict) else None
         msg = err.get("message") if isinstance(err, dict) else str(data)
-        if r.status_code in (400, 422) and "ruleset" in (msg or ""):
-            raise UsageError(msg)
+        code = err.get("code") if isinstance(err, dict) else None
+        if r.status_code == 400 or (r.status_code == 422 and code == "bad_request"):
+            raise UsageError(msg)  # the request itself was wrong: exit 2
         sys.stderr.write("jantaku: %s\n" % msg)
         return data, 1
     return data, 0
@@ -87,11 +88,24 @@ def status_text(st):
             s["id"], s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "", s["hand"],
             ", busy: %s" % s["busy"] if s.get("busy") else ""))
         for name, d in sorted(s["decks"].items()):
-            lines.append("  deck %s: %d tiles (%s)" % (name, d["tiles"], ", ".join(
-                "%s %d" % kv for kv in sorted(d["backs"].items()))))
+            what = "%d tiles (%s)" % (d["tiles"], ", ".join(
+                "%s %d" % kv for kv in sorted(d["backs"].items()))) if "tiles" in d \
+                else "not split yet"
+            lines.append("  deck %s: %s, %s" % (name, what, WHERE_TEXT.get(d.get("where"),
+                                                                          d.get("where"))))
     else:
         lines.append("session: none")
+        if st.get("last_end"):
+            e = st["last_end"]
+            lines.append("  last: session %s %s (%s)" % (e["id"], e["how"], e["reason"]))
+    if st.get("next"):
+        lines.append("next: %s" % st["next"])
     return "\n".join(lines)
+
+
+WHERE_TEXT = {"top": "on the table top", "inside": "walls built inside", "lift": "on the lift",
+              "mixer": "in the mixer", "split": "partly built, the rest in the mixer",
+              "unknown": "where it is is not known"}
 
 
 def cmd_status(args):
@@ -101,21 +115,60 @@ def cmd_status(args):
     return rc
 
 
-def _follow_build(args):
-    """On a terminal: a progress bar for the build under way, until it is done."""
+class _Progress:
+    """One line on a terminal (redrawn in place, cleared before other output); nothing
+    when stderr is not a terminal."""
+
+    def __init__(self):
+        self.tty = sys.stderr.isatty()
+        self.shown = False
+
+    def bar(self, got, total):
+        if not self.tty or not total:
+            return
+        w = 40
+        k = w * min(got, total) // total
+        sys.stderr.write("\r\x1b[Kbuilding [%s%s] %d/%d" % ("#" * k, "." * (w - k), got, total))
+        sys.stderr.flush()
+        self.shown = True
+
+    def say(self, text):
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            self.shown = False
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+
+def _follow(args, done):
+    """Follow the daemon's events until `done(event)` says the awaited walls are built
+    (exit 0) or a step stops (its message and what to do; exit 1).  What the table asks
+    of people is printed as it comes."""
     import httpx
 
     url = api_url(args) + "/events"
+    headers = {"Authorization": "Bearer %s" % args.token} if getattr(args, "token", None) else {}
+    out = _Progress()
     got = total = 0
     try:
-        with httpx.stream("GET", url, timeout=None) as r:
+        with httpx.stream("GET", url, timeout=None, headers=headers) as r:
             for line in r.iter_lines():
                 if not line.startswith("data:"):
                     continue
                 ev = json.loads(line[5:])
                 kind = ev.get("type")
-                if kind == "hello":  # where the build is when we join
-                    b = ((ev.get("status") or {}).get("table") or {}).get("build") or {}
+                if kind == "hello":  # where things are when we join
+                    st = ev.get("status") or {}
+                    s = st.get("session") or {}
+                    if s.get("stopped"):
+                        out.say("stopped: %s" % st.get("next"))
+                        return 1
+                    if s.get("asking"):
+                        out.say("the table asks: %s" % s["asking"])
+                    if done({"type": "where", "phase": s.get("phase"), "hand": s.get("hand"),
+                             "busy": s.get("busy")}):
+                        return 0
+                    b = (st.get("table") or {}).get("build") or {}
                     got, total = sum(b.get("per_track") or []), sum(b.get("targets") or [])
                 elif kind == "build_started":
                     got, total = 0, sum(ev.get("targets") or [])
@@ -123,20 +176,34 @@ def _follow_build(args):
                     got, total = ev.get("tiles", 0), ev.get("of", 0)
                 elif kind == "tile":
                     got += 1
-                elif kind == "build_done":
-                    sys.stderr.write("\n")
-                    return 0 if ev.get("ok") else 1
-                elif kind in ("fault", "table_fault", "step_failed"):
-                    sys.stderr.write("\n%s\n" % ev.get("message"))
+                elif kind == "ask":
+                    out.say("the table asks: %s" % ev.get("message"))
+                elif kind == "step_failed":
+                    out.say("stopped: %s" % (ev.get("next") or ev.get("message")))
                     return 1
-                if total:
-                    w = 40
-                    k = w * got // total
-                    sys.stderr.write("\rbuilding [%s%s] %d/%d" % ("#" * k, "." * (w - k), got, total))
-                    sys.stderr.flush()
-    except (httpx.HTTPError, KeyboardInterrupt):
+                elif kind == "session_ended":
+                    out.say("the session ended (%s)" % ev.get("how"))
+                    return 1
+                elif done(ev):
+                    out.say("ready: %s" % ev.get("next", "the walls are built inside"))
+                    return 0
+                if kind in ("tile", "build_started", "build_progress"):
+                    out.bar(got, total)
+    except KeyboardInterrupt:
+        out.say("stopped following; the table carries on (`jantaku status`)")
+        return 130
+    except httpx.HTTPError as e:
+        out.say("lost the daemon's events (%s)" % e)
         return 1
-    return 0
+    return 1
+
+
+def _built_for(hand):
+    """A `done` for _follow: the session's walls for `hand` are built inside."""
+    def done(ev):
+        return (ev.get("type") == "where" and ev.get("phase") == "built"
+                and (ev.get("hand") or 0) >= hand and not ev.get("busy"))
+    return done
 
 
 def _wait_wanted(args):
@@ -144,17 +211,29 @@ def _wait_wanted(args):
 
 
 def cmd_session(args):
-    if args.action != "start":
-        return 2
+    if args.action == "end":
+        data, rc = _request(args, "POST", "/session/end", {"empty": bool(args.empty)})
+        if rc == 0:
+            _print(args, data, lambda d: "%s%s\nnext: %s" % (
+                "session %s %s" % (d["ended"]["id"], d["ended"]["how"]) if d.get("ended")
+                else "no session was open",
+                "; bringing the walls inside up to the table top" if d.get("emptying") else "",
+                d.get("next")))
+        return rc
     body = {"ruleset": args.ruleset, "mixed_deck": bool(args.mixed_deck)}
     if args.seed is not None:
         body["seed"] = args.seed
+    if args.replace:
+        body["replace"] = True
+    if args.loaded:
+        body["loaded"] = True
     data, rc = _request(args, "POST", "/session", body)
     if rc:
         return rc
-    _print(args, data, lambda d: "session %s started: %s%s; building deck A" % (
-        d.get("id"), d.get("ruleset"), " (Mixed Deck)" if d.get("mixed_deck") else ""))
-    return _follow_build(args) if _wait_wanted(args) else 0
+    _print(args, data, lambda d: "session %s started: %s%s\nnext: %s" % (
+        d.get("id"), d.get("ruleset"), " (Mixed Deck)" if d.get("mixed_deck") else "",
+        d.get("next")))
+    return _follow(args, _built_for(0)) if _wait_wanted(args) else 0
 
 
 def cmd_hand_over(args):
@@ -162,14 +241,41 @@ def cmd_hand_over(args):
     if rc:
         return rc
     _print(args, data, lambda d: "hand over: hand %s begins" % d.get("hand"))
-    return _follow_build(args) if _wait_wanted(args) else 0
+    return _follow(args, _built_for(data.get("hand") or 0)) if _wait_wanted(args) else 0
 
 
 def cmd_abort(args):
     data, rc = _request(args, "POST", "/abort")
     if rc == 0:
-        _print(args, data, lambda d: "aborted" if d.get("aborted") else "nothing to abort")
+        _print(args, data, lambda d: "%s\nnext: %s" % (
+            "session %s aborted" % d["aborted"] if d.get("aborted") else "stopped (no session)",
+            d.get("next")))
     return rc
+
+
+def cmd_continue(args):
+    data, rc = _request(args, "POST", "/continue")
+    if rc == 0:
+        _print(args, data, lambda d: "carrying on (%s)\nnext: %s" % (d.get("continued"),
+                                                                     d.get("next")))
+    return rc
+
+
+def cmd_clear_fault(args):
+    data, rc = _request(args, "POST", "/clear-fault")
+    if rc == 0:
+        _print(args, data, lambda d: "%s\nnext: %s" % (
+            "fault cleared: %s" % d["cleared"] if d.get("cleared") else
+            "carrying on (%s)" % d.get("continued"), d.get("next")))
+    return rc
+
+
+def configure_continue(p):
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+
+
+configure_clear_fault = configure_continue
 
 
 def configure_status(p):
@@ -181,17 +287,29 @@ def configure_session(p):
     from hostd.cli import add_ruleset_options
 
     sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    s = sub.add_parser("start", help="start a session: check the table fits, build deck A")
+    s = sub.add_parser("start", help="start a session: check the table fits, bring the tiles "
+                                     "to the starting position, build deck A")
     add_ruleset_options(s)
     s.add_argument("--seed", type=int, default=None, help="dice from this seed (demos)")
+    s.add_argument("--replace", action="store_true",
+                   help="end the open session (its motions stopped) and start this one")
+    s.add_argument("--loaded", action="store_true",
+                   help="normal rotation: the sets are loaded as documented (the first set in "
+                        "the mixer, the second on the table top), whatever the last session did")
     configure_common_wait(s)
+    e = sub.add_parser("end", help="end the session normally (failed, if a fault is open)")
+    e.add_argument("--empty", action="store_true",
+                   help="also bring the walls inside up to the table top, to take the tiles out")
+    add_api_option(e)
+    e.add_argument("--json", action="store_true", help="one JSON object")
 
 
 def configure_common_wait(p):
     add_api_option(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--wait", dest="wait", action="store_true", default=None,
-                   help="follow the build with a progress bar (default on a terminal)")
+                   help="follow until the walls are built inside, printing what the table asks "
+                        "of people; exit 0 then, 1 on a fault or refusal (default on a terminal)")
     p.add_argument("--no-wait", dest="wait", action="store_false")
 
 
@@ -226,6 +344,12 @@ def configure_run(p):
     p.add_argument("--sim-speed", type=float, default=1.0,
                    help="the simulated table's speed (1 = real time)")
     p.add_argument("--sim-fault", action="append", default=[], metavar="SPEC")
+    p.add_argument("--sim-players", choices=("auto", "manual"), default="auto",
+                   help="the simulated people: auto push the played tiles in; manual leave it "
+                        "to you (`jantaku sim push`, then `jantaku continue`)")
+    p.add_argument("--push-window", type=float, default=None, metavar="S",
+                   help="table seconds the centre stays open while people push tiles in "
+                        "(default 10; `jantaku continue` closes it sooner)")
     p.add_argument("--log-level", default="info")
     p.add_argument("--no-view", action="store_true", help="no live status line on a terminal")
 
@@ -235,7 +359,8 @@ def start_sim_process(args):
     from hostd.demo import spawn_sim_serve
 
     return spawn_sim_serve(args.sim_ruleset, speed=args.sim_speed, seed=args.seed,
-                           mixed_deck=args.sim_mixed_deck, faults=args.sim_fault)
+                           mixed_deck=args.sim_mixed_deck, faults=args.sim_fault,
+                           players=args.sim_players)
 
 
 def cmd_run(args):
@@ -293,7 +418,8 @@ async def _serve(args, port, colours, speed):
             log.info("API token created", path=path)
     # a simulated table started by this daemon is new: nothing left from a session before
     daemon = Daemon(transport=SerialTransport(port, time_scale=speed), journal=journal,
-                    colours=colours, seed=args.seed, resume=not args.sim)
+                    colours=colours, seed=args.seed, resume=not args.sim,
+                    **({"push_window": args.push_window} if args.push_window else {}))
     await daemon.start()
     app = create_app(daemon, token=token, bind_host=args.api_host)
     config = uvicorn.Config(app, host=args.api_host, port=args.api_port, log_config=None,

@@ -61,11 +61,11 @@ def make_inprocess_table(args, profile, colours):
 
 
 def spawn_sim_serve(ruleset, *, speed, seed=None, mixed_deck=False, faults=(),
-                    table_stacks=None, firmware_runtime="cpython"):
+                    table_stacks=None, firmware_runtime="cpython", players="auto"):
     """`jantaku sim serve` as a child process (its own session, so it can be stopped
     with its children); returns (Popen, the port path it printed)."""
     cmd = [sys.executable, "-m", "hostd.cli", "sim", "serve", "--ruleset", ruleset,
-           "--speed", str(speed), "--firmware-runtime", firmware_runtime]
+           "--speed", str(speed), "--firmware-runtime", firmware_runtime, "--players", players]
     if seed is not None:
         cmd += ["--seed", str(seed)]
     if mixed_deck:

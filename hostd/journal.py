@@ -50,10 +50,10 @@ import time
 
 from hostd.errors import JournalError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x4A4E544B  # b"JNTK"
 DECKS = ("A", "B")
-STATES = ("open", "finished", "aborted", "failed")
+STATES = ("open", "ended", "aborted", "failed")
 
 
 class JournalNotWritable(JournalError):
@@ -92,7 +92,7 @@ _SCHEMA = [
         sets        TEXT    NOT NULL,
         seed        TEXT,
         state       TEXT    NOT NULL DEFAULT 'open'
-                    CHECK (state IN ('open', 'finished', 'aborted', 'failed')),
+                    CHECK (state IN ('open', 'ended', 'aborted', 'failed')),
         phase       TEXT    NOT NULL,
         phase_data  TEXT    NOT NULL DEFAULT '{}',
         created_at  REAL    NOT NULL,
@@ -157,8 +157,18 @@ _SCHEMA = [
 ]
 
 # Migrations from an older schema: {from_version: [statements]} bringing it to
-# from_version + 1.  Empty while there is only version 1.
-_MIGRATIONS = {}
+# from_version + 1 (run with foreign keys off, checked after).
+_MIGRATIONS = {
+    # 1 -> 2: a session that ended normally is 'ended' (was 'finished'); SQLite cannot
+    # change a CHECK, so the table is made again
+    1: [_SCHEMA[0].replace("CREATE TABLE sessions", "CREATE TABLE sessions_v2"),
+        "INSERT INTO sessions_v2 SELECT id, ruleset, mixed_deck, sets, seed, "
+        "CASE state WHEN 'finished' THEN 'ended' ELSE state END, phase, phase_data, "
+        "created_at, ended_at FROM sessions",
+        "DROP TABLE sessions",
+        "ALTER TABLE sessions_v2 RENAME TO sessions",
+        "CREATE UNIQUE INDEX sessions_one_open ON sessions (state) WHERE state = 'open'"],
+}
 
 
 def _dumps(obj):
@@ -368,6 +378,18 @@ class Journal:
 
     def _migrate(self, version):
         db = self._db
+        db.execute("PRAGMA foreign_keys=OFF")  # a table made again keeps its references
+        try:
+            self._migrate_steps(version)
+        finally:
+            db.execute("PRAGMA foreign_keys=ON")
+        bad = db.execute("PRAGMA foreign_key_check").fetchall()
+        if bad:
+            raise JournalError("journal %s: the migration left %d broken references"
+                               % (self.path, len(bad)))
+
+    def _migrate_steps(self, version):
+        db = self._db
         while version < SCHEMA_VERSION:
             steps = _MIGRATIONS.get(version)
             if steps is None:
@@ -510,11 +532,12 @@ class Journal:
 
         self._commit(work)
 
-    def end_session(self, session_id, state="finished", *, reason=None):
-        """Close a session (``finished``, ``aborted`` or ``failed``).  Ending one that is
-        already ended changes nothing.  Returns its state."""
+    def end_session(self, session_id, state="ended", *, reason=None):
+        """Close a session: ``ended`` (normally), ``aborted`` or ``failed`` (an unrecovered
+        fault; ``reason`` says which).  Ending one that is already ended changes nothing.
+        Returns its state."""
         if state not in STATES or state == "open":
-            raise ValueError("state must be finished, aborted or failed, got %r" % (state,))
+            raise ValueError("state must be ended, aborted or failed, got %r" % (state,))
         now = self._now()
 
         def work(db):
@@ -888,6 +911,29 @@ class Journal:
         last = builds[-1] if builds else None
         out["unfinished_build"] = last if last is not None and last["ok"] is None else None
         return out
+
+    def last_session(self):
+        """The latest session that has ended, as :meth:`session_summary` (its
+        ``phase_data`` holds where it left the tiles), or None."""
+
+        def find(db):
+            return db.execute("SELECT id FROM sessions WHERE state != 'open' "
+                              "ORDER BY id DESC LIMIT 1").fetchone()
+
+        row = self._read(find)
+        return None if row is None else self.session_summary(row["id"])
+
+    def ended_how(self, session_id):
+        """How a session ended: ``{"state", "reason"}`` (``state`` is ``open`` while it
+        has not)."""
+
+        def read(db):
+            s = self._session_row(db, session_id)
+            r = db.execute("SELECT data FROM events WHERE session_id = ? AND kind = "
+                           "'session_ended' ORDER BY id DESC LIMIT 1", (session_id,)).fetchone()
+            return {"state": s["state"], "reason": _loads(r["data"]).get("reason") if r else None}
+
+        return self._read(read)
 
     def sessions(self, *, limit=20):
         """The latest sessions, newest first: id, ruleset, mixed_deck, state, phase, times."""

@@ -27,6 +27,34 @@ from protocol.messages import F_RESET
 DECKS = ("A", "B")
 UNKNOWN = "unknown"
 MAX_RESETS = 5  # resets in a row during one recovery before the session gives up
+PUSH_WINDOW_S = 10.0  # table seconds the centre stays open while people push tiles in
+STUCK = ("inside", "split", "lift", "unknown")  # places a wall may be in, inside the table
+
+# What people do about each stop, after its message (docs/FAULTS.md).  {deck}, {track}.
+ASK = {
+    "jam": "take the stuck tile out of track {track} by hand, then `jantaku clear-fault`",
+    "short": "find the missing tiles of deck {deck}, put them into the mixer (lift the lid), "
+             "close the lid, then `jantaku continue`",
+    "short-top": "deck {deck}'s tiles did not all go into the centre: push the rest in when "
+                 "the centre opens after `jantaku continue`",
+    "surplus": "more tiles were in the mixer than deck {deck} holds: if the sets were mixed, "
+               "abort and start Mixed Deck (or sort them); else `jantaku continue`",
+    "overfill": "take the extra tile off track {track} by hand, then `jantaku clear-fault`",
+    "misread": "clean the colour sensor of track {track}, then `jantaku clear-fault`",
+    "sensor": "check the wiring of track {track}'s sensor, then `jantaku clear-fault`",
+    "colour": "a tile of another back colour is in the table: take it out of track {track}, "
+              "then `jantaku clear-fault`",
+    "guard": "clear the light curtain and close the lid, then `jantaku continue`",
+    "lift-stall": "look for something blocking the lift, then `jantaku continue`",
+    "limit": "check the lift's end switches, then `jantaku continue`",
+    "door": "look for something blocking the centre door, then `jantaku continue`",
+    "build-timeout": "look for a stuck tile or an empty mixer, then `jantaku clear-fault`",
+    "composition": "find the missing or stray tile, or abort and start a new Mixed Deck "
+                   "session, which collects every tile and splits them again",
+    "mixer-short": "push every tile on the table top into the centre, then `jantaku continue`",
+    "not_connected": "check the table's cable and power; then `jantaku continue`",
+    "refused": "`jantaku continue` tries again",
+}
 
 
 class CompositionMismatch(JantakuError):
@@ -48,7 +76,8 @@ class Session:
     """One table session.  Not thread-safe; one asyncio task drives it."""
 
     def __init__(self, *, table, journal, profile, mixed_deck, sets=("blue", "green"),
-                 dice, on_event=None, session_id=None, misread_limit=0.05):
+                 dice, on_event=None, session_id=None, misread_limit=0.05,
+                 push_window=PUSH_WINDOW_S):
         self.table = table
         self.journal = journal
         self.profile = profile
@@ -77,6 +106,17 @@ class Session:
         # the tracks or the lift}: swapped out at the hand over (_swap_at_hand_over)
         self._swap_pending = None
         self._lock = asyncio.Lock()
+        # -- where the tiles are, and what people are asked (docs/FAULTS.md "People") --
+        self.push_window = float(push_window)  # table seconds the centre stays open for people
+        self.plan = None  # how the table is brought to the starting position (plan_start)
+        self._prepared = False  # the starting position is reached
+        self._building = None  # the deck being built (stays set while a fault stops it)
+        self._before = None  # where the decks were before the starting position was reached
+        self.asking = None  # what people are asked to do now, or None
+        self._continue = asyncio.Event()  # `continue`: people are done
+        self._stopped_build = None  # a build a fault stopped: resumed by recover()
+        self._mixer_empty = None  # the last build ended with the mixer empty
+        self.stopped = None  # a step a fault or refusal stopped: {"step", "message", "ask"}
 
     # -- helpers ------------------------------------------------------------------------
     def _event(self, _type, /, **data):
@@ -94,6 +134,43 @@ class Session:
                 "the table cannot tell back colour %s: its colour classes are %s"
                 % (", ".join(missing), ", ".join(ident["colours"]) or "none")
             )
+
+    def where(self):
+        """Where each deck is: top (the table top), inside (walls built inside), lift (on
+        its way up), mixer, split (partly on the tracks, the rest in the mixer) or unknown.
+        Before a Mixed Deck split, the decks-to-be are wherever the sets are."""
+        if not self._prepared and self._before is not None:
+            return dict(self._before)
+        raising = self._pending_raise
+        out = {}
+        for d in DECKS:
+            if raising is not None and raising[0] == d:
+                place = "lift"
+            elif raising is not None and raising[1] == d:
+                place = "mixer"  # dropping through the open centre
+            elif self.top == d:
+                place = "top"
+            elif self.inside == d:
+                place = "inside"
+            elif self._building == d:
+                place = "split"
+            else:
+                place = "mixer"
+            out[d] = place
+        return out
+
+    def _ask(self, what):
+        """Ask people for a step only they can do (None: nothing asked any more)."""
+        self.asking = what
+        if what:
+            self._event("ask", message=what)
+
+    def tell_continue(self):
+        """`continue` while people are asked during an open centre: they are done."""
+        if self.asking is None:
+            return False
+        self._continue.set()
+        return True
 
     def summary(self):
         return {
@@ -113,27 +190,50 @@ class Session:
     # -- builds -------------------------------------------------------------------------
     async def _build(self, deck, *, expect_empty, resume=False):
         number = len(self.builds) + 1
+        self._building = deck
+        stopped = self._stopped_build
+        if stopped is not None and stopped["deck"] != deck:
+            stopped = self._stopped_build = None  # another deck now: that build is over
         if resume:  # the table paused it (or finished it) while we were away
             self._event("build_resumed", build=number, deck=deck)
             result = await self.table.resume_build(number)
         else:
             self.journal.build_started(self.id, number, deck, self.targets)
-            self._event("build_started", build=number, deck=deck, targets=list(self.targets))
+            self._event("build_started", build=number, deck=deck, targets=list(self.targets),
+                        resumes=stopped["table_build"] if stopped else None)
             try:
-                result = await self.table.build(
-                    number, self.targets, stacks=self.profile.stacks_per_wall,
-                    expect_empty=expect_empty)
+                if stopped is not None:  # a fault stopped it: the table kept its counts
+                    if stopped["kind"] == "short" and stopped["missing"] >= self.tiles // 4:
+                        # so many are missing that they are on the table top, not pushed in
+                        await self._push_window("push the rest of deck %s's tiles into the "
+                                                "centre" % deck)
+                    result = await self.table.resume_build(stopped["table_build"])
+                else:
+                    result = await self.table.build(
+                        number, self.targets, stacks=self.profile.stacks_per_wall,
+                        expect_empty=expect_empty)
             except TableFault as e:  # every build the table started is listed, failed ones too
                 record = {"deck": deck, "per_track": self.table.per_track(),
                           "backs": self.table.backs(), "sim_seconds": None, "ok": False}
                 self.builds.append(record)
                 self.journal.build_finished(self.id, number, record)
+                fid = None
                 if e.kind in ("short", "surplus", "overfill", "jam"):
                     e.message = "%s: %s" % (self._count_words(deck, record), e.message)
                     e.args = (e.message,)
-                    self._fault(e.kind, e.track, number, e.message)
+                    fid = self._fault(e.kind, e.track, number, e.message)
+                if e.fault != F_RESET:  # paused with its counts: recover() resumes it
+                    self._stopped_build = {
+                        "deck": deck, "kind": e.kind, "fault": fid,
+                        "missing": max(0, self.tiles - sum(record["per_track"])),
+                        "table_build": stopped["table_build"] if stopped else number}
                 self._event("build_failed", build=number, deck=deck, message=str(e))
                 raise
+            if stopped is not None:
+                self._stopped_build = None
+                if stopped["fault"] is not None:
+                    self._recovered(stopped["fault"])
+        self._mixer_empty = result.get("mixer_empty")
         backs = dict(result["backs"])
         record = {
             "deck": deck,
@@ -151,6 +251,7 @@ class Session:
         if problem:
             self._fault("composition", None, number, problem)
             raise CompositionMismatch(problem)
+        self._building = None
         return record
 
     # Each deck's colour count is known as a range per colour: exact once every back was
@@ -249,7 +350,9 @@ class Session:
         walls only if the same boot of the table built them."""
         ident = self.table.identity or {}
         self.phase = phase
-        self.journal.phase(self.id, phase, boot=ident.get("boot_nonce"), **data)
+        self.journal.phase(self.id, phase, boot=ident.get("boot_nonce"), where=self.where(),
+                           **data)
+        self._event("where", phase=phase, hand=data.get("hand", self.hand), decks=self.where())
 
     def _set_deck(self, deck, backs):
         self._set_range(deck, {c: [backs.get(c, 0)] * 2 for c in self.sets})
@@ -289,9 +392,185 @@ class Session:
         self._phase("built", inside="A", top=self.top, hand=0)
 
     async def start(self):
-        """open() then build_first()."""
+        """open() then build_first(): for a table loaded as DESIGN §2 says (the demo)."""
         self.open()
+        self._prepared = True
         return await self.build_first()
+
+    # -- the starting position (a session started by a person) -------------------------------
+    def plan_start(self, known, *, loaded=False):
+        """How to bring the table to this mode's starting position, from `known` (where
+        the last session left the tiles: {"mixed_deck", "sets", "where"}, or None) and the
+        table's own status.  Mixed Deck: everything into the mixer (walls inside raised,
+        people push the table top in).  The normal rotation: the sets apart, the first in
+        the mixer and the second out of it, which the table cannot sort once they are
+        mixed: then it refuses (Refused), saying what people must do.  Nothing moves."""
+        t = self.table
+        walls = t.state in ("built", "paused") or any(t.per_track())
+        where = (known or {}).get("where") or {}
+        if self.mixed_deck:
+            stuck = walls or not where or any(p in STUCK for p in where.values())
+            seen = {p for p in where.values()}
+            self._before = {d: where.get(d, UNKNOWN) for d in DECKS} if where else \
+                {d: UNKNOWN for d in DECKS}
+            return {"raise": stuck, "flush": t.state != "built",
+                    "window": stuck or not where or bool(seen & {"top", UNKNOWN})}
+        how = ("put the %s set in the mixer (through the centre) and the %s set on the table "
+               "top, then `jantaku session start --ruleset %s --loaded`; or play Mixed Deck "
+               "(--mixed-deck), which collects every tile by itself"
+               % (self.sets[0], self.sets[1], self.profile.name))
+        if loaded or known is None:
+            if walls:
+                raise Refused("the table has walls inside that no session of this daemon "
+                              "accounts for: bring them up with `jantaku session end --empty`, "
+                              "take them out, then " + how, code="walls_inside")
+            self._before = {"A": "mixer", "B": "top"}
+            return {"raise": False, "window": False}
+        if known.get("mixed_deck") or list(known.get("sets") or ()) != list(self.sets):
+            why = ("the last session mixed the two sets (Mixed Deck)" if known.get("mixed_deck")
+                   else "the last session's sets were %s" % ", ".join(known.get("sets") or ()))
+            raise Refused("the normal rotation needs the two sets apart and the table cannot "
+                          "sort them: %s. Sort the tiles by back colour, %s" % (why, how),
+                          code="sets_not_apart")
+        places = sorted(where.get(d, UNKNOWN) for d in DECKS)
+        if places == ["mixer", "top"]:
+            first = "A" if where.get("A") == "mixer" else "B"
+            if first == "B":
+                self.sets = (self.sets[1], self.sets[0])
+            self._before = {"A": "mixer", "B": "top"}
+            return {"raise": False, "window": False}
+        if places == ["inside", "top"] and t.state == "built":
+            first = "A" if where.get("A") == "inside" else "B"
+            if first == "B":
+                self.sets = (self.sets[1], self.sets[0])
+            self._before = {"A": "inside", "B": "top"}
+            return {"raise": False, "window": False, "adopt": True}
+        raise Refused("the normal rotation needs one set in the mixer and the other out of "
+                      "it, and the last session left deck A %s and deck B %s, which the table "
+                      "cannot sort. Bring the walls up (`jantaku session end --empty`) and "
+                      "sort the tiles by back colour, %s"
+                      % (where.get("A", UNKNOWN), where.get("B", UNKNOWN), how),
+                      code="sets_not_apart")
+
+    async def begin(self, plan):
+        """The starting position (plan_start's plan), then deck A built inside."""
+        self.plan = plan
+        async with self._lock:
+            return await self._begin()
+
+    async def _begin(self):
+        plan = self.plan
+        if not self._prepared:
+            if plan.get("adopt"):  # the last session's walls inside, counted and checked
+                self._prepared = True
+                self._first_built()
+                return self.summary()
+            await self._prepare(plan)
+            self._prepared = True
+        self._phase("building", inside="A", top=self.top, hand=self.hand)
+        try:
+            await self._build("A", expect_empty=not self.mixed_deck)
+        except TableFault as e:
+            if e.fault != F_RESET:
+                raise
+            await self._after_reset(e, deck="A")
+            return self.summary()
+        if self.mixed_deck and self._mixer_empty:
+            # deck A took the last tile: the other set (or part of it) is not in the mixer
+            self._prepared = False
+            self.plan = {"raise": True, "flush": False, "window": True}
+            self._before = {"A": "inside", "B": UNKNOWN}
+            self.decks, self.ranges, self._journaled = {}, {}, set()
+            msg = ("deck A took every tile in the mixer: the two sets were not both in it. "
+                   "Deck A comes up and everything must go into the centre")
+            self._fault("mixer-short", None, len(self.builds), msg)
+            raise NotReady(msg, code="people")
+        self._first_built()
+        return self.summary()
+
+    async def _prepare(self, plan):
+        """Mixed Deck: every tile into the mixer.  Walls inside come up (the tiles a
+        stopped build left on the ramps are stacked first), then the centre opens while
+        people push the table top in."""
+        await self._table_ready()
+        self._phase("preparing", inside=None, top=None, hand=self.hand)
+        if self.table.door not in ("closed", "unknown"):
+            await self.table.close_door()  # left open by an abort
+        if plan.get("raise"):
+            self._event("collect", step="raise")
+            if plan.get("flush") and self.table.state == "idle":
+                await self.table.flush_tracks()
+            await self._motion(self.table.raise_walls, self.hand, open_door=False)
+            await self.table.settle()
+            self._before = {d: ("top" if p in STUCK else p) for d, p in self._before.items()}
+        if plan.get("window"):
+            await self._push_window("push every tile on the table top into the centre")
+        if self.mixed_deck:  # both sets in the mixer now
+            self._before = {d: "mixer" for d in DECKS}
+            self.top = self.inside = None
+
+    async def _push_window(self, what):
+        """The centre open for `push_window` table seconds (or until `continue`) while
+        people push tiles in; what falls in is checked by the next build's count."""
+        self._continue.clear()
+        await self.table.open_door()
+        self._ask("%s (the centre is open for %g s; `jantaku continue` closes it sooner)"
+                  % (what, self.push_window))
+        try:
+            await self.table.pause(self.push_window, stop=self._continue)
+        finally:
+            self._ask(None)
+        await self.table.close_door()
+
+    # -- stops and recovery ------------------------------------------------------------------
+    def on_stopped(self, step, exc):
+        """A step stopped (a fault, a refusal, the table gone): remember it for recover()
+        and say what people must do."""
+        kind = getattr(exc, "kind", None) or getattr(exc, "code", None) or "refused"
+        if isinstance(exc, CompositionMismatch):
+            kind = "composition"
+        elif getattr(exc, "code", None) == "people":
+            kind = "mixer-short"
+        elif getattr(exc, "code", None) == "not_connected":
+            kind = "not_connected"
+        deck = self._building or "A"
+        sb = self._stopped_build
+        if kind == "short" and sb is not None and sb["missing"] >= self.tiles // 4:
+            kind = "short-top"
+        ask = ASK.get(kind, ASK["refused"]).format(deck=deck, track=getattr(exc, "track", None) or "?")
+        self.stopped = {"step": step, "kind": kind, "message": str(exc), "ask": ask}
+        self._event("stopped", step=step, kind=kind, message=str(exc), ask=ask)
+        return self.stopped
+
+    def can_recover(self):
+        st = self.stopped
+        if st is None:
+            return None
+        if st["kind"] == "composition":
+            return ("deck %s was counted wrong and its walls are inside: %s"
+                    % (self._building or "?", ASK["composition"]))
+        return None
+
+    async def recover(self):
+        """Carry on with the step that stopped, once people fixed what they were asked
+        to (`continue` / `clear-fault`): the table's fault is cleared first (refused while
+        its cause is still there)."""
+        async with self._lock:
+            stopped = self.stopped
+            await self._table_ready()
+            self.stopped = None
+            if stopped is not None and stopped["kind"] == "composition":
+                raise NotReady(self.can_recover(), code="composition")
+            if not self._prepared or (self.hand == 0 and self.inside is None
+                                      and not self._resplit_pending and not self._swap_pending):
+                return await self._begin()
+            if self._pending_raise is not None:
+                return await self._hand_over()
+            if self.phase == "building" and self._building:
+                return await self._rebuild_inside(self._building)
+            if self._resplit_pending and self.top is None:
+                return await self._resplit_now()
+            return self.summary()
 
     def check_hand_over(self):
         if self._resplit_pending or (self._swap_pending and self._swap_pending["ready"]):
@@ -607,6 +886,9 @@ class Session:
                                "ready": bool(data.get("ready")), "stage": data.get("stage", "raise"),
                                "known": data.get("known")}
             s.inside = data.get("inside")
+        s._prepared = s.phase != "preparing"
+        if s.phase == "building":
+            s._building = data.get("inside")
         s._saved = saved
         for _ in s.hands:  # the seeded dice go on where they were
             dice.roll(profile)
@@ -622,6 +904,11 @@ class Session:
             same_boot = data.get("boot") is not None and data.get("boot") == ident.get("boot_nonce")
             unfinished = saved.get("unfinished_build")
             self._event("session_resumed", phase=self.phase, hand=self.hand)
+            if self.phase == "preparing":  # cut while the tiles were brought together
+                self._before = {d: UNKNOWN for d in DECKS}
+                self.plan = {"raise": True, "flush": True, "window": True}
+                await self._begin()
+                return "resumed"
             if self.phase == "resplit_pending":  # the re-split goes on as planned
                 if self.top is None:
                     await self._resplit_now()

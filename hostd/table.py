@@ -351,6 +351,36 @@ class TableClient:
         await self.link.command(m.DOOR, (0,))
         await closed
 
+    async def open_door(self):
+        """Open the centre door: what people pushed onto it falls into the mixer."""
+        was = self.door  # already there: the table reports the door only when it changes
+        opened = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
+        await self.link.command(m.DOOR, (1,))
+        if was == "open" and self.door == "open":
+            opened.cancel()
+            return
+        await opened
+
+    async def close_door(self):
+        was = self.door
+        closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
+        await self.link.command(m.DOOR, (0,))
+        if was == "closed" and self.door == "closed":
+            closed.cancel()
+            return
+        await closed
+
+    async def pause(self, seconds, stop=None):
+        """Wait `seconds` of table time (virtual in-process, scaled on a sped-up
+        simulator), or until the asyncio.Event `stop` is set; True if it was."""
+        mark = self.mark()
+        virtual = getattr(self.link.transport, "virtual", False)
+        while self.seconds_since(mark) < seconds:
+            if stop is not None and stop.is_set():
+                return True
+            await asyncio.sleep(0 if virtual else 0.02)
+        return bool(stop is not None and stop.is_set())
+
     async def wait_ready(self, timeout=None):
         """Until the table is connected again (after a reset or an unplug)."""
         await self.link.wait_connected(timeout)

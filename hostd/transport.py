@@ -126,6 +126,7 @@ class InProcessTransport:
         self.clock = _TableClock(table)
         self.time_scale = 1.0
         self.is_open = False
+        self.virtual = True  # time moves only while the host reads
 
     async def open(self):
         self.is_open = True

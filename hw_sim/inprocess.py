@@ -62,14 +62,15 @@ def firmware_factory(profile, machine, *, clock, link_clock, port, boot_nonce, w
 class InProcessTable:
     def __init__(self, profile, sets, *, seed=0, faults=(), firmware_factory=None, mixed_deck=False,
                  sim=None, table_stacks=None, keep_builds=None, lock_irq=False, watchdog=False,
-                 start_us=0, link_clock=None, wire_size=4096):
+                 start_us=0, link_clock=None, wire_size=4096, players="auto"):
         self.profile = load_profile(profile, table_stacks)
         self.seed = seed
         self.clock = VirtualClock(start_us)
         self.link_clock = link_clock if link_clock is not None else self.clock
         self.wire = Wire(seed=seed, size=wire_size)
         self.table = Table(self.profile, sets, seed=seed, faults=faults, mixed_deck=mixed_deck,
-                           clock=self.clock, sim=sim, keep_builds=keep_builds, wire=self.wire)
+                           clock=self.clock, sim=sim, keep_builds=keep_builds, wire=self.wire,
+                           players=players)
         self._factory = firmware_factory if firmware_factory is not None else globals()["firmware_factory"]
         self._boot_rng = _rng.Rng(seed, _rng.BOOT)
         self.lock_irq = lock_irq
@@ -123,6 +124,10 @@ class InProcessTable:
         m = self.machine
         if m.wdt is not None and m.wdt.expired(self.clock.now_us()):
             self.reset(WDT_RESET)
+
+    def push(self):
+        """People push every tile on the table top into the centre (hw_sim.table)."""
+        return self.table.push()
 
     # -- host side -------------------------------------------------------------
     def write(self, data):

@@ -99,7 +99,7 @@ class Server:
 
     def __init__(self, profile, sets, *, seed=0, speed=1.0, faults=(), table_stacks=None,
                  firmware_runtime="cpython", port_link_path=None, mixed_deck=False, sim=None,
-                 micropython=None, heapsize="4m"):
+                 micropython=None, heapsize="4m", players="auto"):
         if speed <= 0:
             raise ValueError("speed must be > 0, got %r" % (speed,))
         if firmware_runtime not in ("cpython", "micropython"):
@@ -112,13 +112,13 @@ class Server:
 
             self.table = InProcessTable(profile, sets, seed=seed, faults=faults, mixed_deck=mixed_deck,
                                         sim=sim, table_stacks=table_stacks, link_clock=RealClock(),
-                                        keep_builds=KEEP_BUILDS)
+                                        keep_builds=KEEP_BUILDS, players=players)
         else:
             from hw_sim.stdio_client import MicroPythonTable
 
             self.table = MicroPythonTable(profile, sets, seed=seed, faults=faults, mixed_deck=mixed_deck,
                                           sim=sim, table_stacks=table_stacks, link_clock="wall",
-                                          keep_builds=KEEP_BUILDS,
+                                          keep_builds=KEEP_BUILDS, players=players,
                                           micropython=micropython, heapsize=heapsize)
         self.link = port_link_path or default_link_path()
         d = os.path.dirname(self.link)
@@ -132,6 +132,9 @@ class Server:
         self._w0 = time.monotonic()
         self._v0 = self._now_us()
         self._open_pty()
+        from hw_sim.control import Control
+
+        self.control = Control(self.link, self.table)  # a person's hands (hw_sim/control.py)
 
     def _now_us(self):
         return self.table.now_us()
@@ -174,6 +177,7 @@ class Server:
             data = self.table.run(0)
             if data:
                 self._out(data)
+        self.control.poll()
         plugged = self._plugged()
         if not plugged and self.pty is not None:
             self._close_pty()
@@ -200,6 +204,7 @@ class Server:
 
     def close(self):
         self._close_pty()
+        self.control.close()
         if self.runtime == "micropython":
             self.table.close()
         if self._made_dir:
@@ -224,13 +229,14 @@ def write_state(srv, path):
 
 def serve(profile, sets, *, seed=0, speed=1.0, faults=(), table_stacks=None, firmware_runtime="cpython",
           port_link_path=None, out=sys.stdout, mixed_deck=False, stop=None, max_s=None, report_to=None,
-          state_path=None, state_every_s=STATE_EVERY_S):
+          state_path=None, state_every_s=STATE_EVERY_S, players="auto"):
     """Serve the simulated table on a pty until killed.  stop: an object with
     is_set() (threading.Event) to end it; max_s: wall seconds; report_to: a
     callable given the final report dict; state_path: a file kept up to date
     (every state_every_s wall seconds) with the table's physical state."""
     srv = Server(profile, sets, seed=seed, speed=speed, faults=faults, table_stacks=table_stacks,
-                 firmware_runtime=firmware_runtime, port_link_path=port_link_path, mixed_deck=mixed_deck)
+                 firmware_runtime=firmware_runtime, port_link_path=port_link_path, mixed_deck=mixed_deck,
+                 players=players)
     out.write("PORT %s\n" % srv.link)
     out.flush()
     end = time.monotonic() + max_s if max_s else None

@@ -70,6 +70,7 @@ def _make(cfg):
         keep_builds=cfg.get("keep_builds"),
         lock_irq=cfg.get("lock_irq", False),
         link_clock=lc,
+        players=cfg.get("players", "auto"),
     )
 
 
@@ -84,6 +85,8 @@ def _action(t, a):
         t.wire.unplug(now, int(a.get("ms", -1) * 1000) if a.get("ms", -1) >= 0 else -1)
     elif op == "replug":
         t.wire.replug()
+    elif op == "push":
+        return {"tiles": t.push()}
     elif op == "clear_tracks":
         return {"tiles": len(t.table.clear_tracks())}
     elif op == "reset":

@@ -9,9 +9,13 @@
 #
 # Initial state (DESIGN §2): normal rotation, the first set (the profile's
 # first colour, "blue") in the mixer and the second on the table top; Mixed
-# Deck, both sets in the mixer.  The table top holds the walls raised; a door
-# opening drops every table-top tile into the mixer; the lift raises the walls
-# built inside to the top.
+# Deck, both sets in the mixer.  The table top holds the walls raised; the lift
+# raises the walls built inside to the top.  The centre door drops only the
+# tiles people pushed onto its plate (`plate`): the simulated players
+# (`players="auto"`) push in whatever was on the table top when the door began
+# to open (the played hand; walls that arrive while it is open are the next
+# hand's), before it is open; `players="manual"` pushes nothing by itself:
+# `push()` is a person's hands.
 from hw_sim import faults as _faults
 from hw_sim.clock import VirtualClock
 from hw_sim.door import Door
@@ -25,6 +29,8 @@ from hw_sim.track import Track
 
 # The simulator's own model (not the board profile: the profile is what the
 # controller believes; these are the table's physics).  DESIGN §2 timings.
+PLAYERS = ("auto", "manual")  # the simulated people around the table
+
 SIM_DEFAULTS = {
     "offer_mean_ms": 600,  # a track is offered a tile every 0.6 s on average...
     "offer_min_ms": 250,  # ...never less than 0.25 s apart (the ring's pitch)
@@ -94,11 +100,14 @@ class Build:
 
 class Table:
     def __init__(self, profile, sets, *, seed=0, faults=(), mixed_deck=False, clock=None,
-                 sim=None, table_stacks=None, keep_builds=None, wire=None):
+                 sim=None, table_stacks=None, keep_builds=None, wire=None, players="auto"):
         if len(sets) != 2:
             raise ValueError("a table takes two tile sets (lists of faces), got %d" % len(sets))
+        if players not in PLAYERS:
+            raise ValueError("players must be %s, got %r" % (" or ".join(PLAYERS), players))
         self.profile = profile
         self.seed = seed
+        self.players = players
         self.mixed_deck = bool(mixed_deck)
         self.clock = clock if clock is not None else VirtualClock()
         self.sim = {}
@@ -161,6 +170,9 @@ class Table:
         # tiles: DESIGN §2 initial state
         self.top_walls = []  # walls raised (lists per track of stacks)
         self.top_loose = []  # tiles on the table top that are not raised walls
+        self.plate = []  # tiles pushed onto the centre door: they fall when it opens
+        self._push_loads = None  # auto players: the walls to push in at this opening
+        self.pushes = 0
         if self.mixed_deck:
             self.mixer.add(self.set_ids[0] + self.set_ids[1])
         else:
@@ -320,20 +332,55 @@ class Table:
         for k in range(self.ntracks):
             self.tracks[k].put_wall(load[k])
 
+    def door_opening(self, now):
+        """The door began to open: the automatic players will push in what is on the
+        table top now (the hand played), not the walls the lift brings meanwhile."""
+        if self.players == "auto":
+            self._push_loads = list(self.top_walls)
+
     def door_opened(self, now):
-        drop = self.top_tiles()
-        self.top_walls = []
-        self.top_loose = []
+        if self._push_loads is not None:  # pushed while it opened (well under its travel)
+            loads, self._push_loads = self._push_loads, None
+            self._push(loads, True)
+        self._drop()
+
+    def push(self):
+        """People push every tile on the table top onto the centre door; with the door
+        open they fall into the mixer at once.  Returns how many were pushed."""
+        return self._push(list(self.top_walls), True)
+
+    def _push(self, loads, loose):
+        n = len(self.plate)
+        for load in loads:
+            if load in self.top_walls:
+                self.top_walls.remove(load)
+                for wall in load:
+                    for st in wall:
+                        self.plate.extend(st)
+        if loose:
+            self.plate.extend(self.top_loose)
+            self.top_loose = []
+        n = len(self.plate) - n
+        if n:
+            self.pushes += 1
+        if self.door.was_open:
+            self._drop()
+        return n
+
+    def _drop(self):
+        drop, self.plate = self.plate, []
         if drop:
             self.hand_overs += 1
-        self.mixer.add(drop)
+            self.mixer.add(drop)
 
     def top_tiles(self):
+        """Every tile on the table top: walls, loose tiles and those on the door."""
         out = list(self.top_loose)
         for load in self.top_walls:
             for wall in load:
                 for st in wall:
                     out.extend(st)
+        out.extend(self.plate)
         return out
 
     def clear_tracks(self):
@@ -352,6 +399,8 @@ class Table:
 
     def on_door_start(self, now):
         self.faults.on_door_start(now, self.nbuilds)
+        if not self.door.was_open:
+            self.door_opening(now)
 
     def on_guard_break(self, name, now):
         """Called just before the guard line goes unsafe (records are made
@@ -519,6 +568,9 @@ class Table:
             "guard": self.panel.get_status(),
             "build": self.build.n if self.build is not None else None,
             "table_top_tiles": len(self.top_tiles()),
+            "plate_tiles": len(self.plate),
+            "mixer_tiles": self.mixer.count(),
+            "players": self.players,
             "driven": self.driven(),
             "faults": self.faults.report(),
             "safety": self.safety_report(),

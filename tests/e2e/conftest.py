@@ -102,13 +102,27 @@ class Daemon:
                              % (what, json.dumps(last), self.proc.log()))
 
 
-def start_daemon(tmp_path, port_path, db=None, name="daemon"):
+def counts(decks):
+    """A status's decks without where each is: what a demo's decks can be compared with."""
+    return {k: {f: v for f, v in d.items() if f != "where"} for k, d in decks.items()}
+
+
+def simulated(port_path):
+    """A pseudo-terminal is the simulator's port (`sim serve`); a real table's is a serial
+    device (USB CDC, a UART)."""
+    return port_path is None or os.path.realpath(port_path).startswith("/dev/pts/")
+
+
+def start_daemon(tmp_path, port_path, db=None, name="daemon", extra=()):
     """`jantaku run --port port_path` (port_path None: `--sim`, as `make run`), once it
-    answers /health."""
+    answers /health.  On a simulated table (20 times the wall) the centre stays open 1 s
+    for the simulated people, who push at once."""
     api_port = free_port()
     db = db or str(tmp_path / "journal.sqlite")
     table = ["--sim", "--sim-speed", "20"] if port_path is None else ["--port", port_path]
-    cmd = [tool("jantaku"), "run"] + table + ["--db", db, "--api-port", str(api_port)]
+    if simulated(port_path):
+        table += ["--push-window", "1"]
+    cmd = [tool("jantaku"), "run"] + table + ["--db", db, "--api-port", str(api_port)] + list(extra)
     proc = Proc(cmd, tmp_path / (name + ".log"))
     d = Daemon(proc, "http://127.0.0.1:%d" % api_port, db)
     end = time.monotonic() + 30
@@ -135,8 +149,34 @@ def table_port(tmp_path, hil_port):
     proc.kill()
 
 
+def leave_ready(d, port_path):
+    """Leave the table at the suite's starting position (docs/DEPLOY.md, hardware-in-loop):
+    no session, no motion, the walls inside brought up to the table top.  On a real table
+    an operator then pushes every tile into the centre (asked on the terminal); the
+    simulated players need no asking, and the next Mixed Deck start collects the tiles."""
+    try:
+        d.post("/abort")
+        d.post("/session/end", {"empty": True})
+        d.wait(lambda s: s["session"] is None and not s["busy"], timeout=120,
+               what="the walls inside to come up")
+    except (AssertionError, httpx.HTTPError) as e:
+        return "the table was not left ready: %s" % e
+    if not simulated(port_path):
+        try:
+            with open("/dev/tty", "r+") as tty:
+                tty.write("\njantaku HIL: push every tile on the table top into the centre, "
+                          "then press Enter ")
+                tty.flush()
+                tty.readline()
+        except OSError:
+            return None
+    return None
+
+
 @pytest.fixture
 def daemon(tmp_path, table_port):
     d = start_daemon(tmp_path, table_port)
     yield d
+    problem = leave_ready(d, table_port) if d.proc.p.poll() is None else None
     d.proc.kill()
+    assert problem is None, problem

@@ -38,8 +38,19 @@ class FakeDaemon:
             raise exc
         return {"ok": True, "command": name}
 
-    async def start_session(self, ruleset, mixed_deck, seed):
+    async def start_session(self, ruleset, mixed_deck, seed, *, replace=False, loaded=False):
+        if replace or loaded:
+            return await self._cmd("start_session", ruleset, mixed_deck, seed, replace, loaded)
         return await self._cmd("start_session", ruleset, mixed_deck, seed)
+
+    async def end_session(self, *, empty=False):
+        return await self._cmd("end_session", empty)
+
+    async def continue_(self):
+        return await self._cmd("continue")
+
+    async def clear_fault(self):
+        return await self._cmd("clear_fault")
 
     async def hand_over(self):
         return await self._cmd("hand_over")
@@ -108,6 +119,42 @@ def test_commands_on_loopback_without_token():
     assert a.json() == {"ok": True, "command": "start_session"}
     assert d.calls == [("start_session", "riichi", True, 42), ("start_session", "wsom", False, None),
                        ("hand_over",), ("abort",)]
+
+
+def test_lifecycle_commands_reach_the_daemon():
+    d = FakeDaemon()
+
+    async def go():
+        async with client(create_app(d)) as c:
+            return [await c.post("/session", json={"ruleset": "riichi", "replace": True,
+                                                    "loaded": True}),
+                    await c.post("/session/end", json={"empty": True}),
+                    await c.post("/session/end"),
+                    await c.post("/continue"),
+                    await c.post("/clear-fault"),
+                    await c.post("/session/end", json={"empty": "yes"})]
+
+    rs = run(go())
+    assert [r.status_code for r in rs] == [200] * 5 + [422]
+    assert d.calls == [("start_session", "riichi", False, None, True, True),
+                       ("end_session", True), ("end_session", False), ("continue",),
+                       ("clear_fault",)]
+
+
+def test_a_refusal_reaches_the_caller_with_its_status_and_words():
+    from hostd.link import TableGone
+
+    d = FakeDaemon()
+    d.raise_next = TableGone("the table is not connected (no such port): check its cable")
+
+    async def go():
+        async with client(create_app(d)) as c:
+            return await c.post("/continue")
+
+    r = run(go())
+    assert r.status_code == 503
+    assert r.json()["error"] == {"code": "not_connected", "message":
+                                 "the table is not connected (no such port): check its cable"}
 
 
 @pytest.mark.parametrize("body, status, words", [
@@ -318,14 +365,15 @@ def test_openapi_lists_every_endpoint():
     doc = r.json()
     expected = {("get", "/health"), ("get", "/status"), ("get", "/rulesets"),
                 ("post", "/session"), ("post", "/hand-over"), ("post", "/abort"),
+                ("post", "/session/end"), ("post", "/continue"), ("post", "/clear-fault"),
                 ("get", "/events")}
     got = {(m, p) for p, ops in doc["paths"].items() for m in ops}
     assert expected <= got
     assert "text/event-stream" in doc["paths"]["/events"]["get"]["responses"]["200"]["content"]
-    for p in ("/session", "/hand-over", "/abort"):
+    for p in ("/session", "/hand-over", "/abort", "/session/end", "/continue", "/clear-fault"):
         assert doc["paths"][p]["post"]["security"] == [{"HTTPBearer": []}]
     schema = doc["components"]["schemas"]["SessionRequest"]
-    assert set(schema["properties"]) == {"ruleset", "mixed_deck", "seed"}
+    assert set(schema["properties"]) == {"ruleset", "mixed_deck", "seed", "replace", "loaded"}
     assert schema["required"] == ["ruleset"]
 
 

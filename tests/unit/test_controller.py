@@ -358,6 +358,18 @@ def test_door_commands_and_states():
     assert r.ctl.cmd_door(0) == (m.E_NOT_ALLOWED, m.NO_FIELD)
 
 
+def test_door_opens_while_a_build_is_paused_but_not_while_it_runs():
+    # after a SHORT, people push the missing tiles in through the door, then it resumes
+    r = Rig()
+    build(r, 4)
+    fill(r, 1)
+    assert r.ctl.cmd_door(1) == (m.E_NOT_ALLOWED, m.NO_FIELD)  # the mixer is running
+    assert r.ctl.cmd_stop() == OK and r.ctl.state == codes.PAUSED
+    assert r.ctl.cmd_door(1) == OK
+    r.run(50)
+    assert r.hal.level("door_pwm") == 1 and r.hal.level("mixer_pwm") == 0
+
+
 def test_door_moved_by_hand_is_reported_once_per_change():
     # no motion: only the switches' edges tell the controller the door moved
     r = Rig()

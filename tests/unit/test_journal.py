@@ -484,7 +484,7 @@ def _check_reported(j, reported):
         elif kind == "L":
             assert ("lift_done", sid, int(args[1])) in ev, line
         elif kind == "E":
-            assert s["state"] in ("finished", "aborted"), line
+            assert s["state"] in ("ended", "aborted"), line
         else:  # pragma: no cover
             raise AssertionError("unknown line %r" % line)
 
@@ -530,3 +530,41 @@ def test_sigkill_loses_nothing_reported(tmp_path, run):
         committed = [e for e in j.events() if e["kind"] in TRANSITION_KINDS]
         n_reported = len([l for l in reported if not l.startswith("READY")])
         assert n_reported <= len(committed) <= n_reported + 2
+
+
+# -- how sessions end, and the schema 1 -> 2 migration --------------------------------------
+def test_sessions_end_as_ended_aborted_or_failed_with_the_reason(j):
+    a = new_session(j)
+    j.end_session(a, "ended")
+    b = new_session(j)
+    j.end_session(b, "failed", reason="deck B: counted 135 of 136")
+    c = new_session(j)
+    j.end_session(c, "aborted", reason="aborted by request")
+    assert j.ended_how(b) == {"state": "failed", "reason": "deck B: counted 135 of 136"}
+    assert [s["state"] for s in j.sessions()] == ["aborted", "failed", "ended"]
+    assert j.last_session()["id"] == c
+    with pytest.raises(ValueError, match="ended, aborted or failed"):
+        j.end_session(c, "finished")
+
+
+def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
+    from hostd import journal as jmod
+
+    db = sqlite3.connect(path, isolation_level=None)
+    for stmt in jmod._SCHEMA:  # version 1 said 'finished' for a normal end
+        db.execute(stmt.replace("'ended'", "'finished'"))
+    db.execute("PRAGMA application_id=%d" % APPLICATION_ID)
+    db.execute("PRAGMA user_version=1")
+    db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at, "
+               "ended_at) VALUES ('riichi', 1, '[]', 'finished', 'built', 1.0, 2.0)")
+    db.execute("INSERT INTO builds (session_id, build, deck, targets, started_at) "
+               "VALUES (1, 1, 'A', '[34]', 1.0)")
+    db.close()
+    with Journal(path) as jr:
+        assert jr.schema_version == SCHEMA_VERSION == 2
+        assert jr.sessions()[0]["state"] == "ended"
+        assert jr.check() == []
+        sid = new_session(jr)  # the new table still allows one open session only
+        with pytest.raises(JournalConflict):
+            new_session(jr)
+        jr.end_session(sid, "ended")

@@ -38,3 +38,46 @@ def test_guard_during_door_fault_schedules_a_break():
     assert tab.lines["guard_curtain"].level == 0
     tab.advance_to(151_000)
     assert tab.lines["guard_curtain"].level == 1
+
+
+def _open_door(tab, until_us):
+    tab.lines["door_dir"].drive(1)
+    tab.lines["door_pwm"].drive(45875)
+    tab.advance_to(until_us)
+
+
+def test_manual_players_push_nothing_so_the_door_drops_nothing():
+    tab = bare_table(players="manual")
+    _open_door(tab, 700_000)
+    assert tab.lines["door_open"].level == 0  # open
+    assert tab.mixer.count() == 136 and len(tab.top_tiles()) == 136 and tab.hand_overs == 0
+    assert tab.push() == 136  # a person's hands: with the door open they fall at once
+    assert tab.mixer.count() == 272 and tab.top_tiles() == []
+
+
+def test_tiles_pushed_onto_the_closed_door_wait_on_its_plate():
+    tab = bare_table(players="manual")
+    tab.push()
+    assert tab.plate and len(tab.top_tiles()) == 136 and tab.mixer.count() == 136
+    assert tab.get_status()["plate_tiles"] == 136
+    _open_door(tab, 700_000)
+    assert tab.mixer.count() == 272 and tab.plate == []
+
+
+def test_auto_players_push_the_played_hand_not_walls_raised_while_the_door_is_open():
+    tab = bare_table()
+    played = tab.top_tiles()
+    _open_door(tab, 100_000)  # opening: what is on the top now is the played hand
+    arriving = [[[900001, 900002]]]  # a wall load the lift brings while the door is open
+    tab.top_walls.append(arriving)
+    tab.advance_to(700_000)
+    assert tab.mixer.count() == 272 and tab.hand_overs == 1
+    assert tab.top_tiles() == [900001, 900002]  # the next hand's walls stay on the top
+    assert set(played) <= set(tab.mixer.contents())
+
+
+def test_unknown_players_mode_is_refused():
+    import pytest
+
+    with pytest.raises(ValueError, match="auto or manual"):
+        bare_table(players="robots")

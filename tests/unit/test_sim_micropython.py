@@ -2,7 +2,7 @@
 heap: complete builds (Mixed Deck split and rotation), the per-tile path under
 micropython.heap_lock(), and the same tiles per track as CPython for a seed.
 
-The scripts live in tests/mpy/. test_sim_*.py ones fit the 256k heap of
+The scripts live in tests/mpy/. test_sim_*.py ones fit the 320k heap of
 tests/unit/test_micropython.py and run there too; sim_*.py need the firmware, the
 simulator and a host link in one process and run here with a 640k heap: the port
 compiles every module from source into that same heap (about 220 KiB of bytecode, and
@@ -44,7 +44,7 @@ def digest(out):
 
 
 def test_physics_same_on_both_runtimes(micropython_bin):
-    assert digest(run_mp(micropython_bin, "test_sim_physics.py", heap="256k")) == digest(run_cp("test_sim_physics.py"))
+    assert digest(run_mp(micropython_bin, "test_sim_physics.py", heap="320k")) == digest(run_cp("test_sim_physics.py"))
 
 
 def test_firmware_builds_same_on_both_runtimes(micropython_bin):

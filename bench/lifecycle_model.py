@@ -1,0 +1,62 @@
+"""The daemon in a person's hands, model-based, for as long as asked (docs/FAULTS.md
+"People and the lifecycle"): random operator actions and injected faults against the
+in-process simulated table, the invariants of tests/unit/daemon_model.py checked after
+every step.  Prints the sequences and steps run, how many ended back in play, how many
+needed a person (and what `next` asked of them), and any falsifying sequence.
+
+    .venv/bin/python bench/lifecycle_model.py [--seconds 300] [--steps 12]
+"""
+import argparse
+import collections
+import pathlib
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "unit"))
+sys.path.insert(0, str(ROOT))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=120.0, help="how long to run (wall)")
+    ap.add_argument("--steps", type=int, default=12, help="operator actions per sequence")
+    args = ap.parse_args(argv)
+
+    import structlog
+    from hypothesis import HealthCheck, settings
+
+    import daemon_model
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
+    t0 = time.monotonic()
+    failure = None
+    while time.monotonic() - t0 < args.seconds:
+        case = daemon_model.DaemonMachine.TestCase
+        case.settings = settings(max_examples=10, stateful_step_count=args.steps, deadline=None,
+                                 database=None, suppress_health_check=list(HealthCheck))
+        try:
+            case("runTest").runTest()
+        except AssertionError as e:
+            failure = str(e)
+            break
+    st = daemon_model.STATS
+    wall = time.monotonic() - t0
+    print("lifecycle model: %.0f s, %d sequences, %d operator steps (%.1f per s)"
+          % (wall, st["sequences"], st["steps"], st["steps"] / wall))
+    print("  back to play from the final state: %d" % st["recovered"])
+    print("  a person had to act first:         %d" % st["person"])
+    asks = collections.Counter()
+    for faults, players, nxt in st["findings"]:
+        asks[("%s, %s players" % (faults[0] if faults else "no fault", players), nxt[:110])] += 1
+    for (what, nxt), n in asks.most_common(12):
+        print("    %3d x %s: %s" % (n, what, nxt))
+    if failure:
+        print("FALSIFIED:\n" + failure)
+        return 1
+    print("no invariant falsified")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+# CPython only
+#
+# The simulated table's control channel (docs/SIMULATOR.md "People"): a Unix socket
+# beside the port's link (<link>.ctl) on which a person acts on the simulated table from
+# outside, as their hands would on a real one: `jantaku sim push --link PATH`.  One
+# request per connection: a line of JSON {"op": "push"}; the answer is a line of JSON
+# ({"ok": true, ...} or {"ok": false, "error": "..."}).
+import json
+import os
+import socket
+
+OPS = ("push",)
+
+
+def control_path(link):
+    return link + ".ctl"
+
+
+class Control:
+    """Non-blocking: `poll()` serves whatever requests are waiting, then returns."""
+
+    def __init__(self, link, table):
+        self.path = control_path(link)
+        self.table = table
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(self.path)
+        self.sock.listen(4)
+        self.sock.setblocking(False)
+
+    def fileno(self):
+        return self.sock.fileno()
+
+    def poll(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            with conn:
+                conn.settimeout(1.0)
+                try:
+                    reply = self.handle(_read_line(conn))
+                except (OSError, ValueError) as e:
+                    reply = {"ok": False, "error": str(e)}
+                try:
+                    conn.sendall(json.dumps(reply).encode() + b"\n")
+                except OSError:
+                    pass
+
+    def handle(self, line):
+        try:
+            req = json.loads(line)
+        except ValueError:
+            return {"ok": False, "error": "not JSON: %r; send {\"op\": \"push\"}" % line[:80]}
+        op = req.get("op") if isinstance(req, dict) else None
+        if op == "push":
+            return {"ok": True, "pushed": self.table.push()}
+        return {"ok": False, "error": "unknown op %r; accepted: %s" % (op, ", ".join(OPS))}
+
+    def close(self):
+        self.sock.close()
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
+def _read_line(conn):
+    buf = b""
+    while not buf.endswith(b"\n") and len(buf) < 4096:
+        chunk = conn.recv(4096)
+        if not chunk:
+            break
+        buf += chunk
+    return buf.decode("utf-8", "replace").strip()
+
+
+def request(link, op, timeout=5.0):
+    """Send one request to a running `sim serve` (the client side of `jantaku sim push`)."""
+    path = control_path(link)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        try:
+            s.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError):
+            raise OSError("no simulated table at %s (is `jantaku sim serve --link %s` running?)"
+                          % (link, link)) from None
+        s.sendall(json.dumps({"op": op}).encode() + b"\n")
+        return json.loads(_read_line(s) or "{}")
