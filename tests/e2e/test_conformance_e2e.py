@@ -68,8 +68,16 @@ def assert_every_500ms(hbs, what):
 
 
 # -- 1. the table's link timers run on its own clock -------------------------------------------
-def test_heartbeat_every_500ms_without_a_session(sim):
-    host, _ = sim()
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_heartbeat_every_500ms_without_a_session(sim, runtime):
+    if runtime == "micropython":
+        from hw_sim.stdio_client import StdioError, micropython_binary
+
+        try:
+            micropython_binary()
+        except StdioError:
+            pytest.skip("no micropython binary")
+    host, _ = sim("--firmware-runtime", runtime)
     host.pump(0.3)  # whatever was written before we opened the port
     k = host.mark()
     host.pump(2.6)
