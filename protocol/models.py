@@ -287,7 +287,7 @@ class StatusReply(Message):
         "u8[]", "the configured build's tiles per track, from CONFIGURE_BUILD on (all 0 if none)", 0, 64, 0,
         m.MAX_TRACKS)
     counts: Items(0, 255) = array(
-        "u8[]", "tiles counted per track per colour class, track-major: [(t-1)*(colours+1)+class]", 0, 255, 0, 32
+        "u8[]", "tiles on each track per colour class, track-major: [(t-1)*(colours+1)+class]; tracks*(colours+1) <= 32", 0, 255, 0, 32
     )
 
 
@@ -328,7 +328,8 @@ class BuildDone(Message):
     MSGID: ClassVar[int] = m.BUILD_DONE
     build_id: int = u16("the build", 1)
     counts: Items(0, 255) = array(
-        "u8[]", "tiles per track per colour class, track-major: [(t-1)*(colours+1)+class]", 0, 255, 1, 32
+        "u8[]", "tiles per track per colour class, track-major: [(t-1)*(colours+1)+class]; tracks*(colours+1) <= 32",
+        0, 255, 1, 32
     )
     mixer_empty: int = u8("1 = no tile left in the mixer", 0, 1)
 

@@ -686,3 +686,19 @@ def test_stale_bytes_after_a_gap_are_all_dropped_and_the_link_goes_on():
     assert d.link.decoder.pending() == 0
     d.feed(0, m.STATUS)
     assert [mid for (mid, v) in d.calls] == [m.STATUS]
+
+
+def test_the_rtt_estimate_outlives_a_session_only_the_backoff_is_reset():
+    # SPEC §6: SRTT/RTTVAR belong to the line (per boot on the table), not to a session
+    d = Manual()
+    d.connect()
+    d.out()
+    d.clock.us += 40_000
+    d.feed(1, m.ACK)  # identity acked after 40 ms: RTO = 40 + 4 * 20
+    assert d.link.rto_ms == 120
+    d.link.send(m.LOG, (1, "x"))
+    d.clock.us += 120_000
+    d.link.poll()  # a timeout: the backoff doubles
+    assert d.link.rto_ms == 240
+    d.connect(nonce=NONCE + 1)  # a new session
+    assert d.link.rto_ms == 120 and d.link.stats()["srtt_ms"] == 40
