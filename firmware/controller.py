@@ -113,6 +113,7 @@ class Controller:
         # build configuration (CONFIGURE_BUILD) and the build in progress
         self.cfg_id = 0
         self.cfg_tiles = [0] * self.ntracks
+        self._no_targets = [0] * self.ntracks  # targets() when nothing is configured
         self.cfg_stacks = 0
         self.cfg_colours = []
         self.cfg_empty = False
@@ -455,10 +456,11 @@ class Controller:
         return self.counts_flat
 
     def targets(self):
-        out = []
-        for tr in self.tracks:
-            out.append(tr.target)
-        return out
+        """STATUS_REPLY.targets (SPEC §10): the configured build's tiles per track
+        (one item per track of the table, 0 for a track configure_build left out)
+        from configure_build on, before the build starts as while it runs; all 0
+        when no build is configured.  The list is kept, not copied."""
+        return self.cfg_tiles if self.cfg_id else self._no_targets
 
     def _clear_walls(self):
         for tr in self.tracks:
@@ -760,7 +762,7 @@ class Controller:
             "configured": self.cfg_id,
             "paused": self.paused,
             "built": self.built,
-            "targets": self.targets(),
+            "targets": list(self.targets()),
             "counts": list(self.counts_flat),
             "unknown_tiles": self.unknown_tiles,
             "link_up": self.link_up,

@@ -32,6 +32,10 @@ class Endpoint:
         mv = memoryview(self._rx)
         self._rxv = [mv[0:n] for n in range(_RX + 1)]
         self.exit_requested = False
+        # a REPL to give the port back to (SPEC §9): only the board's main loop
+        # (firmware/main.py) has one; elsewhere (a Pi, the simulator) EXIT_REPL is
+        # refused with E_UNSUPPORTED and the table keeps running
+        self.repl = False
         self.tx_bytes = 0
         self.tx_short = 0  # writes the port took only in part
         self.rx_bytes = 0
@@ -229,6 +233,8 @@ class Endpoint:
         return self.ctl.cmd_calibrate(v[0], v[1])
 
     def _h_exit(self, v):
+        if not self.repl:
+            return _m.E_UNSUPPORTED, _m.NO_FIELD
         # every motor off, then the board's main loop returns to the REPL
         self.ctl.shutdown()
         self.exit_requested = True

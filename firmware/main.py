@@ -53,6 +53,7 @@ def main(src=None, *, port=None, shares_repl=False):
     fw = None
     try:
         fw = Firmware(prof, hal, clock=clock, link_clock=clock, port=port, wdt=wdt)
+        fw.endpoint.repl = True  # EXIT_REPL returns here, then to the REPL
         _profile.release()  # validated: the checks' code can go
         while not fw.exit_requested:
             try:

@@ -20,15 +20,18 @@ def start(ctl, kind, index):
     s = ctl.state
     if s != codes.IDLE and s != codes.FAULT:
         return _m.E_NOT_ALLOWED, NO_FIELD
+    # index (SPEC §9): 0 for a per-track kind, or not 0 for another, is out of the
+    # field's range on every table (E_RANGE); a track this table lacks is in range
+    # but beyond it (E_UNSUPPORTED, SPEC §4), as for CALIBRATE
     if kind in _m.TRACK_DEVICES:
-        if index < 1 or index > ctl.ntracks:
+        if index < 1:
             return _m.E_RANGE, 1
+        if index > ctl.ntracks:
+            return _m.E_UNSUPPORTED, 1
     elif index != 0:
         return _m.E_RANGE, 1
     ctl._test_kind = kind
     ctl._test_index = index
-    ctl._test_return = s
-    ctl._set_state(codes.TESTING)
     K = kind
     tr = ctl.tracks[index - 1] if index else None
     if K == _m.D_MIXER:
@@ -42,8 +45,13 @@ def start(ctl, kind, index):
     elif K == _m.D_STATUS_LIGHT and ctl._light is not None:
         ctl._light.value(1)
     else:
-        finish(ctl)  # a reading: answer now
+        # a reading: its SELF_TEST_RESULT is the command's reply, queued before the
+        # RESULT (SPEC §9), and the state stays (two frames, all a command may take)
+        finish(ctl)
         return OK, NO_FIELD
+    # a pulse: TESTING until the timer ends it; SELF_TEST_RESULT comes after RESULT
+    ctl._test_return = s
+    ctl._set_state(codes.TESTING)
     ms = TEST_PULSE_MS
     if K == _m.D_STACKER and tr.stacker._stacker_ms > ms:
         ms = tr.stacker._stacker_ms  # a whole stroke: it also clears a tile off the ramp

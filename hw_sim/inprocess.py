@@ -62,17 +62,27 @@ def firmware_factory(profile, machine, *, clock, link_clock, port, boot_nonce, w
 class InProcessTable:
     def __init__(self, profile, sets, *, seed=0, faults=(), firmware_factory=None, mixed_deck=False,
                  sim=None, table_stacks=None, keep_builds=None, lock_irq=False, watchdog=False,
-                 start_us=0, link_clock=None, wire_size=4096, players="auto"):
+                 start_us=0, link_clock=None, wire_size=4096, boot_nonces="seed", players="auto"):
         self.profile = load_profile(profile, table_stacks)
         self.seed = seed
         self.clock = VirtualClock(start_us)
         self.link_clock = link_clock if link_clock is not None else self.clock
+        # a link on a clock of its own (the wall, under `sim serve`) has deadlines
+        # the firmware's next_due_us() cannot name on the virtual clock: the
+        # firmware steps at the start of every run() so its link timers run on
+        # their clock whatever the host sends (heartbeats, silence, backoff)
+        self._own_link_clock = self.link_clock is not self.clock
         self.wire = Wire(seed=seed, size=wire_size)
         self.table = Table(self.profile, sets, seed=seed, faults=faults, mixed_deck=mixed_deck,
                            clock=self.clock, sim=sim, keep_builds=keep_builds, wire=self.wire,
                            players=players)
         self._factory = firmware_factory if firmware_factory is not None else globals()["firmware_factory"]
-        self._boot_rng = _rng.Rng(seed, _rng.BOOT)
+        # boot nonces: "seed" (from the seed's own stream: tests, benches) or
+        # "random" (`sim serve`: a host must tell a restarted table from the one it
+        # knew); nothing else draws on either, so the builds are the same
+        if boot_nonces != "seed" and boot_nonces != "random":
+            raise ValueError("boot_nonces must be 'seed' or 'random', got %r" % (boot_nonces,))
+        self._boot_rng = _rng.Rng(seed, _rng.BOOT) if boot_nonces == "seed" else None
         self.lock_irq = lock_irq
         self.watchdog = watchdog
         self.boots = 0
@@ -91,7 +101,12 @@ class InProcessTable:
     def _boot(self, cause):
         self.machine = Machine(self.table, lock_irq=self.lock_irq, reset_cause=cause)
         self.boots += 1
-        nonce = self._boot_rng.next_u32()
+        if self._boot_rng is not None:
+            nonce = self._boot_rng.next_u32()
+        else:
+            from protocol.link import random_nonce
+
+            nonce = random_nonce()
         wdt = None
         if self.watchdog:
             wdt = self.machine.WDT(timeout=self.profile.get("watchdog_ms", 4000) or 4000)
@@ -176,7 +191,7 @@ class InProcessTable:
         # nothing, no input changed, the firmware is not due)
         t_fw = self._t_fw
         step = (self._seen_down != wire.down.total or self._seen_epoch != epoch.n or table.actions
-                or t_fw <= clock._now or self.fw is not self._stepped)
+                or t_fw <= clock._now or self.fw is not self._stepped or self._own_link_clock)
         mark = table.evmark
         down = wire.down
         up = wire.up

@@ -99,7 +99,7 @@ class Server:
 
     def __init__(self, profile, sets, *, seed=0, speed=1.0, faults=(), table_stacks=None,
                  firmware_runtime="cpython", port_link_path=None, mixed_deck=False, sim=None,
-                 micropython=None, heapsize="4m", players="auto"):
+                 micropython=None, heapsize="4m", boot_nonces="random", players="auto"):
         if speed <= 0:
             raise ValueError("speed must be > 0, got %r" % (speed,))
         if firmware_runtime not in ("cpython", "micropython"):
@@ -112,14 +112,15 @@ class Server:
 
             self.table = InProcessTable(profile, sets, seed=seed, faults=faults, mixed_deck=mixed_deck,
                                         sim=sim, table_stacks=table_stacks, link_clock=RealClock(),
-                                        keep_builds=KEEP_BUILDS, players=players)
+                                        keep_builds=KEEP_BUILDS, boot_nonces=boot_nonces,
+                                        players=players)
         else:
             from hw_sim.stdio_client import MicroPythonTable
 
             self.table = MicroPythonTable(profile, sets, seed=seed, faults=faults, mixed_deck=mixed_deck,
                                           sim=sim, table_stacks=table_stacks, link_clock="wall",
                                           keep_builds=KEEP_BUILDS, players=players,
-                                          micropython=micropython, heapsize=heapsize)
+                                          micropython=micropython, heapsize=heapsize, boot_nonces=boot_nonces)
         self.link = port_link_path or default_link_path()
         d = os.path.dirname(self.link)
         if d:

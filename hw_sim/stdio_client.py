@@ -34,7 +34,7 @@ def micropython_binary():
 class MicroPythonTable:
     def __init__(self, profile, sets, *, seed=0, faults=(), mixed_deck=False, sim=None, table_stacks=None,
                  keep_builds=None, lock_irq=False, link_clock="virtual", heapsize="4m", micropython=None,
-                 stderr=None, players="auto"):
+                 boot_nonces="seed", stderr=None, players="auto"):
         from hw_sim.inprocess import load_profile
 
         prof = load_profile(profile, table_stacks)
@@ -48,7 +48,7 @@ class MicroPythonTable:
         self.plugged = True
         cfg = {"profile": prof, "sets": [list(sets[0]), list(sets[1])], "seed": seed, "faults": list(faults),
                "mixed_deck": bool(mixed_deck), "sim": sim, "keep_builds": keep_builds, "lock_irq": bool(lock_irq),
-               "link_clock": link_clock, "players": players}
+               "link_clock": link_clock, "boot_nonces": boot_nonces, "players": players}
         self.info = json.loads(self._call(b"C", json.dumps(cfg).encode()))
         self.boot_nonce = self.info["boot_nonce"]
 

@@ -10,7 +10,8 @@
 #
 #   'C' config   JSON {"profile": {...validated dict...}, "sets": [[faces], [faces]],
 #                "seed", "faults", "mixed_deck", "table_stacks", "sim", "keep_builds",
-#                "link_clock": "virtual" | "wall", "lock_irq"}   -> JSON {"boot_nonce", ...}
+#                "link_clock": "virtual" | "wall", "lock_irq",
+#                "boot_nonces": "seed" | "random"}                 -> JSON {"boot_nonce", ...}
 #   'W' write    bytes for the firmware's port                    -> empty
 #   'R' run      u32 max_us                                        -> u64 now_us | flags | bytes
 #   'A' advance  u64 target_us (run until then, whatever is written) -> u64 now_us | flags | bytes
@@ -70,6 +71,7 @@ def _make(cfg):
         keep_builds=cfg.get("keep_builds"),
         lock_irq=cfg.get("lock_irq", False),
         link_clock=lc,
+        boot_nonces=cfg.get("boot_nonces", "seed"),
         players=cfg.get("players", "auto"),
     )
 

@@ -4,7 +4,9 @@
 #
 # LEN is the whole frame (8..64); CRC32 (binascii.crc32, the zlib/IEEE one) covers
 # LEN..end of payload.  A receiver hunts for 0x7E; a LEN outside 8..64 or a CRC mismatch
-# drops that one sync byte and hunts again from the next byte, keeping what it buffered.
+# drops that one sync byte and hunts again from the next byte, keeping what it buffered;
+# so does drop_partial(), which the link calls when the line stayed quiet for GAP_MS with
+# a partial frame buffered (a false sync whose LEN waits for bytes that never come).
 #
 # Runs unchanged on MicroPython 1.2x and CPython 3.11.  Nothing here allocates per byte or
 # per frame once constructed: buffers are preallocated, and every memoryview the CRC needs
@@ -18,6 +20,7 @@ MIN_FRAME = 8
 MAX_FRAME = 64
 OVERHEAD = 7  # sync, len, seq, crc32 (the msgid is content)
 MAX_PAYLOAD = MAX_FRAME - 8
+GAP_MS = 50  # a partial frame with no byte for this long is a false sync (SPEC §3)
 _SYNC_BYTES = b"\x7e"
 
 
@@ -95,6 +98,7 @@ class Decoder:
         self.crc_errors = 0  # candidates (sync + plausible LEN) whose CRC failed
         self.len_errors = 0  # sync bytes followed by an impossible LEN
         self.skipped = 0  # bytes discarded while hunting for sync
+        self.gap_drops = 0  # partial frames dropped by the gap rule (drop_partial)
 
     def reset(self):
         self._head = 0
@@ -103,6 +107,20 @@ class Decoder:
     def pending(self):
         """Bytes buffered but not yet a frame (a partial frame or a candidate)."""
         return self._tail - self._head
+
+    def drop_partial(self):
+        """The line went quiet with bytes buffered that are not a whole frame (SPEC
+        §3, the gap rule): their first sync byte is a false one.  Drop only it and
+        search again from the next byte, as after a bad CRC, so a real frame that
+        followed the false sync is handed up now; repeat while what is left holds
+        no whole frame (it is as stale).  Returns the sync bytes dropped."""
+        k = 0
+        while self._tail > self._head:
+            self._head += 1
+            k += 1
+            self._parse()
+        self.gap_drops += k
+        return k
 
     def feed(self, data):
         n = len(data)

@@ -19,7 +19,7 @@
 # event whose values the caller keeps in a preallocated list, feed() of ACK frames and
 # poll() allocate nothing on MicroPython (tests/mpy/test_protocol.py proves it).
 from protocol import messages as _m
-from protocol.codec import MAX_FRAME, Decoder, Encoder
+from protocol.codec import GAP_MS, MAX_FRAME, Decoder, Encoder
 
 # link events given to on_link
 LOST = 0  # nothing heard for silence_ms: the peer or the line is gone (session kept)
@@ -78,6 +78,7 @@ class Link:
         rto_init_ms=200,
         rto_min_ms=25,
         rto_max_ms=5000,
+        gap_ms=GAP_MS,
         nonce=None,
         boot_nonce=None,
         identity=None,
@@ -97,6 +98,7 @@ class Link:
         self._hb_ms = heartbeat_ms
         self._silence_ms = silence_ms
         self._connect_ms = connect_ms
+        self._gap_ms = gap_ms
         self._rto_min = rto_min_ms
         self._rto_max = rto_max_ms
         self._enc = Encoder()
@@ -125,6 +127,7 @@ class Link:
         now = clock.ticks_ms()
         self._now = now
         self._last_rx = now
+        self._rx_at = now  # when bytes last arrived (the gap rule, SPEC §3)
         self._hb_due = now  # first heartbeat at the first poll()
         self._hb_dropped = 0  # (device) `dropped` as the last heartbeat told it
         self._conn_due = now
@@ -225,15 +228,22 @@ class Link:
 
     def feed(self, data):
         """Bytes received from the peer (any chunking)."""
-        self._now = self._clock.ticks_ms()
+        now = self._clock.ticks_ms()
+        self._now = now
+        if len(data):
+            self._rx_at = now
         try:
             self._dec.feed(data)
         finally:
-            if self._ack_pending:
-                self._ack_pending = False
-                self._send_unseq(self._rx_next, _m.ACK, ())
-            if self.lost and self._established and ticks_diff(self._now, self._last_rx) < self._silence_ms:
-                self._up()
+            self._rx_done()
+
+    def _rx_done(self):
+        # after frames were handed up: one ack for all of them, and UP after LOST
+        if self._ack_pending:
+            self._ack_pending = False
+            self._send_unseq(self._rx_next, _m.ACK, ())
+        if self.lost and self._established and ticks_diff(self._now, self._last_rx) < self._silence_ms:
+            self._up()
 
     def poll(self):
         """Run timers: retransmission, heartbeats, connect attempts, silence."""
@@ -241,6 +251,14 @@ class Link:
         self._now = now
         self.uptime_ms += ((now - self._t_up + _THALF) & _TMASK) - _THALF
         self._t_up = now
+        dec = self._dec
+        if dec._tail != dec._head and ticks_diff(now, self._rx_at) >= self._gap_ms:
+            # the gap rule (SPEC §3): a partial frame the line stopped sending is a
+            # false sync; a frame after it is delivered now, not when LEN bytes came
+            try:
+                dec.drop_partial()
+            finally:
+                self._rx_done()
         if self._rt_on and ticks_diff(now, self._rt_due) >= 0:
             self.timeouts += 1
             rto = self.rto_ms * 2
@@ -278,6 +296,11 @@ class Link:
             x = ((self._conn_due - now + _THALF) & _TMASK) - _THALF
             if x < d:
                 d = x
+        dec = self._dec
+        if dec._tail != dec._head:
+            x = self._gap_ms - (((now - self._rx_at + _THALF) & _TMASK) - _THALF)
+            if x < d:
+                d = x
         return d if d > 0 else 0
 
     def stats(self):
@@ -302,6 +325,7 @@ class Link:
             "crc_errors": d.crc_errors,
             "len_errors": d.len_errors,
             "skipped": d.skipped,
+            "gap_drops": d.gap_drops,
         }
 
     # ------------------------------------------------------------ transmit
@@ -549,6 +573,10 @@ class Link:
         self._event(NEW)
 
     def _send_heartbeat(self):
+        # uptime as of now (feed() may answer a frame long after the last poll())
+        now = self._now
+        self.uptime_ms += ((now - self._t_up + _THALF) & _TMASK) - _THALF
+        self._t_up = now
         v = self._hbv
         v[1] = self.session
         v[2] = self.table_state

@@ -500,10 +500,34 @@ def encode_payload(entry, values, buf, off):
     return off
 
 
+def check_length(entry, buf, off, end):
+    """The layout check that comes before any range check (SPEC §9): raises
+    E_BAD_LENGTH naming the first field that does not fit in buf[off:end], or
+    NO_FIELD when bytes are left after the last field.  Allocates nothing."""
+    i = 0
+    for f in entry[3]:
+        t = f[1]
+        if t <= I32:
+            off += TYPE_SIZE[t]
+            if off > end:
+                raise ProtocolError(E_BAD_LENGTH, i, entry[0])
+        else:
+            if off + 1 > end:
+                raise ProtocolError(E_BAD_LENGTH, i, entry[0])
+            off += 1 + buf[off] * TYPE_SIZE[t]
+            if off > end:
+                raise ProtocolError(E_BAD_LENGTH, i, entry[0])
+        i += 1
+    if off != end:
+        raise ProtocolError(E_BAD_LENGTH, NO_FIELD, entry[0])
+
+
 def decode_payload(entry, buf, off, end):
     """Values (a tuple; arrays as tuples of int, str as str) of the payload buf[off:end].
     Raises ProtocolError naming the field: E_BAD_LENGTH (too short: the first field that
-    does not fit; too long: NO_FIELD) or E_RANGE."""
+    does not fit; too long: NO_FIELD), checked for the whole payload first, then E_RANGE
+    (the first field out of range, in wire order)."""
+    check_length(entry, buf, off, end)
     out = []
     i = 0
     msgid = entry[0]

@@ -117,9 +117,10 @@ class Connect(Message):
 
 
 class Heartbeat(Message):
-    """Table's heartbeat, after 500 ms without any other frame from the table (and 500 ms
-    after its last one while it has dropped events since), and at once as the answer to a
-    frame that assumes a session the table does not have."""
+    """Table's heartbeat, on its own clock: 500 ms after the last frame it sent (while it
+    has dropped an event since its last heartbeat, frames sent after the drop do not put
+    it off), session or not; and at once as the answer to a frame that assumes a session
+    the table does not have.  uptime_ms is taken when it is sent."""
 
     MSGID: ClassVar[int] = m.HEARTBEAT
     boot_nonce: int = u32("random per boot, never 0: a new value means the table reset", 1)
@@ -226,20 +227,21 @@ class SelfTest(Message):
 
     MSGID: ClassVar[int] = m.SELF_TEST
     kind: int = u8("device kind (DEVICES)", 1, len(m.DEVICES) - 1)
-    index: int = u8("track 1..8 for per-track devices, else 0", 0, m.MAX_TRACKS)
+    index: int = u8("track 1..8 for per-track devices (above identity.tracks: UNSUPPORTED), else 0", 0, m.MAX_TRACKS)
 
 
 class Calibrate(Message):
     """Take the colour sensor's current reading on a track as a colour class's reference."""
 
     MSGID: ClassVar[int] = m.CALIBRATE
-    colour: int = u8("colour class 1..", 1, m.MAX_COLOURS)
-    track: int = u8("track 1..", 1, m.MAX_TRACKS)
+    colour: int = u8("colour class 1.. (above identity.colours: UNSUPPORTED)", 1, m.MAX_COLOURS)
+    track: int = u8("track 1.. (above identity.tracks: UNSUPPORTED)", 1, m.MAX_TRACKS)
 
 
 class ExitRepl(Message):
     """Leave the protocol for the MicroPython REPL (after RESULT).  Only the magic value
-    is in range, so line noise cannot trigger it."""
+    is in range, so line noise cannot trigger it.  A table with no REPL (the controller
+    under CPython: a Raspberry Pi, the simulator) answers UNSUPPORTED and goes on."""
 
     MSGID: ClassVar[int] = m.EXIT_REPL
     magic: int = u32("0x4C504552 (b'REPL' little-endian)", m.REPL_MAGIC, m.REPL_MAGIC)
@@ -281,9 +283,11 @@ class StatusReply(Message):
     build_id: int = u16("configured build, 0 = none")
     paused: int = u8("1 = the build is paused and can be resumed with BUILD", 0, 1)
     dropped: int = u16("events dropped since boot (saturates)")
-    targets: Items(0, 64) = array("u8[]", "tiles wanted per track", 0, 64, 0, m.MAX_TRACKS)
+    targets: Items(0, 64) = array(
+        "u8[]", "the configured build's tiles per track, from CONFIGURE_BUILD on (all 0 if none)", 0, 64, 0,
+        m.MAX_TRACKS)
     counts: Items(0, 255) = array(
-        "u8[]", "tiles counted per track per colour class, track-major: [(t-1)*(colours+1)+class]", 0, 255, 0, 32
+        "u8[]", "tiles on each track per colour class, track-major: [(t-1)*(colours+1)+class]; tracks*(colours+1) <= 32", 0, 255, 0, 32
     )
 
 
@@ -324,7 +328,8 @@ class BuildDone(Message):
     MSGID: ClassVar[int] = m.BUILD_DONE
     build_id: int = u16("the build", 1)
     counts: Items(0, 255) = array(
-        "u8[]", "tiles per track per colour class, track-major: [(t-1)*(colours+1)+class]", 0, 255, 1, 32
+        "u8[]", "tiles per track per colour class, track-major: [(t-1)*(colours+1)+class]; tracks*(colours+1) <= 32",
+        0, 255, 1, 32
     )
     mixer_empty: int = u8("1 = no tile left in the mixer", 0, 1)
 
@@ -361,7 +366,8 @@ class Fault(Message):
 
 
 class SelfTestResult(Message):
-    """Outcome of SELF_TEST."""
+    """Outcome of SELF_TEST: for a reading, its reply (before RESULT); for a pulse, sent
+    when the pulse ends (after RESULT)."""
 
     MSGID: ClassVar[int] = m.SELF_TEST_RESULT
     kind: int = u8("device kind (DEVICES)", 1)

@@ -324,3 +324,27 @@ check(
     "retransmission from the window allocates nothing",
     fails is None and d.retransmits == retx + 2 and d.in_flight == 0 and out[0] - written >= 4 * 21,
 )
+
+# the gap rule (SPEC §3): a false sync with LEN=64 before an ack; the line goes quiet;
+# poll() drops the false sync and the ack behind it is taken, allocating nothing
+false_then_ack = b"\x7e\x40" + acks[112]
+d.send(m.TILE, tile)
+waiting = due = None
+micropython.heap_lock()
+try:
+    fails = "feed"
+    d.feed(false_then_ack)
+    waiting = d.in_flight
+    fails = "next_due_ms"
+    due = d.next_due_ms()
+    clk.ms += c.GAP_MS
+    fails = "poll"
+    d.poll()
+    fails = None
+except MemoryError:
+    pass
+micropython.heap_unlock()
+check(
+    "a false sync costs one gap, allocating nothing (%s, due %s)" % (fails, due),
+    fails is None and waiting == 1 and 0 < due <= c.GAP_MS and d.in_flight == 0 and d.decoder.gap_drops == 1,
+)

@@ -88,3 +88,43 @@ def test_internal_fault_from_the_board_loop():
     s = System()
     s.fw.internal_fault(RuntimeError("x"))
     assert s.fw.ctl.fault == codes.FAULT_INTERNAL
+
+
+def test_a_board_loop_runs_the_link_timers_with_a_silent_host():
+    # firmware/main.py and pi_main.py: one clock, the link's deadline a scheduler timer;
+    # the loop steps when next_due_us() says so and nothing else wakes it (SPEC §8)
+    from firmware.app import Firmware
+    from firmware.compat import ticks_diff
+    from firmware.fakes import FakeClock, FakeHal, FakePort
+    from firmware.profile import load
+    from protocol import codec, messages as m
+
+    clock = FakeClock(1000000)
+    prof = load(None)
+    port = FakePort()
+    fw = Firmware(prof, FakeHal(prof), clock=clock, link_clock=clock, port=port, boot_nonce=0x77)
+    out = []
+
+    def loop(ms):
+        end = clock.us + ms * 1000
+        while clock.us < end:
+            fw.step()
+            out.append((clock.us, port.take()))
+            due = fw.next_due_us()
+            step = ticks_diff(due, clock.ticks_us()) if due is not None else 1000
+            clock.advance_us(max(1, min(step, end - clock.us)))
+
+    def heartbeats(since):
+        return [(t, f) for (t, d) in out if t >= since for f in codec.decode_frames(d) if f[1] == m.HEARTBEAT]
+
+    t0 = clock.us
+    loop(2600)
+    hbs = heartbeats(t0)
+    assert len(hbs) == 6 and [b[0] - a[0] for a, b in zip(hbs, hbs[1:])] == [500000] * 5
+    port.feed(codec.encode_frame(0, m.CONNECT, (1, 0x4321)))
+    loop(1)
+    assert fw.link.session == 0x4321 and fw.ctl.link_up
+    t1 = clock.us
+    loop(2500)
+    assert not fw.ctl.link_up and fw.link.lost  # lost after 2000 ms of a silent host
+    assert len([1 for (t, f) in heartbeats(t1) if f[1] == m.HEARTBEAT]) >= 3

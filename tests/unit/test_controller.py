@@ -486,3 +486,13 @@ def test_tracks_without_tiles_in_a_build():
     r.run(1000)
     assert r.ctl.state == codes.BUILT
     assert sorted(e[2] for e in names(r, "track_full")) == [1, 3]
+
+
+def test_status_targets_are_the_configured_builds_before_it_starts():
+    # SPEC §10: from configure_build on; all 0 with nothing configured (issue 13)
+    r = Rig()
+    assert r.ctl.targets() == [0, 0, 0, 0]
+    assert r.ctl.cmd_configure(3, [30, 32, 34], 17, [], 1) == (m.OK, m.NO_FIELD)
+    assert r.ctl.targets() == [30, 32, 34, 0] and r.ctl.state == codes.IDLE
+    assert r.ctl.cmd_abort() == (m.OK, m.NO_FIELD)
+    assert r.ctl.targets() == [0, 0, 0, 0]

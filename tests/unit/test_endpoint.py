@@ -102,8 +102,20 @@ def test_link_loss_pauses_and_build_resumes():
     assert s.hal.level("gate1") == 1
 
 
+def test_exit_repl_without_a_repl_is_unsupported_and_changes_nothing():
+    # a CPython table (a Pi, the simulator) has no REPL to give the port to (SPEC §9)
+    s = System()
+    s.send("configure_build", 1, (2, 2, 2, 2), 1, (), 0)
+    s.send("build", 1)
+    s.send("exit_repl", m.REPL_MAGIC)
+    assert s.host.connected
+    assert s.result("exit_repl") == (m.E_UNSUPPORTED, m.NO_FIELD)
+    assert not s.fw.exit_requested and s.hal.level("mixer_pwm") == 1 and s.fw.ctl.state == codes.BUILDING
+
+
 def test_exit_repl_stops_everything():
     s = System()
+    s.fw.endpoint.repl = True  # as firmware/main.py sets it on a board
     s.send("configure_build", 1, (2, 2, 2, 2), 1, (), 0)
     s.send("build", 1)
     assert s.hal.level("mixer_pwm") == 1

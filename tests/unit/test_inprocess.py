@@ -143,3 +143,49 @@ def test_report_is_plain_json():
     assert r["builds"][0]["tiles_per_track"] == [34] * 4
     assert {f["kind"] for f in r["faults"]} == {"guard", "misread", "unplug"}
     assert r["safety"][0]["latency_ms"] == 0.0 and r["sim_s"] > 20
+
+
+class _Wall:
+    """A link clock of its own (as sim serve's wall clock), moved by hand."""
+
+    def __init__(self):
+        self.ms = 0
+
+    def ticks_ms(self):
+        return self.ms & ((1 << 30) - 1)
+
+
+def _heartbeats(data):
+    from protocol import codec, messages as m
+
+    return [f for f in codec.decode_frames(data) if f[1] == m.HEARTBEAT]
+
+
+def test_a_link_on_its_own_clock_runs_its_timers_with_a_silent_host_and_idle_mechanics():
+    # issue 13: under sim serve the link's clock is the wall; with no motor running and
+    # no host byte the firmware never stepped, so no heartbeat and no link loss came
+    wall = _Wall()
+    t = fw_table(link_clock=wall)
+    got = []
+    for _ in range(300):  # 3 s of the wall in 10 ms passes, as sim serve's loop
+        wall.ms += 10
+        got.append(t.run(10))
+    hbs = _heartbeats(b"".join(got))
+    assert 5 <= len(hbs) <= 7, len(hbs)  # one at boot, then every 500 ms of the wall
+
+
+def test_random_boot_nonces_leave_the_builds_as_the_seed_makes_them():
+    runs = []
+    nonces = []
+    for mode in ("seed", "random", "random"):
+        t = fw_table(seed=5, boot_nonces=mode)
+        d = Driver(t)
+        d.connect()
+        d.build(1, [34] * 4, 17, [1, 2], 1)
+        runs.append(_summary(t)[:2])  # the tiles of the build and its time
+        nonces.append(t.boot_nonce)
+    assert runs[0] == runs[1] == runs[2]
+    assert nonces[1] != nonces[2]
+    assert fw_table(seed=5).boot_nonce == nonces[0]  # "seed" (the default): the seed's nonce
+    with pytest.raises(ValueError):
+        fw_table(boot_nonces="fixed")

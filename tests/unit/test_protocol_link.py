@@ -616,3 +616,89 @@ def test_any_input_leaves_the_link_working(chunks, role):
     p.run_until(lambda: p.host.send(m.LIFT, ()), max_ms=20_000)
     p.run_until(lambda: len(p.commands) > before, max_ms=20_000)
     assert p.commands[-1] == (m.LIFT, ())
+
+
+# ------------------------------------------------------------------ issue 13
+def test_a_heartbeat_answering_a_frame_carries_the_uptime_of_now():
+    d = Manual()
+    d.link.poll()
+    d.out()
+    d.clock.us = 5_000_000  # no poll() for 5 s: the frame arrives first
+    d.feed(0, m.STATUS)
+    (seq, name, hb), = d.out()
+    assert name == "heartbeat" and hb[3] == 5000
+    d.connect()
+    d.out()
+    d.clock.us = 6_250_000
+    d.feed(0, m.PING, (NONCE + 1,))
+    (seq, name, hb), = d.out()
+    assert name == "heartbeat" and hb[3] == 6250
+
+
+@pytest.mark.parametrize("role", ["device", "host"])
+def test_a_false_sync_before_a_frame_costs_one_gap_not_a_frame_length(role):
+    # SPEC §3: 0x7E then LEN=64 makes the receiver wait for 64 bytes; when the line stays
+    # quiet for GAP_MS it drops that sync byte and finds the frame behind it
+    d = Manual(role=role)
+    d.link.poll()
+    if role == "device":
+        d.connect()
+        frm = c.encode_frame(0, m.STATUS)
+    else:
+        d.link.feed(c.encode_frame(0, m.IDENTITY, (1, 0, "fw", "b", 0xB007, NONCE, 4, 18, 2)))
+        assert d.link.connected
+        frm = c.encode_frame(1, m.STATE, (1, 0))
+    d.out()
+    d.calls.clear()
+    d.link.feed(b"\x7e\x40" + frm)
+    assert d.calls == [] and d.link.decoder.pending() == 2 + len(frm)
+    assert d.link.next_due_ms() == c.GAP_MS  # the gap deadline is the next one
+    d.clock.us += (c.GAP_MS - 1) * 1000
+    d.link.poll()
+    assert d.calls == []
+    d.clock.us += 1000
+    d.link.poll()
+    assert [mid for (mid, v) in d.calls] == [m.STATUS if role == "device" else m.STATE]
+    assert d.link.decoder.pending() == 0 and d.link.decoder.gap_drops == 1
+    assert "ack" in names(d.out())  # acknowledged at once, as after a feed
+
+
+def test_a_partial_frame_the_line_keeps_sending_is_not_dropped():
+    d = Manual()
+    d.connect()
+    d.out()
+    frm = c.encode_frame(0, m.DOOR, (1,))
+    for i in range(len(frm)):  # one byte every GAP_MS - 1 ms: never a gap
+        d.link.feed(frm[i:i + 1])
+        d.clock.us += (c.GAP_MS - 1) * 1000
+        d.link.poll()
+    assert [mid for (mid, v) in d.calls] == [m.DOOR]
+    assert d.link.decoder.gap_drops == 0
+
+
+def test_stale_bytes_after_a_gap_are_all_dropped_and_the_link_goes_on():
+    d = Manual()
+    d.connect()
+    d.out()
+    d.link.feed(b"\x7e\x40\x00\x7e\x30\x01\x02")  # two false syncs, nothing real
+    d.clock.us += c.GAP_MS * 1000
+    d.link.poll()
+    assert d.link.decoder.pending() == 0
+    d.feed(0, m.STATUS)
+    assert [mid for (mid, v) in d.calls] == [m.STATUS]
+
+
+def test_the_rtt_estimate_outlives_a_session_only_the_backoff_is_reset():
+    # SPEC §6: SRTT/RTTVAR belong to the line (per boot on the table), not to a session
+    d = Manual()
+    d.connect()
+    d.out()
+    d.clock.us += 40_000
+    d.feed(1, m.ACK)  # identity acked after 40 ms: RTO = 40 + 4 * 20
+    assert d.link.rto_ms == 120
+    d.link.send(m.LOG, (1, "x"))
+    d.clock.us += 120_000
+    d.link.poll()  # a timeout: the backoff doubles
+    assert d.link.rto_ms == 240
+    d.connect(nonce=NONCE + 1)  # a new session
+    assert d.link.rto_ms == 120 and d.link.stats()["srtt_ms"] == 40

@@ -201,3 +201,20 @@ def test_core_stays_micropython_clean():
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "format":
                 pytest.fail("%s:%d uses format()" % (rel, node.lineno))
         assert "CPython only" not in src[:400], rel
+
+
+def test_length_is_checked_for_the_whole_payload_before_any_range():
+    # SPEC §9: a payload whose length does not fit its message is E_BAD_LENGTH, before
+    # any field's range is looked at (issue 13: `door 02 00` was E_RANGE field 0)
+    def err(key, payload):
+        with pytest.raises(m.ProtocolError) as e:
+            m.decode(key, payload)
+        return e.value.code, e.value.field
+
+    assert err("door", b"\x02\x00") == (m.E_BAD_LENGTH, m.NO_FIELD)
+    assert err("door", b"\x02") == (m.E_RANGE, 0)
+    assert err("calibrate", b"\x09") == (m.E_BAD_LENGTH, 1)  # colour 9 is out of range too
+    # an array whose count runs past the end, with an out-of-range field before it
+    assert err("configure_build", b"\x00\x00\x05\x01") == (m.E_BAD_LENGTH, 1)
+    assert err("configure_build", b"\x00\x00\x01\x01\x11\x00\x01") == (m.E_RANGE, 0)
+    m.check_length(m.lookup("door"), b"\x07", 0, 1)  # fits: no error, whatever the value

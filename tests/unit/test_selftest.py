@@ -51,3 +51,23 @@ def test_calibrate():
     assert names(r, "log")[-1][2].startswith("cal blue t1")
     r.hal.i2c().set_colour(0, 0.22, 0.50, 0.28, clear=900)  # green under it, called blue
     assert r.ctl.cmd_calibrate(1, 1) == (m.E_FAILED, 0)
+
+
+def test_a_track_the_table_lacks_is_unsupported_for_self_test_as_for_calibrate():
+    # SPEC §4: in the field's range (1..8) but beyond this 4-track table
+    r = Rig()
+    for kind in m.TRACK_DEVICES:
+        assert r.ctl.cmd_self_test(kind, 5) == (m.E_UNSUPPORTED, 1), kind
+    assert r.ctl.cmd_calibrate(1, 5) == (m.E_UNSUPPORTED, 1)
+    assert r.ctl.state == codes.IDLE and names(r, "self_test") == []
+
+
+def test_a_reading_answers_at_once_without_a_testing_state():
+    # its SELF_TEST_RESULT is the reply (before RESULT, SPEC §9): no STATE events around
+    # it, so a command never needs more than the two frames the window keeps for it
+    r = Rig()
+    r.rec.clear()
+    assert r.ctl.cmd_self_test(m.D_LIFT_BOTTOM, 0) == OK
+    assert [e[0] for e in r.rec.events] == ["self_test"]
+    assert r.ctl.cmd_self_test(m.D_GATE, 2) == OK  # a pulse: TESTING until it ends
+    assert r.ctl.state == codes.TESTING
