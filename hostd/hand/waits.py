@@ -25,7 +25,7 @@ def _candidates(counts) -> list[int]:
             if counts[start + k]:
                 out.update(start + j for j in range(max(0, k - 2), min(n, k + 3))
                            if runs or j == k)
-    if sum(counts) == 13 and all(counts[i] or i in ORPHANS for i in range(34)):
+    if sum(counts) == 13 and all(i in ORPHANS for i in range(34) if counts[i]):
         out.update(ORPHANS)
     return sorted(out)
 
