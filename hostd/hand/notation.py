@@ -65,37 +65,38 @@ def sort_key(face: str) -> tuple:
     return ("mpsz".index(plain[1]), int(plain[0]), face != plain, face)
 
 
+def _why_unreadable(token: str) -> str:
+    if token[0].isdigit() and token.rstrip("0123456789") == "":
+        return "digits without a suit letter (m, p, s or z)"
+    if token[0].isdigit():
+        return ("after the digits comes one lowercase suit letter (m, p, s, z), then "
+                "optionally a special tile's mark (b, g, x)")
+    return "not a tile; a tile is a digit and a suit letter (m, p, s, z)"
+
+
 def _tiles_of(token: str, column: int, tile_no: int) -> list[str]:
-    """The tiles of one token (``123m``, ``7mb``), or :class:`HandError`."""
-    low = token.lower()
+    """The tiles of one token (``123m``, ``7mb``), or :class:`HandError` naming it and
+    its position (``column``: 1-based character; ``tile_no``: its first tile's number)."""
     where = "bad token %r at position %d (tile %d)" % (token, column, tile_no)
-    if low in _MELD_WORDS or token in _MELD_CHARS:
+    if token.lower() in _MELD_WORDS or token in _MELD_CHARS:
         raise HandError("%s looks like a called meld: only closed hands are analysed; "
                         "write the concealed tiles only, e.g. 123m456p789s1122z" % where)
     m = _GROUP.match(token)
     if m is None:
-        if token[0].isdigit() and token.rstrip("0123456789") == "":
-            why = "digits without a suit letter (m, p, s or z)"
-        elif token[0].isdigit():
-            why = "after the digits comes one lowercase suit letter (m, p, s, z), then " \
-                  "optionally a special tile's mark (b, g, x)"
-        else:
-            why = "not a tile; a tile is a digit and a suit letter (m, p, s, z)"
-        raise HandError("%s: %s" % (where, why))
+        raise HandError("%s: %s" % (where, _why_unreadable(token)))
     digits, suit, mark = m.groups()
     if mark and len(digits) > 1:
         raise HandError("%s: a mark (%s) belongs to a single tile; write the special tile on "
                         "its own, e.g. %s%s%s%s" % (where, mark, digits[:-1], suit,
                                                     digits[-1] + suit, mark))
-    tiles = []
-    for k, d in enumerate(digits):
-        face = d + suit + mark
+    tiles = [d + suit + mark for d in digits]
+    for k, face in enumerate(tiles):
         if face not in INDEX and face not in SPECIAL_PER_SET:
-            raise HandError("%s: no tile %s (tile %d); accepted: 1-9 m/p/s, 1-7 z, red fives "
-                            "0m 0p 0s, special tiles %s"
-                            % (where, face, tile_no + k,
-                               " ".join(f for f in SPECIAL_PER_SET if f[0] != "0")))
-        tiles.append(face)
+            which = " (tile %d)" % (tile_no + k) if len(tiles) > 1 else ""
+            raise HandError("%s: no tile %s%s; accepted: 1-9 m/p/s, 1-7 z, red fives 0m 0p "
+                            "0s, special tiles %s" % (where, face, which, " ".join(
+                                sorted((f for f in SPECIAL_PER_SET if f[0] != "0"),
+                                       key=sort_key))))
     return tiles
 
 
