@@ -64,8 +64,10 @@ def text_report(r: dict) -> str:
     lines.append("tenpai: " + verdict)
     for w in r["waits"]:
         left = r["copies_left"][w]
-        lines.append("  wait %s: %s; %d cop%s could remain" % (
-            w, ", ".join(r["wait_types"][w]), left, "y" if left == 1 else "ies"))
+        yaku = r["wait_yaku"].get(w)
+        lines.append("  wait %s: %s; %d cop%s could remain%s" % (
+            w, ", ".join(r["wait_types"][w]), left, "y" if left == 1 else "ies",
+            "; winning on it: " + "; ".join(map(_yaku_text, yaku)) if yaku else ""))
     dead = [w for w in r["shape_waits"] if w not in r["waits"]]
     if dead:
         lines.append("  completes the shape but would be copy %d: %s"

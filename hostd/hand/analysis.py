@@ -43,6 +43,7 @@ def analyse(text: str, *, mixed_deck: bool = False, completable: bool = False,
     limit in the hand); ``shape_waits`` also lists those that would be a 5th (9th) copy.
     ``tenpai``: with ``completable``, some wait exists; without, the hand is waiting
     (some shape wait). A 3n+2 hand is never tenpai here and has no waits.
+    ``wait_yaku`` (Mixed Deck): each wait -> the copy yaku winning on it would give.
     """
     hand = parse_hand(text, mixed_deck=mixed_deck)
     backs = check_backs(backs, hand, mixed_deck)
@@ -64,4 +65,16 @@ def analyse(text: str, *, mixed_deck: bool = False, completable: bool = False,
         "copies_left": {FACES[i]: hand.limit - counts[i] for i in waits},
         "shape_waits": [FACES[i] for i in shapes],
         "mixed_deck_yaku": mixed_deck_yaku(counts, backs) if complete and mixed_deck else [],
+        "wait_yaku": _wait_yaku(counts, waits) if mixed_deck else {},
     }
+
+
+def _wait_yaku(counts, waits) -> dict[str, list[dict]]:
+    """Mixed Deck's copy yaku the hand would have if it won on each wait (the 7-from-each-
+    set yaku depends on the winning tile's back, unknown here, so it is not listed)."""
+    out = {}
+    for i in waits:
+        won = list(counts)
+        won[i] += 1
+        out[FACES[i]] = mixed_deck_yaku(won)
+    return out

@@ -67,6 +67,7 @@ class HandCheckResult(BaseModel):
     copies_left: dict[str, int]
     shape_waits: list[str]
     mixed_deck_yaku: list[MixedDeckYaku]
+    wait_yaku: dict[str, list[MixedDeckYaku]]
 
 
 @router.post(PATH, response_model=HandCheckResult, response_model_exclude_none=True,

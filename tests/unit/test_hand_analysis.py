@@ -103,3 +103,13 @@ def test_contract_keys():
     for key in ("tiles", "complete", "tenpai", "waits", "wait_types", "mixed_deck_yaku"):
         assert key in r
     assert r["waits"] == ["1z", "2z"] and r["wait_types"] == {"1z": ["shanpon"], "2z": ["shanpon"]}
+
+
+def test_wait_yaku_is_what_winning_on_each_wait_would_give():
+    r = md("2p2p2p2p2p2p2p")
+    assert r["wait_yaku"] == {"2p": [{"name": "8 copies of one face", "yakuman": True}]}
+    r = md("2222p333s456s789m")  # the 5th 2p: 222p 22p
+    assert r["wait_yaku"] == {"2p": [{"name": "5-7 copies of one face", "han": 1}]}
+    r = md("22223p333s456s11z")  # 1p or 4p with 222p: 4 copies stay 4
+    assert r["waits"] == ["1p", "4p"] and r["wait_yaku"] == {"1p": [], "4p": []}
+    assert analyse("2222p333s456s789m")["wait_yaku"] == {}  # one set: no Mixed Deck yaku

@@ -50,6 +50,9 @@ def test_text_for_a_person(capsys):
     assert "tenpai: yes" in out
     assert "wait 1p: ryanmen; 8 copies could remain" in out
     assert "would be copy 9: 4p" in out
+    _, out, _ = run(capsys, "2p2p2p2p2p2p2p", "--mixed-deck", "--completable")
+    assert ("wait 2p: shanpon, tanki; 1 copy could remain; winning on it: "
+            "8 copies of one face: yakuman") in out
     _, out, _ = run(capsys, "11112222333344p", "--mixed-deck")
     assert "complete: yes, 3 readings" in out and "111p 123p 222p 333p 44p" in out
     assert "Mixed Deck yaku: none" in out
