@@ -11,6 +11,7 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     POST /continue    people did what was asked: carry on           (moves motors)
     POST /clear-fault the fault is fixed: clear it and carry on     (moves motors)
     POST /abort       stop the table and end the session             (moves motors)
+    POST /hand/check  analyse a hand {"hand": "123m...", "mixed_deck": true} (hostd.hand.api)
     GET  /events      text/event-stream: each event's data is one JSON object with a
                       "type"; clients must ignore types they don't know.  The first is
                       {"type": "hello", "api": 1, "status": {...}}.
@@ -55,6 +56,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hostd.errors import ConfigError, Forbidden, JantakuError, Unauthorized
+from hostd.hand import api as hand_api
 
 API_VERSION = 1
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -318,11 +320,12 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request, exc: RequestValidationError):
         errors = exc.errors()
+        accepted = {hand_api.PATH: hand_api.ACCEPTED}.get(request.url.path, SESSION_ACCEPTED)
         if any(e.get("type") == "json_invalid" for e in errors):
             return _error(400, "bad_json", "the body is not valid JSON; accepted: %s"
-                          % SESSION_ACCEPTED)
+                          % accepted)
         return _error(422, "bad_request", "%s; accepted: %s"
-                      % (_describe_validation(errors), SESSION_ACCEPTED))
+                      % (_describe_validation(errors), accepted))
 
     @app.exception_handler(Exception)
     async def _unexpected(request, exc: Exception):
@@ -385,6 +388,8 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     async def abort():
         """Stop every motor and end the session."""
         return await daemon.abort()
+
+    app.include_router(hand_api.router)  # POST /hand/check: no motors, no token
 
     @app.get("/events", response_class=EventSourceResponse, tags=["daemon"])
     async def events(request: Request) -> AsyncIterator[dict[str, Any]]:

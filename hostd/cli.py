@@ -418,6 +418,8 @@ COMMANDS: list[Command] = [
     Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),
     Command("flash", "compile the firmware with mpy-cross and copy it to a board with mpremote",
             _configure_flash, cmd_flash),
+    Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku",
+            _lazy("hostd.cli_hand", "configure"), _lazy("hostd.cli_hand", "cmd_hand")),
 ]
 
 
