@@ -66,6 +66,18 @@ def add_ruleset_options(parser, *, required=True, mixed_deck=True):
             help="back colours of the two sets (default: blue,green)")
 
 
+def fault_arg(text):
+    """``--fault SPEC`` checked as it is parsed: a bad SPEC is a usage error (exit 2) naming
+    the bad part and what is accepted, before anything starts."""
+    from hw_sim.faults import parse
+
+    try:
+        parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def load_ruleset(args):
     """The profile named by ``args.ruleset``; :class:`UsageError` if unknown."""
     from hostd.rulesets import RulesetError, get_ruleset
@@ -275,15 +287,20 @@ def _configure_demo(p):
     p.add_argument("--hands", type=int, default=4, metavar="N", help="hands to play (default 4)")
     p.add_argument("--seed", type=int, default=1, metavar="S",
                    help="seed of the simulated table and the dice (default 1)")
-    p.add_argument("--fault", action="append", default=[], metavar="SPEC",
-                   help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md)")
-    p.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython")
-    p.add_argument("--transport", choices=("inprocess", "pty"), default="inprocess")
+    p.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
+                   help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
+    p.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython",
+                   help="run the firmware under CPython (default) or the MicroPython unix port")
+    p.add_argument("--transport", choices=("inprocess", "pty"), default="inprocess",
+                   help="inprocess: the table in this process, in virtual time (default); "
+                        "pty: `jantaku sim serve` in a child process, over a pseudo-terminal")
     p.add_argument("--table-stacks", type=int, default=None, metavar="N",
                    help="most stacks per wall of the simulated table (default 18, or 29 when needed)")
     p.add_argument("--db", metavar="PATH", default=None,
-                   help="keep the session's journal there (default: a temporary file)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+                   help="keep the session's journal there (default: a temporary file, removed "
+                        "at the end)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (default: a text report)")
 
 
 def cmd_demo(args) -> int:
@@ -296,7 +313,13 @@ def cmd_demo(args) -> int:
     if args.hands < 0:
         raise UsageError("--hands must be 0 or more")
     load_ruleset(args)  # a bad name is a usage error before anything starts
-    out, ok = asyncio.run(run_demo(args))
+    from hostd.demo import SimStartError
+
+    try:
+        out, ok = asyncio.run(run_demo(args))
+    except SimStartError as e:
+        sys.stderr.write("jantaku demo: %s\n" % e)
+        return EXIT_FAILURE
     if args.json:
         emit_json(out)
     else:
@@ -308,12 +331,18 @@ def _configure_sim(p):
     sub = p.add_subparsers(dest="sim_command", required=True, metavar="ACTION")
     s = sub.add_parser("serve", help="the simulated table on a pseudo-terminal (prints PORT <path>)")
     add_ruleset_options(s)
-    s.add_argument("--seed", type=int, default=1)
-    s.add_argument("--speed", type=float, default=1.0,
-                   help="mechanics run this many times faster than the wall (link timing stays wall time)")
-    s.add_argument("--fault", action="append", default=[], metavar="SPEC")
-    s.add_argument("--table-stacks", type=int, default=None, metavar="N")
-    s.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython")
+    s.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="seed of the simulated table: the mixing, the faults' randomness (default 1)")
+    s.add_argument("--speed", type=float, default=1.0, metavar="X",
+                   help="mechanics run this many times faster than the wall, above 0 (default "
+                        "1; link timing stays wall time)")
+    s.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
+                   help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
+    s.add_argument("--table-stacks", type=int, default=None, metavar="N",
+                   help="most stacks per wall of the simulated table (default 18, or 29 when "
+                        "the ruleset needs it)")
+    s.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython",
+                   help="run the firmware under CPython (default) or the MicroPython unix port")
     s.add_argument("--link", metavar="PATH", default=None,
                    help="the stable symlink to offer the port at (default: a new temporary path)")
     s.add_argument("--state", metavar="PATH", default=None,
@@ -331,6 +360,10 @@ def cmd_sim(args) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _term)
+    signal.signal(signal.SIGHUP, _term)
+    from hostd.demo import watch_parent
+
+    watch_parent()  # started by `run --sim` or `demo`: end with that process, however it ends
 
     profile = load_ruleset(args)
     if args.speed <= 0:
@@ -383,7 +416,7 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli_daemon", "configure_hand_over"), _lazy("hostd.cli_daemon", "cmd_hand_over")),
     Command("abort", "stop the table and end the session",
             _lazy("hostd.cli_daemon", "configure_abort"), _lazy("hostd.cli_daemon", "cmd_abort")),
-    Command("demo", "a whole session against the simulated table, reported as JSON",
+    Command("demo", "a whole session against the simulated table, reported as text (--json: JSON)",
             _configure_demo, cmd_demo),
     Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),
     Command("flash", "compile the firmware with mpy-cross and copy it to a board with mpremote",
@@ -391,8 +424,15 @@ COMMANDS: list[Command] = [
 ]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument said in one line (and where to look), exit status 2."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, "%s: error: %s (see `%s --help`)\n" % (self.prog, message, self.prog))
+
+
 def build_parser(commands=None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="jantaku: controller software for an automatic mahjong table")
     parser.add_argument("--version", action=_VersionAction, nargs=0,
