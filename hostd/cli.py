@@ -110,6 +110,33 @@ def _configure_rulesets(p):
                    help="also show the Mixed Deck overlay (both sets together)")
     p.add_argument("--colours", "--colors", default="blue,green", metavar="A,B",
                    help="back colours of the two sets for --mixed-deck (default: blue,green)")
+    p.add_argument("--table", action="store_true",
+                   help="ask the running daemon (--api) which of them its table cannot build")
+    p.add_argument("--api", metavar="URL", default=None,
+                   help="with --table: the daemon's API (default $JANTAKU_API or "
+                        "http://127.0.0.1:8737)")
+
+
+def _table_fit(args):
+    """{name: why} for the rulesets the running daemon's table cannot build, from GET
+    /rulesets; None (with a message on stderr) when the daemon cannot tell."""
+    import httpx
+
+    from hostd.cli_daemon import api_url
+
+    try:
+        r = httpx.get(api_url(args) + "/rulesets", timeout=10)
+        r.raise_for_status()
+        items = r.json()
+    except (httpx.HTTPError, ValueError) as e:
+        raise UsageError("--table: cannot ask the daemon at %s (%s); is `jantaku run` up?"
+                         % (api_url(args), e)) from None
+    if all(i.get("table") is None for i in items):
+        sys.stderr.write("jantaku rulesets: the daemon has no table connected: it cannot "
+                         "say which rulesets the table builds\n")
+        return None
+    return {i["name"]: i["table"]["why"] for i in items
+            if i.get("table") and not i["table"].get("can_build")}
 
 
 def _break_text(proc) -> str:
@@ -139,12 +166,16 @@ def cmd_rulesets(args) -> int:
     except RulesetError as e:
         raise UsageError(str(e)) from None
 
+    cannot = _table_fit(args) if args.table else None
+
     if args.json:
         items = []
         for p, md in zip(profiles, overlays):
             item = p.summary()
             if md is not None:
                 item["mixed_deck"] = md.model_dump(exclude={"ruleset"})
+            if cannot is not None:
+                item["table"] = {"can_build": p.name not in cannot, "why": cannot.get(p.name)}
             items.append(item)
         emit_json(items)
         return EXIT_OK
@@ -173,6 +204,11 @@ def cmd_rulesets(args) -> int:
                              "up to %d copies of a face per deck"
                              % (md.colours[0], md.colours[1], md.total_tiles, md.deck_tiles,
                                 md.max_copies_per_face))
+    if cannot is not None:
+        lines.append("")
+        shown = [p.name for p in profiles if p.name in cannot]
+        lines.append("the connected table cannot build: %s" % ("none of these" if not shown else ""))
+        lines.extend("  %s: %s" % (n, cannot[n]) for n in shown)
     if not args.names:
         lines.append("")
         lines.append("break count: seats counted ccw (the order of play) with the given seat "

@@ -204,7 +204,8 @@ def configure_common_wait(p):
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--wait", dest="wait", action="store_true", default=None,
                    help="follow the build with a progress bar (default on a terminal)")
-    p.add_argument("--no-wait", dest="wait", action="store_false")
+    p.add_argument("--no-wait", dest="wait", action="store_false",
+                   help="return once the daemon took the command")
 
 
 def configure_hand_over(p):
@@ -213,7 +214,7 @@ def configure_hand_over(p):
 
 def configure_abort(p):
     add_api_option(p)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object")
 
 
 # ------------------------------------------------------------------------------ the daemon
