@@ -72,6 +72,7 @@ API_VERSION = 1
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 MAX_BODY_BYTES = 1024 * 1024  # a table's host may be a Raspberry Pi
 MIN_TOKEN_CHARS = 16
+MAX_SEED = 2 ** 53 - 1  # the largest integer every JSON client reads exactly
 LOG_VALUE_CHARS = 200  # a header value quoted in a log line or an answer is cut there
 log = structlog.get_logger("jantaku.api")
 
@@ -85,6 +86,12 @@ except Exception:  # pragma: no cover - not installed
 
 # -- models ---------------------------------------------------------------------------------
 
+def _ruleset_names():
+    from hostd.rulesets import list_rulesets
+
+    return [p.name for p in list_rulesets()]
+
+
 class SessionRequest(BaseModel):
     """Start a session."""
 
@@ -92,15 +99,17 @@ class SessionRequest(BaseModel):
         "examples": [{"ruleset": "riichi", "mixed_deck": True, "seed": 42}]})
 
     ruleset: str = Field(min_length=1, max_length=64,
-                         description="a ruleset name from GET /rulesets")
+                         description="a ruleset name from GET /rulesets (Ùzje's options may "
+                                     "come in any order; an unknown name is 400)",
+                         json_schema_extra={"enum": _ruleset_names()})
     mixed_deck: bool = Field(False, description="mix both tile sets and split them into two decks")
-    seed: Optional[int] = Field(None, ge=0, lt=2 ** 64,
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED,
                                 description="seed for dice (and the simulator); omit for "
                                             "cryptographic dice in real play")
 
 
 SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|false '
-                    '(default false), "seed": integer 0..2^64-1 or null (optional)}')
+                    '(default false), "seed": integer 0..2^53-1 or null (optional)}')
 
 
 class ErrorDetail(BaseModel):
