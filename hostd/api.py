@@ -315,6 +315,31 @@ class _OriginGuard:
         return await self.app(scope, receive, send)
 
 
+def _client_left_types():
+    from starlette.requests import ClientDisconnect
+
+    types = [ClientDisconnect, ConnectionError, anyio.BrokenResourceError,
+             anyio.ClosedResourceError, anyio.EndOfStream]
+    try:
+        from uvicorn.protocols.utils import ClientDisconnected
+
+        types.append(ClientDisconnected)
+    except ImportError:  # pragma: no cover - another server
+        pass
+    return tuple(types)
+
+
+_CLIENT_LEFT = _client_left_types()
+
+
+def _client_left(exc):
+    """True if ``exc`` (or every exception of a group, as a task group raises them) says
+    the client went away."""
+    if isinstance(exc, BaseExceptionGroup):
+        return bool(exc.exceptions) and all(_client_left(e) for e in exc.exceptions)
+    return isinstance(exc, _CLIENT_LEFT)
+
+
 class _BodyGuard:
     """Pure ASGI middleware: request bodies (size, JSON) and the event streams' cleanup.
 
@@ -340,6 +365,14 @@ class _BodyGuard:
         streams = scope.setdefault("jantaku.streams", [])
         try:
             return await self._handle(scope, receive, send)
+        except Exception as e:
+            if not _client_left(e):
+                raise
+            # a client that drops its connection (an event stream closed, a reset) is
+            # normal: not an "Exception in ASGI application" with a traceback
+            log.debug("client_left", path=_cut(scope.get("path", ""), 100),
+                      error=type(e).__name__)
+            return None
         finally:
             if streams:
                 with anyio.CancelScope(shield=True):

@@ -676,3 +676,33 @@ def test_reset_event_clients_leave_no_subscriber_and_no_secret_in_the_log(capfd)
     assert TOKEN not in out + err
     assert "Exception in ASGI application" not in err
     assert '"level": "error"' not in err
+
+
+@pytest.mark.parametrize("exc_name", ["ClientDisconnected", "ConnectionResetError", "ClientDisconnect"])
+def test_a_client_leaving_mid_stream_is_not_an_error(exc_name, capsys):
+    """The server's send fails once the client is gone: the request ends quietly, the
+    subscription is closed, nothing is raised to the server (which would log a traceback)."""
+    from starlette.requests import ClientDisconnect
+    from uvicorn.protocols.utils import ClientDisconnected
+
+    exc = {"ClientDisconnected": ClientDisconnected, "ConnectionResetError": ConnectionResetError,
+           "ClientDisconnect": ClientDisconnect}[exc_name]
+    d = FakeDaemon([{"type": "build_started", "build": 1}] * 3)
+    app = create_app(d)
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.4"}, "http_version": "1.1",
+             "method": "GET", "scheme": "http", "path": "/events", "raw_path": b"/events",
+             "root_path": "", "query_string": b"", "headers": [(b"host", b"127.0.0.1:8737")],
+             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8737), "state": {}}
+    sent = []
+
+    async def receive():
+        await asyncio.Event().wait()
+
+    async def send(message):
+        sent.append(message)
+        if message["type"] == "http.response.body" and len(sent) > 2:
+            raise exc()
+
+    asyncio.run(asyncio.wait_for(app(scope, receive, send), 10))  # returns, raises nothing
+    assert sent[0]["status"] == 200
+    assert d.open_streams == 0 and d.unsubscribed.is_set()
