@@ -11,8 +11,10 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     GET  /events      text/event-stream: each event's data is one JSON object with a
                       "type"; clients must ignore types they don't know.  The first is
                       {"type": "hello", "api": 1, "status": {...}}.
-    GET  /openapi.json  the OpenAPI document (docs/API.md describes every route and event;
-                        no /docs page: its assets would come from a CDN)
+    GET  /openapi.json  the OpenAPI document (docs/API.md describes every route and event)
+    GET  /docs, /redoc  the document in Swagger UI and ReDoc, their scripts served from the
+                        package (fastapi-offline's copies, under /docs-assets/): nothing
+                        from a CDN, so they work on an offline table
 
 Errors are ``{"error": {"code": ..., "message": ...}}`` with the status of the
 :class:`~hostd.errors.JantakuError` the daemon raised (400 bad request, 401/403 refused,
@@ -508,7 +510,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
                     + "Cross-origin browser requests are refused. Events: GET /events "
                     "(server-sent events; each `data:` is a JSON object with a `type`; "
                     "ignore unknown types). docs/API.md describes every route and event.",
-        docs_url=None, redoc_url=None,  # their pages load assets from a CDN: none offline
+        docs_url=None, redoc_url=None,  # FastAPI's own pages load a CDN's assets: ours below
         redirect_slashes=False,
     )
     app.router.redirect_slashes = False
@@ -570,6 +572,8 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         # Starlette re-raises after this answer, so the server logs the traceback
         return _error(500, "internal", "internal error (%s); see the daemon's log"
                       % type(exc).__name__)
+
+    _add_offline_docs(app)
 
     @app.head("/health", response_model=HealthResponse, tags=["daemon"],
               operation_id="health_head")
@@ -640,6 +644,48 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
             log.info("events_unsubscribed")
 
     return app
+
+
+DOCS_ASSETS = "/docs-assets"
+
+
+def _docs_assets_dir():
+    """The folder of Swagger UI's and ReDoc's scripts shipped in a package (PyPI
+    fastapi-offline), or None if it is not installed."""
+    try:
+        import fastapi_offline
+    except ImportError:  # pragma: no cover - a dependency; without it, no pages
+        return None
+    path = os.path.join(os.path.dirname(fastapi_offline.__file__), "static")
+    return path if os.path.isfile(os.path.join(path, "swagger-ui-bundle.js")) else None
+
+
+def _add_offline_docs(app):
+    """/docs (Swagger UI) and /redoc (ReDoc) with every asset served by this API."""
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+    from starlette.staticfiles import StaticFiles
+
+    folder = _docs_assets_dir()
+    if folder is None:
+        return
+    app.mount(DOCS_ASSETS, StaticFiles(directory=folder), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False, response_class=HTMLResponse)
+    async def docs():
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url, title="jantaku API",
+            swagger_js_url=DOCS_ASSETS + "/swagger-ui-bundle.js",
+            swagger_css_url=DOCS_ASSETS + "/swagger-ui.css",
+            swagger_favicon_url=DOCS_ASSETS + "/favicon.png",
+            oauth2_redirect_url=None)
+
+    @app.get("/redoc", include_in_schema=False, response_class=HTMLResponse)
+    async def redoc():
+        return get_redoc_html(
+            openapi_url=app.openapi_url, title="jantaku API",
+            redoc_js_url=DOCS_ASSETS + "/redoc.standalone.js",
+            redoc_favicon_url=DOCS_ASSETS + "/favicon.png", with_google_fonts=False)
 
 
 def parse_events(lines):

@@ -471,13 +471,28 @@ def test_head_health_and_no_slash_redirect():
     assert slash.status_code == 404 and "location" not in slash.headers
 
 
-def test_no_docs_pages_from_a_cdn():
+def test_docs_pages_load_nothing_from_outside():
+    import re
+
     async def go():
         async with client(create_app(FakeDaemon())) as c:
-            return [await c.get(p) for p in ("/docs", "/redoc")]
+            pages = [await c.get(p) for p in ("/docs", "/redoc")]
+            urls = set()
+            for page in pages:
+                urls |= set(re.findall(r'(?:src|href)=["\']([^"\']+)["\']', page.text))
+                urls |= set(re.findall(r"url: ?['\"]([^'\"]+)['\"]", page.text))
+            assets = {u: await c.get(u) for u in urls if u.startswith("/")}
+            return pages, urls, assets
 
-    for r in run(go()):
-        assert r.status_code == 404 and "cdn" not in r.text.lower()
+    pages, urls, assets = run(go())
+    for page in pages:
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+        assert "http://" not in page.text and "https://" not in page.text, page.text
+    assert all(u.startswith("/") for u in urls), urls  # nothing from a CDN
+    assert {"/docs-assets/swagger-ui-bundle.js", "/docs-assets/redoc.standalone.js",
+            "/docs-assets/swagger-ui.css", "/openapi.json"} <= set(assets)
+    for u, r in assets.items():
+        assert r.status_code == 200 and len(r.content) > 100, u
 
 
 def test_openapi_declares_the_token_only_when_configured_and_the_400():
