@@ -8,6 +8,7 @@ import sys
 
 DEFAULT_API = "http://127.0.0.1:8737"
 DEFAULT_API_PORT = 8737
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")  # = hostd.logging.LEVEL_CHOICES
 
 
 def default_db(sim=False):
@@ -232,7 +233,6 @@ def _api_port(text):
 
 def configure_run(p):
     from hostd.cli import fault_arg
-    from hostd.logging import LEVEL_CHOICES
 
     where = p.add_mutually_exclusive_group()
     where.add_argument("--port", metavar="PATH", help="the table's serial port (e.g. /dev/jantaku)")
@@ -264,7 +264,7 @@ def configure_run(p):
     p.add_argument("--sim-fault", action="append", default=[], metavar="SPEC", type=fault_arg,
                    help="with --sim: inject a fault, KIND[:key=value,...] (docs/SIMULATOR.md); "
                         "repeatable")
-    p.add_argument("--log-level", default="info", choices=LEVEL_CHOICES,
+    p.add_argument("--log-level", default="info", choices=LOG_LEVELS,
                    help="the lowest level logged (default info; tracebacks on the console "
                         "at debug only)")
     p.add_argument("--no-view", action="store_true", help="no live status line on a terminal")

@@ -142,3 +142,14 @@ def test_session_step_failure_is_one_line_on_the_console():
     assert len(out.strip().splitlines()) == 1, out
     assert "the journal is locked" in out and "Traceback" not in out
     asyncio  # (the daemon logs this from a task)
+
+
+def test_help_stays_light():
+    code = ("import sys; from hostd import cli; cli.build_parser(); "
+            "print(sorted(m for m in ('structlog', 'pydantic', 'fastapi', 'uvicorn') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT))
+    assert r.stdout.strip() == "[]", r.stdout + r.stderr
+    from hostd import cli_daemon
+    from hostd import logging as jlog
+
+    assert cli_daemon.LOG_LEVELS == jlog.LEVEL_CHOICES
