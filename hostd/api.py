@@ -2,7 +2,7 @@
 
 Layer: beside the session; it calls a *daemon* object and never touches the table.
 
-    GET  /health      liveness: {"ok": true, "version": ...}
+    GET  /health      liveness: {"ok": true, "version": ...}  (HEAD too)
     GET  /status      the daemon's status (table, session, decks, builds, hands, faults)
     GET  /rulesets    the rulesets this daemon knows
     POST /session     start a session  {"ruleset": "riichi", "mixed_deck": true, "seed": 42}
@@ -15,11 +15,22 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     GET  /events      text/event-stream: each event's data is one JSON object with a
                       "type"; clients must ignore types they don't know.  The first is
                       {"type": "hello", "api": 1, "status": {...}}.
-    GET  /openapi.json  the OpenAPI document (and /docs)
+    GET  /openapi.json  the OpenAPI document (docs/API.md describes every route and event)
+    GET  /docs, /redoc  the document in Swagger UI and ReDoc, their scripts served from the
+                        package (fastapi-offline's copies, under /docs-assets/): nothing
+                        from a CDN, so they work on an offline table
 
 Errors are ``{"error": {"code": ..., "message": ...}}`` with the status of the
 :class:`~hostd.errors.JantakuError` the daemon raised (400 bad request, 401/403 refused,
-409 not ready, 422 refused by the table or an invalid body, 500 otherwise).
+409 not ready, 413 body over 1 MiB, 415 a body that is not JSON, 422 refused by the table
+or an invalid body, 500 otherwise).
+
+Bodies: JSON (``Content-Type: application/json``), UTF-8, at most MAX_BODY_BYTES (a body
+declared larger is answered 413 without being read, and the connection closed; a chunked
+body is cut there).  Duplicate keys, invalid UTF-8, integers of more than 4300 digits and
+nesting deeper than the parser takes are ``400 bad_json``.  Fields are strict: a boolean
+is ``true``/``false`` (not ``"yes"``, ``1``), an integer is a JSON integer (not ``"42"``,
+``42.0``, ``true``).
 
 Security (DESIGN §4: "on anything but loopback, or from a browser, motor commands need a
 token"):
@@ -36,9 +47,14 @@ token"):
 * DNS rebinding: on a loopback or specific-address bind the ``Host`` header must be one
   of this API's names (loopback names, the bind address, ``allowed_hosts``), else 403 —
   otherwise a page at a hostile name resolving to 127.0.0.1 would count as "same origin".
+  On a wildcard bind (0.0.0.0, ::) a Host that is an IP address is accepted (rebinding
+  needs a name), and so are the loopback names and ``allowed_hosts`` (``run
+  --allow-host NAME``); any other name needs the token, reads included;
+* no redirects (``/status/`` is 404, not a redirect built from the request's Host).
 """
 import hmac
 import inspect
+import math
 import ipaddress
 import json
 import os
@@ -46,6 +62,7 @@ import secrets
 from typing import Any, AsyncIterator, Optional
 from urllib.parse import urlsplit
 
+import anyio
 import structlog
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -60,6 +77,10 @@ from hostd.hand import api as hand_api
 
 API_VERSION = 1
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+MAX_BODY_BYTES = 1024 * 1024  # a table's host may be a Raspberry Pi
+MIN_TOKEN_CHARS = 16
+MAX_SEED = 2 ** 53 - 1  # the largest integer every JSON client reads exactly
+LOG_VALUE_CHARS = 200  # a header value quoted in a log line or an answer is cut there
 log = structlog.get_logger("jantaku.api")
 
 try:  # the installed distribution's version, for /health
@@ -72,16 +93,24 @@ except Exception:  # pragma: no cover - not installed
 
 # -- models ---------------------------------------------------------------------------------
 
+def _ruleset_names():
+    from hostd.rulesets import list_rulesets
+
+    return [p.name for p in list_rulesets()]
+
+
 class SessionRequest(BaseModel):
     """Start a session."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"ruleset": "riichi", "mixed_deck": True, "seed": 42}]})
 
     ruleset: str = Field(min_length=1, max_length=64,
-                         description="a ruleset name from GET /rulesets")
+                         description="a ruleset name from GET /rulesets (Ùzje's options may "
+                                     "come in any order; an unknown name is 400)",
+                         json_schema_extra={"enum": _ruleset_names()})
     mixed_deck: bool = Field(False, description="mix both tile sets and split them into two decks")
-    seed: Optional[int] = Field(None, ge=0, lt=2 ** 64,
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED,
                                 description="seed for dice (and the simulator); omit for "
                                             "cryptographic dice in real play")
     replace: bool = Field(False, description="end the open session (motions stopped) and "
@@ -99,7 +128,7 @@ class SessionEndRequest(BaseModel):
 
 
 SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|false '
-                    '(default false), "seed": integer 0..2^64-1 or null (optional), '
+                    '(default false), "seed": integer 0..2^53-1 or null (optional), '
                     '"replace": true|false, "loaded": true|false}')
 
 
@@ -125,9 +154,13 @@ class Result(BaseModel):
 
 
 ERRORS = {
-    400: {"model": ErrorResponse, "description": "bad request"},
+    400: {"model": ErrorResponse, "description": "bad request: an unknown ruleset "
+                                                 "(`bad_request`) or a body that is not valid "
+                                                 "JSON (`bad_json`)"},
     409: {"model": ErrorResponse, "description": "not now (e.g. a build is under way, a "
                                                  "session is open); the message says what to do"},
+    413: {"model": ErrorResponse, "description": "body over 1 MiB"},
+    415: {"model": ErrorResponse, "description": "a body that is not sent as JSON"},
     503: {"model": ErrorResponse, "description": "the table is not connected (nothing moves), "
                                                  "or an abort waits for it"},
     422: {"model": ErrorResponse, "description": "invalid body, or refused by the table"},
@@ -165,22 +198,51 @@ def _split_host(value, default_port):
 def load_or_create_token(path):
     """Read the API token from ``path``, or create one (``secrets.token_urlsafe(32)``) in a
     new file readable by its owner only.  Returns ``(token, created)``; a created token is
-    worth logging with the path (never the token itself)."""
+    worth logging with the path (never the token itself).
+
+    A file others can read or write (mode 0644 ...) is refused: the token moves motors.
+    An empty or short one is refused too (:class:`ConfigError`, one line)."""
     path = os.fspath(path)
     try:
         with open(path, encoding="utf-8") as f:
+            mode = os.fstat(f.fileno()).st_mode & 0o777
             token = f.read().strip()
+    except FileNotFoundError:
+        token = None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError("cannot read the API token file %s: %s"
+                          % (path, getattr(e, "strerror", None) or e)) from None
+    if token is not None:
+        if mode & 0o077:
+            raise ConfigError("API token file %s is readable by others (mode %04o): the "
+                              "token moves the table's motors; `chmod 600 %s`"
+                              % (path, mode, path))
         if not token:
             raise ConfigError("API token file %s is empty: put a token in it or delete it "
                               "to have one generated" % path)
+        if len(token) < MIN_TOKEN_CHARS or any(c.isspace() for c in token):
+            raise ConfigError("API token file %s holds a token of %d characters: a token "
+                              "is one line of at least %d characters without spaces (or "
+                              "delete the file to have one generated)"
+                              % (path, len(token), MIN_TOKEN_CHARS))
         return token, False
-    except FileNotFoundError:
-        pass
     token = secrets.token_urlsafe(32)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(token + "\n")
     return token, True
+
+
+def _once(closer):
+    """``closer`` called at most once (the route and the middleware may both try)."""
+    done = []
+
+    async def close():
+        if not done:
+            done.append(True)
+            await _maybe_await(closer())
+
+    return close
 
 
 async def _maybe_await(value):
@@ -192,6 +254,11 @@ async def _maybe_await(value):
 def _error(status, code, message, headers=None):
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
                         headers=headers)
+
+
+def _cut(value, n=LOG_VALUE_CHARS):
+    value = str(value)
+    return value if len(value) <= n else value[:n] + "...(%d chars)" % len(value)
 
 
 def _describe_validation(errors):
@@ -209,9 +276,27 @@ class _OriginGuard:
     """Pure ASGI middleware: Host (DNS rebinding) and Origin (cross-site) checks, for
     every HTTP request including the event stream."""
 
-    def __init__(self, app, *, allowed_hosts):
+    def __init__(self, app, *, allowed_hosts, wildcard=False, token=None):
         self.app = app
-        self.allowed_hosts = allowed_hosts  # set of lower-case names, or None for any
+        self.allowed_hosts = allowed_hosts  # set of lower-case names
+        self.wildcard = wildcard  # bound to every address: IP literals are fine too
+        self.token = token  # on a wildcard bind, the token lets any Host through
+
+    def _host_ok(self, host, headers):
+        if host in self.allowed_hosts:
+            return True
+        if not self.wildcard:
+            return False
+        try:
+            ipaddress.ip_address(host or "")
+            return True  # an address, not a name: DNS rebinding needs a name
+        except ValueError:
+            pass
+        auth = headers.get("authorization", "")
+        scheme, _, cred = auth.partition(" ")
+        return bool(self.token and scheme.lower() == "bearer"
+                    and hmac.compare_digest(cred.strip().encode("utf-8", "replace"),
+                                            self.token.encode()))
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -223,11 +308,14 @@ class _OriginGuard:
         default_port = 443 if scheme == "https" else 80
         host_header = headers.get("host", "")
         host, port = _split_host(host_header, default_port)
-        if self.allowed_hosts is not None and host not in self.allowed_hosts:
+        if not self._host_ok(host, headers):
             resp = _error(403, "bad_host",
-                          "Host %r is not a name of this API (accepted: %s); to reach it by "
-                          "another name, start the daemon with that name allowed"
-                          % (host_header, ", ".join(sorted(self.allowed_hosts))))
+                          "Host %r is not a name of this API (accepted: %s%s); to reach it "
+                          "by another name, start the daemon with `jantaku run --allow-host "
+                          "NAME`%s"
+                          % (_cut(host_header, 100), ", ".join(sorted(self.allowed_hosts)),
+                             ", or an IP address" if self.wildcard else "",
+                             " (or send the API token)" if self.wildcard else ""))
             return await resp(scope, receive, send)
         origin = headers.get("origin")
         if origin is not None:
@@ -240,13 +328,173 @@ class _OriginGuard:
                     o_port = None
                 same = (o.scheme == scheme and o.hostname.lower() == host and o_port == port)
             if not same:
-                log.warning("cross_origin_refused", origin=origin, path=scope.get("path"))
+                log.warning("cross_origin_refused", origin=_cut(origin),
+                            path=_cut(scope.get("path", ""), 100))
                 resp = _error(403, "cross_origin",
                               "cross-origin request from %s refused: this API answers only "
                               "its own origin (%s://%s) and programs that send no Origin"
-                              % (origin, scheme, host_header))
+                              % (_cut(origin, 100), scheme, _cut(host_header, 100)))
                 return await resp(scope, receive, send)
         return await self.app(scope, receive, send)
+
+
+def _client_left_types():
+    from starlette.requests import ClientDisconnect
+
+    types = [ClientDisconnect, ConnectionError, anyio.BrokenResourceError,
+             anyio.ClosedResourceError, anyio.EndOfStream]
+    try:
+        from uvicorn.protocols.utils import ClientDisconnected
+
+        types.append(ClientDisconnected)
+    except ImportError:  # pragma: no cover - another server
+        pass
+    return tuple(types)
+
+
+_CLIENT_LEFT = _client_left_types()
+
+
+def _client_left(exc):
+    """True if ``exc`` (or every exception of a group, as a task group raises them) says
+    the client went away."""
+    if isinstance(exc, BaseExceptionGroup):
+        return bool(exc.exceptions) and all(_client_left(e) for e in exc.exceptions)
+    return isinstance(exc, _CLIENT_LEFT)
+
+
+class _BodyGuard:
+    """Pure ASGI middleware: request bodies (size, JSON) and the event streams' cleanup.
+
+    * a body declared (Content-Length) over ``max_bytes``: 413 without reading it, and
+      ``Connection: close``; a chunked body is cut at ``max_bytes`` the same way;
+    * a body with a content type other than JSON: 415 saying to send JSON;
+    * a body that is not UTF-8 JSON, has a key twice, an integer too long to convert or
+      nesting too deep: 400 ``bad_json``;
+    * streams a route registered in ``scope["jantaku.streams"]`` are closed when the
+      request ends, however it ends, in a shielded scope that cancellation cannot skip.
+    """
+
+    BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+    def __init__(self, app, *, max_bytes=MAX_BODY_BYTES, accepted=""):
+        self.app = app
+        self.max_bytes = max_bytes
+        self.accepted = accepted
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        streams = scope.setdefault("jantaku.streams", [])
+        try:
+            return await self._handle(scope, receive, send)
+        except Exception as e:
+            if not _client_left(e):
+                raise
+            # a client that drops its connection (an event stream closed, a reset) is
+            # normal: not an "Exception in ASGI application" with a traceback
+            log.debug("client_left", path=_cut(scope.get("path", ""), 100),
+                      error=type(e).__name__)
+            return None
+        finally:
+            if streams:
+                with anyio.CancelScope(shield=True):
+                    for closer in streams:
+                        try:
+                            await _maybe_await(closer())
+                        except Exception:  # pragma: no cover - a closer's own bug
+                            log.exception("events_close_failed")
+
+    def _too_large(self, how):
+        return _error(413, "too_large", "the body is %s; this API takes at most %d bytes "
+                      "(a JSON object such as %s)" % (how, self.max_bytes, self.accepted),
+                      {"Connection": "close"})
+
+    async def _handle(self, scope, receive, send):
+        headers = {}
+        for k, v in scope.get("headers", ()):
+            headers.setdefault(k.decode("latin-1").lower(), v.decode("latin-1"))
+        declared = headers.get("content-length")
+        if declared is not None:
+            if not declared.strip().isdigit():
+                return await _error(400, "bad_request", "Content-Length %r is not a number"
+                                    % _cut(declared, 40))(scope, receive, send)
+            if int(declared) > self.max_bytes:
+                return await self._too_large("declared as %s bytes" % declared)(
+                    scope, receive, send)
+        if scope.get("method") not in self.BODY_METHODS:
+            return await self.app(scope, receive, send)
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                return await self._too_large("over the limit")(scope, receive, send)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if body.strip():
+            ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+            if not (ctype == "application/json" or ctype.endswith("+json")):
+                return await _error(
+                    415, "not_json",
+                    "the body must be JSON sent with 'Content-Type: application/json' (it "
+                    "came as %r); accepted: %s" % (_cut(ctype or "no content type", 60),
+                                                   self.accepted))(scope, receive, send)
+            problem = _json_problem(body)
+            if problem:
+                return await _error(400, "bad_json", "the body is not valid JSON (%s); "
+                                    "accepted: %s" % (problem, self.accepted))(
+                    scope, receive, send)
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
+
+
+def _no_duplicates(pairs):
+    seen = set()
+    for k, _ in pairs:
+        if k in seen:
+            raise ValueError("the key %r is given twice" % _cut(k, 40))
+        seen.add(k)
+    return dict(pairs)
+
+
+def _finite(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("the number %s is out of range" % _cut(text, 40))
+    return value
+
+
+def _json_problem(body):
+    """None if ``body`` is UTF-8 JSON without duplicate keys, else what is wrong."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return "invalid UTF-8 at byte %d" % e.start
+    try:
+        json.loads(text, object_pairs_hook=_no_duplicates, parse_float=_finite,
+                   parse_constant=lambda c: (_ for _ in ()).throw(
+                       ValueError("%s is not JSON" % c)))
+    except RecursionError:
+        return "nested too deep"
+    except json.JSONDecodeError as e:
+        return "%s at line %d column %d" % (e.msg, e.lineno, e.colno)
+    except ValueError as e:
+        return _cut(str(e).split("; use sys.set_int_max_str_digits")[0], 120)
+    return None
 
 
 # -- the app --------------------------------------------------------------------------------
@@ -260,33 +508,37 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     (Host header), e.g. the table's hostname on a LAN bind.
     """
     loopback = is_loopback(bind_host)
-    if token is not None and (not isinstance(token, str) or len(token) < 16):
-        raise ConfigError("the API token must be a string of at least 16 characters")
+    if token is not None and (not isinstance(token, str) or len(token) < MIN_TOKEN_CHARS):
+        raise ConfigError("the API token must be a string of at least %d characters"
+                          % MIN_TOKEN_CHARS)
     if not loopback and not token:
         raise ConfigError(
             "refusing to serve the API on %s without a token: anyone on the network could "
             "move the table's motors.  Give a token (e.g. --token-file PATH, generated if "
             "absent) or bind to 127.0.0.1" % bind_host)
-    if _is_wildcard(bind_host) and not allowed_hosts:
-        hosts = None  # reachable by any name; the token guards the motors
-    else:
-        hosts = {h.lower().strip("[]") for h in LOOPBACK_NAMES}
-        if not _is_wildcard(bind_host):
-            hosts.add(bind_host.lower().strip("[]"))
-        hosts.update(h.lower().strip("[]") for h in allowed_hosts)
+    wildcard = _is_wildcard(bind_host)
+    hosts = {h.lower().strip("[]") for h in LOOPBACK_NAMES}
+    if not wildcard:
+        hosts.add(bind_host.lower().strip("[]"))
+    hosts.update(h.lower().strip("[]").rstrip(".") for h in allowed_hosts)
 
     app = FastAPI(
         title="jantaku",
         version=VERSION,
-        description="Local API of the jantaku automatic mahjong table daemon. Commands that "
-                    "move motors need `Authorization: Bearer <token>` when a token is "
-                    "configured (always, off loopback). Cross-origin browser requests are "
-                    "refused. Events: GET /events (server-sent events; each `data:` is a "
-                    "JSON object with a `type`; ignore unknown types).",
+        description="Local API of the jantaku automatic mahjong table daemon. "
+                    + ("Commands that move motors need `Authorization: Bearer <token>`. "
+                       if token else "This daemon has no token (loopback only). ")
+                    + "Cross-origin browser requests are refused. Events: GET /events "
+                    "(server-sent events; each `data:` is a JSON object with a `type`; "
+                    "ignore unknown types). docs/API.md describes every route and event.",
+        docs_url=None, redoc_url=None,  # FastAPI's own pages load a CDN's assets: ours below
+        redirect_slashes=False,
     )
+    app.router.redirect_slashes = False
     app.state.daemon = daemon
     app.state.token = token
-    app.add_middleware(_OriginGuard, allowed_hosts=hosts)
+    app.add_middleware(_BodyGuard, accepted=SESSION_ACCEPTED)
+    app.add_middleware(_OriginGuard, allowed_hosts=hosts, wildcard=wildcard, token=token)
     bearer = HTTPBearer(auto_error=False, description="the daemon's API token")
 
     async def require_token(request: Request,
@@ -297,11 +549,17 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
             auth = request.headers.get("authorization")
             if auth:
                 raise Forbidden("Authorization must be 'Bearer <token>'")
-            raise Unauthorized("this command moves motors and needs the API token: send "
+            raise Unauthorized("this command moves motors and needs the API token: give it "
+                               "to the CLI with --token TOKEN or $JANTAKU_TOKEN (the daemon "
+                               "keeps it in its --token-file); over HTTP send "
                                "'Authorization: Bearer <token>'")
         if not hmac.compare_digest(creds.credentials.encode(), token.encode()):
             log.warning("token_refused", path=request.url.path)
             raise Forbidden("API token refused")
+
+    # the motor commands: the token (and its OpenAPI security) only when one is configured
+    cmd_deps = [Depends(require_token)] if token else []
+    cmd_errors = {**ERRORS, **(AUTH_ERRORS if token else {})}
 
     @app.exception_handler(JantakuError)
     async def _jantaku_error(request, exc: JantakuError):
@@ -310,7 +568,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request, exc: StarletteHTTPException):
-        codes = {404: "not_found", 405: "method_not_allowed"}
+        codes = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         if exc.status_code == 404:
             message = "no endpoint %s; see /openapi.json" % request.url.path
@@ -324,6 +582,10 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         if any(e.get("type") == "json_invalid" for e in errors):
             return _error(400, "bad_json", "the body is not valid JSON; accepted: %s"
                           % accepted)
+        if any(e.get("type") == "missing" and tuple(e.get("loc", ())) == ("body",)
+               for e in errors):
+            return _error(422, "bad_request", "a JSON body is needed; accepted: %s"
+                          % accepted)
         return _error(422, "bad_request", "%s; accepted: %s"
                       % (_describe_validation(errors), accepted))
 
@@ -333,7 +595,12 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         return _error(500, "internal", "internal error (%s); see the daemon's log"
                       % type(exc).__name__)
 
-    @app.get("/health", response_model=HealthResponse, tags=["daemon"])
+    _add_offline_docs(app)
+
+    @app.head("/health", response_model=HealthResponse, tags=["daemon"],
+              operation_id="health_head")
+    @app.get("/health", response_model=HealthResponse, tags=["daemon"],
+             operation_id="health_get")
     async def health():
         """Liveness: the API answers."""
         return {"ok": True, "version": VERSION, "api": API_VERSION}
@@ -349,42 +616,42 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         return await _maybe_await(daemon.rulesets())
 
     @app.post("/session", response_model=Result, tags=["commands"],
-              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
+              responses=cmd_errors, dependencies=cmd_deps)
     async def start_session(body: SessionRequest):
         """Start a session: check the table can build the ruleset, then build deck A."""
         return await daemon.start_session(body.ruleset, body.mixed_deck, body.seed,
                                           replace=body.replace, loaded=body.loaded)
 
     @app.post("/session/end", response_model=Result, tags=["commands"],
-              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
+              responses=cmd_errors, dependencies=cmd_deps)
     async def end_session(body: Optional[SessionEndRequest] = None):
         """End the session normally (journalled `failed`, with the fault, if one is
         open); `empty` also brings the walls inside up to the table top."""
         return await daemon.end_session(empty=bool(body and body.empty))
 
     @app.post("/continue", response_model=Result, tags=["commands"],
-              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
+              responses=cmd_errors, dependencies=cmd_deps)
     async def continue_():
         """People did what the table asked (tiles pushed in, a fault fixed): close the
         open centre, or carry on with the step that stopped."""
         return await daemon.continue_()
 
     @app.post("/clear-fault", response_model=Result, tags=["commands"],
-              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
+              responses=cmd_errors, dependencies=cmd_deps)
     async def clear_fault():
         """The table's fault is fixed: clear it (refused while its cause is still there)
         and carry on with what it stopped."""
         return await daemon.clear_fault()
 
     @app.post("/hand-over", response_model=Result, tags=["commands"],
-              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
+              responses=cmd_errors, dependencies=cmd_deps)
     async def hand_over():
         """End the hand being played (or begin the first): drop the played deck, raise
         the walls built inside, rebuild the dropped deck."""
         return await daemon.hand_over()
 
     @app.post("/abort", response_model=Result, tags=["commands"],
-              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_token)])
+              responses=cmd_errors, dependencies=cmd_deps)
     async def abort():
         """Stop every motor and end the session."""
         return await daemon.abort()
@@ -400,6 +667,10 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         if inspect.isawaitable(stream):
             stream = await stream
         log.info("events_subscribed", client=request.client and request.client.host)
+        closer = getattr(stream, "aclose", None) or getattr(stream, "close", None)
+        close_stream = _once(closer) if closer is not None else None
+        if close_stream is not None:  # also closed when the request ends, however (_BodyGuard)
+            request.scope.setdefault("jantaku.streams", []).append(close_stream)
         try:
             hello = {"type": "hello", "api": API_VERSION}
             try:
@@ -413,15 +684,54 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
                     continue
                 yield ev
         finally:
-            closer = getattr(stream, "aclose", None) or getattr(stream, "close", None)
-            if closer is not None:
-                try:
-                    await _maybe_await(closer())
-                except Exception:  # pragma: no cover
-                    log.exception("events_close_failed")
+            if close_stream is not None:
+                with anyio.CancelScope(shield=True):
+                    await close_stream()
             log.info("events_unsubscribed")
 
     return app
+
+
+DOCS_ASSETS = "/docs-assets"
+
+
+def _docs_assets_dir():
+    """The folder of Swagger UI's and ReDoc's scripts shipped in a package (PyPI
+    fastapi-offline), or None if it is not installed."""
+    try:
+        import fastapi_offline
+    except ImportError:  # pragma: no cover - a dependency; without it, no pages
+        return None
+    path = os.path.join(os.path.dirname(fastapi_offline.__file__), "static")
+    return path if os.path.isfile(os.path.join(path, "swagger-ui-bundle.js")) else None
+
+
+def _add_offline_docs(app):
+    """/docs (Swagger UI) and /redoc (ReDoc) with every asset served by this API."""
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+    from starlette.staticfiles import StaticFiles
+
+    folder = _docs_assets_dir()
+    if folder is None:
+        return
+    app.mount(DOCS_ASSETS, StaticFiles(directory=folder), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False, response_class=HTMLResponse)
+    async def docs():
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url, title="jantaku API",
+            swagger_js_url=DOCS_ASSETS + "/swagger-ui-bundle.js",
+            swagger_css_url=DOCS_ASSETS + "/swagger-ui.css",
+            swagger_favicon_url=DOCS_ASSETS + "/favicon.png",
+            oauth2_redirect_url=None)
+
+    @app.get("/redoc", include_in_schema=False, response_class=HTMLResponse)
+    async def redoc():
+        return get_redoc_html(
+            openapi_url=app.openapi_url, title="jantaku API",
+            redoc_js_url=DOCS_ASSETS + "/redoc.standalone.js",
+            redoc_favicon_url=DOCS_ASSETS + "/favicon.png", with_google_fonts=False)
 
 
 def parse_events(lines):

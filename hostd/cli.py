@@ -66,6 +66,18 @@ def add_ruleset_options(parser, *, required=True, mixed_deck=True):
             help="back colours of the two sets (default: blue,green)")
 
 
+def fault_arg(text):
+    """``--fault SPEC`` checked as it is parsed: a bad SPEC is a usage error (exit 2) naming
+    the bad part and what is accepted, before anything starts."""
+    from hw_sim.faults import parse
+
+    try:
+        parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def load_ruleset(args):
     """The profile named by ``args.ruleset``; :class:`UsageError` if unknown."""
     from hostd.rulesets import RulesetError, get_ruleset
@@ -98,6 +110,33 @@ def _configure_rulesets(p):
                    help="also show the Mixed Deck overlay (both sets together)")
     p.add_argument("--colours", "--colors", default="blue,green", metavar="A,B",
                    help="back colours of the two sets for --mixed-deck (default: blue,green)")
+    p.add_argument("--table", action="store_true",
+                   help="ask the running daemon (--api) which of them its table cannot build")
+    p.add_argument("--api", metavar="URL", default=None,
+                   help="with --table: the daemon's API (default $JANTAKU_API or "
+                        "http://127.0.0.1:8737)")
+
+
+def _table_fit(args):
+    """{name: why} for the rulesets the running daemon's table cannot build, from GET
+    /rulesets; None (with a message on stderr) when the daemon cannot tell."""
+    import httpx
+
+    from hostd.cli_daemon import api_url
+
+    try:
+        r = httpx.get(api_url(args) + "/rulesets", timeout=10)
+        r.raise_for_status()
+        items = r.json()
+    except (httpx.HTTPError, ValueError) as e:
+        raise UsageError("--table: cannot ask the daemon at %s (%s); is `jantaku run` up?"
+                         % (api_url(args), e)) from None
+    if all(i.get("table") is None for i in items):
+        sys.stderr.write("jantaku rulesets: the daemon has no table connected: it cannot "
+                         "say which rulesets the table builds\n")
+        return None
+    return {i["name"]: i["table"]["why"] for i in items
+            if i.get("table") and not i["table"].get("can_build")}
 
 
 def _break_text(proc) -> str:
@@ -127,12 +166,16 @@ def cmd_rulesets(args) -> int:
     except RulesetError as e:
         raise UsageError(str(e)) from None
 
+    cannot = _table_fit(args) if args.table else None
+
     if args.json:
         items = []
         for p, md in zip(profiles, overlays):
             item = p.summary()
             if md is not None:
                 item["mixed_deck"] = md.model_dump(exclude={"ruleset"})
+            if cannot is not None:
+                item["table"] = {"can_build": p.name not in cannot, "why": cannot.get(p.name)}
             items.append(item)
         emit_json(items)
         return EXIT_OK
@@ -161,6 +204,11 @@ def cmd_rulesets(args) -> int:
                              "up to %d copies of a face per deck"
                              % (md.colours[0], md.colours[1], md.total_tiles, md.deck_tiles,
                                 md.max_copies_per_face))
+    if cannot is not None:
+        lines.append("")
+        shown = [p.name for p in profiles if p.name in cannot]
+        lines.append("the connected table cannot build: %s" % ("none of these" if not shown else ""))
+        lines.extend("  %s: %s" % (n, cannot[n]) for n in shown)
     if not args.names:
         lines.append("")
         lines.append("break count: seats counted ccw (the order of play) with the given seat "
@@ -275,15 +323,20 @@ def _configure_demo(p):
     p.add_argument("--hands", type=int, default=4, metavar="N", help="hands to play (default 4)")
     p.add_argument("--seed", type=int, default=1, metavar="S",
                    help="seed of the simulated table and the dice (default 1)")
-    p.add_argument("--fault", action="append", default=[], metavar="SPEC",
-                   help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md)")
-    p.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython")
-    p.add_argument("--transport", choices=("inprocess", "pty"), default="inprocess")
+    p.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
+                   help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
+    p.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython",
+                   help="run the firmware under CPython (default) or the MicroPython unix port")
+    p.add_argument("--transport", choices=("inprocess", "pty"), default="inprocess",
+                   help="inprocess: the table in this process, in virtual time (default); "
+                        "pty: `jantaku sim serve` in a child process, over a pseudo-terminal")
     p.add_argument("--table-stacks", type=int, default=None, metavar="N",
                    help="most stacks per wall of the simulated table (default 18, or 29 when needed)")
     p.add_argument("--db", metavar="PATH", default=None,
-                   help="keep the session's journal there (default: a temporary file)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+                   help="keep the session's journal there (default: a temporary file, removed "
+                        "at the end)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (default: a text report)")
 
 
 def cmd_demo(args) -> int:
@@ -296,7 +349,13 @@ def cmd_demo(args) -> int:
     if args.hands < 0:
         raise UsageError("--hands must be 0 or more")
     load_ruleset(args)  # a bad name is a usage error before anything starts
-    out, ok = asyncio.run(run_demo(args))
+    from hostd.demo import SimStartError
+
+    try:
+        out, ok = asyncio.run(run_demo(args))
+    except SimStartError as e:
+        sys.stderr.write("jantaku demo: %s\n" % e)
+        return EXIT_FAILURE
     if args.json:
         emit_json(out)
     else:
@@ -308,12 +367,18 @@ def _configure_sim(p):
     sub = p.add_subparsers(dest="sim_command", required=True, metavar="ACTION")
     s = sub.add_parser("serve", help="the simulated table on a pseudo-terminal (prints PORT <path>)")
     add_ruleset_options(s)
-    s.add_argument("--seed", type=int, default=1)
-    s.add_argument("--speed", type=float, default=1.0,
-                   help="mechanics run this many times faster than the wall (link timing stays wall time)")
-    s.add_argument("--fault", action="append", default=[], metavar="SPEC")
-    s.add_argument("--table-stacks", type=int, default=None, metavar="N")
-    s.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython")
+    s.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="seed of the simulated table: the mixing, the faults' randomness (default 1)")
+    s.add_argument("--speed", type=float, default=1.0, metavar="X",
+                   help="mechanics run this many times faster than the wall, above 0 (default "
+                        "1; link timing stays wall time)")
+    s.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
+                   help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
+    s.add_argument("--table-stacks", type=int, default=None, metavar="N",
+                   help="most stacks per wall of the simulated table (default 18, or 29 when "
+                        "the ruleset needs it)")
+    s.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython",
+                   help="run the firmware under CPython (default) or the MicroPython unix port")
     s.add_argument("--link", metavar="PATH", default=None,
                    help="the stable symlink to offer the port at (default: a new temporary path)")
     s.add_argument("--state", metavar="PATH", default=None,
@@ -353,6 +418,10 @@ def cmd_sim(args) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _term)
+    signal.signal(signal.SIGHUP, _term)
+    from hostd.demo import watch_parent
+
+    watch_parent()  # started by `run --sim` or `demo`: end with that process, however it ends
 
     profile = load_ruleset(args)
     if args.speed <= 0:
@@ -413,7 +482,7 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli_daemon", "cmd_clear_fault")),
     Command("abort", "stop every motor and end the session (the next start collects the tiles)",
             _lazy("hostd.cli_daemon", "configure_abort"), _lazy("hostd.cli_daemon", "cmd_abort")),
-    Command("demo", "a whole session against the simulated table, reported as JSON",
+    Command("demo", "a whole session against the simulated table, reported as text (--json: JSON)",
             _configure_demo, cmd_demo),
     Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),
     Command("flash", "compile the firmware with mpy-cross and copy it to a board with mpremote",
@@ -423,8 +492,15 @@ COMMANDS: list[Command] = [
 ]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument said in one line (and where to look), exit status 2."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, "%s: error: %s (see `%s --help`)\n" % (self.prog, message, self.prog))
+
+
 def build_parser(commands=None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="jantaku: controller software for an automatic mahjong table")
     parser.add_argument("--version", action=_VersionAction, nargs=0,

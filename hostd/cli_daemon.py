@@ -8,6 +8,7 @@ import sys
 
 DEFAULT_API = "http://127.0.0.1:8737"
 DEFAULT_API_PORT = 8737
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")  # = hostd.logging.LEVEL_CHOICES
 
 
 def default_db(sim=False):
@@ -310,7 +311,8 @@ def configure_common_wait(p):
     p.add_argument("--wait", dest="wait", action="store_true", default=None,
                    help="follow until the walls are built inside, printing what the table asks "
                         "of people; exit 0 then, 1 on a fault or refusal (default on a terminal)")
-    p.add_argument("--no-wait", dest="wait", action="store_false")
+    p.add_argument("--no-wait", dest="wait", action="store_false",
+                   help="return once the daemon took the command")
 
 
 def configure_hand_over(p):
@@ -319,38 +321,76 @@ def configure_hand_over(p):
 
 def configure_abort(p):
     add_api_option(p)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object")
 
 
 # ------------------------------------------------------------------------------ the daemon
+def _api_port(text):
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a port number (1-65535)" % text) from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError("%d is not a port number: 1-65535" % port)
+    return port
+
+
+def _seconds(text):
+    import argparse
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text) from None
+    if not v > 0 or v > 3600:
+        raise argparse.ArgumentTypeError("%s: give seconds above 0 (at most 3600)" % text)
+    return v
+
+
 def configure_run(p):
+    from hostd.cli import fault_arg
+
     where = p.add_mutually_exclusive_group()
     where.add_argument("--port", metavar="PATH", help="the table's serial port (e.g. /dev/jantaku)")
     where.add_argument("--sim", action="store_true",
-                       help="start the simulated table (`jantaku sim serve`) and use it")
+                       help="start the simulated table (`jantaku sim serve`) and use it; it "
+                            "ends with the daemon")
     p.add_argument("--db", metavar="PATH", default=None,
                    help="the journal (default %s; with --sim %s)" % (default_db(), default_db(sim=True)))
-    p.add_argument("--api-host", "--host", dest="api_host", default="127.0.0.1",
+    p.add_argument("--api-host", "--host", dest="api_host", default="127.0.0.1", metavar="ADDR",
                    help="address the API listens on (default 127.0.0.1; anything else needs a token)")
-    p.add_argument("--api-port", type=int, default=DEFAULT_API_PORT)
-    p.add_argument("--token-file", default=None,
-                   help="where the API token is kept when listening beyond loopback")
+    p.add_argument("--api-port", type=_api_port, default=DEFAULT_API_PORT, metavar="N",
+                   help="TCP port of the API (default %d)" % DEFAULT_API_PORT)
+    p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
+                   help="a host name the API may be reached by besides its address and "
+                        "localhost, e.g. the table host's LAN name (table.local); repeatable")
+    p.add_argument("--token-file", default=None, metavar="PATH",
+                   help="where the API token is kept (mode 0600; generated if absent); needed "
+                        "when listening beyond loopback (default: api-token beside the journal)")
     p.add_argument("--colours", "--colors", default="blue,green", metavar="A,B",
                    help="back colours of the two sets, in the board profile's class order")
     p.add_argument("--seed", type=int, default=None,
                    help="dice (and the simulated table) from this seed instead of a cryptographic source")
-    p.add_argument("--sim-ruleset", default="riichi", help="tiles loaded into the simulated table")
-    p.add_argument("--sim-mixed-deck", action="store_true")
-    p.add_argument("--sim-speed", type=float, default=1.0,
-                   help="the simulated table's speed (1 = real time)")
-    p.add_argument("--sim-fault", action="append", default=[], metavar="SPEC")
+    p.add_argument("--sim-ruleset", default="riichi", metavar="R",
+                   help="with --sim: the tiles loaded into the simulated table (default riichi)")
+    p.add_argument("--sim-mixed-deck", action="store_true",
+                   help="with --sim: both tile sets in the simulated table's mixer (Mixed Deck)")
+    p.add_argument("--sim-speed", type=float, default=1.0, metavar="X",
+                   help="with --sim: the simulated table's speed, above 0 (1 = real time)")
+    p.add_argument("--sim-fault", action="append", default=[], metavar="SPEC", type=fault_arg,
+                   help="with --sim: inject a fault, KIND[:key=value,...] (docs/SIMULATOR.md); "
+                        "repeatable")
     p.add_argument("--sim-players", choices=("auto", "manual"), default="auto",
-                   help="the simulated people: auto push the played tiles in; manual leave it "
-                        "to you (`jantaku sim push`, then `jantaku continue`)")
-    p.add_argument("--push-window", type=float, default=None, metavar="S",
+                   help="with --sim: the simulated people: auto push the played tiles in; "
+                        "manual leave it to you (`jantaku sim push`, then `jantaku continue`)")
+    p.add_argument("--push-window", type=_seconds, default=None, metavar="S",
                    help="table seconds the centre stays open while people push tiles in "
                         "(default 10; `jantaku continue` closes it sooner)")
-    p.add_argument("--log-level", default="info")
+    p.add_argument("--log-level", default="info", choices=LOG_LEVELS,
+                   help="the lowest level logged (default info; tracebacks on the console "
+                        "at debug only)")
     p.add_argument("--no-view", action="store_true", help="no live status line on a terminal")
 
 
@@ -363,86 +403,167 @@ def start_sim_process(args):
                            players=args.sim_players)
 
 
+def _check_sim_options(args):
+    """Everything `sim serve` would refuse, refused here before it starts (exit 2)."""
+    from hostd.cli import UsageError, load_ruleset
+
+    if args.sim_speed <= 0 or args.sim_speed != args.sim_speed:
+        raise UsageError("--sim-speed must be above 0, e.g. 1 (real time) or 20; got %g"
+                         % args.sim_speed)
+    try:
+        load_ruleset(argparse_ns(ruleset=args.sim_ruleset))
+    except UsageError as e:
+        raise UsageError("--sim-ruleset: %s" % e) from None
+
+
+def argparse_ns(**kw):
+    import argparse
+
+    return argparse.Namespace(**kw)
+
+
+def _prepare_db(args):
+    """The journal's path, its folder made; UsageError (one line) if that cannot be."""
+    from hostd.cli import UsageError
+
+    db = args.db or default_db(sim=args.sim)
+    folder = os.path.dirname(os.path.abspath(db))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise UsageError("cannot make the journal's folder %s (%s); give a writable place "
+                         "with --db PATH" % (folder, e.strerror or e)) from None
+    if not os.access(folder, os.W_OK):
+        raise UsageError("the journal's folder %s is not writable; give a writable place with "
+                         "--db PATH" % folder)
+    return db
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def cmd_run(args):
     from hostd.cli import UsageError
+    from hostd.demo import SimStartError
 
     if not args.port and not args.sim:
         raise UsageError("say where the table is: --port PATH (a real table) or --sim")
     colours = tuple(c.strip() for c in args.colours.split(","))
     if len(colours) != 2 or len(set(colours)) != 2:
         raise UsageError("--colours takes two different colour names, e.g. blue,green")
+    if args.sim:
+        _check_sim_options(args)
+    db = _prepare_db(args)
+    # systemd stops a service with SIGTERM, a closed terminal sends SIGHUP: both end the
+    # daemon as Ctrl-C does (the table stopped cleanly, the simulated table ended)
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    signal.signal(signal.SIGHUP, _raise_interrupt)
     sim = None
     speed = 1.0
-    if args.sim:
-        sim, port = start_sim_process(args)
-        speed = args.sim_speed
-    else:
-        port = args.port
     try:
-        return asyncio.run(_serve(args, port, colours, speed))
+        if args.sim:
+            try:
+                sim, port = start_sim_process(args)
+            except SimStartError as e:
+                sys.stderr.write("jantaku run: %s\n" % e)
+                return 1
+            speed = args.sim_speed
+        else:
+            port = args.port
+        return asyncio.run(_serve(args, port, colours, speed, db))
     except KeyboardInterrupt:
         return 0
     finally:
         if sim is not None:
-            try:
-                os.killpg(sim.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            sim.wait(10)
+            from hostd.demo import stop_sim_process
+
+            stop_sim_process(sim)
 
 
-async def _serve(args, port, colours, speed):
-    import uvicorn
-
+async def _serve(args, port, colours, speed, db):
     from hostd import logging as jlog
     from hostd import sdnotify
-    from hostd.api import create_app, load_or_create_token
+    from hostd.api import create_app, is_loopback, load_or_create_token
     from hostd.daemon import Daemon
+    from hostd.errors import ConfigError
     from hostd.journal import Journal, JournalError
+    from hostd.server import bind_socket, make_server
     from hostd.transport import SerialTransport
 
     jlog.configure(args.log_level)
     log = jlog.get_logger("jantaku.run")
-    db = args.db or default_db(sim=args.sim)
-    os.makedirs(os.path.dirname(os.path.abspath(db)), exist_ok=True)
+    token = None
+    try:
+        if not is_loopback(args.api_host) or args.token_file:
+            path = args.token_file or os.path.join(os.path.dirname(os.path.abspath(db)), "api-token")
+            token, created = load_or_create_token(path)
+            jlog.add_secret(token)
+            if created:
+                log.info("API token created", path=path)
+        # the API's address before anything starts: a clash is an error, never "daemon up"
+        sock = bind_socket(args.api_host, args.api_port)
+    except ConfigError as e:
+        sys.stderr.write("jantaku run: %s\n" % e)
+        return 1
+    except OSError as e:
+        sys.stderr.write("jantaku run: cannot listen on %s:%d: %s (another daemon? choose "
+                         "another with --api-port N)\n"
+                         % (args.api_host, args.api_port, e.strerror or e))
+        return 1
     try:
         journal = Journal(db)
     except JournalError as e:
+        sock.close()
         sys.stderr.write("jantaku run: %s\n" % e)
         return 1
-    token = None
-    if args.api_host not in ("127.0.0.1", "localhost", "::1") or args.token_file:
-        path = args.token_file or os.path.join(os.path.dirname(os.path.abspath(db)), "api-token")
-        token, created = load_or_create_token(path)
-        if created:
-            log.info("API token created", path=path)
     # a simulated table started by this daemon is new: nothing left from a session before
     daemon = Daemon(transport=SerialTransport(port, time_scale=speed), journal=journal,
                     colours=colours, seed=args.seed, resume=not args.sim,
                     **({"push_window": args.push_window} if args.push_window else {}))
+    try:
+        app = create_app(daemon, token=token, bind_host=args.api_host,
+                         allowed_hosts=args.allow_hosts)
+    except ConfigError as e:
+        sock.close()
+        journal.close()
+        sys.stderr.write("jantaku run: %s\n" % e)
+        return 1
     await daemon.start()
-    app = create_app(daemon, token=token, bind_host=args.api_host)
-    config = uvicorn.Config(app, host=args.api_host, port=args.api_port, log_config=None,
-                            log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    log.info("daemon up", port=port, db=db, api="http://%s:%d" % (args.api_host, args.api_port))
+    server = make_server(app, args.api_host, args.api_port)
     extra = [asyncio.create_task(sdnotify.watchdog_loop(healthy=lambda: True)),
              asyncio.create_task(journal.flush_every())]
-    if sys.stdout.isatty() and not args.no_view:
-        extra.append(asyncio.create_task(_live_view(daemon)))
-    sdnotify.ready("table on %s" % port)
     try:
-        await server.serve()
+        # whether the table answered, and if not why (no such port, locked, not a tty)
+        try:
+            await daemon.link.wait_connected(timeout=2.0)
+        except Exception:
+            pass
+        table = daemon.status()["table"]
+        log.info("daemon up", port=port, db=db,
+                 api="http://%s:%d" % (args.api_host, args.api_port),
+                 table="connected" if table.get("connected")
+                 else "not connected: %s" % (table.get("error") or "waiting for the handshake"))
+        if sys.stdout.isatty() and not args.no_view:
+            extra.append(asyncio.create_task(_live_view(daemon)))
+        sdnotify.ready("table on %s" % port)
+        await server.serve(sockets=[sock])
     finally:
         sdnotify.stopping()
         for t in extra:
             t.cancel()
+        await asyncio.gather(*extra, return_exceptions=True)
+        jlog.clear_status_line()
         await daemon.close()
+        sock.close()
     return 0
 
 
 async def _live_view(daemon):
-    """One status line on the terminal, redrawn twice a second."""
+    """One status line on the terminal, redrawn twice a second; a log line clears it
+    first (hostd.logging), so the two never run together."""
+    from hostd import logging as jlog
+
     while True:
         st = daemon.status()
         t = st["table"]
@@ -457,4 +578,5 @@ async def _live_view(daemon):
             parts.append("session %s %s hand %d" % (s["id"], s["ruleset"], s["hand"]))
         sys.stdout.write("\r\x1b[K" + " | ".join(parts))
         sys.stdout.flush()
+        jlog.status_line_shown(sys.stdout)
         await asyncio.sleep(0.5)

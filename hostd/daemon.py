@@ -125,7 +125,21 @@ class Daemon:
 
     # -- what a person sees -----------------------------------------------------------------
     def rulesets(self):
-        return [p.summary() for p in rulesets.list_rulesets()]
+        """Every ruleset, each with ``table``: whether the connected table can build it
+        (``{"can_build": false, "why": "..."}``), or None while no table is connected."""
+        ident = self.table.identity if self.link.connected else None
+        out = []
+        for p in rulesets.list_rulesets():
+            item = p.summary()
+            item["table"] = None
+            if ident is not None:
+                try:
+                    rulesets.check_fits(p, ident["max_stacks"], ident["tracks"])
+                    item["table"] = {"can_build": True, "why": None}
+                except (rulesets.TableFitError, ValueError) as e:
+                    item["table"] = {"can_build": False, "why": str(e)}
+            out.append(item)
+        return out
 
     def status(self):
         s = self.session

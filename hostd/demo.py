@@ -6,13 +6,17 @@ simulated table: in-process in virtual time (default), or over a real pseudo-ter
 done, so hand N+1's hand over comes once the walls for it are ready.
 """
 import asyncio
+import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 from hostd.dice import Dice
+from hostd.errors import JantakuError
 from hostd.journal import Journal
 from hostd.link import LinkClient
 from hostd.rulesets import get_ruleset, tiles_for_set
@@ -60,12 +64,25 @@ def make_inprocess_table(args, profile, colours):
     return inprocess.InProcessTable(board, sets, **kw)
 
 
+class SimStartError(JantakuError):
+    """`jantaku sim serve` did not start (it said why on stderr)."""
+
+    code = "sim_start"
+    status = 500
+
+
 def spawn_sim_serve(ruleset, *, speed, seed=None, mixed_deck=False, faults=(),
-                    table_stacks=None, firmware_runtime="cpython", players="auto"):
+                    table_stacks=None, firmware_runtime="cpython", state_path=None,
+                    players="auto"):
     """`jantaku sim serve` as a child process (its own session, so it can be stopped
-    with its children); returns (Popen, the port path it printed)."""
+    with its children, and ending with this process however it ends: hw_sim/lifetime.py);
+    returns (Popen, the port path it printed).  SimStartError if it did not start."""
+    from hw_sim.lifetime import child_env, die_with_parent
+
     cmd = [sys.executable, "-m", "hostd.cli", "sim", "serve", "--ruleset", ruleset,
            "--speed", str(speed), "--firmware-runtime", firmware_runtime, "--players", players]
+    if state_path:
+        cmd += ["--state", state_path]
     if seed is not None:
         cmd += ["--seed", str(seed)]
     if mixed_deck:
@@ -74,12 +91,42 @@ def spawn_sim_serve(ruleset, *, speed, seed=None, mixed_deck=False, faults=(),
         cmd += ["--table-stacks", str(table_stacks)]
     for f in faults:
         cmd += ["--fault", f]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=True)
-    line = proc.stdout.readline().decode().strip()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=die_with_parent(), env=child_env())
+    line = proc.stdout.readline().decode(errors="replace").strip()
     if not line.startswith("PORT "):
-        proc.kill()
-        raise RuntimeError("the simulated table did not start (it printed %r)" % line)
+        stop_sim_process(proc)
+        raise SimStartError("the simulated table (`jantaku sim serve`) did not start: exit "
+                            "status %s%s" % (proc.returncode,
+                                             ", it printed %r" % line[:200] if line else ""))
     return proc, line[5:]
+
+
+def stop_sim_process(proc, timeout=5.0):
+    """End `sim serve` and whatever it started (its process group): SIGTERM, then
+    SIGKILL if it is still there after ``timeout`` seconds."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout)
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+def watch_parent():
+    """In `sim serve`: end with the process that started it (hw_sim/lifetime.py)."""
+    from hw_sim.lifetime import watch_parent as watch
+
+    return watch()
 
 
 async def hand_over_like_players(session, table, attempts=3):
@@ -103,18 +150,43 @@ async def run_demo(args):
     wall0 = time.monotonic()
     sim_proc = None
     table_sim = None
-    if args.transport == "inprocess":
-        table_sim = make_inprocess_table(args, profile, colours)
-        transport = InProcessTransport(table_sim)
-    else:
-        sim_proc, port = spawn_sim_serve(
-            profile.name, speed=PTY_SPEED, seed=args.seed, mixed_deck=args.mixed_deck,
-            faults=args.fault, table_stacks=args.table_stacks,
-            firmware_runtime=args.firmware_runtime)
-        transport = SerialTransport(port, time_scale=PTY_SPEED)
-    db = getattr(args, "db", None)
-    if not db:
-        db = os.path.join(tempfile.mkdtemp(prefix="jantaku-demo-"), "journal.sqlite")
+    # what the demo makes for itself (journal, the pty table's state file) lives in a
+    # temporary folder removed at the end; --db keeps the journal where asked
+    tmp = tempfile.mkdtemp(prefix="jantaku-demo-")
+    state_path = os.path.join(tmp, "table-state.json")
+    try:
+        if args.transport == "inprocess":
+            table_sim = make_inprocess_table(args, profile, colours)
+            transport = InProcessTransport(table_sim)
+        else:
+            sim_proc, port = spawn_sim_serve(
+                profile.name, speed=PTY_SPEED, seed=args.seed, mixed_deck=args.mixed_deck,
+                faults=args.fault, table_stacks=args.table_stacks,
+                firmware_runtime=args.firmware_runtime, state_path=state_path)
+            transport = SerialTransport(port, time_scale=PTY_SPEED)
+        db = getattr(args, "db", None) or os.path.join(tmp, "journal.sqlite")
+        return await _run_demo(args, profile, colours, wall0, transport, table_sim,
+                               sim_proc, db, state_path)
+    finally:
+        if sim_proc is not None:
+            stop_sim_process(sim_proc)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _guard_stop_ms_max(state_path):
+    """The simulated table's worst guard-to-stop latency, from `sim serve --state`."""
+    try:
+        with open(state_path) as f:
+            st = json.load(f)
+    except (OSError, ValueError):
+        return None
+    lat = [s.get("latency_ms") for s in st.get("safety") or () if isinstance(s, dict)]
+    lat = [x for x in lat if x is not None]
+    return max(lat) if lat else None
+
+
+async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_proc, db,
+                    state_path):
     journal = Journal(db)
     out = {"ruleset": profile.name, "mixed_deck": bool(args.mixed_deck), "seed": args.seed,
            "sets": list(colours), "decks": {}, "builds": [], "hands": [], "faults": [],
@@ -164,8 +236,8 @@ async def run_demo(args):
             if hasattr(table_sim, "close"):
                 table_sim.close()
         if sim_proc is not None:
-            sim_proc.terminate()
-            sim_proc.wait(10)
+            stop_sim_process(sim_proc)  # it writes its state file a last time as it ends
+            out["safety"]["guard_stop_ms_max"] = _guard_stop_ms_max(state_path)
         journal.close()
     out["wall_seconds"] = round(time.monotonic() - wall0, 3)
     return out, ok

@@ -60,6 +60,7 @@ class LinkClient:
         self._up = asyncio.Event()
         self._about = asyncio.Event()
         self._stop = False
+        self._logged_why = None
 
     # -- the pump -------------------------------------------------------------------------
     async def run(self):
@@ -158,6 +159,9 @@ class LinkClient:
         if was or reset:
             log.warning("table disconnected", why=why)
             self._on_change("reset" if reset else "disconnected", why)
+        elif why != self._logged_why:  # why it cannot connect, said once per new reason
+            log.warning("table not connected", why=why)
+        self._logged_why = why
 
     # -- commands ---------------------------------------------------------------------------
     async def wait_connected(self, timeout=None):

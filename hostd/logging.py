@@ -11,6 +11,15 @@
 
 Log with ``structlog.get_logger("jantaku.<part>")`` and an event name plus key/values:
 ``log.info("build_done", build=3, seconds=20.4)``.
+
+Nothing secret reaches a log: tracebacks are rendered without local variables (a
+request's locals hold its Authorization header), and every line written goes through a
+filter that replaces the strings given to :func:`add_secret` (the API token) with
+``[redacted]``.  On a terminal a traceback is shown only at the debug level; above it an
+exception is one line (``error=...``); the JSON log always carries it.
+
+A live status line on the terminal (``jantaku run``'s view) registers with
+:func:`status_line_shown`; a log line first clears it, so the two never share a line.
 """
 import logging as _stdlib_logging
 import sys
@@ -18,6 +27,67 @@ import sys
 import structlog
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "warn": 30, "error": 40, "critical": 50}
+LEVEL_CHOICES = ("debug", "info", "warning", "error", "critical")
+REDACTED = "[redacted]"
+_secrets = set()
+_status = {"stream": None}  # the stream a live status line is drawn on, while one is shown
+
+
+def add_secret(value):
+    """Never write ``value`` (e.g. the API token) to a log: it is replaced everywhere."""
+    if value:
+        _secrets.add(str(value))
+
+
+def status_line_shown(stream):
+    """A status line (no newline) is on ``stream`` now: clear it before the next log line."""
+    _status["stream"] = stream
+
+
+def clear_status_line():
+    stream, _status["stream"] = _status["stream"], None
+    if stream is not None:
+        try:
+            stream.write("\r\x1b[K")
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+class _SafeStream:
+    """What every log line is written through: secrets replaced, the status line cleared."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        for secret in _secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        clear_status_line()
+        return self._stream.write(text)
+
+    def flush(self):
+        return self._stream.flush()
+
+    def isatty(self):
+        return self._stream.isatty()
+
+    def fileno(self):
+        return self._stream.fileno()
+
+
+def _one_line_exception(logger, method, event):
+    """Console, above debug: an exception as ``error="Type: message"``, no traceback."""
+    exc = event.pop("exc_info", None)
+    if exc:
+        if exc is True:
+            exc = sys.exc_info()
+        elif isinstance(exc, BaseException):
+            exc = (type(exc), exc, exc.__traceback__)
+        if exc and exc[0] is not None:
+            event.setdefault("error", "%s: %s" % (exc[0].__name__, exc[1]))
+    return event
 
 
 def _level(level):
@@ -50,10 +120,17 @@ def configure(level="info", *, stream=None, json=None):
     if json is None:
         isatty = getattr(stream, "isatty", None)
         json = not (isatty is not None and isatty())
+    stream = _SafeStream(stream)
     if json:
-        renderer = [structlog.processors.dict_tracebacks, structlog.processors.JSONRenderer()]
+        renderer = [
+            structlog.processors.ExceptionRenderer(
+                structlog.tracebacks.ExceptionDictTransformer(show_locals=False)),
+            structlog.processors.JSONRenderer()]
     else:
-        renderer = [structlog.dev.ConsoleRenderer()]
+        renderer = [structlog.dev.ConsoleRenderer(
+            exception_formatter=structlog.dev.plain_traceback)]
+        if lvl > LEVELS["debug"]:
+            renderer.insert(0, _one_line_exception)
     structlog.configure(
         processors=_shared_processors() + renderer,
         wrapper_class=structlog.make_filtering_bound_logger(lvl),

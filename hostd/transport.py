@@ -23,6 +23,33 @@ class TransportLost(Exception):
     """The device went away (unplugged, reset into its bootloader, port closed)."""
 
 
+def open_error(path, exc):
+    """Why a port did not open, in words a person can act on."""
+    text = str(exc)
+    errno_ = getattr(exc, "errno", None)
+    if not os.path.exists(path):
+        return "no such port (is the table plugged in? `ls -l %s`)" % path
+    if errno_ == 13 or "Permission denied" in text:
+        return "permission denied (the port's group is jantaku: `sudo usermod -aG jantaku $USER`, " \
+               "then log in again)"
+    if "lock" in text.lower():
+        return "the port is in use by another program (another daemon, a terminal, " \
+               "`jantaku flash`?): it is opened exclusively"
+    if errno_ == 25 or "Inappropriate ioctl" in text or not os.path.exists(path) or \
+            not _is_char_device(path):
+        return "not a serial port (not a tty): give the table's port, e.g. /dev/jantaku"
+    return text
+
+
+def _is_char_device(path):
+    import stat
+
+    try:
+        return stat.S_ISCHR(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 class WallClock:
     def ticks_ms(self):
         return int(time.monotonic() * 1000) & TICKS_MASK
@@ -55,7 +82,7 @@ class SerialTransport:
             ser = serial.Serial(self.path, self.baudrate, timeout=0, write_timeout=1.0,
                                 exclusive=True)
         except (serial.SerialException, OSError) as e:
-            raise TransportLost("cannot open %s: %s" % (self.path, e)) from e
+            raise TransportLost("cannot open %s: %s" % (self.path, open_error(self.path, e))) from e
         ser.reset_input_buffer()  # stale bytes from before we were here are not ours
         self._ser = ser
         asyncio.get_running_loop().add_reader(ser.fileno(), self._ready.set)

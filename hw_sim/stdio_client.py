@@ -13,6 +13,8 @@ import struct
 import subprocess
 import sys
 
+from hw_sim.lifetime import die_with_parent
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MAGIC = b"\xa5\x5a"
 
@@ -42,7 +44,8 @@ class MicroPythonTable:
         env = dict(os.environ, MICROPYPATH="%s:.frozen" % ROOT)
         self.proc = subprocess.Popen(
             [self.micropython, "-X", "heapsize=%s" % heapsize, str(ROOT / "hw_sim" / "stdio_main.py")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=str(ROOT), bufsize=0)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=str(ROOT), bufsize=0,
+            preexec_fn=die_with_parent())  # never outlives this process (hw_sim/lifetime.py)
         self.stray = bytearray()  # whatever the process printed outside responses
         self._now_us = 0
         self.plugged = True

@@ -7,9 +7,13 @@ real pseudo-terminal; `--hil-port PATH` points them at a real table instead).
 import os
 import pathlib
 import shutil
+import signal
 import sys
+import uuid
 
 import pytest
+
+from tests import procs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -17,6 +21,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # pytest must not import them itself.
 collect_ignore = ["mpy"]
 BIN = pathlib.Path(sys.executable).parent
+
+# Every process a test starts (and every process those start) inherits this marker, even
+# once its parent is gone: at the end of the run none may be left (pytest_sessionfinish).
+MARKER = "JANTAKU_TEST_RUN"
+os.environ[MARKER] = uuid.uuid4().hex
+LEFT_BEHIND_GRACE_S = 5.0
 
 
 def pytest_addoption(parser):
@@ -72,3 +82,26 @@ def pytest_collection_finish(session):
     empty = [TIERS[k] for k, n in seen.items() if n == 0]
     if empty:
         raise pytest.UsageError("test tier(s) collected no test: %s" % ", ".join(empty))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Nothing left behind: a process started by a test (a `sim serve`, a daemon, a
+    `micropython`) that still runs when the suite ends fails the run, and is ended."""
+    marker = os.environ.get(MARKER)
+    pids = set(procs.descendants(os.getpid())) | set(procs.with_env(MARKER, marker))
+    left = procs.wait_gone(sorted(pids), LEFT_BEHIND_GRACE_S)
+    if not left:
+        return
+    lines = ["%d %s" % (p, procs.cmdline(p)[:200]) for p in left]
+    for p in left:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    text = "processes left behind by the tests (now killed):\n  " + "\n  ".join(lines)
+    if reporter is not None:
+        reporter.write_line(text, red=True)
+    else:
+        sys.stderr.write(text + "\n")
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -6,7 +6,6 @@ import time
 
 import httpx
 import pytest
-import uvicorn
 
 from hostd import api
 from hostd.api import create_app, load_or_create_token, parse_events
@@ -348,7 +347,10 @@ def test_allowed_hosts_and_wildcard():
     assert run(go(app, "http://192.168.1.20:8737")).status_code == 200
     assert run(go(app, "http://other.local:8737")).status_code == 403
     app = create_app(FakeDaemon(), token=TOKEN, bind_host="0.0.0.0")
-    assert run(go(app, "http://anything.lan:8737")).status_code == 200
+    assert run(go(app, "http://192.168.1.20:8737")).status_code == 200  # an address: no rebinding
+    assert run(go(app, "http://localhost:8737")).status_code == 200
+    app = create_app(FakeDaemon(), token=TOKEN, bind_host="0.0.0.0", allowed_hosts=["table.lan"])
+    assert run(go(app, "http://table.lan:8737")).status_code == 200
     app = create_app(FakeDaemon(), bind_host="::1")
     assert run(go(app, "http://[::1]:8737")).status_code == 200
 
@@ -371,7 +373,8 @@ def test_openapi_lists_every_endpoint():
     assert expected <= got
     assert "text/event-stream" in doc["paths"]["/events"]["get"]["responses"]["200"]["content"]
     for p in ("/session", "/hand-over", "/abort", "/session/end", "/continue", "/clear-fault"):
-        assert doc["paths"][p]["post"]["security"] == [{"HTTPBearer": []}]
+        assert "security" not in doc["paths"][p]["post"]  # this daemon has no token
+    assert "securitySchemes" not in doc.get("components", {})
     schema = doc["components"]["schemas"]["SessionRequest"]
     assert set(schema["properties"]) == {"ruleset", "mixed_deck", "seed", "replace", "loaded"}
     assert schema["required"] == ["ruleset"]
@@ -384,7 +387,9 @@ class Server:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", log_config=None))
+        from hostd.server import make_server
+
+        self.server = make_server(app, log_level="info")  # the daemon's server settings
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        daemon=True)
 
@@ -440,3 +445,327 @@ def test_is_loopback():
     assert api.is_loopback("127.0.0.1") and api.is_loopback("::1") and api.is_loopback("localhost")
     assert not api.is_loopback("0.0.0.0") and not api.is_loopback("192.168.1.2")
     assert not api.is_loopback("table.local")
+
+
+# -- issue 14: strict bodies, limits, hosts, OpenAPI, streams, logs -------------------------
+
+def post_raw(app, path, content, headers=None):
+    async def go():
+        async with client(app) as c:
+            return await c.post(path, content=content, headers=headers or {})
+
+    return run(go())
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"ruleset": "riichi", "mixed_deck": "yes"}, "mixed_deck"),
+    ({"ruleset": "riichi", "mixed_deck": "on"}, "mixed_deck"),
+    ({"ruleset": "riichi", "mixed_deck": 1}, "mixed_deck"),
+    ({"ruleset": "riichi", "seed": "42"}, "seed"),
+    ({"ruleset": "riichi", "seed": True}, "seed"),
+    ({"ruleset": "riichi", "seed": 42.0}, "seed"),
+    ({"ruleset": 5}, "ruleset"),
+])
+def test_loose_values_are_refused(body, field):
+    d = FakeDaemon()
+
+    async def go():
+        async with client(create_app(d)) as c:
+            return await c.post("/session", json=body)
+
+    r = run(go())
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["code"] == "bad_request" and field in r.json()["error"]["message"]
+    assert d.calls == []
+
+
+@pytest.mark.parametrize("content, words", [
+    (b'{"ruleset": "riichi", "ruleset": "wsom"}', "'ruleset' is given twice"),
+    (b"[" * 100000 + b"]" * 100000, "nested too deep"),
+    (b'{"ruleset": "riichi", "seed": ' + b"9" * 5000 + b"}", "digits"),
+    (b'{"ruleset": "ri\xffchi"}', "invalid UTF-8"),
+    (b'{"ruleset": "riichi", "seed": NaN}', "NaN"),
+    (b'{ruleset: riichi', "line 1"),
+])
+def test_bad_json_is_400_bad_json(content, words):
+    d = FakeDaemon()
+    r = post_raw(create_app(d), "/session", content, {"content-type": "application/json"})
+    assert r.status_code == 400, r.text
+    err = r.json()["error"]
+    assert err["code"] == "bad_json" and words in err["message"], err
+    assert d.calls == []
+
+
+def test_a_body_not_sent_as_json_gets_a_hint():
+    for headers in ({}, {"content-type": "application/x-www-form-urlencoded"}):
+        r = post_raw(create_app(FakeDaemon()), "/session", b'{"ruleset": "riichi"}', headers)
+        assert r.status_code == 415, r.text
+        err = r.json()["error"]
+        assert err["code"] == "not_json"
+        assert "Content-Type: application/json" in err["message"] and "accepted" in err["message"]
+    r = post_raw(create_app(FakeDaemon()), "/session", b"", {})
+    assert r.status_code == 422 and "JSON body is needed" in r.json()["error"]["message"]
+
+
+def test_head_health_and_no_slash_redirect():
+    async def go():
+        async with client(create_app(FakeDaemon())) as c:
+            return await c.head("/health"), await c.get("/status/", headers={"Host": "evil.example"}), \
+                await c.get("/status/")
+
+    head, evil, slash = run(go())
+    assert head.status_code == 200 and head.content == b""
+    assert evil.status_code == 403  # the Host check first
+    assert slash.status_code == 404 and "location" not in slash.headers
+
+
+def test_docs_pages_load_nothing_from_outside():
+    import re
+
+    async def go():
+        async with client(create_app(FakeDaemon())) as c:
+            pages = [await c.get(p) for p in ("/docs", "/redoc")]
+            urls = set()
+            for page in pages:
+                urls |= set(re.findall(r'(?:src|href)=["\']([^"\']+)["\']', page.text))
+                urls |= set(re.findall(r"url: ?['\"]([^'\"]+)['\"]", page.text))
+            assets = {u: await c.get(u) for u in urls if u.startswith("/")}
+            return pages, urls, assets
+
+    pages, urls, assets = run(go())
+    for page in pages:
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+        assert "http://" not in page.text and "https://" not in page.text, page.text
+    assert all(u.startswith("/") for u in urls), urls  # nothing from a CDN
+    assert {"/docs-assets/swagger-ui-bundle.js", "/docs-assets/redoc.standalone.js",
+            "/docs-assets/swagger-ui.css", "/openapi.json"} <= set(assets)
+    for u, r in assets.items():
+        assert r.status_code == 200 and len(r.content) > 100, u
+
+
+def test_openapi_declares_the_token_only_when_configured_and_the_400():
+    async def go(app):
+        async with client(app) as c:
+            return (await c.get("/openapi.json")).json()
+
+    doc = run(go(create_app(FakeDaemon(), token=TOKEN)))
+    assert doc["paths"]["/session"]["post"]["security"] == [{"HTTPBearer": []}]
+    assert {"400", "401", "403", "413", "415", "422"} <= set(doc["paths"]["/session"]["post"]["responses"])
+    assert "unknown ruleset" in doc["paths"]["/session"]["post"]["responses"]["400"]["description"]
+    assert "head" in doc["paths"]["/health"]
+
+
+def test_wildcard_bind_reads_need_an_allowed_host_or_the_token():
+    d = FakeDaemon()
+    app = create_app(d, token=TOKEN, bind_host="0.0.0.0", allowed_hosts=["table.lan"])
+
+    async def go():
+        async with client(app, base="http://evil.example:8737") as c:
+            h = {"Origin": "http://evil.example:8737"}
+            return [await c.get("/status", headers=h), await c.get("/events", headers=h),
+                    await c.get("/status", headers={"Authorization": "Bearer " + TOKEN})]
+
+    status, events, with_token = run(go())
+    for r in (status, events):
+        assert r.status_code == 403 and r.json()["error"]["code"] == "bad_host"
+        assert "--allow-host NAME" in r.json()["error"]["message"]
+    assert with_token.status_code == 200
+    assert not d.subscribed.is_set()
+
+
+def test_refused_origin_is_logged_cut(capsys):
+    from hostd import logging as jlog
+
+    jlog.configure("info", json=True)
+    try:
+        async def go():
+            async with client(create_app(FakeDaemon())) as c:
+                return await c.get("/status", headers={"Origin": "http://x" + "a" * 60000})
+
+        r = run(go())
+    finally:
+        structlog_reset()
+    assert r.status_code == 403 and len(r.text) < 1000
+    err = capsys.readouterr().err
+    assert "cross_origin_refused" in err and len(err) < 2000
+
+
+def structlog_reset():
+    import logging as stdlib_logging
+
+    import structlog
+
+    structlog.reset_defaults()
+    root = stdlib_logging.getLogger()
+    for h in list(root.handlers):
+        if getattr(h, "_jantaku", False):
+            root.removeHandler(h)
+
+
+def test_token_file_checks(tmp_path):
+    p = tmp_path / "api-token"
+    p.write_text(TOKEN + "\n")
+    p.chmod(0o644)
+    with pytest.raises(ConfigError, match="readable by others.*chmod 600"):
+        load_or_create_token(p)
+    p.chmod(0o600)
+    assert load_or_create_token(p) == (TOKEN, False)
+    p.write_text("short\n")
+    with pytest.raises(ConfigError, match="5 characters: a token is one line of at least 16"):
+        load_or_create_token(p)
+
+
+# -- over a real server: size limits, slow clients, resets ----------------------------------
+
+def raw_exchange(port, data, read_s=5.0):
+    with socket.create_connection(("127.0.0.1", port), timeout=read_s) as s:
+        s.sendall(data)
+        got = b""
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
+        except (socket.timeout, ConnectionResetError):
+            pass
+    return got
+
+
+def test_a_body_declared_over_1_mib_is_413_unread_and_the_connection_closed():
+    d = FakeDaemon()
+    with Server(create_app(d)) as base:
+        port = int(base.rsplit(":", 1)[1])
+        head = (b"POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 300000000\r\n\r\n")
+        t0 = time.monotonic()
+        got = raw_exchange(port, head + b"{" * 1000)
+        assert time.monotonic() - t0 < 3  # answered and closed, not waiting for 300 MB
+        assert got.startswith(b"HTTP/1.1 413") and b"too_large" in got
+        assert b"connection: close" in got.lower()
+        chunked = (b"POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                   b"Transfer-Encoding: chunked\r\n\r\n")
+        chunk = b"%x\r\n%s\r\n" % (65536, b" " * 65536)
+        got = raw_exchange(port, chunked + chunk * 17 + b"0\r\n\r\n")
+        assert got.startswith(b"HTTP/1.1 413"), got[:200]
+    assert d.calls == []
+
+
+def test_slow_headers_time_out(monkeypatch):
+    from hostd import server
+
+    monkeypatch.setattr(server.GuardedH11Protocol, "header_timeout_s", 0.5)
+    with Server(create_app(FakeDaemon())) as base:
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(b"GET /health HTTP/1.1\r\nHo")
+            t0 = time.monotonic()
+            assert s.recv(100) == b""  # closed by the server
+            assert time.monotonic() - t0 < 3
+        assert httpx.get(base + "/health").status_code == 200  # a whole request is fine
+    assert server.HEADER_TIMEOUT_S == 10.0
+
+
+def test_connections_are_capped(monkeypatch):
+    from hostd import server
+
+    monkeypatch.setattr(server.GuardedH11Protocol, "max_connections", 5)
+    with Server(create_app(FakeDaemon())) as base:
+        port = int(base.rsplit(":", 1)[1])
+        held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(5)]
+        try:
+            time.sleep(0.2)
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as extra:
+                try:
+                    extra.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    assert extra.recv(100) == b""  # closed without an answer
+                except ConnectionResetError:
+                    pass
+        finally:
+            for s in held:
+                s.close()
+        time.sleep(0.2)
+        assert httpx.get(base + "/health").status_code == 200
+
+
+def test_reset_event_clients_leave_no_subscriber_and_no_secret_in_the_log(capfd):
+    import struct
+
+    from hostd import logging as jlog
+
+    class Daemon(FakeDaemon):
+        def __init__(self):
+            super().__init__()
+            self.queues = set()
+
+        async def subscribe(self):
+            q = asyncio.Queue()
+            self.queues.add(q)
+            try:
+                while True:
+                    yield await q.get()
+            finally:
+                self.queues.discard(q)
+
+        def status(self):
+            return {"table": {"connected": True}, "blob": "x" * 20000}
+
+    d = Daemon()
+    jlog.configure("debug", json=True)
+    jlog.add_secret(TOKEN)
+    app = create_app(d, token=TOKEN, bind_host="0.0.0.0")
+    try:
+        with Server(app) as base:
+            port = int(base.rsplit(":", 1)[1])
+            for i in range(30):
+                s = socket.create_connection(("127.0.0.1", port), timeout=5)
+                s.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                          + TOKEN.encode() + b"\r\n\r\n")
+                if i % 2:
+                    s.recv(10)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.close()  # a reset, not a goodbye
+            for _ in range(5):  # more abuse: bad tokens, bad bodies, a bad Origin
+                httpx.post(base + "/session", content=b'{"ruleset": 1}',
+                           headers={"Authorization": "Bearer " + TOKEN, "content-type": "application/json"})
+                httpx.get(base + "/status", headers={"Origin": "http://evil", "Authorization": "Bearer " + TOKEN})
+            deadline = time.time() + 10
+            while d.queues and time.time() < deadline:
+                time.sleep(0.05)
+            assert not d.queues, "%d subscribers left after their clients reset" % len(d.queues)
+    finally:
+        structlog_reset()
+    out, err = capfd.readouterr()
+    assert TOKEN not in out + err
+    assert "Exception in ASGI application" not in err
+    assert '"level": "error"' not in err
+
+
+@pytest.mark.parametrize("exc_name", ["ClientDisconnected", "ConnectionResetError", "ClientDisconnect"])
+def test_a_client_leaving_mid_stream_is_not_an_error(exc_name, capsys):
+    """The server's send fails once the client is gone: the request ends quietly, the
+    subscription is closed, nothing is raised to the server (which would log a traceback)."""
+    from starlette.requests import ClientDisconnect
+    from uvicorn.protocols.utils import ClientDisconnected
+
+    exc = {"ClientDisconnected": ClientDisconnected, "ConnectionResetError": ConnectionResetError,
+           "ClientDisconnect": ClientDisconnect}[exc_name]
+    d = FakeDaemon([{"type": "build_started", "build": 1}] * 3)
+    app = create_app(d)
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.4"}, "http_version": "1.1",
+             "method": "GET", "scheme": "http", "path": "/events", "raw_path": b"/events",
+             "root_path": "", "query_string": b"", "headers": [(b"host", b"127.0.0.1:8737")],
+             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8737), "state": {}}
+    sent = []
+
+    async def receive():
+        await asyncio.Event().wait()
+
+    async def send(message):
+        sent.append(message)
+        if message["type"] == "http.response.body" and len(sent) > 2:
+            raise exc()
+
+    asyncio.run(asyncio.wait_for(app(scope, receive, send), 10))  # returns, raises nothing
+    assert sent[0]["status"] == 200
+    assert d.open_streams == 0 and d.unsubscribed.is_set()

@@ -74,3 +74,48 @@ def test_stdlib_loggers_go_through_structlog():
 def test_bad_level_named():
     with pytest.raises(ValueError, match="loud"):
         jlog.configure("loud")
+
+
+def test_no_locals_and_no_secret_in_json_tracebacks():
+    buf = io.StringIO()
+    jlog.configure("debug", stream=buf)
+    jlog.add_secret("tok-0123456789abcdef-secret")
+    headers = {"authorization": "Bearer tok-0123456789abcdef-secret"}  # a local of the frame
+    try:
+        raise RuntimeError("bad header %s" % headers["authorization"])
+    except RuntimeError:
+        structlog.get_logger().exception("boom")
+    text = buf.getvalue()
+    assert "tok-0123456789abcdef-secret" not in text and "[redacted]" in text
+    rec = json.loads(text.splitlines()[-1])
+    assert "locals" not in rec["exception"][0]["frames"][-1]
+
+
+def test_console_shows_an_exception_as_one_line_above_debug():
+    for level, traceback_shown in (("info", False), ("debug", True)):
+        master, slave = pty.openpty()
+        stream = os.fdopen(slave, "w", buffering=1)
+        try:
+            jlog.configure(level, stream=stream)
+            try:
+                raise ValueError("the table went away")
+            except ValueError:
+                structlog.get_logger().exception("session step failed", step="build")
+            stream.flush()
+            out = os.read(master, 65536).decode()
+        finally:
+            os.close(master)
+            stream.close()
+        assert "session step failed" in out and "the table went away" in out
+        assert ("Traceback" in out) is traceback_shown, out
+
+
+def test_a_log_line_clears_the_status_line_first():
+    buf, view = io.StringIO(), io.StringIO()
+    jlog.configure("info", stream=buf)
+    view.write("table idle | session 3")
+    jlog.status_line_shown(view)
+    structlog.get_logger().info("hello")
+    assert view.getvalue().endswith("\r\x1b[K")
+    structlog.get_logger().info("again")
+    assert view.getvalue().count("\r\x1b[K") == 1  # cleared once, until drawn again

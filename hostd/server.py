@@ -1,0 +1,106 @@
+"""The HTTP server under the API (CPython only): uvicorn, with limits for a small host.
+
+A table's host may be a Raspberry Pi on a club's LAN, so the server does not wait for
+anyone for ever:
+
+* a connection must finish sending a request's headers within HEADER_TIMEOUT_S of being
+  opened (or of its previous response): a client sending one byte a second is cut off;
+* at most MAX_CONNECTIONS connections are open at once; one more is closed at once
+  (each event stream holds one: a table has a handful of screens, not hundreds);
+* headers larger than MAX_HEADER_BYTES are refused (h11's incomplete-event limit);
+* idle keep-alive connections close after KEEP_ALIVE_S;
+* request bodies are limited by the API itself (hostd.api.MAX_BODY_BYTES).
+
+``make_server(app, host, port)`` returns a ``uvicorn.Server``; ``await server.serve()``.
+"""
+
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+HEADER_TIMEOUT_S = 10.0
+MAX_CONNECTIONS = 64
+MAX_HEADER_BYTES = 16 * 1024
+KEEP_ALIVE_S = 5
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a deadline for a request's headers and a cap on open
+    connections."""
+
+    header_timeout_s = HEADER_TIMEOUT_S
+    max_connections = MAX_CONNECTIONS
+
+    def connection_made(self, transport):
+        super().connection_made(transport)
+        self._header_timer = None
+        if len(self.connections) > self.max_connections:
+            self.logger.warning("connection refused: %d connections are open (the most "
+                                "this API keeps)", len(self.connections) - 1)
+            transport.close()
+            return
+        self._arm_header_timer()
+
+    def _arm_header_timer(self):
+        self._cancel_header_timer()
+        self._header_timer = self.loop.call_later(self.header_timeout_s, self._header_timeout)
+
+    def _cancel_header_timer(self):
+        timer = getattr(self, "_header_timer", None)
+        if timer is not None:
+            timer.cancel()
+            self._header_timer = None
+
+    def _header_timeout(self):
+        self._header_timer = None
+        if not self.transport.is_closing():
+            self.logger.info("connection closed: request headers not complete within %g s",
+                             self.header_timeout_s)
+            self.transport.close()
+
+    def handle_events(self):
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before:  # a request's headers arrived whole
+            self._cancel_header_timer()
+
+    def on_response_complete(self):
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm_header_timer()  # the next request's headers have the same deadline
+
+    def connection_lost(self, exc):
+        self._cancel_header_timer()
+        super().connection_lost(exc)
+
+
+def make_config(app, host="127.0.0.1", port=8737, **kw):
+    opts = dict(host=host, port=port, http=GuardedH11Protocol, log_config=None,
+                log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE_S,
+                h11_max_incomplete_event_size=MAX_HEADER_BYTES, server_header=False,
+                # no Forwarded/X-Forwarded-* trust: the Host and client are what came in
+                proxy_headers=False)
+    opts.update(kw)
+    return uvicorn.Config(app, **opts)
+
+
+def make_server(app, host="127.0.0.1", port=8737, **kw):
+    return uvicorn.Server(make_config(app, host, port, **kw))
+
+
+def bind_socket(host, port):
+    """A listening socket on ``host:port`` (IPv6 when ``host`` is an IPv6 address), bound
+    before the daemon says it is up, so a clash is an error, not a line after "daemon
+    up".  Raises OSError (e.g. address already in use)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock

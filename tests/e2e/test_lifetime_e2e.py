@@ -1,0 +1,101 @@
+"""Nothing left behind: `jantaku run --sim` and `jantaku demo` end every process they
+started (children and theirs) within 2 s of ending, however they end, SIGKILL included,
+and remove the temporary folders they made."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from tests import procs
+from tests.conftest import ROOT, tool
+from tests.e2e.conftest import start_daemon
+
+pytestmark = pytest.mark.e2e
+
+
+def sim_dir(pid):
+    """The folder `sim serve` (pid) offers its port in (hw_sim.serve.default_link_path):
+    other test runs on the machine make their own, so only ours are looked at."""
+    return "/tmp/jantaku-sim-%d" % pid
+
+
+def sim_pids(tree):
+    return [p for p in tree if "sim serve" in procs.cmdline(p)]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL, signal.SIGHUP])
+def test_run_sim_leaves_nothing_behind(tmp_path, sig, hil_port):
+    if hil_port:
+        pytest.skip("--sim only")
+    d = start_daemon(tmp_path, None)
+    pid = d.proc.p.pid
+    tree = procs.descendants(pid)
+    sims = sim_pids(tree)
+    assert sims, "run --sim started no simulated table"
+    assert all(os.path.isdir(sim_dir(p)) for p in sims)  # the sim's port folder
+    os.kill(pid, sig)  # the daemon alone, not its process group
+    rc = d.proc.p.wait(10)
+    left = procs.wait_gone(tree, 2.0)
+    assert left == [], "still running 2 s after the daemon ended: %s" % [
+        procs.cmdline(p) for p in left]
+    if sig != signal.SIGKILL:
+        assert rc == 0, d.proc.log()  # handled as Ctrl-C: a clean exit
+        assert "Traceback" not in d.proc.log()
+    # sim serve cleans up after itself even when the daemon was killed (it gets SIGTERM)
+    assert not [p for p in sims if os.path.exists(sim_dir(p))]
+    d.proc.kill()
+
+
+def test_demo_pty_leaves_nothing_and_reports_the_guard(tmp_path, hil_port):
+    if hil_port:
+        pytest.skip("the demo drives the simulated table only")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen([tool("jantaku"), "demo", "--json", "--ruleset", "riichi", "--hands", "1",
+                          "--seed", "3", "--transport", "pty", "--fault", "guard:during=lift"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(ROOT),
+                         env=dict(os.environ, TMPDIR=str(tmp)))
+    sims = []
+    while p.poll() is None and not sims:
+        sims = sim_pids(procs.descendants(p.pid))
+        time.sleep(0.05)
+    stdout, stderr = p.communicate(timeout=300)
+    out = json.loads(stdout)
+    assert out["safety"]["guard_stop_ms_max"] is not None, stderr
+    assert out["safety"]["guard_stop_ms_max"] <= 5
+    assert list(tmp.iterdir()) == []  # no jantaku-demo-* left
+    assert sims and not [s for s in sims if os.path.exists(sim_dir(s))]
+
+
+def test_demo_removes_its_temporary_folder_but_keeps_db(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp))
+    r = subprocess.run([tool("jantaku"), "demo", "--ruleset", "riichi", "--hands", "1"],
+                       capture_output=True, text=True, timeout=300, cwd=str(ROOT), env=env)
+    assert r.returncode == 0, r.stderr
+    assert list(tmp.iterdir()) == []
+    db = tmp_path / "kept.sqlite"
+    r = subprocess.run([tool("jantaku"), "demo", "--ruleset", "riichi", "--hands", "1",
+                        "--db", str(db)], capture_output=True, text=True, timeout=300, cwd=str(ROOT),
+                       env=env)
+    assert r.returncode == 0 and db.exists()
+    assert list(tmp.iterdir()) == []
+
+
+def test_demo_pty_killed_leaves_no_sim(tmp_path):
+    p = subprocess.Popen([tool("jantaku"), "demo", "--ruleset", "riichi", "--hands", "50",
+                          "--transport", "pty"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, cwd=str(ROOT))
+    end = time.monotonic() + 30
+    tree = []
+    while time.monotonic() < end and not any("sim serve" in procs.cmdline(c) for c in tree):
+        time.sleep(0.1)
+        tree = procs.descendants(p.pid)
+    assert tree, "the demo started no simulated table"
+    p.kill()
+    p.wait(10)
+    assert procs.wait_gone(tree, 2.0) == []

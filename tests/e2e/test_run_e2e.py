@@ -1,0 +1,111 @@
+"""`jantaku run` says why the table is not connected in its log, not only in `status`."""
+import os
+
+import pytest
+
+from tests.e2e.conftest import start_daemon
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("missing", "no such port"),
+    ("file", "not a serial port (not a tty)"),
+])
+def test_the_log_says_why_the_table_is_not_connected(tmp_path, kind, words):
+    port = str(tmp_path / "ttyNONE")
+    if kind == "file":
+        open(port, "w").close()
+    d = start_daemon(tmp_path, port)
+    try:
+        st = d.get("/status").json()
+        assert not st["table"]["connected"] and words in st["table"]["error"]
+        log = d.proc.log()
+        up = [l for l in log.splitlines() if "daemon up" in l]
+        assert up and words in up[0], log
+        assert sum("table not connected" in l for l in log.splitlines()) == 1  # said once
+    finally:
+        d.proc.kill()
+    assert d.proc.p.returncode == 0
+    assert os.path.exists(d.db)
+
+
+def test_rulesets_says_what_the_connected_table_cannot_build(daemon, hil_port):
+    st = daemon.wait(lambda s: s["table"]["connected"], what="the table to connect")
+    stacks = st["table"]["identity"]["max_stacks"]
+    items = daemon.get("/rulesets").json()
+    cannot = {i["name"]: i["table"]["why"] for i in items if not i["table"]["can_build"]}
+    assert all(i["table"] is not None for i in items)
+    r = daemon.cli("rulesets", "--table")
+    assert "the connected table cannot build" in r.stdout
+    for i in items:
+        assert (i["stacks_per_wall"] > stacks) == (i["name"] in cannot)
+    for name, why in cannot.items():
+        assert "  %s: %s" % (name, why) in r.stdout
+    if not hil_port:
+        assert "uzje" in cannot and "riichi" not in cannot
+
+
+def test_session_wait_off_a_terminal_prints_no_progress_bar(daemon):
+    daemon.wait(lambda s: s["table"]["connected"], what="the table to connect")
+    r = daemon.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--seed", "3", "--wait")
+    assert "building [" not in r.stderr and "\r" not in r.stderr, r.stderr
+    assert r.stderr.strip().splitlines()[-1] == "build 1 done"
+
+
+def test_log_lines_and_the_live_status_line_never_share_a_line(tmp_path, hil_port):
+    import pty
+    import select
+    import subprocess
+    import time
+
+    import httpx
+
+    from tests.conftest import ROOT, tool
+    from tests.e2e.conftest import free_port
+
+    if hil_port:
+        pytest.skip("--sim only")
+    port = free_port()
+    master, slave = pty.openpty()
+    p = subprocess.Popen([tool("jantaku"), "run", "--sim", "--sim-speed", "20", "--db",
+                          str(tmp_path / "j.sqlite"), "--api-port", str(port)],
+                         stdin=slave, stdout=slave, stderr=slave, cwd=str(ROOT),
+                         start_new_session=True)
+    os.close(slave)
+    out = b""
+
+    def read_for(seconds):
+        nonlocal out
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    out += os.read(master, 65536)
+                except OSError:
+                    return
+
+    try:
+        end = time.monotonic() + 30
+        while b"daemon up" not in out and time.monotonic() < end:
+            read_for(0.2)
+        read_for(1.5)  # the status line is drawn
+        assert b"table idle" in out or b"table " in out.split(b"daemon up", 1)[1]
+        for _ in range(3):  # info lines while the status line is up
+            with httpx.stream("GET", "http://127.0.0.1:%d/events" % port, timeout=5) as r:
+                next(r.iter_lines())
+            read_for(0.7)
+    finally:
+        import signal
+
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(10)
+        read_for(0.5)
+        os.close(master)
+    text = out.decode("utf-8", "replace")
+    # what is on screen: each \r\x1b[K clears the line; a log line must start on a clear one
+    for chunk in text.split("\n"):
+        visible = chunk.split("\r\x1b[K")[-1]
+        if "events_subscribed" in visible or "events_unsubscribed" in visible:
+            assert "table " not in visible.split("events_")[0], repr(chunk)
+    assert text.count("events_subscribed") >= 3

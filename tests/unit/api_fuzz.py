@@ -1,0 +1,137 @@
+"""A schemathesis pass over the API's /openapi.json, on a real server (the daemon's own
+settings, hostd.server) in front of a fake daemon with the real one's answers: unknown
+rulesets refused, commands refused while busy, a short event stream.
+
+Used by tests/unit/test_api_fuzz.py (a bounded pass in `make test`) and by
+bench/api_fuzz.py (a longer one, with the figures).  ``run_pass(examples)`` returns the
+figures: operations, examples sent, responses by status, failures (each with its check and
+the request that found it).
+"""
+import asyncio
+import collections
+import socket
+import threading
+import time
+
+from hostd.api import create_app
+from hostd.errors import NotReady
+from hostd.rulesets import get_ruleset, list_rulesets
+from hostd.server import make_server
+
+TOKEN = "fuzz-token-0123456789-abcdefghij"
+
+
+class FuzzDaemon:
+    """What the API calls, answering as the real daemon does (without a table)."""
+
+    def __init__(self):
+        self.session = None
+        self.busy = False
+
+    def status(self):
+        return {"table": {"connected": True, "state": "idle", "build": None, "fault": None},
+                "session": self.session}
+
+    def rulesets(self):
+        return [dict(p.summary(), table={"can_build": True, "why": None})
+                for p in list_rulesets()]
+
+    async def start_session(self, ruleset, mixed_deck=False, seed=None):
+        profile = get_ruleset(ruleset)  # BadRequest (400) naming what is accepted
+        if self.busy:
+            raise NotReady("the table is busy (build): wait for it to finish or abort")
+        self.session = {"id": 1, "ruleset": profile.name, "mixed_deck": mixed_deck, "hand": 0}
+        return {"id": 1, "ruleset": profile.name, "mixed_deck": bool(mixed_deck),
+                "state": "building"}
+
+    async def hand_over(self):
+        if self.session is None:
+            raise NotReady("no session: start one with `jantaku session start --ruleset R`")
+        self.session["hand"] += 1
+        return {"id": 1, "hand": self.session["hand"], "state": "hand_over"}
+
+    async def abort(self):
+        s, self.session = self.session, None
+        return {"aborted": s["id"] if s else None}
+
+    async def subscribe(self):
+        for i in range(3):
+            yield {"type": "build_progress", "build": 1, "tiles": i, "of": 136}
+            await asyncio.sleep(0)
+
+
+class ServerThread:
+    def __init__(self, app):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.server = make_server(app, log_level="info")
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
+                                       daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        deadline = time.time() + 10
+        while not self.server.started:
+            assert time.time() < deadline, "uvicorn did not start"
+            time.sleep(0.02)
+        return "http://127.0.0.1:%d" % self.port
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+
+
+def _integer_as_float(body):
+    return isinstance(body, dict) and isinstance(body.get("seed"), float)
+
+
+def run_pass(examples, seed=0):
+    import hypothesis
+    import hypothesis.errors
+    import requests
+    import schemathesis
+    from schemathesis.checks import CHECKS
+
+    app = create_app(FuzzDaemon(), token=TOKEN, bind_host="127.0.0.1")
+    figures = {"operations": 0, "examples": 0, "statuses": collections.Counter(),
+               "failures": [], "integer_as_float_refused": 0,
+               "by_mode": collections.Counter()}
+    with ServerThread(app) as base:
+        schema = schemathesis.openapi.from_url(base + "/openapi.json")
+        session = requests.Session()
+        ops = [r.ok() for r in schema.get_all_operations()]
+        figures["operations"] = len(ops)
+        for op, mode in [(op, mode) for op in ops for mode in schemathesis.GenerationMode]:
+
+            @hypothesis.settings(max_examples=examples, deadline=None, database=None,
+                                 derandomize=seed is not None,
+                                 suppress_health_check=list(hypothesis.HealthCheck),
+                                 phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate])
+            @hypothesis.given(case=op.as_strategy(generation_mode=mode))
+            def run(case):
+                figures["examples"] += 1
+                figures["by_mode"][mode.value] += 1
+                try:
+                    resp = case.call_and_validate(
+                        base_url=base, session=session, timeout=10,
+                        headers={"Authorization": "Bearer " + TOKEN})
+                    figures["statuses"][resp.status_code] += 1
+                except (Exception, BaseExceptionGroup) as e:  # a check failed: keep it
+                    if _integer_as_float(case.body) and "Schema-valid request rejected" in str(e):
+                        # JSON Schema counts 42.0 as an integer; this API wants 42 (strict)
+                        figures["integer_as_float_refused"] += 1
+                        return
+                    figures["failures"].append({
+                        "operation": op.label, "check": type(e).__name__,
+                        "message": str(e)[:2000]})
+
+            try:
+                run()
+            except hypothesis.errors.Unsatisfiable:
+                pass  # nothing negative to say about an operation without parameters
+    figures["statuses"] = dict(sorted(figures["statuses"].items()))
+    figures["by_mode"] = dict(figures["by_mode"])
+    figures["checks"] = len(CHECKS.get_all()) if hasattr(CHECKS, "get_all") else None
+    return figures
