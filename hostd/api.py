@@ -132,6 +132,12 @@ SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true
                     '"replace": true|false, "loaded": true|false}')
 
 
+def accepted_for(path):
+    """What a route's body may be, in words (for error messages)."""
+    return {hand_api.PATH: hand_api.ACCEPTED,
+            "/session/end": '{"empty": true|false} or no body'}.get(path, SESSION_ACCEPTED)
+
+
 class ErrorDetail(BaseModel):
     code: str
     message: str
@@ -377,10 +383,10 @@ class _BodyGuard:
 
     BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
-    def __init__(self, app, *, max_bytes=MAX_BODY_BYTES, accepted=""):
+    def __init__(self, app, *, max_bytes=MAX_BODY_BYTES, accepted=lambda path: ""):
         self.app = app
         self.max_bytes = max_bytes
-        self.accepted = accepted
+        self.accepted = accepted  # path -> what its body may be, in words
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -405,9 +411,9 @@ class _BodyGuard:
                         except Exception:  # pragma: no cover - a closer's own bug
                             log.exception("events_close_failed")
 
-    def _too_large(self, how):
+    def _too_large(self, how, path):
         return _error(413, "too_large", "the body is %s; this API takes at most %d bytes "
-                      "(a JSON object such as %s)" % (how, self.max_bytes, self.accepted),
+                      "(a JSON object such as %s)" % (how, self.max_bytes, self.accepted(path)),
                       {"Connection": "close"})
 
     async def _handle(self, scope, receive, send):
@@ -420,7 +426,7 @@ class _BodyGuard:
                 return await _error(400, "bad_request", "Content-Length %r is not a number"
                                     % _cut(declared, 40))(scope, receive, send)
             if int(declared) > self.max_bytes:
-                return await self._too_large("declared as %s bytes" % declared)(
+                return await self._too_large("declared as %s bytes" % declared, scope.get("path", ""))(
                     scope, receive, send)
         if scope.get("method") not in self.BODY_METHODS:
             return await self.app(scope, receive, send)
@@ -432,7 +438,8 @@ class _BodyGuard:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_bytes:
-                return await self._too_large("over the limit")(scope, receive, send)
+                return await self._too_large("over the limit", scope.get("path", ""))(
+                    scope, receive, send)
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
@@ -444,11 +451,12 @@ class _BodyGuard:
                     415, "not_json",
                     "the body must be JSON sent with 'Content-Type: application/json' (it "
                     "came as %r); accepted: %s" % (_cut(ctype or "no content type", 60),
-                                                   self.accepted))(scope, receive, send)
+                                                   self.accepted(scope.get("path", ""))))(
+                    scope, receive, send)
             problem = _json_problem(body)
             if problem:
                 return await _error(400, "bad_json", "the body is not valid JSON (%s); "
-                                    "accepted: %s" % (problem, self.accepted))(
+                                    "accepted: %s" % (problem, self.accepted(scope.get("path", ""))))(
                     scope, receive, send)
         sent = False
 
@@ -537,7 +545,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     app.router.redirect_slashes = False
     app.state.daemon = daemon
     app.state.token = token
-    app.add_middleware(_BodyGuard, accepted=SESSION_ACCEPTED)
+    app.add_middleware(_BodyGuard, accepted=accepted_for)
     app.add_middleware(_OriginGuard, allowed_hosts=hosts, wildcard=wildcard, token=token)
     bearer = HTTPBearer(auto_error=False, description="the daemon's API token")
 
@@ -578,7 +586,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request, exc: RequestValidationError):
         errors = exc.errors()
-        accepted = {hand_api.PATH: hand_api.ACCEPTED}.get(request.url.path, SESSION_ACCEPTED)
+        accepted = accepted_for(request.url.path)
         if any(e.get("type") == "json_invalid" for e in errors):
             return _error(400, "bad_json", "the body is not valid JSON; accepted: %s"
                           % accepted)

@@ -186,7 +186,8 @@ def _follow(args, done):
                     out.say("the session ended (%s)" % ev.get("how"))
                     return 1
                 elif done(ev):
-                    out.say("ready: %s" % ev.get("next", "the walls are built inside"))
+                    inside = [d for d, w in sorted((ev.get("decks") or {}).items()) if w == "inside"]
+                    out.say("ready: deck %s is built inside" % (inside[0] if inside else "?"))
                     return 0
                 if kind in ("tile", "build_started", "build_progress"):
                     out.bar(got, total)

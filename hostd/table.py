@@ -353,22 +353,19 @@ class TableClient:
 
     async def open_door(self):
         """Open the centre door: what people pushed onto it falls into the mixer."""
-        was = self.door  # already there: the table reports the door only when it changes
-        opened = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
-        await self.link.command(m.DOOR, (1,))
-        if was == "open" and self.door == "open":
-            opened.cancel()
-            return
-        await opened
+        await self._door(m.DOOR_OPEN, "open")
 
     async def close_door(self):
-        was = self.door
-        closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
-        await self.link.command(m.DOOR, (0,))
-        if was == "closed" and self.door == "closed":
-            closed.cancel()
+        await self._door(m.DOOR_CLOSED, "closed")
+
+    async def _door(self, state, name):
+        was = self.door  # already there: the table reports the door only when it changes
+        there = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == state)
+        await self.link.command(m.DOOR, (1 if state == m.DOOR_OPEN else 0,))
+        if was == name and self.door == name:
+            there.cancel()
             return
-        await closed
+        await there
 
     async def pause(self, seconds, stop=None):
         """Wait `seconds` of table time (virtual in-process, scaled on a sped-up

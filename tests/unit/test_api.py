@@ -7,6 +7,7 @@ import time
 import httpx
 import pytest
 
+from api_fuzz import ServerThread as Server  # the daemon's server settings, on a free port
 from hostd import api
 from hostd.api import create_app, load_or_create_token, parse_events
 from hostd.errors import BadRequest, ConfigError, NotReady, Refused
@@ -381,31 +382,6 @@ def test_openapi_lists_every_endpoint():
 
 
 # -- server-sent events over a real server --------------------------------------------------
-
-class Server:
-    def __init__(self, app):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        from hostd.server import make_server
-
-        self.server = make_server(app, log_level="info")  # the daemon's server settings
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
-                                       daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        deadline = time.time() + 10
-        while not self.server.started:
-            assert time.time() < deadline, "uvicorn did not start"
-            time.sleep(0.02)
-        return "http://127.0.0.1:%d" % self.port
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
-
 
 def test_events_stream_and_cleanup_on_disconnect():
     events = [
