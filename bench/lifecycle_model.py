@@ -38,7 +38,7 @@ def main(argv=None):
         try:
             case("runTest").runTest()
         except AssertionError as e:
-            failure = str(e)
+            failure = "\n".join([str(e)] + list(getattr(e, "__notes__", [])))
             break
     st = daemon_model.STATS
     wall = time.monotonic() - t0

@@ -388,6 +388,8 @@ def _configure_sim(p):
                                      "the centre (with --players manual)")
     pu.add_argument("--link", metavar="PATH", required=True,
                     help="the port path `sim serve` printed (PORT <path>)")
+    pu.add_argument("--keep-hand", action="store_true",
+                    help="leave the walls of the hand being played (push only the played tiles)")
     s.add_argument("--players", choices=("auto", "manual"), default="auto",
                    help="the simulated people: auto (default) push the played tiles into the "
                         "centre when it opens; manual do nothing by themselves (`jantaku "
@@ -401,7 +403,7 @@ def cmd_sim(args) -> int:
         from hw_sim.control import request
 
         try:
-            r = request(args.link, "push")
+            r = request(args.link, "push", keep=1 if args.keep_hand else 0)
         except OSError as e:
             sys.stderr.write("jantaku sim push: %s\n" % e)
             return EXIT_FAILURE

@@ -19,7 +19,7 @@ from hostd import rulesets
 from hostd.dice import Dice
 from hostd.errors import BadRequest, JantakuError, NotReady
 from hostd.link import CommandRejected, LinkClient, TableGone
-from hostd.session import PUSH_WINDOW_S, Session
+from hostd.session import ASK, PUSH_WINDOW_S, Session
 from hostd.table import TableClient
 
 log = structlog.get_logger("jantaku.daemon")
@@ -174,8 +174,9 @@ class Daemon:
             if self.known and self._step_name == "empty" and not self._step.cancelled():
                 return ("the walls are on the table top: take the tiles out, or " + START)
             if t.state == "fault" and t.fault:
-                return "the table reports a fault: %s: fix it, then `jantaku clear-fault`" % (
-                    t.fault["message"])
+                what = ASK.get(t.fault["kind"], "fix it, then `jantaku clear-fault`")
+                return "the table reports a fault: %s: %s" % (t.fault["message"], what.format(
+                    deck="?", track=t.fault.get("track") or "?"))
             return START
         if s.asking:
             return s.asking

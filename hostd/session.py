@@ -37,8 +37,8 @@ ASK = {
              "close the lid, then `jantaku continue`",
     "short-top": "deck {deck}'s tiles did not all go into the centre: push the rest in when "
                  "the centre opens after `jantaku continue`",
-    "surplus": "more tiles were in the mixer than deck {deck} holds: if the sets were mixed, "
-               "abort and start Mixed Deck (or sort them); else `jantaku continue`",
+    "surplus": "take the extra tiles out of the mixer (lift the lid), then `jantaku "
+               "continue`; if the two sets were mixed, abort and start Mixed Deck instead",
     "overfill": "take the extra tile off track {track} by hand, then `jantaku clear-fault`",
     "misread": "clean the colour sensor of track {track}, then `jantaku clear-fault`",
     "sensor": "check the wiring of track {track}'s sensor, then `jantaku clear-fault`",

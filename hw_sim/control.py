@@ -4,7 +4,8 @@
 # beside the port's link (<link>.ctl) on which a person acts on the simulated table from
 # outside, as their hands would on a real one: `jantaku sim push --link PATH`.  One
 # request per connection: a line of JSON {"op": "push"}; the answer is a line of JSON
-# ({"ok": true, ...} or {"ok": false, "error": "..."}).
+# ({"ok": true, ...} or {"ok": false, "error": "..."}).  {"op": "push", "keep": 1}
+# leaves the newest wall load (the hand being played) on the table top.
 import json
 import os
 import socket
@@ -58,7 +59,11 @@ class Control:
             return {"ok": False, "error": "not JSON: %r; send {\"op\": \"push\"}" % line[:80]}
         op = req.get("op") if isinstance(req, dict) else None
         if op == "push":
-            return {"ok": True, "pushed": self.table.push()}
+            keep = req.get("keep", 0)
+            if not isinstance(keep, int) or isinstance(keep, bool) or keep < 0:
+                return {"ok": False, "error": "keep must be a whole number of wall loads, "
+                                              "got %r" % (keep,)}
+            return {"ok": True, "pushed": self.table.push(keep)}
         return {"ok": False, "error": "unknown op %r; accepted: %s" % (op, ", ".join(OPS))}
 
     def close(self):
@@ -79,7 +84,7 @@ def _read_line(conn):
     return buf.decode("utf-8", "replace").strip()
 
 
-def request(link, op, timeout=5.0):
+def request(link, op, timeout=5.0, **fields):
     """Send one request to a running `sim serve` (the client side of `jantaku sim push`)."""
     path = control_path(link)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -89,5 +94,5 @@ def request(link, op, timeout=5.0):
         except (FileNotFoundError, ConnectionRefusedError):
             raise OSError("no simulated table at %s (is `jantaku sim serve --link %s` running?)"
                           % (link, link)) from None
-        s.sendall(json.dumps({"op": op}).encode() + b"\n")
+        s.sendall(json.dumps(dict(fields, op=op)).encode() + b"\n")
         return json.loads(_read_line(s) or "{}")

@@ -140,9 +140,9 @@ class InProcessTable:
         if m.wdt is not None and m.wdt.expired(self.clock.now_us()):
             self.reset(WDT_RESET)
 
-    def push(self):
-        """People push every tile on the table top into the centre (hw_sim.table)."""
-        return self.table.push()
+    def push(self, keep=0):
+        """People push the table top into the centre (hw_sim.table.Table.push)."""
+        return self.table.push(keep)
 
     # -- host side -------------------------------------------------------------
     def write(self, data):

@@ -126,9 +126,9 @@ class MicroPythonTable:
         kw["op"] = op
         return json.loads(self._call(b"X", json.dumps(kw).encode()))
 
-    def push(self):
-        """People push every tile on the table top into the centre."""
-        return self.action("push")["tiles"]
+    def push(self, keep=0):
+        """People push the table top into the centre (all but `keep` newest walls)."""
+        return self.action("push", keep=keep)["tiles"]
 
     def heap(self):
         return json.loads(self._call(b"H"))

@@ -88,7 +88,7 @@ def _action(t, a):
     elif op == "replug":
         t.wire.replug()
     elif op == "push":
-        return {"tiles": t.push()}
+        return {"tiles": t.push(a.get("keep", 0))}
     elif op == "clear_tracks":
         return {"tiles": len(t.table.clear_tracks())}
     elif op == "reset":

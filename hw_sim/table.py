@@ -344,10 +344,12 @@ class Table:
             self._push(loads, True)
         self._drop()
 
-    def push(self):
-        """People push every tile on the table top onto the centre door; with the door
-        open they fall into the mixer at once.  Returns how many were pushed."""
-        return self._push(list(self.top_walls), True)
+    def push(self, keep=0):
+        """People push the tiles on the table top onto the centre door (all but the
+        `keep` newest wall loads: 1 leaves the hand being played); with the door open
+        they fall into the mixer at once.  Returns how many were pushed."""
+        loads = self.top_walls[:len(self.top_walls) - keep] if keep > 0 else list(self.top_walls)
+        return self._push(loads, True)
 
     def _push(self, loads, loose):
         n = len(self.plate)

@@ -35,7 +35,7 @@ SELF_FAULTS = ("jam:build=2,count=2", "misread:build=2,count=2", "guard:during=l
                "noise:rate=1e-4")
 # what `next` says when a person must act (ASK in hostd/session.py, the daemon's words)
 PERSON_WORDS = ("by hand", "find the missing", "take the extra", "clean the colour",
-                "check ", "look for", "sort", "push ", "counted wrong", "take it out")
+                "check ", "look for", "sort the tiles", "push ", "counted wrong", "take it out")
 STEP_S = 400.0  # simulated seconds a step may take (a collect, a build and a hand over)
 CALL_S = 30.0  # simulated seconds a command may take to answer
 
@@ -101,10 +101,10 @@ class DaemonMachine(RuleBasedStateMachine):
     def end(self, empty):
         self._do(self.h.daemon.end_session(empty=empty))
 
-    @rule()
-    def people_push(self):  # a person's hands (manual players): everything on the top in
+    @rule(keep=st.integers(0, 1))
+    def people_push(self, keep):  # a person's hands (manual players): the table top in
         STATS["steps"] += 1
-        self.h.sim.push()
+        self.h.sim.push(keep)
 
     @rule()
     def restart_daemon(self):
@@ -175,14 +175,22 @@ class DaemonMachine(RuleBasedStateMachine):
         d = self.h.daemon
         while True:
             self._settle()
+            # a table that restarted reconnects by itself: people wait for it, as `next` says
+            self.h.settle(until=lambda: d.link.connected, max_s=60)
             s = d.session
             if not (d._busy() and s is not None and s.asking):
                 return
             if self.players == "manual":
-                self.h.sim.push()
+                self._person_pushes()
                 self.h.call(d.continue_(), CALL_S)
             else:
                 self.h.settle(until=lambda: not s.asking, max_s=STEP_S)
+
+    def _person_pushes(self):
+        """A person pushes the played tiles in, leaving the walls of a hand in play."""
+        s = self.h.daemon.session
+        in_play = s is not None and s.hand > 0 and s.top is not None and not s.asking
+        self.h.sim.push(1 if in_play else 0)
 
     def _back_to_play(self):
         h = self.h
@@ -205,7 +213,7 @@ class DaemonMachine(RuleBasedStateMachine):
             if err is not None or (d.session is not None and d.session.stopped):
                 h.wait_s(2.0)  # people see what is asked, step back, fix what they can
                 if self.players == "manual":
-                    h.sim.push()
+                    self._person_pushes()
                 _, err2 = h.call(d.continue_(), CALL_S)  # what the people were asked is done
                 self._through()
                 if d.session is None or d.session.stopped or err2 is not None:

@@ -81,3 +81,10 @@ def test_unknown_players_mode_is_refused():
 
     with pytest.raises(ValueError, match="auto or manual"):
         bare_table(players="robots")
+
+
+def test_a_person_can_leave_the_hand_being_played_on_the_top():
+    tab = bare_table(players="manual")
+    tab.top_walls.append([[[900001, 900002]]])  # the hand in play, raised last
+    assert tab.push(keep=1) == 136  # the loose set only
+    assert tab.top_tiles()[:2] == [900001, 900002] and len(tab.plate) == 136
