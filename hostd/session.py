@@ -426,6 +426,9 @@ class Session:
                               "take them out, then " + how, code="walls_inside")
             self._before = {"A": "mixer", "B": "top"}
             return {"raise": False, "window": False}
+        if list(known.get("sets") or ()) == list(self.sets)[::-1]:  # its deck A was our B
+            where = {"A": where.get("B", UNKNOWN), "B": where.get("A", UNKNOWN)}
+            known = dict(known, sets=list(self.sets))
         if known.get("mixed_deck") or list(known.get("sets") or ()) != list(self.sets):
             why = ("the last session mixed the two sets (Mixed Deck)" if known.get("mixed_deck")
                    else "the last session's sets were %s" % ", ".join(known.get("sets") or ()))
