@@ -87,9 +87,11 @@ def test_demo_removes_its_temporary_folder_but_keeps_db(tmp_path):
 
 
 def test_demo_pty_killed_leaves_no_sim(tmp_path):
+    # a SIGKILLed demo cannot remove its temporary journal: keep it in tmp_path
     p = subprocess.Popen([tool("jantaku"), "demo", "--ruleset", "riichi", "--hands", "50",
                           "--transport", "pty"], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, cwd=str(ROOT))
+                         stderr=subprocess.DEVNULL, cwd=str(ROOT),
+                         env=dict(os.environ, TMPDIR=str(tmp_path)))
     end = time.monotonic() + 30
     tree = []
     while time.monotonic() < end and not any("sim serve" in procs.cmdline(c) for c in tree):
