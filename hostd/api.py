@@ -132,10 +132,12 @@ SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true
                     '"replace": true|false, "loaded": true|false}')
 
 
+_ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|false} or no body'}
+
+
 def accepted_for(path):
     """What a route's body may be, in words (for error messages)."""
-    return {hand_api.PATH: hand_api.ACCEPTED,
-            "/session/end": '{"empty": true|false} or no body'}.get(path, SESSION_ACCEPTED)
+    return _ACCEPTED.get(path, SESSION_ACCEPTED)
 
 
 class ErrorDetail(BaseModel):

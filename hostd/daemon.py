@@ -19,7 +19,7 @@ from hostd import rulesets
 from hostd.dice import Dice
 from hostd.errors import BadRequest, JantakuError, NotReady
 from hostd.link import CommandRejected, LinkClient, TableGone
-from hostd.session import ASK, PUSH_WINDOW_S, Session
+from hostd.session import ASK, INSIDE, PUSH_WINDOW_S, STUCK, Session
 from hostd.table import TableClient
 
 log = structlog.get_logger("jantaku.daemon")
@@ -116,11 +116,11 @@ class Daemon:
         self.link.stop()
         if self._step is not None:
             self._step.cancel()
-        tasks = self._tasks + list(self.table._tasks)  # and the table client's follow-ups
-        for t in tasks:
+        for t in self._tasks:
             t.cancel()
-        await asyncio.gather(*tasks, *([self._step] if self._step else []),
+        await asyncio.gather(*self._tasks, *([self._step] if self._step else []),
                              return_exceptions=True)
+        await self.table.close()
         self.journal.close()
 
     # -- what a person sees -----------------------------------------------------------------
@@ -182,15 +182,13 @@ class Daemon:
             return s.asking
         if s.stopped:
             return "%s: %s" % (s.stopped["message"], s.stopped["ask"])
-        b = t.get_status().get("build") or {}
-        progress = " (%d of %d tiles)" % (sum(b.get("per_track") or ()), sum(b.get("targets") or ())) \
-            if b else ""
+        progress = " (%d of %d tiles)" % (sum(t.per_track()), sum(t.targets)) if t.targets else ""
         playing = "hand %d is being played; " % s.hand if s.hand and s.top else ""
         if self._busy():
             if s.phase == "preparing":
                 return "bringing every tile into the mixer: wait"
             if s.phase == "building":
-                return "%sdeck %s is being built inside%s: wait" % (playing, s._building or "?",
+                return "%sdeck %s is being built inside%s: wait" % (playing, s.building or "?",
                                                                   progress)
             if s.phase == "hand_over":
                 return "raising the walls for hand %d: wait" % (s.hand + 1)
@@ -313,7 +311,7 @@ class Daemon:
             if s is None:
                 raise NotReady("no session: " + START, code="no_session")
             self._require_table()
-            if s.stopped and s.stopped["step"] == "hand_over" and s._pending_raise is not None:
+            if s.lift_stopped():
                 return await self._recover(s)  # pressed again once the cause is gone: go on
             if s.stopped:
                 raise NotReady("the hand over must wait: " + self.next_step(), code="stopped")
@@ -398,17 +396,12 @@ class Daemon:
             await t.clear_fault()
         await t.query_status()
         known = (self.known or {}).get("where") or {}
-        stuck = [d for d, p in known.items() if p in ("inside", "split", "lift", "unknown")]
-        if t.state in ("built", "paused") or any(t.per_track()) or stuck or not known:
+        if t.walls_inside() or not known or any(p in STUCK for p in known.values()):
             if t.state == "paused":
                 await t.abort()
-            if t.state == "idle":
-                await t.flush_tracks()
-            await t.raise_walls(open_door=False)
-            await t.settle()
+            await t.bring_walls_up()
         if self.known is not None:
-            self.known["where"] = {d: ("top" if p in ("inside", "split", "lift") else p)
-                                   for d, p in known.items()}
+            self.known["where"] = {d: ("top" if p in INSIDE else p) for d, p in known.items()}
         self.publish({"type": "emptied"})
 
     async def abort(self):

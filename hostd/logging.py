@@ -151,14 +151,27 @@ def configure(level="info", *, stream=None, json=None):
             processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta] + renderer,
         )
     )
+    _remove_handler()
+    handler._jantaku = True
+    root = _stdlib_logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(lvl)
+    return json
+
+
+def _remove_handler():
     root = _stdlib_logging.getLogger()
     for h in list(root.handlers):
         if getattr(h, "_jantaku", False):
             root.removeHandler(h)
-    handler._jantaku = True
-    root.addHandler(handler)
-    root.setLevel(lvl)
-    return json
+
+
+def unconfigure():
+    """Undo configure(): structlog's defaults, no jantaku handler on the root logger
+    (tests that configure logging end with it)."""
+    structlog.reset_defaults()
+    structlog.contextvars.clear_contextvars()
+    _remove_handler()
 
 
 def get_logger(name="jantaku", **initial):

@@ -28,7 +28,8 @@ DECKS = ("A", "B")
 UNKNOWN = "unknown"
 MAX_RESETS = 5  # resets in a row during one recovery before the session gives up
 PUSH_WINDOW_S = 10.0  # table seconds the centre stays open while people push tiles in
-STUCK = ("inside", "split", "lift", "unknown")  # places a wall may be in, inside the table
+INSIDE = ("inside", "split", "lift")  # places of walls inside the table
+STUCK = INSIDE + (UNKNOWN,)  # places a wall may be in, inside the table
 
 # What people do about each stop, after its message (docs/FAULTS.md).  {deck}, {track}.
 ASK = {
@@ -158,6 +159,16 @@ class Session:
                 place = "mixer"
             out[d] = place
         return out
+
+    @property
+    def building(self):
+        """The deck being built inside (or a build of it a fault stopped), or None."""
+        return self._building
+
+    def lift_stopped(self):
+        """A hand over's lift was stopped (guard, stall): pressing start again repeats it."""
+        return (self.stopped is not None and self.stopped["step"] == "hand_over"
+                and self._pending_raise is not None)
 
     def _ask(self, what):
         """Ask people for a step only they can do (None: nothing asked any more)."""
@@ -406,14 +417,14 @@ class Session:
         the mixer and the second out of it, which the table cannot sort once they are
         mixed: then it refuses (Refused), saying what people must do.  Nothing moves."""
         t = self.table
-        walls = t.state in ("built", "paused") or any(t.per_track())
+        walls = t.walls_inside()
         where = (known or {}).get("where") or {}
         if self.mixed_deck:
             stuck = walls or not where or any(p in STUCK for p in where.values())
             seen = {p for p in where.values()}
             self._before = {d: where.get(d, UNKNOWN) for d in DECKS} if where else \
                 {d: UNKNOWN for d in DECKS}
-            return {"raise": stuck, "flush": t.state != "built",
+            return {"raise": stuck,
                     "window": stuck or not where or bool(seen & {"top", UNKNOWN})}
         how = ("put the %s set in the mixer (through the centre) and the %s set on the table "
                "top, then `jantaku session start --ruleset %s --loaded`; or play Mixed Deck "
@@ -481,13 +492,13 @@ class Session:
         if self.mixed_deck and self._mixer_empty:
             # deck A took the last tile: the other set (or part of it) is not in the mixer
             self._prepared = False
-            self.plan = {"raise": True, "flush": False, "window": True}
+            self.plan = {"raise": True, "window": True}
             self._before = {"A": "inside", "B": UNKNOWN}
             self.decks, self.ranges, self._journaled = {}, {}, set()
             msg = ("deck A took every tile in the mixer: the two sets were not both in it. "
                    "Deck A comes up and everything must go into the centre")
             self._fault("mixer-short", None, len(self.builds), msg)
-            raise NotReady(msg, code="people")
+            raise NotReady(msg, code="mixer-short")
         self._first_built()
         return self.summary()
 
@@ -501,10 +512,7 @@ class Session:
             await self.table.close_door()  # left open by an abort
         if plan.get("raise"):
             self._event("collect", step="raise")
-            if plan.get("flush") and self.table.state == "idle":
-                await self.table.flush_tracks()
-            await self._motion(self.table.raise_walls, self.hand, open_door=False)
-            await self.table.settle()
+            await self._motion(self.table.bring_walls_up, self.hand)
             self._before = {d: ("top" if p in STUCK else p) for d, p in self._before.items()}
         if plan.get("window"):
             await self._push_window("push every tile on the table top into the centre")
@@ -529,13 +537,9 @@ class Session:
     def on_stopped(self, step, exc):
         """A step stopped (a fault, a refusal, the table gone): remember it for recover()
         and say what people must do."""
+        # a table fault's kind (jam, short...), else the error's code (composition,
+        # mixer-short, not_connected...): the key of what people are asked (ASK)
         kind = getattr(exc, "kind", None) or getattr(exc, "code", None) or "refused"
-        if isinstance(exc, CompositionMismatch):
-            kind = "composition"
-        elif getattr(exc, "code", None) == "people":
-            kind = "mixer-short"
-        elif getattr(exc, "code", None) == "not_connected":
-            kind = "not_connected"
         deck = self._building or "A"
         sb = self._stopped_build
         if kind == "short" and sb is not None and sb["missing"] >= self.tiles // 4:
@@ -559,11 +563,11 @@ class Session:
         to (`continue` / `clear-fault`): the table's fault is cleared first (refused while
         its cause is still there)."""
         async with self._lock:
-            stopped = self.stopped
+            why = self.can_recover()
+            if why:
+                raise NotReady(why, code="cannot_continue")
             await self._table_ready()
             self.stopped = None
-            if stopped is not None and stopped["kind"] == "composition":
-                raise NotReady(self.can_recover(), code="composition")
             if not self._prepared or (self.hand == 0 and self.inside is None
                                       and not self._resplit_pending and not self._swap_pending):
                 return await self._begin()
@@ -909,7 +913,7 @@ class Session:
             self._event("session_resumed", phase=self.phase, hand=self.hand)
             if self.phase == "preparing":  # cut while the tiles were brought together
                 self._before = {d: UNKNOWN for d in DECKS}
-                self.plan = {"raise": True, "flush": True, "window": True}
+                self.plan = {"raise": True, "window": True}
                 await self._begin()
                 return "resumed"
             if self.phase == "resplit_pending":  # the re-split goes on as planned

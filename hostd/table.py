@@ -198,6 +198,13 @@ class TableClient:
         except Exception as e:  # the link may go again; the next reconnect retries
             log.warning("could not carry on after the link came back", error=str(e))
 
+    async def close(self):
+        """Cancel the follow-ups still running (a reconnect's status query)."""
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+
     def colour_name(self, cls):
         if cls == m.COLOUR_UNKNOWN or cls > len(self.colours):
             return "unknown"
@@ -327,6 +334,20 @@ class TableClient:
                                        and v[0] == k and v[1] == t)
                     await self.link.command(m.SELF_TEST, (kind, track))
                     await done
+
+    def walls_inside(self):
+        """The table reports walls on its tracks: a build finished, paused, or stopped
+        part way (its counts kept)."""
+        return self.state in ("built", "paused") or any(self.per_track())
+
+    async def bring_walls_up(self):
+        """Walls inside (whole or partial) up to the table top, the door closed: what a
+        stopped build left on the ramps is stacked first (only an idle table takes the
+        strokes; a built one has none), then a lift cycle."""
+        if self.state == "idle":
+            await self.flush_tracks()
+        await self.raise_walls(open_door=False)
+        await self.settle()
 
     async def settle_after_restart(self):
         """After the daemon restarted during a hand over whose walls are up: bring the

@@ -341,7 +341,7 @@ class Table:
     def door_opened(self, now):
         if self._push_loads is not None:  # pushed while it opened (well under its travel)
             loads, self._push_loads = self._push_loads, None
-            self._push(loads, True)
+            self._push(loads)
         self._drop()
 
     def push(self, keep=0):
@@ -349,9 +349,10 @@ class Table:
         `keep` newest wall loads: 1 leaves the hand being played); with the door open
         they fall into the mixer at once.  Returns how many were pushed."""
         loads = self.top_walls[:len(self.top_walls) - keep] if keep > 0 else list(self.top_walls)
-        return self._push(loads, True)
+        return self._push(loads)
 
-    def _push(self, loads, loose):
+    def _push(self, loads):
+        """`loads` (wall loads on the table top) and the loose tiles onto the door."""
         n = len(self.plate)
         for load in loads:
             if load in self.top_walls:
@@ -359,9 +360,8 @@ class Table:
                 for wall in load:
                     for st in wall:
                         self.plate.extend(st)
-        if loose:
-            self.plate.extend(self.top_loose)
-            self.top_loose = []
+        self.plate.extend(self.top_loose)
+        self.top_loose = []
         n = len(self.plate) - n
         if n:
             self.pushes += 1

@@ -249,8 +249,7 @@ class Link:
         """Run timers: retransmission, heartbeats, connect attempts, silence."""
         now = self._clock.ticks_ms()
         self._now = now
-        self.uptime_ms += ((now - self._t_up + _THALF) & _TMASK) - _THALF
-        self._t_up = now
+        self._tick_uptime(now)
         dec = self._dec
         if dec._tail != dec._head and ticks_diff(now, self._rx_at) >= self._gap_ms:
             # the gap rule (SPEC §3): a partial frame the line stopped sending is a
@@ -572,11 +571,12 @@ class Link:
             self._queue(_m.ABOUT, self._aboutv)  # seq 1
         self._event(NEW)
 
-    def _send_heartbeat(self):
-        # uptime as of now (feed() may answer a frame long after the last poll())
-        now = self._now
+    def _tick_uptime(self, now):
         self.uptime_ms += ((now - self._t_up + _THALF) & _TMASK) - _THALF
         self._t_up = now
+
+    def _send_heartbeat(self):
+        self._tick_uptime(self._now)  # feed() may answer a frame long after poll()
         v = self._hbv
         v[1] = self.session
         v[2] = self.table_state

@@ -525,9 +525,9 @@ def check_length(entry, buf, off, end):
 def decode_payload(entry, buf, off, end):
     """Values (a tuple; arrays as tuples of int, str as str) of the payload buf[off:end].
     Raises ProtocolError naming the field: E_BAD_LENGTH (too short: the first field that
-    does not fit; too long: NO_FIELD), checked for the whole payload first, then E_RANGE
-    (the first field out of range, in wire order)."""
-    check_length(entry, buf, off, end)
+    does not fit; too long: NO_FIELD), which takes priority over E_RANGE (the first
+    field out of range, in wire order): a range error checks the whole layout first."""
+    start = off
     out = []
     i = 0
     msgid = entry[0]
@@ -554,7 +554,7 @@ def decode_payload(entry, buf, off, end):
                 if t == I32 and v >= 0x80000000:
                     v -= 0x100000000
             if v < f[2] or v > f[3]:
-                raise ProtocolError(E_RANGE, i, msgid)
+                raise _range_error(entry, buf, start, end, i)
         else:
             if off + 1 > end:
                 raise ProtocolError(E_BAD_LENGTH, i, msgid)
@@ -564,12 +564,12 @@ def decode_payload(entry, buf, off, end):
             if off + size > end:
                 raise ProtocolError(E_BAD_LENGTH, i, msgid)
             if n < f[4] or n > f[5]:
-                raise ProtocolError(E_RANGE, i, msgid)
+                raise _range_error(entry, buf, start, end, i)
             if t == STR:
                 try:
                     v = str(bytes(buf[off : off + n]), "utf-8")
                 except (UnicodeError, ValueError):
-                    raise ProtocolError(E_RANGE, i, msgid)
+                    raise _range_error(entry, buf, start, end, i)
             else:
                 lo = f[2]
                 hi = f[3]
@@ -583,7 +583,7 @@ def decode_payload(entry, buf, off, end):
                         x = buf[k] | (buf[k + 1] << 8)
                         k += 2
                     if x < lo or x > hi:
-                        raise ProtocolError(E_RANGE, i, msgid)
+                        raise _range_error(entry, buf, start, end, i)
                     items.append(x)
                 v = tuple(items)
             off += size
@@ -592,6 +592,12 @@ def decode_payload(entry, buf, off, end):
     if off != end:
         raise ProtocolError(E_BAD_LENGTH, NO_FIELD, msgid)
     return tuple(out)
+
+
+def _range_error(entry, buf, off, end, i):
+    """E_RANGE for field i, unless the payload's layout is wrong (E_BAD_LENGTH first)."""
+    check_length(entry, buf, off, end)
+    return ProtocolError(E_RANGE, i, entry[0])
 
 
 def encode(key, values):

@@ -567,15 +567,9 @@ def test_refused_origin_is_logged_cut(capsys):
 
 
 def structlog_reset():
-    import logging as stdlib_logging
+    from hostd import logging as jlog
 
-    import structlog
-
-    structlog.reset_defaults()
-    root = stdlib_logging.getLogger()
-    for h in list(root.handlers):
-        if getattr(h, "_jantaku", False):
-            root.removeHandler(h)
+    jlog.unconfigure()
 
 
 def test_token_file_checks(tmp_path):

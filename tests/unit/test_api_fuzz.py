@@ -3,10 +3,8 @@ every check holds on every operation, positive and negative bodies, and nothing 
 reaches the log while it runs."""
 import io
 import json
-import logging as stdlib_logging
 
 import pytest
-import structlog
 
 from hostd import logging as jlog
 from tests.unit.api_fuzz import TOKEN, run_pass
@@ -19,11 +17,7 @@ def log_buffer():
     buf = io.StringIO()
     jlog.configure("debug", stream=buf, json=True)
     yield buf
-    structlog.reset_defaults()
-    root = stdlib_logging.getLogger()
-    for h in list(root.handlers):
-        if getattr(h, "_jantaku", False):
-            root.removeHandler(h)
+    jlog.unconfigure()
 
 
 def test_schemathesis_pass_finds_nothing_and_logs_no_secret(log_buffer):

@@ -115,7 +115,6 @@ def test_demo_help_says_text_by_default():
 def test_session_step_failure_is_one_line_on_the_console():
     import asyncio
     import io
-    import logging as stdlib_logging
 
     import structlog
 
@@ -133,11 +132,7 @@ def test_session_step_failure_is_one_line_on_the_console():
         except RuntimeError:
             structlog.get_logger("jantaku.daemon").exception("session step failed", step="build")
     finally:
-        structlog.reset_defaults()
-        root = stdlib_logging.getLogger()
-        for h in list(root.handlers):
-            if getattr(h, "_jantaku", False):
-                root.removeHandler(h)
+        jlog.unconfigure()
     out = buf.getvalue()
     assert len(out.strip().splitlines()) == 1, out
     assert "the journal is locked" in out and "Traceback" not in out

@@ -41,7 +41,7 @@ def test_abort_mid_build_then_start_again_from_the_half_built_walls(h):
     h.call(d.start_session("riichi", True))
     h.settle()
     h.call(d.hand_over())
-    h.settle(until=lambda: d.session._building == "B" and 30 < sum(d.table.per_track()) < 100)
+    h.settle(until=lambda: d.session.building == "B" and 30 < sum(d.table.per_track()) < 100)
     answer, err = h.call(d.abort())
     assert err is None and h.driven() == []
     assert h.journal.ended_how(answer["aborted"])["state"] == "aborted"

@@ -14,12 +14,7 @@ from hostd import logging as jlog
 @pytest.fixture(autouse=True)
 def reset():
     yield
-    structlog.reset_defaults()
-    structlog.contextvars.clear_contextvars()
-    root = stdlib_logging.getLogger()
-    for h in list(root.handlers):
-        if getattr(h, "_jantaku", False):
-            root.removeHandler(h)
+    jlog.unconfigure()
 
 
 def test_json_when_not_a_tty():
