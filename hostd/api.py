@@ -7,6 +7,7 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     GET  /rulesets    the rulesets this daemon knows
     POST /session     start a session  {"ruleset": "riichi", "mixed_deck": true, "seed": 42}
     POST /hand-over   end the hand being played / begin the first   (moves motors)
+    POST /game        end the game, begin the next (Mixed Deck: split afresh) (moves motors)
     POST /session/end end the session {"empty": false}               (moves motors if empty)
     POST /continue    people did what was asked: carry on           (moves motors)
     POST /clear-fault the fault is fixed: clear it and carry on     (moves motors)
@@ -59,7 +60,7 @@ import ipaddress
 import json
 import os
 import secrets
-from typing import Any, AsyncIterator, Optional
+from typing import Annotated, Any, AsyncIterator, Optional
 from urllib.parse import urlsplit
 
 import anyio
@@ -117,6 +118,11 @@ class SessionRequest(BaseModel):
                                              "start this one; without it a second start is 409")
     loaded: bool = Field(False, description="normal rotation: the sets are loaded as "
                                             "documented, whatever the last session did")
+    colours: Optional[list[Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9-]{0,15}$")]]] = Field(
+        None, min_length=2, max_length=2,
+        description="the two sets' back colours, each a colour class the table knows "
+                    "(`GET /status`: table.identity.colours); the same name twice for sets whose "
+                    "backs look alike; default: the daemon's (`run --colours`)")
 
 
 class SessionEndRequest(BaseModel):
@@ -129,7 +135,8 @@ class SessionEndRequest(BaseModel):
 
 SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|false '
                     '(default false), "seed": integer 0..2^53-1 or null (optional), '
-                    '"replace": true|false, "loaded": true|false}')
+                    '"replace": true|false, "loaded": true|false, "colours": ["A", "B"] '
+                    '(two back colours, the same twice for identical backs; optional)}')
 
 
 _ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|false} or no body'}
@@ -630,7 +637,8 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     async def start_session(body: SessionRequest):
         """Start a session: check the table can build the ruleset, then build deck A."""
         return await daemon.start_session(body.ruleset, body.mixed_deck, body.seed,
-                                          replace=body.replace, loaded=body.loaded)
+                                          replace=body.replace, loaded=body.loaded,
+                                          colours=body.colours)
 
     @app.post("/session/end", response_model=Result, tags=["commands"],
               responses=cmd_errors, dependencies=cmd_deps)
@@ -659,6 +667,14 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         """End the hand being played (or begin the first): drop the played deck, raise
         the walls built inside, rebuild the dropped deck."""
         return await daemon.hand_over()
+
+    @app.post("/game", response_model=Result, tags=["commands"],
+              responses=cmd_errors, dependencies=cmd_deps)
+    async def new_game():
+        """End the game and begin the next: Mixed Deck brings every tile into the mixer
+        (the walls inside come up; people push the table top in) and splits them afresh;
+        the normal rotation's decks go on."""
+        return await daemon.new_game()
 
     @app.post("/abort", response_model=Result, tags=["commands"],
               responses=cmd_errors, dependencies=cmd_deps)

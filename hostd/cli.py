@@ -63,7 +63,8 @@ def add_ruleset_options(parser, *, required=True, mixed_deck=True):
             help="Mixed Deck overlay: both sets mixed in the machine and split into two decks")
         parser.add_argument(
             "--colours", "--colors", default="blue,green", metavar="A,B",
-            help="back colours of the two sets (default: blue,green)")
+            help="back colours of the two sets (default: blue,green); the same name twice "
+                 "(blue,blue) for sets whose backs look alike")
 
 
 def fault_arg(text):
@@ -320,7 +321,10 @@ def _lazy(module, func):
 
 def _configure_demo(p):
     add_ruleset_options(p)
-    p.add_argument("--hands", type=int, default=4, metavar="N", help="hands to play (default 4)")
+    p.add_argument("--hands", type=int, default=4, metavar="N",
+                   help="hands to play in each game (default 4)")
+    p.add_argument("--games", type=int, default=1, metavar="G",
+                   help="games to play (default 1); Mixed Deck splits the sets afresh for each")
     p.add_argument("--seed", type=int, default=1, metavar="S",
                    help="seed of the simulated table and the dice (default 1)")
     p.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
@@ -348,8 +352,16 @@ def cmd_demo(args) -> int:
     jlog.configure("warning", stream=sys.stderr)  # stdout carries the report only
     if args.hands < 0:
         raise UsageError("--hands must be 0 or more")
+    if args.games < 1:
+        raise UsageError("--games must be 1 or more")
     load_ruleset(args)  # a bad name is a usage error before anything starts
-    from hostd.demo import SimStartError
+    from hostd.demo import SimStartError, board_profile, demo_sets
+    from hostd.errors import JantakuError
+
+    try:
+        demo_sets(args, board_profile())
+    except JantakuError as e:
+        raise UsageError("--colours: %s" % e) from None
 
     try:
         out, ok = asyncio.run(run_demo(args))
@@ -414,6 +426,8 @@ def cmd_sim(args) -> int:
         return EXIT_OK
 
     from hostd.demo import board_profile, sim_sets
+    from hostd.errors import JantakuError
+    from hostd.session import check_sets
     from hw_sim import serve
 
     def _term(signum, frame):  # SIGTERM ends it like Ctrl-C: the port link is removed
@@ -429,7 +443,10 @@ def cmd_sim(args) -> int:
     if args.speed <= 0:
         raise UsageError("--speed must be above 0, e.g. 1 (real time) or 20")
     stacks = args.table_stacks or (29 if profile.stacks_per_wall > 18 else None)
-    colours = tuple(c.strip() for c in args.colours.split(","))
+    try:
+        colours = check_sets(args.colours, board_profile(stacks)["colours"])
+    except JantakuError as e:
+        raise UsageError("--colours: %s" % e) from None
     try:
         return serve.serve(board_profile(stacks), sim_sets(profile, colours), seed=args.seed,
                            speed=args.speed, faults=tuple(args.fault),
@@ -476,6 +493,8 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli_daemon", "configure_session"), _lazy("hostd.cli_daemon", "cmd_session")),
     Command("hand-over", "end the hand: drop the played deck, raise the next walls, rebuild",
             _lazy("hostd.cli_daemon", "configure_hand_over"), _lazy("hostd.cli_daemon", "cmd_hand_over")),
+    Command("game", "games: `game new` ends the game and begins the next",
+            _lazy("hostd.cli_daemon", "configure_game"), _lazy("hostd.cli_daemon", "cmd_game")),
     Command("continue", "people did what the table asked (tiles pushed in, a fault fixed): "
             "carry on", _lazy("hostd.cli_daemon", "configure_continue"),
             _lazy("hostd.cli_daemon", "cmd_continue")),

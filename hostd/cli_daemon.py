@@ -85,9 +85,12 @@ def status_text(st):
         lines.append("build %d: %s of %s" % (b["id"], "+".join(map(str, b["per_track"])),
                                            "+".join(map(str, b["targets"]))))
     if s:
-        lines.append("session %s: %s%s, hand %d%s" % (
-            s["id"], s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "", s["hand"],
+        lines.append("session %s: %s%s, game %d, hand %d%s" % (
+            s["id"], s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "",
+            s.get("game", 1), s.get("game_hand", s["hand"]),
             ", busy: %s" % s["busy"] if s.get("busy") else ""))
+        if s.get("sets"):
+            lines.append("  sets: %s" % _sets_text(s["sets"]))
         for name, d in sorted(s["decks"].items()):
             what = "%d tiles (%s)" % (d["tiles"], ", ".join(
                 "%s %d" % kv for kv in sorted(d["backs"].items()))) if "tiles" in d \
@@ -229,13 +232,41 @@ def cmd_session(args):
         body["replace"] = True
     if args.loaded:
         body["loaded"] = True
+    if args.colours is not None:
+        body["colours"] = [c.strip() for c in args.colours.split(",")]
     data, rc = _request(args, "POST", "/session", body)
     if rc:
         return rc
-    _print(args, data, lambda d: "session %s started: %s%s\nnext: %s" % (
+    _print(args, data, lambda d: "session %s started: %s%s, sets %s\nnext: %s" % (
         d.get("id"), d.get("ruleset"), " (Mixed Deck)" if d.get("mixed_deck") else "",
-        d.get("next")))
+        _sets_text(d.get("sets")), d.get("next")))
     return _follow(args, _built_for(0)) if _wait_wanted(args) else 0
+
+
+def _sets_text(sets):
+    sets = list(sets or ())
+    if len(sets) == 2 and sets[0] == sets[1]:
+        return "%s and %s (backs alike: the decks' colours can't be checked)" % tuple(sets)
+    return " and ".join(sets)
+
+
+def cmd_game(args):
+    data, rc = _request(args, "POST", "/game")
+    if rc:
+        return rc
+    _print(args, data, lambda d: "game %s begins%s\nnext: %s" % (
+        d.get("game"), ": every tile goes back into the mixer and is split afresh"
+        if d.get("state") == "new_game" else "", d.get("next")))
+    if data.get("state") != "new_game":
+        return 0
+    return _follow(args, _built_for(0)) if _wait_wanted(args) else 0
+
+
+def configure_game(p):
+    sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    n = sub.add_parser("new", help="end the game and begin the next (Mixed Deck: every tile "
+                                   "back into the mixer, split afresh)")
+    configure_common_wait(n)
 
 
 def cmd_hand_over(args):
@@ -292,6 +323,7 @@ def configure_session(p):
     s = sub.add_parser("start", help="start a session: check the table fits, bring the tiles "
                                      "to the starting position, build deck A")
     add_ruleset_options(s)
+    s.set_defaults(colours=None)  # the daemon's `run --colours` unless given
     s.add_argument("--seed", type=int, default=None, help="dice from this seed (demos)")
     s.add_argument("--replace", action="store_true",
                    help="end the open session (its motions stopped) and start this one")
@@ -371,7 +403,9 @@ def configure_run(p):
                    help="where the API token is kept (mode 0600; generated if absent); needed "
                         "when listening beyond loopback (default: api-token beside the journal)")
     p.add_argument("--colours", "--colors", default="blue,green", metavar="A,B",
-                   help="back colours of the two sets, in the board profile's class order")
+                   help="back colours of the two sets loaded (default blue,green): the default "
+                        "of `session start --colours`; the same name twice (blue,blue) for "
+                        "sets whose backs look alike; with --sim, the simulated sets' backs")
     p.add_argument("--seed", type=int, default=None,
                    help="dice (and the simulated table) from this seed instead of a cryptographic source")
     p.add_argument("--sim-ruleset", default="riichi", metavar="R",
@@ -395,13 +429,14 @@ def configure_run(p):
     p.add_argument("--no-view", action="store_true", help="no live status line on a terminal")
 
 
-def start_sim_process(args):
-    """`jantaku sim serve` as a child; returns (Popen, port path)."""
+def start_sim_process(args, colours):
+    """`jantaku sim serve` as a child, loaded with sets of these backs; returns (Popen,
+    port path)."""
     from hostd.demo import spawn_sim_serve
 
     return spawn_sim_serve(args.sim_ruleset, speed=args.sim_speed, seed=args.seed,
                            mixed_deck=args.sim_mixed_deck, faults=args.sim_fault,
-                           players=args.sim_players)
+                           players=args.sim_players, colours=colours)
 
 
 def _check_sim_options(args):
@@ -415,6 +450,14 @@ def _check_sim_options(args):
         load_ruleset(argparse_ns(ruleset=args.sim_ruleset))
     except UsageError as e:
         raise UsageError("--sim-ruleset: %s" % e) from None
+    from hostd.demo import board_profile
+    from hostd.errors import JantakuError
+    from hostd.session import check_sets
+
+    try:  # the simulated table's sets have these backs: colours of its board profile
+        check_sets(args.colours, board_profile()["colours"])
+    except JantakuError as e:
+        raise UsageError("--colours: %s" % e) from None
 
 
 def argparse_ns(**kw):
@@ -450,9 +493,13 @@ def cmd_run(args):
 
     if not args.port and not args.sim:
         raise UsageError("say where the table is: --port PATH (a real table) or --sim")
-    colours = tuple(c.strip() for c in args.colours.split(","))
-    if len(colours) != 2 or len(set(colours)) != 2:
-        raise UsageError("--colours takes two different colour names, e.g. blue,green")
+    from hostd.errors import JantakuError
+    from hostd.session import check_sets
+
+    try:  # the names the table knows are checked once it answers (session start)
+        colours = check_sets(args.colours)
+    except JantakuError as e:
+        raise UsageError("--colours: %s" % e) from None
     if args.sim:
         _check_sim_options(args)
     db = _prepare_db(args)
@@ -465,7 +512,7 @@ def cmd_run(args):
     try:
         if args.sim:
             try:
-                sim, port = start_sim_process(args)
+                sim, port = start_sim_process(args, colours)
             except SimStartError as e:
                 sys.stderr.write("jantaku run: %s\n" % e)
                 return 1

@@ -555,18 +555,19 @@ def tiles_for_set(profile: "RulesetProfile | str") -> list[str]:
 
 
 def check_colours(colours) -> tuple[str, str]:
-    """Two distinct back-colour names (``unknown`` is the sensor's no-answer class)."""
+    """Two back-colour names (``unknown`` is the sensor's no-answer class); the same name
+    twice means the two sets' backs look alike."""
     try:
         a, b = (str(c).strip().lower() for c in colours)
     except (TypeError, ValueError):
-        raise RulesetError("give exactly two back colours, e.g. blue,green (got %r)" % (colours,)) from None
+        raise RulesetError("give exactly two back colours, e.g. blue,green, or the same name "
+                           "twice (blue,blue) for two sets whose backs look alike (got %r)"
+                           % (colours,)) from None
     for c in (a, b):
         if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}", c):
             raise RulesetError("back colour %r: use a short lowercase name such as blue or green" % c)
         if c == "unknown":
             raise RulesetError("'unknown' is the colour sensor's no-answer class, not a back colour")
-    if a == b:
-        raise RulesetError("the two sets need different back colours (both %r)" % a)
     return (a, b)
 
 

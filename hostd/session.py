@@ -20,7 +20,7 @@ Life of a session (DESIGN §2):
 import asyncio
 
 from hostd.errors import JantakuError, NotReady, Refused
-from hostd.rulesets import check_fits
+from hostd.rulesets import RulesetError, check_colours, check_fits
 from hostd.table import TableFault
 from protocol.messages import F_RESET
 
@@ -65,6 +65,25 @@ class CompositionMismatch(JantakuError):
         super().__init__(message, code="composition", status=409)
 
 
+def check_sets(sets, known=None):
+    """The two sets' back colours as a tuple, from "A,B" or a list: each a colour class of
+    the board profile (`known`, when given).  Bad input raises Refused naming what is
+    accepted; nothing moves on it."""
+    if isinstance(sets, str):
+        sets = sets.split(",")
+    try:
+        sets = check_colours(sets)
+    except RulesetError as e:
+        raise Refused(str(e), code="bad_colours") from None
+    if known is not None:
+        unknown = [c for c in dict.fromkeys(sets) if c not in known]
+        if unknown:
+            raise Refused("the table does not know back colour %s: its colour classes are %s"
+                          % (", ".join(unknown), ", ".join(known) or "none"),
+                          code="unknown_colour")
+    return tuple(sets)
+
+
 def other(deck):
     return "B" if deck == "A" else "A"
 
@@ -84,6 +103,9 @@ class Session:
         self.profile = profile
         self.mixed_deck = bool(mixed_deck)
         self.sets = tuple(sets)
+        # identical backs (the same colour twice): decks are split and checked by count;
+        # colour readings are ignored (DESIGN §1, seed 000: the backs may look the same)
+        self.alike = len(set(self.sets)) == 1
         self.dice = dice  # hostd.dice roller: .roll(profile) -> list of ints
         self._emit = on_event or (lambda ev: None)
         self.id = session_id
@@ -97,6 +119,9 @@ class Session:
         self.hands = []
         self.faults = []
         self.hand = 0
+        self.game = 1  # games hold hands; a new Mixed Deck game is a new split
+        self.game_first_hand = 1  # the session-wide number of the game's first hand
+        self.games = []  # the games before this one: {"game", "decks"}
         self.inside = None  # deck built (or being built) inside the table
         self.top = None  # deck on the table top (being played)
         self.phase = None
@@ -129,12 +154,7 @@ class Session:
     def _check_table(self):
         ident = self.table.identity
         check_fits(self.profile, ident["max_stacks"], ident["tracks"])
-        missing = [c for c in self.sets if c not in ident["colours"]]
-        if missing:
-            raise Refused(
-                "the table cannot tell back colour %s: its colour classes are %s"
-                % (", ".join(missing), ", ".join(ident["colours"]) or "none")
-            )
+        check_sets(self.sets, ident["colours"])
 
     def where(self):
         """Where each deck is: top (the table top), inside (walls built inside), lift (on
@@ -190,13 +210,38 @@ class Session:
             "mixed_deck": self.mixed_deck,
             "sets": list(self.sets),
             "hand": self.hand,
+            "game": self.game,
+            "game_hand": self.game_hand(),
+            "colours_checked": not self.alike,
             "decks": {k: dict(v, backs=dict(v["backs"])) for k, v in sorted(self.decks.items())},
+            "games": self.games_summary(),
             "builds": list(self.builds),
             "hands": list(self.hands),
             "faults": [{k: v for k, v in f.items() if k != "_id"} for f in self.faults],
             "inside": self.inside,
             "top": self.top,
         }
+
+    def game_hand(self):
+        """The hand's number within its game (0 before the game's first hand)."""
+        return max(0, self.hand - self.game_first_hand + 1)
+
+    def games_summary(self):
+        """Every game so far: its number, decks (as split) and hand numbers."""
+        out = [dict(g) for g in self.games]
+        out.append({"game": self.game, "first_hand": self.game_first_hand,
+                    "decks": {k: dict(v, backs=dict(v["backs"])) for k, v in sorted(self.decks.items())}})
+        for g in out:
+            g["hands"] = [h["hand"] for h in self.hands if h.get("game", 1) == g["game"]]
+        return out
+
+    def _classes(self):
+        """The colour classes a build may see (a stray tile of another back stops it);
+        none with identical backs, whose readings are ignored."""
+        if self.alike:
+            return []
+        names = list((self.table.identity or {}).get("colours") or ())
+        return [names.index(c) + 1 for c in self.sets if c in names]
 
     # -- builds -------------------------------------------------------------------------
     async def _build(self, deck, *, expect_empty, resume=False):
@@ -222,7 +267,7 @@ class Session:
                 else:
                     result = await self.table.build(
                         number, self.targets, stacks=self.profile.stacks_per_wall,
-                        expect_empty=expect_empty)
+                        expect_empty=expect_empty, colours=self._classes())
             except TableFault as e:  # every build the table started is listed, failed ones too
                 record = {"deck": deck, "per_track": self.table.per_track(),
                           "backs": self.table.backs(), "sim_seconds": None, "ok": False}
@@ -246,10 +291,16 @@ class Session:
                     self._recovered(stopped["fault"])
         self._mixer_empty = result.get("mixer_empty")
         backs = dict(result["backs"])
+        walls = [dict(w) for w in result.get("backs_per_track") or ()]
+        if self.alike:  # readings ignored: every tile has the one back
+            backs = {self.sets[0]: sum(result["per_track"])}
+            walls = [{self.sets[0]: n} for n in result["per_track"]]
         record = {
             "deck": deck,
+            "game": self.game,
             "per_track": list(result["per_track"]),
             "backs": backs,
+            "walls": walls,  # each wall's backs: what a player sees of the split
             "sim_seconds": round(result["seconds"], 3),
             "ok": True,
         }
@@ -280,6 +331,7 @@ class Session:
             return ("deck %s: %d back colours could not be read (at most %d accepted): "
                     "the count can't be trusted" % (deck, unknown, self.misread_limit))
         got = {c: [backs.get(c, 0), backs.get(c, 0) + unknown] for c in self.sets}
+        # (identical backs: the one colour is the count, so only the count is checked)
         known = self.ranges.get(deck)
         if known is not None:
             both = {c: [max(known[c][0], got[c][0]), min(known[c][1], got[c][1])] for c in self.sets}
@@ -291,7 +343,9 @@ class Session:
         self._set_range(deck, got)
         if self.mixed_deck:  # the two decks together are the two sets
             other_deck = other(deck)
-            comp = {c: [self.tiles - got[c][1], self.tiles - got[c][0]] for c in self.sets}
+            # each set is one deck's worth of its colour (two of it, for identical backs)
+            comp = {c: [self.tiles * self.sets.count(c) - got[c][1],
+                        self.tiles * self.sets.count(c) - got[c][0]] for c in self.sets}
             if other_deck in self.ranges:
                 o = self.ranges[other_deck]
                 comp = {c: [max(o[c][0], comp[c][0]), min(o[c][1], comp[c][1])] for c in self.sets}
@@ -302,7 +356,7 @@ class Session:
         """"deck B: counted 135 of 136 (green 63, expected 64)" for a build that stopped."""
         counted = sum(record["per_track"])
         words = "deck %s: counted %d of %d" % (deck, counted, self.tiles)
-        if deck in self.ranges and record["backs"]:
+        if deck in self.ranges and record["backs"] and not self.alike:
             backs = record["backs"]
             if counted == self.tiles:
                 diffs = self._diffs(deck, backs)
@@ -319,7 +373,7 @@ class Session:
         return {c: r[c][0] for c in self.sets}
 
     def _diffs(self, deck, backs):
-        if deck not in self.ranges:
+        if deck not in self.ranges or self.alike:  # the count says it all
             return ""
         exp = self._best(deck)
         return ", ".join("%s %d, expected %d" % (c, backs.get(c, 0), exp[c])
@@ -336,7 +390,7 @@ class Session:
             self.decks[deck] = comp
             if first:
                 self._journaled.add(deck)
-                self.journal.deck(self.id, deck, comp)
+                self.journal.deck(self.id, deck, comp, game=self.game)
             else:  # a later build read backs an earlier one could not: the count narrows
                 self.journal.transition(self.id, "deck_refined", deck=deck, composition=comp)
 
@@ -361,9 +415,12 @@ class Session:
         walls only if the same boot of the table built them."""
         ident = self.table.identity or {}
         self.phase = phase
+        data.setdefault("game", self.game)
+        data.setdefault("game_first_hand", self.game_first_hand)
         self.journal.phase(self.id, phase, boot=ident.get("boot_nonce"), where=self.where(),
                            **data)
-        self._event("where", phase=phase, hand=data.get("hand", self.hand), decks=self.where())
+        self._event("where", phase=phase, hand=data.get("hand", self.hand), game=self.game,
+                    decks=self.where())
 
     def _set_deck(self, deck, backs):
         self._set_range(deck, {c: [backs.get(c, 0)] * 2 for c in self.sets})
@@ -533,6 +590,42 @@ class Session:
             self._ask(None)
         await self.table.close_door()
 
+    # -- games ----------------------------------------------------------------------------------
+    def check_new_game(self):
+        """Why a new game can't begin now (NotReady), or nothing."""
+        if self._resplit_pending or self._swap_pending:
+            raise NotReady("the table is recovering from a restart, which the next hand over "
+                           "finishes: press hand over first, then start the new game",
+                           code="recovering")
+        if self.mixed_deck and self._prepared and self.inside is None and self.hand == 0:
+            raise NotReady("deck A is not built yet: wait for it, then start the new game")
+
+    def _next_game(self):
+        self.games.append({"game": self.game, "first_hand": self.game_first_hand,
+                           "decks": {k: dict(v, backs=dict(v["backs"]))
+                                     for k, v in sorted(self.decks.items())}})
+        self.game += 1
+        self.game_first_hand = self.hand + 1
+        self.journal.game(self.id, self.game, self.game_first_hand)
+        self._event("game", game=self.game, first_hand=self.game_first_hand)
+
+    async def new_game(self):
+        """End the game and begin the next.  The normal rotation's decks simply go on.
+        Mixed Deck: every tile back into the mixer (the walls inside come up, people push
+        the table top into the open centre) and split afresh: the new game's decks."""
+        if not self.mixed_deck:  # nothing moves: the hand being played is the last one
+            self.check_new_game()
+            self._next_game()
+            return self.summary()
+        async with self._lock:
+            self.check_new_game()
+            self._before = self.where()
+            self._next_game()
+            self._prepared = False
+            self.plan = {"raise": True, "window": True}
+            self.decks, self.ranges, self._journaled = {}, {}, set()
+            return await self._begin()
+
     # -- stops and recovery ------------------------------------------------------------------
     def on_stopped(self, step, exc):
         """A step stopped (a fault, a refusal, the table gone): remember it for recover()
@@ -625,7 +718,7 @@ class Session:
         self._pending_raise = None
         dice = self.dice.roll(self.profile)
         brk = self.dice.break_wall(self.profile, dice)
-        record = {"hand": next_hand, "deck": raised, "dice": list(dice),
+        record = {"hand": next_hand, "game": self.game, "deck": raised, "dice": list(dice),
                   "breaker": brk["breaker"], "turnaround_sim_seconds": round(turnaround, 3)}
         self.journal.hand(self.id, record, brk)
         self.hands.append(record)
@@ -878,8 +971,14 @@ class Session:
             s.decks[k] = {"tiles": v["tiles"], "backs": dict(v["backs"])}
         keys = ("deck", "per_track", "backs", "sim_seconds", "ok")
         s.builds = [{k: b[k] for k in keys} for b in saved["builds"] if b["ok"] is not None]
-        s.hands = [{k: h[k] for k in ("hand", "deck", "dice", "breaker", "turnaround_sim_seconds")}
+        s.hands = [{k: h[k] for k in ("hand", "game", "deck", "dice", "breaker",
+                                      "turnaround_sim_seconds")}
                    for h in saved["hands"]]
+        games = saved.get("games") or []
+        s.games = [{"game": g["game"], "first_hand": g["first_hand"], "decks": g["decks"]}
+                   for g in games[:-1]]
+        if games:
+            s.game, s.game_first_hand = games[-1]["game"], games[-1]["first_hand"]
         s.faults = [dict({k: f[k] for k in ("kind", "track", "build", "recovered", "message")},
                          _id=f.get("id")) for f in saved["faults"]]
         data = saved.get("phase_data") or {}

@@ -67,6 +67,7 @@ class TableClient:
         self.counts = []  # per track, per colour class (0 = unknown first)
         self._waiters = []  # (predicate, future)
         self._op = None  # what is awaited: a build or a raise, for _reconcile
+        self._raised = None  # the build whose walls the lift raised last
         self._tasks = set()
 
     # -- events in ---------------------------------------------------------------------------
@@ -211,12 +212,16 @@ class TableClient:
         return self.colours[cls - 1]
 
     # -- verbs --------------------------------------------------------------------------------
-    async def build(self, build_id, targets, *, stacks, expect_empty):
+    async def build(self, build_id, targets, *, stacks, expect_empty, colours=None):
         """Configure and run one build; returns per-track counts, backs by colour and the
-        build's duration in table seconds."""
+        build's duration in table seconds.  `colours`: the colour classes the build's
+        tiles have (a tile of another stops it as a stray); None: every class; []: the
+        backs are not checked (identical backs)."""
         ncol = self._ncol()
+        if colours is None:
+            colours = list(range(1, ncol + 1))
         await self.link.command(m.CONFIGURE_BUILD, (
-            build_id, list(targets), stacks, list(range(1, ncol + 1)), 1 if expect_empty else 0))
+            build_id, list(targets), stacks, list(colours), 1 if expect_empty else 0))
         # set after the table confirmed: a status reply to an earlier query (which comes
         # before this RESULT on the line) must not overwrite the new build's picture
         self.build_id = build_id
@@ -306,6 +311,7 @@ class TableClient:
         await self.link.command(m.LIFT, ())
         await top
         self.lift = "top"
+        self._raised = self.build_id  # its walls are up: its counts are history
         return self.link.seconds_since(t0)
 
     async def settle(self):
@@ -337,8 +343,9 @@ class TableClient:
 
     def walls_inside(self):
         """The table reports walls on its tracks: a build finished, paused, or stopped
-        part way (its counts kept)."""
-        return self.state in ("built", "paused") or any(self.per_track())
+        part way (its counts kept), and not raised since."""
+        return self.state in ("built", "paused") or (
+            any(self.per_track()) and self.build_id != self._raised)
 
     async def bring_walls_up(self):
         """Walls inside (whole or partial) up to the table top, the door closed: what a
@@ -348,6 +355,26 @@ class TableClient:
             await self.flush_tracks()
         await self.raise_walls(open_door=False)
         await self.settle()
+
+    async def drain(self, build_id, stacks):
+        """What the mixer holds onto the tracks, up to full walls of `stacks`: a build
+        that ends short when the mixer runs empty (the point: emptying it), with what was
+        on the ramps stacked.  Returns (tiles on the tracks, the mixer ran empty)."""
+        tracks = (self.identity or {}).get("tracks") or len(self.per_track()) or 4
+        try:
+            res = await self.build(build_id, [2 * stacks] * tracks, stacks=stacks,
+                                   expect_empty=False, colours=[])
+            return sum(res["per_track"]), bool(res.get("mixer_empty"))
+        except TableFault as e:
+            if e.kind != "short":
+                raise
+        await self.query_status()
+        if self.state == "fault":  # SHORT: the build pauses once cleared; then it ends
+            await self.clear_fault()
+        if self.state != "built":
+            await self.abort()
+            await self.flush_tracks()
+        return sum(self.per_track()), True
 
     async def settle_after_restart(self):
         """After the daemon restarted during a hand over whose walls are up: bring the

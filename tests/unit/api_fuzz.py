@@ -16,6 +16,7 @@ import time
 from hostd.api import create_app
 from hostd.errors import NotReady
 from hostd.rulesets import get_ruleset, list_rulesets
+from hostd.session import check_sets
 from hostd.server import make_server
 
 TOKEN = "fuzz-token-0123456789-abcdefghij"
@@ -37,8 +38,9 @@ class FuzzDaemon:
                 for p in list_rulesets()]
 
     async def start_session(self, ruleset, mixed_deck=False, seed=None, *, replace=False,
-                            loaded=False):
+                            loaded=False, colours=None):
         profile = get_ruleset(ruleset)  # BadRequest (400) naming what is accepted
+        check_sets(colours or ("blue", "green"))  # (the real table also checks the names)
         if self.busy:
             raise NotReady("the table is busy (build): wait for it to finish or abort")
         if self.session is not None and not replace:
@@ -66,6 +68,13 @@ class FuzzDaemon:
 
     async def continue_(self):
         raise NotReady("nothing waits for people", code="nothing_to_continue")
+
+    async def new_game(self):
+        if self.session is None:
+            raise NotReady("no session: start one with `jantaku session start --ruleset R`",
+                           code="no_session")
+        self.session["game"] = self.session.get("game", 1) + 1
+        return {"id": 1, "game": self.session["game"], "state": "new_game"}
 
     async def clear_fault(self):
         raise NotReady("the table has no fault to clear", code="no_fault")

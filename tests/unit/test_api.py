@@ -38,10 +38,16 @@ class FakeDaemon:
             raise exc
         return {"ok": True, "command": name}
 
-    async def start_session(self, ruleset, mixed_deck, seed, *, replace=False, loaded=False):
+    async def start_session(self, ruleset, mixed_deck, seed, *, replace=False, loaded=False,
+                            colours=None):
+        if colours is not None:
+            return await self._cmd("start_session", ruleset, mixed_deck, seed, colours)
         if replace or loaded:
             return await self._cmd("start_session", ruleset, mixed_deck, seed, replace, loaded)
         return await self._cmd("start_session", ruleset, mixed_deck, seed)
+
+    async def new_game(self):
+        return await self._cmd("new_game")
 
     async def end_session(self, *, empty=False):
         return await self._cmd("end_session", empty)
@@ -369,15 +375,17 @@ def test_openapi_lists_every_endpoint():
     expected = {("get", "/health"), ("get", "/status"), ("get", "/rulesets"),
                 ("post", "/session"), ("post", "/hand-over"), ("post", "/abort"),
                 ("post", "/session/end"), ("post", "/continue"), ("post", "/clear-fault"),
-                ("get", "/events")}
+                ("post", "/game"), ("get", "/events")}
     got = {(m, p) for p, ops in doc["paths"].items() for m in ops}
     assert expected <= got
     assert "text/event-stream" in doc["paths"]["/events"]["get"]["responses"]["200"]["content"]
-    for p in ("/session", "/hand-over", "/abort", "/session/end", "/continue", "/clear-fault"):
+    for p in ("/session", "/hand-over", "/abort", "/session/end", "/continue", "/clear-fault",
+              "/game"):
         assert "security" not in doc["paths"][p]["post"]  # this daemon has no token
     assert "securitySchemes" not in doc.get("components", {})
     schema = doc["components"]["schemas"]["SessionRequest"]
-    assert set(schema["properties"]) == {"ruleset", "mixed_deck", "seed", "replace", "loaded"}
+    assert set(schema["properties"]) == {"ruleset", "mixed_deck", "seed", "replace", "loaded",
+                                         "colours"}
     assert schema["required"] == ["ruleset"]
 
 

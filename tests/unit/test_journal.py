@@ -547,11 +547,22 @@ def test_sessions_end_as_ended_aborted_or_failed_with_the_reason(j):
         j.end_session(c, "finished")
 
 
-def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
+def _schema_v2():
+    """Version 2's tables: no games (decks keyed by session and name, hands without game)."""
     from hostd import journal as jmod
 
+    out = []
+    for stmt in jmod._SCHEMA:
+        if "CREATE TABLE games" in stmt:
+            continue
+        stmt = "\n".join(line for line in stmt.split("\n") if not line.strip().startswith("game "))
+        out.append(stmt.replace("PRIMARY KEY (session_id, game, name)", "PRIMARY KEY (session_id, name)"))
+    return out
+
+
+def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
     db = sqlite3.connect(path, isolation_level=None)
-    for stmt in jmod._SCHEMA:  # version 1 said 'finished' for a normal end
+    for stmt in _schema_v2():  # version 1 said 'finished' for a normal end
         db.execute(stmt.replace("'ended'", "'finished'"))
     db.execute("PRAGMA application_id=%d" % APPLICATION_ID)
     db.execute("PRAGMA user_version=1")
@@ -561,10 +572,55 @@ def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
                "VALUES (1, 1, 'A', '[34]', 1.0)")
     db.close()
     with Journal(path) as jr:
-        assert jr.schema_version == SCHEMA_VERSION == 2
+        assert jr.schema_version == SCHEMA_VERSION == 3
         assert jr.sessions()[0]["state"] == "ended"
         assert jr.check() == []
         sid = new_session(jr)  # the new table still allows one open session only
         with pytest.raises(JournalConflict):
             new_session(jr)
         jr.end_session(sid, "ended")
+
+
+# -- games ---------------------------------------------------------------------------------
+def test_each_game_has_its_own_split_and_its_hands(j):
+    sid = new_session(j)
+    j.deck(sid, "A", {"tiles": 136, "backs": {"blue": 70, "green": 66}})
+    j.hand(sid, {"hand": 1, "deck": "A", "dice": [3, 4], "breaker": "across"})
+    assert j.game(sid, 2, first_hand=2)["new"] is True
+    assert j.game(sid, 2, first_hand=2)["new"] is False  # a repeat changes nothing
+    with pytest.raises(ValueError, match="next game number is 3"):
+        j.game(sid, 4, first_hand=2)
+    # game 2's deck A is another split: not a conflict with game 1's
+    j.deck(sid, "A", {"tiles": 136, "backs": {"blue": 60, "green": 76}}, game=2)
+    with pytest.raises(JournalConflict, match="game 2"):
+        j.deck(sid, "A", {"tiles": 136, "backs": {"blue": 61, "green": 75}}, game=2)
+    j.hand(sid, {"hand": 2, "game": 2, "deck": "A", "dice": [1, 1], "breaker": "self"})
+    s = j.session_summary(sid)
+    assert s["game"] == 2
+    assert s["decks"] == {"A": {"tiles": 136, "backs": {"blue": 60, "green": 76}}}
+    assert [(g["game"], g["first_hand"], g["decks"]["A"]["backs"]["blue"]) for g in s["games"]] \
+        == [(1, 1, 70), (2, 2, 60)]
+    assert [(h["hand"], h["game"]) for h in s["hands"]] == [(1, 1), (2, 2)]
+    assert [e["kind"] for e in j.events(sid, kinds=["game"])] == ["game"]
+
+
+def test_a_version_2_journal_gains_games_and_keeps_its_decks_and_hands(path):
+    db = sqlite3.connect(path, isolation_level=None)
+    for stmt in _schema_v2():
+        db.execute(stmt)
+    db.execute("PRAGMA application_id=%d" % APPLICATION_ID)
+    db.execute("PRAGMA user_version=2")
+    db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at) "
+               "VALUES ('riichi', 1, '[\"blue\", \"green\"]', 'open', 'built', 1.0)")
+    db.execute("INSERT INTO decks VALUES (1, 'A', 136, '{\"blue\": 70, \"green\": 66}', 1.0)")
+    db.execute("INSERT INTO hands (session_id, hand, deck, dice, recorded_at) "
+               "VALUES (1, 1, 'A', '[2, 5]', 1.0)")
+    db.close()
+    with Journal(path) as jr:
+        assert jr.schema_version == 3
+        assert jr.check() == []
+        s = jr.open_session()
+        assert s["game"] == 1 and s["decks"]["A"]["backs"] == {"blue": 70, "green": 66}
+        assert s["hands"][0]["game"] == 1
+        jr.game(1, 2, first_hand=2)  # the migrated session goes on with a second game
+        assert jr.session_summary(1)["game"] == 2
