@@ -293,3 +293,17 @@ def test_a_restart_during_the_new_game_collect_carries_on_with_that_game(h):
     s = h.status()["session"]
     assert [(x["hand"], x["game"]) for x in s["hands"]] == [(1, 1), (2, 2)]
     assert s["game_hand"] == 1 and s["faults"] == []
+
+
+def test_identical_backs_in_the_normal_rotation(tmp_path):
+    h = Harness(tmp_path, seed=7, colours=("green", "green"))
+    try:
+        answer, err = h.call(h.daemon.start_session("riichi", False, loaded=True))
+        assert err is None
+        h.settle()
+        _hands(h, 3)
+        s = h.status()["session"]
+        assert s["colours_checked"] is False and s["faults"] == []
+        assert [b["backs"] for b in s["builds"]] == [{"green": 136}] * 4
+    finally:
+        h.close()
