@@ -7,6 +7,7 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     GET  /rulesets    the rulesets this daemon knows
     POST /session     start a session  {"ruleset": "riichi", "mixed_deck": true, "seed": 42}
     POST /hand-over   end the hand being played / begin the first   (moves motors)
+    POST /dice        the hand's throw {"dice": [3, 4]} (physical dice) or {} (no motors)
     POST /game        end the game, begin the next (Mixed Deck: split afresh) (moves motors)
     POST /session/end end the session {"empty": false}               (moves motors if empty)
     POST /continue    people did what was asked: carry on           (moves motors)
@@ -125,6 +126,17 @@ class SessionRequest(BaseModel):
                     "backs look alike; default: the daemon's (`run --colours`)")
 
 
+class DiceRequest(BaseModel):
+    """The hand's throw: the faces of physical dice, or none (the table throws)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    dice: Optional[list[Annotated[int, Field(ge=1, le=20)]]] = Field(
+        None, min_length=1, max_length=3,
+        description="the faces people threw (e.g. [3, 4]; checked against the ruleset's "
+                    "dice); omit for a throw from the daemon's random source")
+
+
 class SessionEndRequest(BaseModel):
     """End the session."""
 
@@ -139,7 +151,8 @@ SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true
                     '(two back colours, the same twice for identical backs; optional)}')
 
 
-_ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|false} or no body'}
+_ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|false} or no body',
+             "/dice": '{"dice": [faces]} (physical dice, e.g. [3, 4]), {} or no body'}
 
 
 def accepted_for(path):
@@ -667,6 +680,14 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         """End the hand being played (or begin the first): drop the played deck, raise
         the walls built inside, rebuild the dropped deck."""
         return await daemon.hand_over()
+
+    @app.post("/dice", response_model=Result, tags=["commands"],
+              responses=cmd_errors, dependencies=cmd_deps)
+    async def dice(body: Optional[DiceRequest] = None):
+        """The throw of the hand whose walls are on the table top: from the daemon's
+        random source (as the dice button), or the faces of physical dice people threw
+        (`dice`).  Announced with the break (`session.dice`, a `dice` event)."""
+        return await daemon.throw_dice(body.dice if body else None)
 
     @app.post("/game", response_model=Result, tags=["commands"],
               responses=cmd_errors, dependencies=cmd_deps)

@@ -294,7 +294,8 @@ def cmd_break(args) -> int:
         % (result.dead_wall_tiles, result.dead_wall_stacks),
     ]
     if proc.breaker_becomes_dealer:
-        lines.append("the breaker is the dealer")
+        lines.append("on a game's first hand the breaker is the dealer (the starting dealer; "
+                     "later dealers follow the results)")
     if profile.dice_double_multiplier > 1 and len(set(result.dice)) == 1 and len(result.dice) > 1:
         lines.append("a double: the hand's value is multiplied by %d" % profile.dice_double_multiplier)
     sys.stdout.write("\n".join(lines) + "\n")
@@ -323,6 +324,10 @@ def _configure_demo(p):
     add_ruleset_options(p)
     p.add_argument("--hands", type=int, default=4, metavar="N",
                    help="hands to play in each game (default 4)")
+    p.add_argument("--via", choices=("api", "buttons"), default="api",
+                   help="how the players drive the table: api (the daemon's verbs, default) "
+                        "or buttons (the simulated table's start and dice buttons, through "
+                        "the real daemon)")
     p.add_argument("--games", type=int, default=1, metavar="G",
                    help="games to play (default 1); Mixed Deck splits the sets afresh for each")
     p.add_argument("--seed", type=int, default=1, metavar="S",
@@ -354,6 +359,9 @@ def cmd_demo(args) -> int:
         raise UsageError("--hands must be 0 or more")
     if args.games < 1:
         raise UsageError("--games must be 1 or more")
+    if args.via == "buttons" and args.transport != "inprocess":
+        raise UsageError("--via buttons presses the in-process table's buttons: use it with "
+                         "--transport inprocess (over a pty, `jantaku sim press` does it by hand)")
     load_ruleset(args)  # a bad name is a usage error before anything starts
     from hostd.demo import SimStartError, board_profile, demo_sets
     from hostd.errors import JantakuError
@@ -493,6 +501,9 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli_daemon", "configure_session"), _lazy("hostd.cli_daemon", "cmd_session")),
     Command("hand-over", "end the hand: drop the played deck, raise the next walls, rebuild",
             _lazy("hostd.cli_daemon", "configure_hand_over"), _lazy("hostd.cli_daemon", "cmd_hand_over")),
+    Command("dice", "the hand's throw: the table throws (as the dice button does), or enter "
+            "physical dice (`jantaku dice 3,4`)", _lazy("hostd.cli_daemon", "configure_dice"),
+            _lazy("hostd.cli_daemon", "cmd_dice")),
     Command("game", "games: `game new` ends the game and begins the next",
             _lazy("hostd.cli_daemon", "configure_game"), _lazy("hostd.cli_daemon", "cmd_game")),
     Command("continue", "people did what the table asked (tiles pushed in, a fault fixed): "

@@ -91,6 +91,9 @@ def status_text(st):
             ", busy: %s" % s["busy"] if s.get("busy") else ""))
         if s.get("sets"):
             lines.append("  sets: %s" % _sets_text(s["sets"]))
+        if s.get("dice"):
+            lines.append("  hand %d's throw (%s): %s" % (s["dice"]["hand"], s["dice"]["by"],
+                                                      s["dice"]["text"]))
         for name, d in sorted(s["decks"].items()):
             what = "%d tiles (%s)" % (d["tiles"], ", ".join(
                 "%s %d" % kv for kv in sorted(d["backs"].items()))) if "tiles" in d \
@@ -269,11 +272,37 @@ def configure_game(p):
     configure_common_wait(n)
 
 
+def cmd_dice(args):
+    body = {}
+    if args.faces is not None:
+        from hostd.cli import UsageError
+        from hostd.dice import DiceError, parse_dice
+
+        try:
+            body["dice"] = list(parse_dice(args.faces))
+        except DiceError as e:
+            raise UsageError(str(e)) from None
+    data, rc = _request(args, "POST", "/dice", body)
+    if rc == 0:
+        _print(args, data, lambda d: "hand %s: %s\nnext: %s" % (d.get("hand"), d.get("text"),
+                                                               d.get("next")))
+    return rc
+
+
+def configure_dice(p):
+    p.add_argument("faces", nargs="?", default=None, metavar="FACES",
+                   help="the faces of physical dice people threw, e.g. 3,4 (default: the "
+                        "table throws the ruleset's dice, as the dice button does)")
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+
+
 def cmd_hand_over(args):
     data, rc = _request(args, "POST", "/hand-over")
     if rc:
         return rc
-    _print(args, data, lambda d: "hand over: hand %s begins" % d.get("hand"))
+    _print(args, data, lambda d: "hand over: hand %s begins; once its walls are up, press "
+                                 "dice (or `jantaku dice`) for the throw" % d.get("hand"))
     return _follow(args, _built_for(data.get("hand") or 0)) if _wait_wanted(args) else 0
 
 
@@ -623,7 +652,13 @@ async def _live_view(daemon):
         if b:
             parts.append("build %d %d/%d" % (b["id"], sum(b["per_track"]), sum(b["targets"])))
         if s:
-            parts.append("session %s %s hand %d" % (s["id"], s["ruleset"], s["hand"]))
+            parts.append("session %s %s game %d hand %d" % (s["id"], s["ruleset"], s["game"],
+                                                            s["game_hand"]))
+            if s.get("dice"):
+                parts.append(s["dice"]["text"])
+            elif s["hand"] and s["decks"].get((s["hands"] or [{}])[-1].get("deck"), {}).get(
+                    "where") == "top":
+                parts.append("press dice")
         sys.stdout.write("\r\x1b[K" + " | ".join(parts))
         sys.stdout.flush()
         jlog.status_line_shown(sys.stdout)

@@ -40,7 +40,8 @@ class Daemon:
         self.push_window = push_window
         self.link = LinkClient(transport, on_event=self._on_table_event,
                                on_change=self._on_link_change)
-        self.table = TableClient(self.link, colours=self.colours, on_event=self.publish)
+        self.table = TableClient(self.link, colours=self.colours, on_event=self.publish,
+                                 on_button=self._pressed)
         self.session = None
         self.known = None  # where the last session left the tiles, for the next start
         self.abort_pending = None  # {"session": id} while an abort waits for the table
@@ -56,6 +57,11 @@ class Daemon:
     # -- plumbing -------------------------------------------------------------------------
     def _on_table_event(self, msgid, values):
         self.table.on_event(msgid, values)
+
+    def _pressed(self, button):
+        """The table's start or dice button was pressed: one press, one action."""
+        self._tasks = [t for t in self._tasks if not t.done()]
+        self._tasks.append(asyncio.create_task(self._on_button(button)))
 
     def _on_link_change(self, what, detail):
         self.table.link_changed(what, detail)  # it asks the table where it is
@@ -159,7 +165,7 @@ class Daemon:
                     "sets": summ["sets"], "colours_checked": summ["colours_checked"],
                     "game": summ["game"], "game_hand": summ["game_hand"], "games": summ["games"],
                     "hand": summ["hand"], "decks": decks, "builds": summ["builds"],
-                    "hands": summ["hands"], "faults": summ["faults"],
+                    "hands": summ["hands"], "faults": summ["faults"], "dice": summ["dice"],
                     "busy": self._step_name if self._busy() else None,
                     "phase": s.phase, "asking": s.asking, "stopped": s.stopped, "next": nxt}
         return {"table": self.table.get_status(), "session": sess, "next": nxt,
@@ -194,6 +200,11 @@ class Daemon:
             return "%s: %s" % (s.stopped["message"], s.stopped["ask"])
         progress = " (%d of %d tiles)" % (sum(t.per_track()), sum(t.targets)) if t.targets else ""
         playing = "hand %d is being played; " % s.hand if s.hand and s.top else ""
+        if playing and s.throw is None and s.hands and s.hands[-1]["deck"] == s.top:
+            playing = "hand %d: press dice for the throw (`jantaku dice`); " % s.hand
+        elif playing and s.throw is not None:
+            playing = "hand %d is being played (dice %s); " % (
+                s.hand, "+".join(str(v) for v in s.throw["dice"]))
         if self._busy():
             if s.phase == "preparing":
                 return "bringing every tile into the mixer%s: wait" % (
@@ -321,7 +332,9 @@ class Daemon:
             return {"id": s.id, "ruleset": profile.name, "mixed_deck": bool(mixed_deck),
                     "sets": list(s.sets), "state": "starting", "next": self.next_step()}
 
-    async def hand_over(self):
+    async def hand_over(self, by="api"):
+        """End the hand being played (or begin the first); `by`: the start button or the
+        API, journalled with the hand."""
         async with self._lock:
             s = self.session
             if s is None:
@@ -333,8 +346,21 @@ class Daemon:
                 raise NotReady("the hand over must wait: " + self.next_step(), code="stopped")
             self._refuse_busy("the hand over can come once it is done: " + self.next_step())
             s.check_hand_over()
-            self._run_step("hand_over", s.hand_over())
-            return {"id": s.id, "hand": s.hand + 1, "state": "hand_over"}
+            self._run_step("hand_over", s.hand_over(by))
+            return {"id": s.id, "hand": s.hand + 1, "state": "hand_over", "by": by}
+
+    async def throw_dice(self, values=None, by="api"):
+        """The hand's throw: the ruleset's dice from the daemon's random source (the dice
+        button, the API), or `values` people threw with physical dice (`entered`).
+        Nothing moves: it is taken while the next deck is built."""
+        async with self._lock:
+            s = self.session
+            if s is None:
+                raise NotReady("no session: " + START, code="no_session")
+            if values is not None:
+                by = "entered"
+            info = s.throw_dice(values, by)
+            return dict(info, next=self.next_step())
 
     async def new_game(self):
         """End the game and begin the next: Mixed Deck collects every tile and splits
@@ -494,6 +520,31 @@ class Daemon:
             raise TableGone("the abort is not confirmed by the table (%s): it stays pending and "
                             "is sent again as soon as the table is back; `jantaku status` "
                             "shows it" % e) from None
+
+    # -- the table's buttons -------------------------------------------------------------------
+    async def _on_button(self, name):
+        """A press of the table's start or dice button does what the table waits for
+        (docs/FAULTS.md "Buttons"); a press it cannot take is refused, and says why."""
+        try:
+            if name == "dice":
+                did = "throw: %s" % (await self.throw_dice(by="button"))["text"]
+            else:
+                did = await self._press_start()
+        except JantakuError as e:
+            self.publish({"type": "button", "button": name, "taken": False, "why": str(e),
+                          "next": self.next_step()})
+            return
+        self.publish({"type": "button", "button": name, "taken": True, "did": did})
+
+    async def _press_start(self):
+        s = self.session
+        if s is None:
+            raise NotReady("no session: " + START, code="no_session")
+        if s.asking or (s.stopped and not s.lift_stopped()):
+            await self.continue_()  # people are done: the centre closes, the step goes on
+            return "continue"
+        await self.hand_over(by="button")
+        return "hand over"
 
     async def _send_pending_abort(self):
         async with self._lock:

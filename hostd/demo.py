@@ -16,7 +16,7 @@ import tempfile
 import time
 
 from hostd.dice import Dice
-from hostd.errors import JantakuError
+from hostd.errors import JantakuError, NotReady
 from hostd.journal import Journal
 from hostd.link import LinkClient
 from hostd.rulesets import get_ruleset, tiles_for_set
@@ -200,53 +200,25 @@ async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_pro
                     state_path):
     journal = Journal(db)
     out = {"ruleset": profile.name, "mixed_deck": bool(args.mixed_deck), "seed": args.seed,
-           "sets": list(colours), "decks": {}, "builds": [], "hands": [], "faults": [],
+           "sets": list(colours), "via": getattr(args, "via", "api"), "decks": {},
+           "builds": [], "hands": [], "faults": [],
            "safety": {"guard_stop_ms_max": None}, "firmware": None,
            "sim_seconds": 0.0, "wall_seconds": 0.0}
-    client = table = None
     ok = False
     try:
-        client = LinkClient(transport, on_event=lambda i, v: table.on_event(i, v),
-                            on_change=lambda w, d: table.link_changed(w, d))
-        table = TableClient(client, colours=colours)
-        pump = asyncio.create_task(client.run())
-        await client.wait_connected(timeout=30)
-        about = client.about or {}
+        play = _play_via_buttons if out["via"] == "buttons" else _play_via_api
+        summ, errors, link, t0, ok = await play(args, profile, colours, transport, journal,
+                                                 table_sim)
+        about = link.about or {}
         out["firmware"] = {"implementation": about.get("implementation"),
                            "version": about.get("version")}
-        t0 = client.mark()
-        session = Session(table=table, journal=journal, profile=profile,
-                          mixed_deck=args.mixed_deck, sets=colours, dice=Dice(args.seed))
-        try:
-            await session.start()
-            on_hand = getattr(args, "on_hand", None)  # a soak's probe
-            for game in range(getattr(args, "games", 1) or 1):
-                if game:  # everything back into the mixer, split afresh (Mixed Deck)
-                    await session.new_game()
-                for _ in range(args.hands):
-                    await hand_over_like_players(session, table)
-                    if on_hand is not None:
-                        on_hand(session.hand)
-            ok = True
-        except Exception as e:  # reported in the JSON, exit status non-zero
-            last = session.faults[-1] if session.faults else None
-            if last is None or last["recovered"] or (last["message"] != str(e)
-                                                     and last["kind"] != getattr(e, "kind", None)):
-                out["faults"].append({"kind": getattr(e, "kind", type(e).__name__),
-                                      "track": getattr(e, "track", None),
-                                      "build": len(session.builds) or None,
-                                      "recovered": False, "message": str(e)})
-        summ = session.summary()
         out["builds"], out["hands"] = summ["builds"], summ["hands"]
         out["games"] = [{"game": g["game"], "decks": g["decks"], "walls": _walls(summ, g["game"]),
                          "hands": [h for h in summ["hands"] if h["game"] == g["game"]]}
                         for g in summ["games"]]
         out["decks"] = out["games"][0]["decks"]  # the first game's split
-        out["faults"] = summ["faults"] + out["faults"]
-        out["sim_seconds"] = round(client.seconds_since(t0), 3)
-        client.stop()
-        pump.cancel()
-        await asyncio.gather(pump, return_exceptions=True)
+        out["faults"] = summ["faults"] + errors
+        out["sim_seconds"] = round(link.seconds_since(t0), 3)
     finally:
         if table_sim is not None:
             rep = table_sim.report(full=False)
@@ -259,6 +231,115 @@ async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_pro
         journal.close()
     out["wall_seconds"] = round(time.monotonic() - wall0, 3)
     return out, ok
+
+
+def _error_record(e, session):
+    """An error that ended the demo, unless the session's faults already say it."""
+    last = session.faults[-1] if session.faults else None
+    if last is None or last["recovered"] or (last["message"] != str(e)
+                                             and last["kind"] != getattr(e, "kind", None)):
+        return [{"kind": getattr(e, "kind", None) or getattr(e, "code", type(e).__name__),
+                 "track": getattr(e, "track", None), "build": len(session.builds) or None,
+                 "recovered": False, "message": str(e)}]
+    return []
+
+
+async def _play_via_api(args, profile, colours, transport, journal, table_sim):
+    """The session driven as the API drives it: hand over, then the throw."""
+    table = None
+    client = LinkClient(transport, on_event=lambda i, v: table.on_event(i, v),
+                        on_change=lambda w, d: table.link_changed(w, d))
+    table = TableClient(client, colours=colours)
+    pump = asyncio.create_task(client.run())
+    errors, ok = [], False
+    try:
+        await client.wait_connected(timeout=30)
+        t0 = client.mark()
+        session = Session(table=table, journal=journal, profile=profile,
+                          mixed_deck=args.mixed_deck, sets=colours, dice=Dice(args.seed))
+        try:
+            await session.start()
+            on_hand = getattr(args, "on_hand", None)  # a soak's probe
+            for game in range(getattr(args, "games", 1) or 1):
+                if game:  # everything back into the mixer, split afresh (Mixed Deck)
+                    await session.new_game()
+                for _ in range(args.hands):
+                    await hand_over_like_players(session, table)
+                    session.throw_dice(by="api")  # once the walls are up: the hand's throw
+                    if on_hand is not None:
+                        on_hand(session.hand)
+            ok = True
+        except Exception as e:  # reported in the JSON, exit status non-zero
+            errors = _error_record(e, session)
+        return session.summary(), errors, client, t0, ok
+    finally:
+        client.stop()
+        pump.cancel()
+        await asyncio.gather(pump, return_exceptions=True)
+
+
+async def _play_via_buttons(args, profile, colours, transport, journal, table_sim):
+    """Players at the table: the real daemon, and every hand over and throw a press of
+    the simulated table's start and dice buttons (a stopped lift: start again once the
+    guard is clear, as players do)."""
+    from hostd.daemon import Daemon
+
+    press = table_sim.press
+    d = Daemon(transport=transport, journal=journal, colours=colours, seed=args.seed,
+               resume=False)
+    await d.start()
+    errors, ok, s = [], False, None
+    await d.link.wait_connected(timeout=30)
+    t0 = d.link.mark()
+    try:
+        virtual = getattr(transport, "virtual", False)
+
+        async def until(pred, what, seconds=600.0):
+            mark = d.table.mark()
+            while not pred():
+                if d.session is not None and d.session.stopped is not None \
+                        and not d.session.lift_stopped():
+                    raise NotReady(d.next_step(), code=d.session.stopped["kind"])
+                if d.table.seconds_since(mark) > seconds:
+                    raise NotReady("no %s within %g table seconds: %s"
+                                   % (what, seconds, d.next_step()), code="timeout")
+                await asyncio.sleep(0 if virtual else 0.02)
+
+        def idle():
+            return not d.status()["busy"]
+
+        # the sets are where the demo's table has them: no collect before the first build
+        d.known = {"mixed_deck": args.mixed_deck, "sets": list(colours),
+                   "where": {"A": "mixer", "B": "mixer" if args.mixed_deck else "top"}}
+        await d.start_session(profile.name, args.mixed_deck, args.seed, colours=colours)
+        s = d.session
+        await until(idle, "deck A")
+        for game in range(getattr(args, "games", 1) or 1):
+            if game:
+                await d.new_game()
+                await until(idle, "new split")
+            for _ in range(args.hands):
+                n = s.hand + 1
+                press("start")
+                while s.hand < n:  # a guard stop: press start again once it is clear
+                    await until(lambda: s.hand >= n or (s.lift_stopped() and idle()
+                                                        and d.table.guard["curtain"]
+                                                        and d.table.guard["lid"]), "hand over")
+                    if s.hand < n:
+                        press("start")
+                press("dice")
+                await until(lambda: s.throw is not None, "throw")
+                await until(idle, "next walls")
+        ok = True
+    except Exception as e:  # reported in the JSON, exit status non-zero
+        errors = _error_record(e, s) if s is not None else [
+            {"kind": getattr(e, "code", type(e).__name__), "track": None, "build": None,
+             "recovered": False, "message": str(e)}]
+    summ = s.summary() if s is not None else {"builds": [], "hands": [], "faults": [],
+                                              "games": [{"game": 1, "decks": {}}]}
+    link = d.link
+    await d.close()
+    return summ, errors, link, t0, ok
 
 
 def _walls(summ, game):

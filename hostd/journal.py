@@ -134,6 +134,8 @@ _SCHEMA = [
         turnaround_sim_seconds REAL,
         recorded_at    REAL    NOT NULL,
         game           INTEGER NOT NULL DEFAULT 1 CHECK (game >= 1),
+        started_by     TEXT,
+        dice_by        TEXT,
         PRIMARY KEY (session_id, hand)
     )""",
     """CREATE TABLE games (
@@ -185,6 +187,8 @@ _MIGRATIONS = {
         "DROP TABLE decks",
         "ALTER TABLE decks_v3 RENAME TO decks",
         "ALTER TABLE hands ADD COLUMN game INTEGER NOT NULL DEFAULT 1 CHECK (game >= 1)",
+        "ALTER TABLE hands ADD COLUMN started_by TEXT",
+        "ALTER TABLE hands ADD COLUMN dice_by TEXT",
         _SCHEMA[5],
         "INSERT INTO games (session_id, game, first_hand, started_at) "
         "SELECT id, 1, 1, created_at FROM sessions"],
@@ -714,6 +718,8 @@ class Journal:
         dice = _ints(record.get("dice") or [], "dice")
         breaker = record.get("breaker")
         game = int(record.get("game", 1))
+        started_by = record.get("by")
+        dice_by = record.get("dice_by")
         turnaround = record.get("turnaround_sim_seconds")
         turnaround = None if turnaround is None else float(turnaround)
         brk = _plain(brk)
@@ -731,13 +737,14 @@ class Journal:
                 raise ValueError("session %d: hand %d journalled but the next hand number is %d"
                                  % (session_id, number, last + 1))
             db.execute("INSERT INTO hands (session_id, hand, deck, dice, breaker, break_position,"
-                       " turnaround_sim_seconds, recorded_at, game)"
-                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       " turnaround_sim_seconds, recorded_at, game, started_by, dice_by)"
+                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (session_id, number, deck, _dumps(dice), breaker,
-                        None if brk is None else _dumps(brk), turnaround, now, game))
+                        None if brk is None else _dumps(brk), turnaround, now, game,
+                        started_by, dice_by))
             self._log(db, session_id, "hand",
                       {"hand": number, "game": game, "deck": deck, "dice": dice,
-                       "breaker": breaker, "break_position": brk,
+                       "breaker": breaker, "break_position": brk, "by": started_by,
                        "turnaround_sim_seconds": turnaround}, now)
             row = db.execute("SELECT * FROM hands WHERE session_id = ? AND hand = ?",
                              (session_id, number)).fetchone()
@@ -746,6 +753,27 @@ class Journal:
         return self._commit(work)
 
     record_hand = hand
+
+    def hand_dice(self, session_id, hand, dice, brk, by):
+        """Hand ``hand``'s throw (after it began: the walls are up first): its dice, the
+        break (dict) and who threw (``button``, ``api``, ``entered``).  A re-throw the
+        ruleset allows replaces it."""
+        number = int(hand)
+        dice = _ints(dice, "dice")
+        brk = _plain(brk)
+        now = self._now()
+
+        def work(db):
+            self._open_row(db, session_id)
+            n = db.execute("UPDATE hands SET dice = ?, breaker = ?, break_position = ?, dice_by = ?"
+                           " WHERE session_id = ? AND hand = ?",
+                           (_dumps(dice), brk.get("breaker"), _dumps(brk), by, session_id,
+                            number)).rowcount
+            if n != 1:
+                raise ValueError("session %d has no hand %d to throw for" % (session_id, number))
+            self._log(db, session_id, "dice", dict(brk, hand=number, dice=dice, by=by), now)
+
+        self._commit(work)
 
     # -- faults ---------------------------------------------------------------------
     def fault(self, session_id, rec):
@@ -875,6 +903,8 @@ class Journal:
         d = {
             "hand": row["hand"],
             "game": row["game"],
+            "by": row["started_by"],
+            "dice_by": row["dice_by"],
             "deck": row["deck"],
             "dice": _loads(row["dice"]),
             "breaker": row["breaker"],

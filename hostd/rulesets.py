@@ -188,6 +188,9 @@ class RulesetProfile(BaseModel):
     dice_alternatives: tuple[str, ...] = ()
     #: a double on the dice multiplies the hand's value by this (Shenyang: 2)
     dice_double_multiplier: int = Field(1, ge=1)
+    #: a second throw for the same hand replaces the first (none of the five: a throw
+    #: decides the break, and Shenyang's double, once; docs/RULESETS.md "Throws")
+    rethrow: bool = False
     break_procedure: BreakProcedure
     notes: tuple[str, ...] = ()
 
@@ -278,6 +281,7 @@ class RulesetProfile(BaseModel):
             "dice": self.dice,
             "dice_alternatives": list(self.dice_alternatives),
             "dice_double_multiplier": self.dice_double_multiplier,
+            "rethrow": self.rethrow,
             "break": self.break_procedure.model_dump(exclude={"source"}),
             "notation": self.notation,
             "faces": dict(self.faces),

@@ -19,6 +19,7 @@ Life of a session (DESIGN §2):
 """
 import asyncio
 
+from hostd.dice import announcement
 from hostd.errors import JantakuError, NotReady, Refused
 from hostd.rulesets import RulesetError, check_colours, check_fits
 from hostd.table import TableFault
@@ -122,6 +123,8 @@ class Session:
         self.game = 1  # games hold hands; a new Mixed Deck game is a new split
         self.game_first_hand = 1  # the session-wide number of the game's first hand
         self.games = []  # the games before this one: {"game", "decks"}
+        self.throw = None  # the hand in play's throw (hostd.dice.announcement), once thrown
+        self._hand_by = "api"  # who asked for the hand over under way (button, api)
         self.inside = None  # deck built (or being built) inside the table
         self.top = None  # deck on the table top (being played)
         self.phase = None
@@ -217,6 +220,7 @@ class Session:
             "games": self.games_summary(),
             "builds": list(self.builds),
             "hands": list(self.hands),
+            "dice": dict(self.throw) if self.throw else None,
             "faults": [{k: v for k, v in f.items() if k != "_id"} for f in self.faults],
             "inside": self.inside,
             "top": self.top,
@@ -590,6 +594,31 @@ class Session:
             self._ask(None)
         await self.table.close_door()
 
+    # -- the throw ------------------------------------------------------------------------------
+    def throw_dice(self, values=None, by="api"):
+        """Throw the ruleset's dice for the hand whose walls are on the table top (or take
+        the faces people threw: `values`, checked against the ruleset), and announce the
+        throw and the break.  Nothing moves; a build may run meanwhile."""
+        hand = self.hands[-1] if self.hands else None
+        if hand is None or self.top != hand["deck"] or self._pending_raise is not None:
+            raise NotReady("no walls are up for a hand yet: the throw comes once the hand "
+                           "over raised them (press start first)", code="no_hand")
+        if self.throw is not None and not self.profile.rethrow:
+            raise NotReady("hand %d is thrown already (%s); %s throws once per hand"
+                           % (hand["hand"], self.throw["text"], self.profile.name),
+                           code="already_thrown")
+        if values is None:
+            values = self.dice.roll(self.profile)
+        info = announcement(self.profile, values, hand=hand["hand"], by=by,
+                            first_of_game=hand["hand"] == self.game_first_hand)
+        brk = {k: info[k] for k in ("total", "breaker", "break_from_right", "unit",
+                                    "dead_wall_tiles")}
+        self.journal.hand_dice(self.id, hand["hand"], info["dice"], brk, by)
+        hand.update(dice=list(info["dice"]), breaker=info["breaker"], dice_by=by)
+        self.throw = info
+        self._event("dice", **info)
+        return info
+
     # -- games ----------------------------------------------------------------------------------
     def check_new_game(self):
         """Why a new game can't begin now (NotReady), or nothing."""
@@ -678,10 +707,12 @@ class Session:
         if self.inside is None:
             raise NotReady("no walls are built inside yet: wait for the build to finish")
 
-    async def hand_over(self):
+    async def hand_over(self, by="api"):
         """End the hand being played (or begin the first): drop the played deck, raise
-        the walls built inside, then rebuild the dropped deck inside."""
+        the walls built inside, then rebuild the dropped deck inside.  `by`: who asked
+        (the start button, or the API), journalled with the hand."""
         async with self._lock:
+            self._hand_by = by
             return await self._hand_over()
 
     async def _hand_over(self, started=None):
@@ -716,15 +747,15 @@ class Session:
         # turnaround: from the (first) hand over to the walls at the top
         turnaround = self.table.seconds_since(self._pending_raise[3])
         self._pending_raise = None
-        dice = self.dice.roll(self.profile)
-        brk = self.dice.break_wall(self.profile, dice)
-        record = {"hand": next_hand, "game": self.game, "deck": raised, "dice": list(dice),
-                  "breaker": brk["breaker"], "turnaround_sim_seconds": round(turnaround, 3)}
-        self.journal.hand(self.id, record, brk)
+        # the throw comes once the walls are up: a press of dice (throw_dice)
+        record = {"hand": next_hand, "game": self.game, "deck": raised, "by": self._hand_by,
+                  "dice": [], "breaker": None, "dice_by": None,
+                  "turnaround_sim_seconds": round(turnaround, 3)}
+        self.journal.hand(self.id, record)
         self.hands.append(record)
         self.hand, self.top, self.inside = next_hand, raised, None
-        self._event("hand", **dict(record, break_from_right=brk["break_from_right"],
-                                   unit=brk["unit"]))
+        self.throw = None
+        self._event("hand", **record)
         try:
             await self.table.settle()  # lift back down, door closed
         except TableFault as e:
@@ -971,7 +1002,7 @@ class Session:
             s.decks[k] = {"tiles": v["tiles"], "backs": dict(v["backs"])}
         keys = ("deck", "per_track", "backs", "sim_seconds", "ok")
         s.builds = [{k: b[k] for k in keys} for b in saved["builds"] if b["ok"] is not None]
-        s.hands = [{k: h[k] for k in ("hand", "game", "deck", "dice", "breaker",
+        s.hands = [{k: h[k] for k in ("hand", "game", "deck", "by", "dice", "breaker", "dice_by",
                                       "turnaround_sim_seconds")}
                    for h in saved["hands"]]
         games = saved.get("games") or []
@@ -996,8 +1027,13 @@ class Session:
         if s.phase == "building":
             s._building = data.get("inside")
         s._saved = saved
-        for _ in s.hands:  # the seeded dice go on where they were
-            dice.roll(profile)
+        for h in s.hands:  # the seeded dice go on where they were
+            if h["dice"]:
+                dice.roll(profile)
+        last = s.hands[-1] if s.hands else None
+        if last is not None and last["dice"] and last["hand"] == s.hand:
+            s.throw = announcement(profile, last["dice"], hand=last["hand"], by=last["dice_by"],
+                                   first_of_game=last["hand"] == s.game_first_hand)
         return s
 
     async def resume(self):

@@ -53,8 +53,9 @@ class TableFault(JantakuError):
 
 
 class TableClient:
-    def __init__(self, link, *, colours=("blue", "green"), on_event=None):
+    def __init__(self, link, *, colours=("blue", "green"), on_event=None, on_button=None):
         self.link = link
+        self._on_button = on_button  # a press of the start or dice button: "start" / "dice"
         self.colours = tuple(colours)  # class 1.. names, as the board profile orders them
         self._emit = on_event or (lambda ev: None)
         self.state = "unknown"
@@ -119,6 +120,8 @@ class TableClient:
             log.info("table says", level=v[0], text=v[1])
         elif msgid == m.BUILD_DONE:
             self._last_build_done = v
+        elif msgid == m.BUTTON and self._on_button is not None:
+            self._on_button("dice" if v[0] == m.BUTTON_DICE else "start")
         self._check_waiters(msgid, v)
 
     def _take_status(self, v):

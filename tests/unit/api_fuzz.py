@@ -69,6 +69,12 @@ class FuzzDaemon:
     async def continue_(self):
         raise NotReady("nothing waits for people", code="nothing_to_continue")
 
+    async def throw_dice(self, values=None, by="api"):
+        if self.session is None or not self.session["hand"]:
+            raise NotReady("no walls are up for a hand yet", code="no_hand")
+        values = list(values) if values is not None else [3, 4]
+        return {"hand": self.session["hand"], "dice": values, "by": by, "total": sum(values)}
+
     async def new_game(self):
         if self.session is None:
             raise NotReady("no session: start one with `jantaku session start --ruleset R`",
@@ -109,7 +115,13 @@ class ServerThread:
 
 
 def _integer_as_float(body):
-    return isinstance(body, dict) and isinstance(body.get("seed"), float)
+    """A whole number written as a float (42.0) in the body: JSON Schema calls it an
+    integer, this API (strict) refuses it."""
+    if isinstance(body, dict):
+        return any(_integer_as_float(v) for v in body.values())
+    if isinstance(body, list):
+        return any(_integer_as_float(v) for v in body)
+    return isinstance(body, float) and body.is_integer()
 
 
 def run_pass(examples, seed=0):

@@ -23,7 +23,9 @@ class Harness:
         self.loop = asyncio.new_event_loop()
         self.db = str(tmp_path / ("journal-%d.sqlite" % seed))
         self.colours = colours or ("blue", "green")  # the sets loaded, and the daemon's default
-        self.sim = InProcessTable(board_profile(), sim_sets(get_ruleset(ruleset), self.colours),
+        profile = get_ruleset(ruleset)
+        board = board_profile(29 if profile.stacks_per_wall > 18 else None)  # as the demo's
+        self.sim = InProcessTable(board, sim_sets(profile, self.colours),
                                   seed=seed,
                                   faults=tuple(faults), mixed_deck=mixed_loading,
                                   keep_builds=4, players=players)

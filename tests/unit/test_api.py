@@ -49,6 +49,9 @@ class FakeDaemon:
     async def new_game(self):
         return await self._cmd("new_game")
 
+    async def throw_dice(self, values=None, by="api"):
+        return await self._cmd("throw_dice", values)
+
     async def end_session(self, *, empty=False):
         return await self._cmd("end_session", empty)
 
@@ -375,12 +378,12 @@ def test_openapi_lists_every_endpoint():
     expected = {("get", "/health"), ("get", "/status"), ("get", "/rulesets"),
                 ("post", "/session"), ("post", "/hand-over"), ("post", "/abort"),
                 ("post", "/session/end"), ("post", "/continue"), ("post", "/clear-fault"),
-                ("post", "/game"), ("get", "/events")}
+                ("post", "/game"), ("post", "/dice"), ("get", "/events")}
     got = {(m, p) for p, ops in doc["paths"].items() for m in ops}
     assert expected <= got
     assert "text/event-stream" in doc["paths"]["/events"]["get"]["responses"]["200"]["content"]
     for p in ("/session", "/hand-over", "/abort", "/session/end", "/continue", "/clear-fault",
-              "/game"):
+              "/game", "/dice"):
         assert "security" not in doc["paths"][p]["post"]  # this daemon has no token
     assert "securitySchemes" not in doc.get("components", {})
     schema = doc["components"]["schemas"]["SessionRequest"]

@@ -307,3 +307,88 @@ def test_identical_backs_in_the_normal_rotation(tmp_path):
         assert [b["backs"] for b in s["builds"]] == [{"green": 136}] * 4
     finally:
         h.close()
+
+
+# -- the table's buttons and the throw (issue: the table's own controls) ----------------------
+def _events(h):
+    got = []
+    h.daemon._subscribers.add(_Recorder(got))
+    return got
+
+
+def _press(h, button):
+    h.sim.press(button)
+    h.wait_s(0.5)  # the press, its debounce and the daemon's answer
+    h.settle()
+
+
+def test_the_start_button_hands_over_and_the_dice_button_throws(tmp_path):
+    h = Harness(tmp_path, seed=8, ruleset="shenyang")
+    try:
+        got = _events(h)
+        d = h.daemon
+        h.call(d.start_session("shenyang", False, loaded=True))
+        h.settle()
+        _press(h, "start")
+        s = h.status()["session"]
+        assert s["hand"] == 1 and s["hands"][0]["by"] == "button" and s["dice"] is None
+        assert "press dice" in h.status()["next"] or s["decks"]["B"]["where"] == "inside"
+        _press(h, "dice")
+        t = h.status()["session"]["dice"]
+        assert t["hand"] == 1 and t["by"] == "button" and len(t["dice"]) == 2
+        assert all(1 <= v <= 6 for v in t["dice"]) and t["total"] == sum(t["dice"])
+        assert set(t) >= {"breaker", "break_from_right", "unit", "dead_wall_tiles", "double"}
+        assert t["double"] == (t["dice"][0] == t["dice"][1])
+        assert t["text"].startswith("dice %d+%d = %d: " % (t["dice"][0], t["dice"][1], t["total"]))
+        hand = h.journal.session_summary(d.session.id)["hands"][0]
+        assert hand["dice"] == t["dice"] and hand["dice_by"] == "button" and hand["by"] == "button"
+        _press(h, "dice")  # a second throw for the same hand: Shenyang throws once
+        assert h.status()["session"]["dice"] == t
+        refused = [e for e in got if e["type"] == "button" and not e["taken"]]
+        assert refused and "thrown already" in refused[-1]["why"]
+        taken = [e for e in got if e["type"] == "button" and e["taken"]]
+        assert [e["button"] for e in taken] == ["start", "dice"]
+    finally:
+        h.close()
+
+
+def test_a_start_press_while_the_table_moves_is_refused_and_one_while_it_asks_continues(h):
+    got = _events(h)
+    d = h.daemon
+    h.call(d.start_session("riichi", True))
+    h.settle(until=lambda: d.session.asking is not None)  # the centre open for people
+    h.sim.press("start")
+    h.wait_s(0.3)
+    assert d.session.asking is None  # the press closed the centre: people are done
+    h.settle(until=lambda: sum(d.table.per_track()) > 10)  # deck A building
+    h.sim.press("start")
+    h.wait_s(0.3)
+    h.settle()
+    presses = [e for e in got if e["type"] == "button"]
+    assert presses[0]["taken"] and presses[0]["did"] == "continue"
+    assert not presses[1]["taken"] and "busy" in presses[1]["why"]
+    assert h.status()["session"]["hand"] == 0  # the refused press did nothing
+
+
+def test_entered_dice_are_checked_against_the_ruleset_and_announced(tmp_path):
+    h = Harness(tmp_path, seed=9, ruleset="uzje")
+    try:
+        d = h.daemon
+        _, err = h.call(d.throw_dice([3, 4]))
+        assert err.code == "no_session"
+        h.call(d.start_session("uzje", True))
+        h.settle()
+        _, err = h.call(d.throw_dice([3, 4]))
+        assert err.code == "no_hand" and "press start first" in str(err)
+        _hands(h, 1)
+        _, err = h.call(d.throw_dice([3, 4]))
+        assert err.status == 400 and "3d6" in str(err)  # Ùzje throws three dice (or a d20)
+        answer, err = h.call(d.throw_dice([3, 4, 5]))
+        assert err is None and answer["by"] == "entered" and answer["total"] == 12
+        assert answer["breaker_is_dealer"] is True and "the breaker is the dealer" in answer["text"]
+        _hands(h, 1)  # the second hand: later dealers follow the results
+        answer, _ = h.call(d.throw_dice())
+        assert answer["by"] == "api" and answer["breaker_is_dealer"] is False
+        assert "dealer" not in answer["text"]
+    finally:
+        h.close()

@@ -176,3 +176,18 @@ def test_a_colour_the_board_does_not_know_is_a_usage_error():
                        capture_output=True, text=True, timeout=60, cwd=str(ROOT))
     assert r.returncode == 2 and "red" in r.stderr and "blue, green" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_players_pressing_the_buttons_get_the_same_decks_and_throws_as_the_api():
+    args = ("--ruleset", "riichi", "--mixed-deck", "--hands", "4", "--seed", "5")
+    buttons = demo(*args, "--via", "buttons")[0]
+    api = demo(*args)[0]
+    assert buttons["via"] == "buttons" and api["via"] == "api"
+    assert [h["by"] for h in buttons["hands"]] == ["button"] * 4
+    assert [h["by"] for h in api["hands"]] == ["api"] * 4
+    for h in buttons["hands"]:
+        assert len(h["dice"]) == 2 and h["dice_by"] == "button" and h["breaker"]
+    assert buttons["decks"] == api["decks"]
+    assert [x["dice"] for x in buttons["hands"]] == [x["dice"] for x in api["hands"]]
+    assert [(b["deck"], b["backs"]) for b in buttons["builds"]] == \
+        [(b["deck"], b["backs"]) for b in api["builds"]]

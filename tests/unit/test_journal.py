@@ -555,7 +555,8 @@ def _schema_v2():
     for stmt in jmod._SCHEMA:
         if "CREATE TABLE games" in stmt:
             continue
-        stmt = "\n".join(line for line in stmt.split("\n") if not line.strip().startswith("game "))
+        stmt = "\n".join(line for line in stmt.split("\n")
+                         if not line.strip().startswith(("game ", "started_by ", "dice_by ")))
         out.append(stmt.replace("PRIMARY KEY (session_id, game, name)", "PRIMARY KEY (session_id, name)"))
     return out
 
