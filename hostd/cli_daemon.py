@@ -185,6 +185,8 @@ def _follow(args, done):
                     got += 1
                 elif kind == "ask":
                     out.say("the table asks: %s" % ev.get("message"))
+                elif kind == "dice":  # pressed while following: where to break the wall
+                    out.say("hand %s: %s" % (ev.get("hand"), ev.get("text")))
                 elif kind == "step_failed":
                     out.say("stopped: %s" % (ev.get("next") or ev.get("message")))
                     return 1
