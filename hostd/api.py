@@ -5,6 +5,7 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     GET  /health      liveness: {"ok": true, "version": ...}  (HEAD too)
     GET  /status      the daemon's status (table, session, decks, builds, hands, faults)
     GET  /rulesets    the rulesets this daemon knows
+    GET  /history     past sessions (?limit=20&before=ID), newest first
     POST /session     start a session  {"ruleset": "riichi", "mixed_deck": true, "seed": 42}
     POST /hand-over   end the hand being played / begin the first   (moves motors)
     POST /dice        the hand's throw {"dice": [3, 4]} (physical dice) or {} (no motors)
@@ -66,7 +67,7 @@ from urllib.parse import urlsplit
 
 import anyio
 import structlog
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -639,6 +640,14 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     async def status():
         """The daemon's status: table link, session, decks, builds, hands, faults."""
         return await _maybe_await(daemon.status())
+
+    @app.get("/history", response_model=dict[str, Any], tags=["daemon"])
+    async def history(limit: int = Query(20, ge=1, le=1000),
+                      before: Optional[int] = Query(None, ge=1)):
+        """Past sessions from the journal, newest first: ruleset, how each ended, its
+        games with their decks and hands (throws), builds with their times, faults.
+        `before`: sessions with a lower id (the next page)."""
+        return await _maybe_await(daemon.history(limit, before))
 
     @app.get("/rulesets", response_model=list[dict[str, Any]], tags=["daemon"])
     async def rulesets():

@@ -501,6 +501,9 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli_daemon", "configure_session"), _lazy("hostd.cli_daemon", "cmd_session")),
     Command("hand-over", "end the hand: drop the played deck, raise the next walls, rebuild",
             _lazy("hostd.cli_daemon", "configure_hand_over"), _lazy("hostd.cli_daemon", "cmd_hand_over")),
+    Command("history", "past sessions from the journal: games, decks, hands, throws, faults",
+            _lazy("hostd.cli_daemon", "configure_history"),
+            _lazy("hostd.cli_daemon", "cmd_history")),
     Command("dice", "the hand's throw: the table throws (as the dice button does), or enter "
             "physical dice (`jantaku dice 3,4`)", _lazy("hostd.cli_daemon", "configure_dice"),
             _lazy("hostd.cli_daemon", "cmd_dice")),

@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 DEFAULT_API = "http://127.0.0.1:8737"
 DEFAULT_API_PORT = 8737
@@ -299,6 +300,63 @@ def configure_dice(p):
     p.add_argument("--json", action="store_true", help="one JSON object")
 
 
+def history_text(data):
+    lines = []
+    for s in data.get("sessions") or ():
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s["created_at"]))
+        hands = sum(len(g["hands"]) for g in s["games"])
+        lines.append("session %d  %s  %s%s, sets %s: %s%s; %d game%s, %d hand%s, %d build%s%s"
+                     % (s["id"], when, s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "",
+                        _sets_text(s["sets"]).split(" (")[0], s["state"],
+                        " (%s)" % s["reason"] if s.get("reason") else "",
+                        len(s["games"]), "" if len(s["games"]) == 1 else "s",
+                        hands, "" if hands == 1 else "s", len(s["builds"]),
+                        "" if len(s["builds"]) == 1 else "s",
+                        "" if s["detail"] else " (detail pruned)"))
+        for g in s["games"]:
+            decks = "; ".join("deck %s %s" % (k, ", ".join("%s %d" % kv for kv in sorted(
+                v["backs"].items()))) for k, v in sorted(g["decks"].items()))
+            throws = " ".join("+".join(map(str, h["dice"])) or "-" for h in g["hands"])
+            lines.append("  game %d: %s%s" % (g["game"], decks or "not split",
+                                               "; throws %s" % throws if g["hands"] else ""))
+        for f in s["faults"]:
+            lines.append("  fault %s: %s%s" % (f["kind"], f["message"],
+                                              " (recovered)" if f["recovered"] else ""))
+    return "\n".join(lines) or "no sessions in the journal"
+
+
+def cmd_history(args):
+    if args.db:
+        from hostd.journal import Journal, JournalError
+
+        if not os.path.isfile(args.db):
+            sys.stderr.write("jantaku history: no journal at %s (`jantaku run --db PATH` "
+                             "names the one a daemon keeps)\n" % args.db)
+            return 1
+        try:
+            with Journal(args.db, exclusive=False) as j:
+                data = {"sessions": j.history(limit=args.limit)}
+        except JournalError as e:
+            sys.stderr.write("jantaku history: %s\n" % e)
+            return 1
+        _print(args, data, history_text)
+        return 0
+    data, rc = _request(args, "GET", "/history?limit=%d" % args.limit)
+    if rc == 0:
+        _print(args, data, history_text)
+    return rc
+
+
+def configure_history(p):
+    p.add_argument("--limit", type=int, default=20, metavar="N",
+                   help="the latest N sessions (default 20)")
+    p.add_argument("--db", metavar="PATH", default=None,
+                   help="read this journal file directly (no daemon needed; beside a running "
+                        "one it only reads)")
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+
+
 def cmd_hand_over(args):
     data, rc = _request(args, "POST", "/hand-over")
     if rc:
@@ -401,6 +459,32 @@ def _api_port(text):
     return port
 
 
+def _days(text):
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if not 1 <= v <= 36500:
+        raise argparse.ArgumentTypeError("%r is not a number of days: a whole number 1..36500"
+                                         % text)
+    return v
+
+
+def _megabytes(text):
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if not 1 <= v <= 1 << 20:
+        raise argparse.ArgumentTypeError("%r is not a size in MB: a whole number 1..1048576"
+                                         % text)
+    return v
+
+
 def _seconds(text):
     import argparse
 
@@ -451,6 +535,13 @@ def configure_run(p):
     p.add_argument("--sim-players", choices=("auto", "manual"), default="auto",
                    help="with --sim: the simulated people: auto push the played tiles in; "
                         "manual leave it to you (`jantaku sim push`, then `jantaku continue`)")
+    p.add_argument("--keep-days", type=_days, default=90, metavar="N",
+                   help="an ended session keeps its event detail in the journal this many "
+                        "days, then only its summary (default 90; docs/ARCHITECTURE.md "
+                        "\"Journal retention\")")
+    p.add_argument("--journal-max-mb", type=_megabytes, default=64, metavar="MB",
+                   help="past that much live data the oldest ended sessions are removed "
+                        "whole (default 64)")
     p.add_argument("--push-window", type=_seconds, default=None, metavar="S",
                    help="table seconds the centre stays open while people push tiles in "
                         "(default 10; `jantaku continue` closes it sooner)")
@@ -599,6 +690,7 @@ async def _serve(args, port, colours, speed, db):
     # a simulated table started by this daemon is new: nothing left from a session before
     daemon = Daemon(transport=SerialTransport(port, time_scale=speed), journal=journal,
                     colours=colours, seed=args.seed, resume=not args.sim,
+                    keep_days=args.keep_days, journal_max_bytes=args.journal_max_mb << 20,
                     **({"push_window": args.push_window} if args.push_window else {}))
     try:
         app = create_app(daemon, token=token, bind_host=args.api_host,

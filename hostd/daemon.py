@@ -27,17 +27,20 @@ log = structlog.get_logger("jantaku.daemon")
 START = "start a session: `jantaku session start --ruleset R` (add --mixed-deck to mix both sets)"
 
 
+KEEP_DAYS = 90  # days an ended session keeps its event detail in the journal
 MAX_EMPTY_ROUNDS = 4  # drain rounds of `session end --empty` (two sets fill two rounds)
 
 
 class Daemon:
     def __init__(self, *, transport, journal, colours=("blue", "green"), seed=None, resume=True,
-                 push_window=PUSH_WINDOW_S):
+                 push_window=PUSH_WINDOW_S, keep_days=KEEP_DAYS, journal_max_bytes=None):
         self.journal = journal
         self.colours = tuple(colours)
         self.seed = seed  # dice from a seed (demos, the simulator) or None: cryptographic
         self.resume = resume  # carry on the journal's open session (a real table)
         self.push_window = push_window
+        self.keep_days = keep_days  # the journal's retention (Journal.prune)
+        self.journal_max_bytes = journal_max_bytes
         self.link = LinkClient(transport, on_event=self._on_table_event,
                                on_change=self._on_link_change)
         self.table = TableClient(self.link, colours=self.colours, on_event=self.publish,
@@ -90,6 +93,7 @@ class Daemon:
 
     async def start(self):
         self._tasks.append(asyncio.create_task(self.link.run(), name="link"))
+        self._tasks.append(asyncio.create_task(self._prune_every(), name="prune"))
         saved = self.journal.open_session()
         if saved is not None and not self.resume:
             self.journal.end_session(saved["id"], "aborted",
@@ -122,6 +126,24 @@ class Daemon:
             return await self.session.resume()
 
         self._run_step("resume", resume())
+
+    async def _prune_every(self, hours=6.0):
+        """The journal's retention, at start and every few hours (docs/ARCHITECTURE.md
+        "Journal retention"): an SD card's journal does not grow without bound."""
+        while True:
+            try:
+                removed = self.journal.prune(keep_days=self.keep_days,
+                                             max_bytes=self.journal_max_bytes)
+                if removed["events"] or removed["sessions"]:
+                    log.info("journal pruned", **removed)
+            except JantakuError as e:
+                log.warning("journal not pruned", error=str(e))
+            await asyncio.sleep(hours * 3600)
+
+    def history(self, limit=20, before=None):
+        """Past sessions from the journal, newest first (Journal.history)."""
+        return {"sessions": self.journal.history(limit=limit, before=before),
+                "keep_days": self.keep_days}
 
     async def close(self):
         self.link.stop()

@@ -233,6 +233,14 @@ async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_pro
     return out, ok
 
 
+def _end(journal, session, ok, errors):
+    """The demo's session ends in its journal (kept with --db): ended, or failed."""
+    if session is not None and session.id is not None:
+        journal.end_session(session.id, "ended" if ok else "failed",
+                            reason="the demo's hands were played" if ok else
+                            (errors[-1]["message"] if errors else "a fault stopped the demo"))
+
+
 def _error_record(e, session):
     """An error that ended the demo, unless the session's faults already say it."""
     last = session.faults[-1] if session.faults else None
@@ -271,6 +279,7 @@ async def _play_via_api(args, profile, colours, transport, journal, table_sim):
             ok = True
         except Exception as e:  # reported in the JSON, exit status non-zero
             errors = _error_record(e, session)
+        _end(journal, session, ok, errors)
         return session.summary(), errors, client, t0, ok
     finally:
         client.stop()
@@ -337,6 +346,7 @@ async def _play_via_buttons(args, profile, colours, transport, journal, table_si
              "recovered": False, "message": str(e)}]
     summ = s.summary() if s is not None else {"builds": [], "hands": [], "faults": [],
                                               "games": [{"game": 1, "decks": {}}]}
+    _end(journal, s, ok, errors)
     link = d.link
     await d.close()
     return summ, errors, link, t0, ok

@@ -57,6 +57,16 @@ DECKS = ("A", "B")
 STATES = ("open", "ended", "aborted", "failed")
 
 
+#: the events :meth:`Journal.prune` keeps of an old session (how it began and ended)
+KEPT_EVENTS = "('session_created', 'session_ended')"
+
+
+def _delete_session(db, session_id):
+    for table in ("events", "faults", "hands", "builds", "decks", "games"):
+        db.execute("DELETE FROM %s WHERE session_id = ?" % table, (session_id,))
+    db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+
 class JournalNotWritable(JournalError):
     code = "journal_not_writable"
 
@@ -1037,6 +1047,84 @@ class Journal:
                 for r in db.execute("SELECT * FROM sessions ORDER BY id DESC LIMIT ?", (limit,))
             ]
 
+        return self._read(read)
+
+    def history(self, *, limit=20, before=None):
+        """Past sessions, newest first (``before``: ids below it, for paging): each as
+        ``{"id", "ruleset", "mixed_deck", "sets", "state" (how it ended, or open),
+        "reason", "created_at", "ended_at", "games": [{"game", "first_hand", "decks",
+        "hands": [...]}], "builds", "faults", "detail"}``; ``detail`` is false once
+        :meth:`prune` removed the session's event detail (the summary stays)."""
+        limit = max(1, min(int(limit), 1000))
+
+        def read(db):
+            sql, args = "SELECT id FROM sessions", []
+            if before is not None:
+                sql, args = sql + " WHERE id < ?", [int(before)]
+            rows = db.execute(sql + " ORDER BY id DESC LIMIT ?", args + [limit]).fetchall()
+            return [r["id"] for r in rows]
+
+        out = []
+        for sid in self._read(read):
+            s = self.session_summary(sid, times=True)
+            how = self.ended_how(sid)
+            hands = s["hands"]
+            for g in s["games"]:
+                g["hands"] = [h for h in hands if h["game"] == g["game"]]
+            out.append({"id": sid, "ruleset": s["ruleset"], "mixed_deck": s["mixed_deck"],
+                        "sets": s["sets"], "state": s["state"], "reason": how["reason"],
+                        "created_at": s["created_at"], "ended_at": s["ended_at"],
+                        "games": s["games"], "builds": s["builds"], "faults": s["faults"],
+                        "detail": self._has_detail(sid)})
+        return out
+
+    def _has_detail(self, session_id):
+        def read(db):
+            return db.execute("SELECT 1 FROM events WHERE session_id = ? AND kind NOT IN "
+                              "%s LIMIT 1" % (KEPT_EVENTS,), (session_id,)).fetchone() is not None
+        return self._read(read)
+
+    def prune(self, *, keep_days, max_bytes=None, now=None):
+        """The retention policy (docs/ARCHITECTURE.md "Journal retention"): sessions that
+        ended more than ``keep_days`` days ago lose their event detail (every journalled
+        event but the session's start and end); their summary (games, decks, builds,
+        hands, faults, how it ended) stays.  Then, while the journal's live data is over
+        ``max_bytes``, the oldest ended sessions are removed whole.  Freed pages are reused,
+        so the file stays near the bound.  Returns what was removed."""
+        now = self._now() if now is None else now
+        cutoff = now - float(keep_days) * 86400.0
+
+        def work(db):
+            old = [r["id"] for r in db.execute(
+                "SELECT id FROM sessions WHERE state != 'open' AND ended_at < ?", (cutoff,))]
+            events = 0
+            for sid in old:
+                events += db.execute("DELETE FROM events WHERE session_id = ? AND kind NOT IN %s"
+                                     % (KEPT_EVENTS,), (sid,)).rowcount
+            events += db.execute("DELETE FROM events WHERE session_id IS NULL AND at < ?",
+                                 (cutoff,)).rowcount
+            return {"events": events, "sessions": 0}
+
+        removed = self._commit(work)
+        if max_bytes is not None:
+            while self.live_bytes() > max_bytes:
+                sid = self._read(lambda db: db.execute(
+                    "SELECT id FROM sessions WHERE state != 'open' ORDER BY id LIMIT 1"
+                ).fetchone())
+                if sid is None:
+                    break
+                self._commit(lambda db, sid=sid["id"]: _delete_session(db, sid))
+                removed["sessions"] += 1
+        removed["live_bytes"] = self.live_bytes()
+        return removed
+
+    def live_bytes(self):
+        """Bytes of the journal's pages in use (the file holds these plus free pages)."""
+        def read(db):
+            page = db.execute("PRAGMA page_size").fetchone()[0]
+            count = db.execute("PRAGMA page_count").fetchone()[0]
+            free = db.execute("PRAGMA freelist_count").fetchone()[0]
+            return (count - free) * page
         return self._read(read)
 
     def events(self, session_id=None, *, after=0, kinds=None, limit=None):

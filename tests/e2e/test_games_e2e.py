@@ -55,6 +55,10 @@ def test_game_new_resplits_and_the_new_game_plays_on_its_decks(table):
     d.wait(lambda st: st["busy"] is None and st["next"].startswith("the walls are on the table"),
            what="the table emptied", timeout=120)
     assert d.sim_state()["table_top_tiles"] == 272
+    h = json.loads(d.cli("history", "--json").stdout)["sessions"][0]
+    assert h["state"] == "ended" and h["ruleset"] == "riichi" and h["mixed_deck"] is True
+    assert [len(g["hands"]) for g in h["games"]] == [1, 2]
+    assert "game 2:" in d.cli("history").stdout
 
 
 def test_a_colour_the_table_does_not_know_is_refused_with_the_ones_it_knows(table):

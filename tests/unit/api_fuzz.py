@@ -33,6 +33,9 @@ class FuzzDaemon:
         return {"table": {"connected": True, "state": "idle", "build": None, "fault": None},
                 "session": self.session}
 
+    def history(self, limit=20, before=None):
+        return {"sessions": [], "keep_days": 90}
+
     def rulesets(self):
         return [dict(p.summary(), table={"can_build": True, "why": None})
                 for p in list_rulesets()]

@@ -31,6 +31,10 @@ class FakeDaemon:
     def rulesets(self):
         return [{"name": "riichi", "tiles": 136}, {"name": "wsom", "tiles": 136}]
 
+    def history(self, limit=20, before=None):
+        self.calls.append(("history", limit, before))
+        return {"sessions": [], "keep_days": 90}
+
     async def _cmd(self, name, *args):
         self.calls.append((name,) + args)
         if self.raise_next is not None:
@@ -750,3 +754,18 @@ def test_a_client_leaving_mid_stream_is_not_an_error(exc_name, capsys):
     asyncio.run(asyncio.wait_for(app(scope, receive, send), 10))  # returns, raises nothing
     assert sent[0]["status"] == 200
     assert d.open_streams == 0 and d.unsubscribed.is_set()
+
+
+def test_history_takes_a_limit_and_a_page_and_refuses_nonsense():
+    d = FakeDaemon()
+
+    async def go():
+        async with client(create_app(d)) as c:
+            ok = await c.get("/history?limit=5&before=9")
+            bad = await c.get("/history?limit=0")
+            return ok, bad
+
+    ok, bad = run(go())
+    assert ok.status_code == 200 and ok.json() == {"sessions": [], "keep_days": 90}
+    assert d.calls[-1] == ("history", 5, 9)
+    assert bad.status_code in (400, 422) and "limit" in bad.text

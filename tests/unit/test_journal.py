@@ -625,3 +625,68 @@ def test_a_version_2_journal_gains_games_and_keeps_its_decks_and_hands(path):
         assert s["hands"][0]["game"] == 1
         jr.game(1, 2, first_hand=2)  # the migrated session goes on with a second game
         assert jr.session_summary(1)["game"] == 2
+
+
+# -- history and retention ---------------------------------------------------------------------
+def _played_session(j, hands=3, events=50):
+    sid = new_session(j)
+    j.deck(sid, "A", {"tiles": 136, "backs": {"blue": 68, "green": 68}})
+    for n in range(1, hands + 1):
+        j.hand(sid, {"hand": n, "deck": "A", "by": "button"})
+        j.hand_dice(sid, n, [3, 4], {"total": 7, "breaker": "across"}, "button")
+    for i in range(events):
+        j.event(sid, "where", phase="building", hand=i, note="x" * 200)
+    j.end_session(sid, "ended", reason="ended by request")
+    return sid
+
+
+def test_history_lists_sessions_with_games_hands_and_how_they_ended(path):
+    clock = [1000.0]
+    with Journal(path, clock=lambda: clock[0]) as j:
+        first = _played_session(j)
+        second = new_session(j)
+        j.end_session(second, "aborted", reason="aborted by request")
+        h = j.history()
+        assert [s["id"] for s in h] == [second, first]
+        assert h[0]["state"] == "aborted" and h[0]["reason"] == "aborted by request"
+        s = h[1]
+        assert s["ruleset"] == "riichi" and s["mixed_deck"] is True and s["detail"] is True
+        assert [x["dice"] for x in s["games"][0]["hands"]] == [[3, 4]] * 3
+        assert s["games"][0]["hands"][0]["dice_by"] == "button"
+        assert [x["id"] for x in j.history(before=second)] == [first]
+
+
+def test_prune_drops_old_detail_and_keeps_every_summary(path):
+    clock = [1000.0]
+    with Journal(path, clock=lambda: clock[0]) as j:
+        old = _played_session(j)
+        clock[0] += 10 * 86400
+        recent = _played_session(j)
+        before = j.history()
+        removed = j.prune(keep_days=5)
+        assert removed["events"] > 50 and removed["sessions"] == 0
+        after = j.history()
+        assert [s["detail"] for s in after] == [True, False]  # the recent one keeps its detail
+        for a, b in zip(before, after):  # the summaries are untouched
+            assert {k: v for k, v in a.items() if k != "detail"} == \
+                {k: v for k, v in b.items() if k != "detail"}
+        assert j.ended_how(old)["reason"] == "ended by request"
+        assert j.check() == []
+        assert recent
+
+
+def test_prune_keeps_a_long_soak_under_its_bound(path):
+    """Sessions day after day, the daemon's retention run after each: the live data stays
+    under the bound and the file near it (freed pages are reused)."""
+    clock = [1000.0]
+    bound = 400 * 1024
+    with Journal(path, clock=lambda: clock[0]) as j:
+        for day in range(120):
+            _played_session(j, hands=8, events=120)
+            clock[0] += 86400
+            j.prune(keep_days=30, max_bytes=bound)
+            assert j.live_bytes() <= bound
+        kept = j.history(limit=1000)
+        assert 0 < len(kept) < 120 and kept[0]["detail"] is True
+        assert os.path.getsize(path) < 2 * bound
+        assert j.check() == []
