@@ -112,9 +112,15 @@ def parse(url, *, password_file=None, ca_file=None, env=None):
     accepted = "mqtt://[USER@]HOST[:PORT] or mqtts://[USER@]HOST[:PORT]"
     try:
         parts = urlsplit(url)
-        port = parts.port
     except ValueError as e:
         raise BrokerConfigError("broker URL %r: %s; accepted: %s" % (url, e, accepted)) from None
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise BrokerConfigError("broker URL %r: the port must be a number 1-65535; accepted: %s"
+                                % (url, accepted))
     scheme = parts.scheme.lower()
     if scheme not in SCHEMES:
         raise BrokerConfigError("broker URL %r: the scheme must be mqtt or mqtts; accepted: %s"

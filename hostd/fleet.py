@@ -110,8 +110,9 @@ def _cell(v):
 
 def text(rows_, url, now=None):
     if not rows_:
-        return ("no table on %s (none has published under %s/: start one with `jantaku run "
-                "... --mqtt URL --table-id ID`)" % (url, ROOT))
+        return ("no table on %s: none has published under %s/ (`jantaku run ... --mqtt URL "
+                "--table-id ID`), or the broker's ACL does not let this user read them (a "
+                "fleet view needs `topic read %s/#`)" % (url, ROOT, ROOT))
     now = time.time() if now is None else now
     head = ("TABLE", "ONLINE", "STATE", "SESSION", "HAND", "FAULT", "NEXT")
     lines = []
