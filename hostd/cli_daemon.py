@@ -99,6 +99,13 @@ def status_text(st):
         if st.get("last_end"):
             e = st["last_end"]
             lines.append("  last: session %s %s (%s)" % (e["id"], e["how"], e["reason"]))
+    m = st.get("mqtt")
+    if m:
+        lines.append("mqtt: %s as %s, %s%s%s" % (
+            m["broker"], m["table_id"], "connected" if m["connected"] else
+            "not connected (%s)" % (m.get("error") or "connecting"),
+            ", %d waiting" % m["queued"] if m.get("queued") else "",
+            ", %d dropped (the outbox was full)" % m["dropped"] if m.get("dropped") else ""))
     if st.get("next"):
         lines.append("next: %s" % st["next"])
     return "\n".join(lines)
@@ -583,6 +590,7 @@ async def _serve(args, port, colours, speed, db):
         bridge = Bridge(daemon, args.broker, args.table_id, commands=args.mqtt_commands,
                         **({"outbox_limit": args.mqtt_outbox} if args.mqtt_outbox else {}))
         await bridge.start()
+        daemon.reporters["mqtt"] = bridge.get_status
     server = make_server(app, args.api_host, args.api_port)
     extra = [asyncio.create_task(sdnotify.watchdog_loop(healthy=lambda: True)),
              asyncio.create_task(journal.flush_every())]
@@ -634,6 +642,9 @@ async def _live_view(daemon):
             parts.append("build %d %d/%d" % (b["id"], sum(b["per_track"]), sum(b["targets"])))
         if s:
             parts.append("session %s %s hand %d" % (s["id"], s["ruleset"], s["hand"]))
+        m = st.get("mqtt")
+        if m and not m["connected"]:
+            parts.append("MQTT not connected (%d waiting)" % m["queued"])
         sys.stdout.write("\r\x1b[K" + " | ".join(parts))
         sys.stdout.flush()
         jlog.status_line_shown(sys.stdout)
