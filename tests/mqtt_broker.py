@@ -24,6 +24,7 @@ TABLES = ("t1", "t2")
 # user -> password; "table-<id>" is each table's daemon, operator commands, viewer reads
 USERS = {"table-t1": "pw-table-t1-0123456789", "table-t2": "pw-table-t2-0123456789",
          "operator": "pw-operator-0123456789", "viewer": "pw-viewer-0123456789"}
+DEFAULT_USERS = tuple(USERS)
 
 
 def _find(name):
@@ -39,7 +40,7 @@ MISSING = None if MOSQUITTO and MOSQUITTO_PASSWD else (
     "MQTT tests need a real broker")
 
 
-def acl_text(tables=TABLES):
+def acl_text(tables=TABLES, admins=()):
     """The ACL of docs/FLEET.md: each table writes only its own topics and reads only its
     own commands; the operator reads everything and commands every table; a viewer
     (signage, the fleet view) only reads."""
@@ -53,6 +54,8 @@ def acl_text(tables=TABLES):
                 "topic read jantaku/%s/command/#" % t, ""]
     out += ["user operator", "topic read jantaku/#", "topic write jantaku/+/command/#", "",
             "user viewer", "topic read jantaku/#", ""]
+    for a in admins:  # bench/mqtt_bench.py's: writes any table's topics
+        out += ["user %s" % a, "topic readwrite jantaku/#", ""]
     return "\n".join(out)
 
 
@@ -65,7 +68,7 @@ def free_port():
 class TestBroker:
     __test__ = False  # not a test class
 
-    def __init__(self, folder, *, tls=False):
+    def __init__(self, folder, *, tls=False, admins=()):
         self.folder = str(folder)
         os.makedirs(self.folder, exist_ok=True)
         self.port = free_port()
@@ -75,12 +78,13 @@ class TestBroker:
         self._log = None
         self.log_path = os.path.join(self.folder, "mosquitto.log")
         pw = os.path.join(self.folder, "passwd")
-        for i, (user, password) in enumerate(USERS.items()):
+        for i, user in enumerate([u for u in USERS if u in DEFAULT_USERS or u in admins]):
+            password = USERS[user]
             subprocess.run([MOSQUITTO_PASSWD, "-b"] + (["-c"] if i == 0 else []) +
                            [pw, user, password], check=True, capture_output=True, timeout=30)
         acl = os.path.join(self.folder, "acl")
         with open(acl, "w") as f:
-            f.write(acl_text())
+            f.write(acl_text(admins=admins))
         lines = ["per_listener_settings false", "allow_anonymous false",
                  "password_file %s" % pw, "acl_file %s" % acl,
                  "persistence true", "persistence_location %s/" % self.folder,
