@@ -222,3 +222,43 @@ def test_a_broker_restarted_mid_build_loses_no_event(tmp_path, mqtt_broker, monk
         stop.set()
         watch.close()
         d.proc.kill()
+
+
+def test_a_fault_seen_by_the_fleet_cleared_and_the_session_aborted_over_mqtt(
+        tmp_path, mqtt_broker, monkeypatch):
+    d = start_table(tmp_path, mqtt_broker, monkeypatch, "--mqtt-commands",
+                    "--sim-fault", "lift-stall:build=1")
+    op = Listener(mqtt_broker, "operator", topics=("jantaku/t1/reply",))
+
+    def command(verb, payload=b"{}"):
+        n = len(op.on("/reply"))
+        assert op.publish("jantaku/t1/command/" + verb, payload) == 0
+        op.wait(lambda o: len(o.on("/reply")) > n, "the reply to " + verb, log=d.proc.log)
+        return json.loads(op.on("/reply")[-1])
+
+    try:
+        d.post("/session", {"ruleset": "riichi", "seed": 5})
+        d.wait(lambda s: s["session"] and s["session"]["phase"] == "built" and not s["busy"],
+               what="deck A built inside")
+        assert command("hand_over", b'{"id": 1}')["status"] == 200
+        st = d.wait(lambda s: s["table"]["state"] == "fault" and not s["busy"],
+                    what="the lift to stall")
+        t1 = fleet_status(mqtt_broker)["t1"]  # the owner's view: which table has a fault
+        assert t1["state"] == "fault" and "the lift stalled" in t1["fault"]
+        assert t1["next"] == st["next"]
+
+        reply = command("clear_fault")
+        assert reply["status"] == 200 and reply["result"]["continued"] == "hand_over", reply
+
+        reply = command("abort", b'{"id": "stop-1"}')
+        assert reply["status"] == 200 and reply["result"]["aborted"] == st["session"]["id"]
+        assert command("abort", b'{"id": "stop-1"}') == dict(reply, repeat=True)  # once only
+        d.wait(lambda s: s["session"] is None and s["last_end"]["how"] == "aborted",
+               what="the session aborted")
+        deadline = time.monotonic() + 10
+        while fleet_status(mqtt_broker)["t1"]["session"] is not None:
+            assert time.monotonic() < deadline, "the fleet still shows the session"
+            time.sleep(0.2)
+    finally:
+        op.close()
+        d.proc.kill()

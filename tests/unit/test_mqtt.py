@@ -450,3 +450,22 @@ def test_a_bridge_that_cannot_log_in_says_so(mqtt_broker):
 def test_module_constants_stay_sane():
     assert 1 / mqtt.STATUS_INTERVAL_S <= 5  # "at most a few times a second"
     assert set(mqtt.VERBS) == {"hand_over", "dice", "continue", "game_new", "clear_fault", "abort"}
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--mqtt", "mqtt://h"], "--mqtt needs --table-id ID"),
+    (["--table-id", "t1"], "--table-id without --mqtt URL"),
+    (["--mqtt-commands"], "--mqtt-commands without --mqtt URL"),
+    (["--mqtt", "mqtt://h", "--table-id", "t/1"], "table id 't/1' cannot be used"),
+    (["--mqtt", "mqtt://u:secret@h", "--table-id", "t1"], "the broker URL holds a password"),
+    (["--mqtt", "mqtt://h", "--table-id", "t1", "--mqtt-outbox", "0"],
+     "--mqtt-outbox takes 1 to 1000000 messages"),
+    (["--mqtt", "mqtt://h", "--table-id", "t1", "--mqtt-ca", "ca.pem"], "--mqtt-ca is for TLS"),
+])
+def test_run_refuses_bad_mqtt_options_before_anything_starts(argv, words, capsys, tmp_path):
+    from hostd.cli import main
+
+    assert main(["run", "--sim", "--db", str(tmp_path / "j.sqlite")] + argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and "secret" not in err
+    assert not (tmp_path / "j.sqlite").exists()
