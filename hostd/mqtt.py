@@ -361,6 +361,8 @@ class Bridge:
                 self.error = describe_error(e)
                 if self._stop.is_set():
                     break
+                if was:
+                    failures = 0  # it was connected: start the backoff again from the shortest
                 delay = min(self.retry[1], self.retry[0] * 2 ** failures)
                 delay *= random.uniform(0.8, 1.2)
                 failures += 1

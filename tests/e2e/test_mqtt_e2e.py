@@ -117,7 +117,12 @@ def test_a_table_on_the_broker_seen_by_the_fleet_and_commanded_over_mqtt(
         watch.wait(lambda w: w.on("/t1/availability")[-1:] == [b"online"], "online",
                    log=d.proc.log)
         watch.wait(lambda w: w.on("/t1/status"), "a status")
-        assert all(r for t, _, r in watch.got[:2])
+        late = Listener(mqtt_broker, topics=("jantaku/+/availability", "jantaku/+/status"))
+        try:
+            late.wait(lambda w: len(w.got) >= 2, "the retained messages for a newcomer")
+            assert all(r for _, _, r in late.got[:2]) and late.on("/availability") == [b"online"]
+        finally:
+            late.close()
         st = json.loads(watch.on("/t1/status")[-1])
         assert st["id"] == "t1" and st["connected"] is True and st["session"] is None
         assert st["next"] == d.get("/status").json()["next"]

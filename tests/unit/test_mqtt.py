@@ -469,3 +469,37 @@ def test_run_refuses_bad_mqtt_options_before_anything_starts(argv, words, capsys
     err = capsys.readouterr().err
     assert words in err and "secret" not in err
     assert not (tmp_path / "j.sqlite").exists()
+
+
+def test_reconnects_back_off_from_the_shortest_to_the_longest_wait():
+    tries = []
+
+    class Refused:
+        def __init__(self, **kw):
+            self.kw = kw
+
+        async def __aenter__(self):
+            tries.append(time.monotonic())
+            raise OSError("[Errno 111] Connection refused")
+
+        async def __aexit__(self, *exc):
+            return False
+
+    async def go():
+        b = parse("mqtt://127.0.0.1:1", env={})
+        bridge = Bridge(FakeDaemon(), b, "t1", retry=(0.02, 0.16), client_factory=Refused)
+        await bridge.start()
+        await asyncio.sleep(1.5)
+        st = bridge.get_status()
+        t0 = time.monotonic()
+        await bridge.close()
+        return st, time.monotonic() - t0
+
+    st, closing = asyncio.run(go())
+    gaps = [b - a for a, b in zip(tries, tries[1:])]
+    assert 0.015 <= gaps[0] <= 0.05  # 0.02 s +- 20 %
+    assert gaps[1] > gaps[0] * 1.3 and gaps[2] > gaps[1] * 1.3  # doubling
+    assert all(g <= 0.16 * 1.2 + 0.05 for g in gaps)  # never beyond the longest wait
+    assert max(gaps) >= 0.16 * 0.8
+    assert st["connected"] is False and st["error"] == "[Errno 111] Connection refused"
+    assert st["connects"] == 0 and closing < 0.5  # closing does not wait for a broker
