@@ -276,6 +276,12 @@ def bridge_for(broker, daemon, user="table-t1", table_id="t1", tls=False, **kw):
     return Bridge(daemon, b, table_id, **kw)
 
 
+async def ready(broker):
+    """Once t1's status is on the broker, its bridge has subscribed to its commands."""
+    async with Watcher(broker, topics="jantaku/t1/status") as w:
+        await w.wait(lambda w: w.got, "the bridge to be up")
+
+
 async def command(broker, verb, payload, user="operator", table_id="t1"):
     """Publish one command as `user` and return the reply (or None after 3 s)."""
     async with Watcher(broker, user, "jantaku/%s/reply" % table_id) as w:
@@ -327,7 +333,7 @@ def test_remote_commands_are_off_unless_turned_on(mqtt_broker):
         d = FakeDaemon()
         bridge = bridge_for(mqtt_broker, d)
         await bridge.start()
-        await asyncio.sleep(0.3)
+        await ready(mqtt_broker)
         reply = await command(mqtt_broker, "hand_over", b"{}")
         await bridge.close()
         return d, reply
@@ -343,8 +349,8 @@ def test_a_command_with_an_id_runs_once_and_bad_ones_are_answered(mqtt_broker):
         d = FakeDaemon()
         bridge = bridge_for(mqtt_broker, d, commands=True)
         await bridge.start()
+        await ready(mqtt_broker)
         async with Watcher(mqtt_broker, "operator", "jantaku/t1/reply") as w:
-            await asyncio.sleep(0.3)
             for _ in range(3):  # sent again and again, e.g. by a retrying tool
                 await w.client.publish("jantaku/t1/command/hand_over", b'{"id": "h-1"}', qos=1)
             await w.client.publish("jantaku/t1/command/continue", b"", qos=1)
