@@ -15,7 +15,6 @@ refused, saying where to put it.
 """
 import os
 import re
-import ssl
 from urllib.parse import unquote, urlsplit
 
 from hostd.errors import ConfigError
@@ -79,6 +78,8 @@ class Broker:
         self.ca_file = ca_file
         self._tls_context = None
         if tls:
+            import ssl
+
             try:
                 self._tls_context = ssl.create_default_context(cafile=ca_file)
             except (OSError, ssl.SSLError) as e:

@@ -104,3 +104,16 @@ def test_fleet_status_on_the_command_line(mqtt_broker, capsys, monkeypatch):
 def test_fleet_status_bad_input_is_exit_2(argv, words, capsys):
     assert main(["fleet", "status"] + argv) == 2
     assert words in capsys.readouterr().err
+
+
+def test_the_fleet_command_keeps_jantaku_help_light():
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    code = ("import sys; from hostd import cli; cli.build_parser(); print(sorted(m for m in "
+            "('aiomqtt', 'paho', 'hostd.broker', 'hostd.mqtt') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT))
+    assert r.stdout.strip() == "[]", r.stdout + r.stderr
+    assert fleet.ROOT == __import__("hostd.broker").broker.ROOT
