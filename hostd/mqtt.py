@@ -88,6 +88,10 @@ def _no_duplicates(pairs):
     return dict(pairs)
 
 
+def _not_json(name):
+    raise ValueError("%s is not JSON" % name)
+
+
 def parse_command(verb, payload):
     """``(body, None)`` for a well-formed command, or ``(None, (status, answer))`` with the
     error the API would give for such a body."""
@@ -102,7 +106,8 @@ def parse_command(verb, payload):
     if not text:
         return {}, None  # an empty payload is {}
     try:
-        body = json.loads(text.decode("utf-8"), object_pairs_hook=_no_duplicates)
+        body = json.loads(text.decode("utf-8"), object_pairs_hook=_no_duplicates,
+                          parse_constant=_not_json)
     except UnicodeDecodeError as e:
         return None, _error(400, "bad_json", "the payload is not valid JSON (invalid UTF-8 at "
                             "byte %d); accepted: %s" % (e.start, spec.accepted))

@@ -96,6 +96,7 @@ class FullDaemon(FakeDaemon):
     ("hand_over", b"{", 400, "bad_json", "not valid JSON"),
     ("hand_over", b"\xff{}", 400, "bad_json", "invalid UTF-8 at byte 0"),
     ("hand_over", b'{"id": 1, "id": 2}', 400, "bad_json", "given twice"),
+    ("dice", b'{"values": [NaN, 3]}', 400, "bad_json", "NaN is not JSON"),
     ("hand_over", b"[]", 422, "bad_request", "must be a JSON object, not list"),
     ("hand_over", b'{"force": true}', 422, "bad_request", "force: unknown field; accepted: {}"),
     ("hand_over", b'{"values": [3, 4]}', 422, "bad_request", "values: unknown field"),
