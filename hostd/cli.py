@@ -524,6 +524,9 @@ COMMANDS: list[Command] = [
             _configure_flash, cmd_flash),
     Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku",
             _lazy("hostd.cli_hand", "configure"), _lazy("hostd.cli_hand", "cmd_hand")),
+    Command("fleet", "every table on an MQTT broker (fleet status --mqtt URL): online, state, "
+            "session, hand, fault", _lazy("hostd.fleet", "configure"),
+            _lazy("hostd.fleet", "cmd_fleet")),
 ]
 
 

@@ -106,6 +106,13 @@ def status_text(st):
         if st.get("last_end"):
             e = st["last_end"]
             lines.append("  last: session %s %s (%s)" % (e["id"], e["how"], e["reason"]))
+    m = st.get("mqtt")
+    if m:
+        lines.append("mqtt: %s as %s, %s%s%s" % (
+            m["broker"], m["table_id"], "connected" if m["connected"] else
+            "not connected (%s)" % (m.get("error") or "connecting"),
+            ", %d waiting" % m["queued"] if m.get("queued") else "",
+            ", %d dropped (the outbox was full)" % m["dropped"] if m.get("dropped") else ""))
     if st.get("next"):
         lines.append("next: %s" % st["next"])
     return "\n".join(lines)
@@ -549,6 +556,24 @@ def configure_run(p):
                    help="the lowest level logged (default info; tracebacks on the console "
                         "at debug only)")
     p.add_argument("--no-view", action="store_true", help="no live status line on a terminal")
+    m = p.add_argument_group("MQTT (docs/FLEET.md)")
+    m.add_argument("--mqtt", metavar="URL", default=None,
+                   help="also publish this table on an MQTT broker: mqtt://[USER@]HOST[:PORT] "
+                        "or mqtts://... (TLS); needs --table-id")
+    m.add_argument("--table-id", metavar="ID", default=None,
+                   help="this table's name on the broker (topics jantaku/ID/...), e.g. t1")
+    m.add_argument("--mqtt-password-file", metavar="PATH", default=None,
+                   help="the broker password's file (mode 0600), else $JANTAKU_MQTT_PASSWORD; "
+                        "never on the command line")
+    m.add_argument("--mqtt-ca", metavar="FILE", default=None,
+                   help="with mqtts://: the CA certificate(s) the broker's certificate is checked "
+                        "against (default: the system's)")
+    m.add_argument("--mqtt-commands", action="store_true",
+                   help="take commands from the broker (hand over, continue, abort ...); off by "
+                        "default: a hand over from afar drops a hand in play")
+    m.add_argument("--mqtt-outbox", type=int, default=None, metavar="N",
+                   help="messages kept while the broker is away (default 10000); the oldest "
+                        "beyond are dropped, counted and reported")
 
 
 def start_sim_process(args, colours):
@@ -580,6 +605,31 @@ def _check_sim_options(args):
         check_sets(args.colours, board_profile()["colours"])
     except JantakuError as e:
         raise UsageError("--colours: %s" % e) from None
+
+
+def _check_mqtt_options(args):
+    """The broker (or None), every MQTT option checked before anything starts (exit 2)."""
+    from hostd.broker import BrokerConfigError, check_table_id, parse
+    from hostd.cli import UsageError
+
+    if not args.mqtt:
+        given = [o for o, v in (("--table-id", args.table_id),
+                                ("--mqtt-password-file", args.mqtt_password_file),
+                                ("--mqtt-ca", args.mqtt_ca),
+                                ("--mqtt-commands", args.mqtt_commands),
+                                ("--mqtt-outbox", args.mqtt_outbox is not None)) if v]
+        if given:
+            raise UsageError("%s without --mqtt URL: give the broker too" % ", ".join(given))
+        return None
+    if not args.table_id:
+        raise UsageError("--mqtt needs --table-id ID: this table's name on the broker, e.g. t1")
+    if args.mqtt_outbox is not None and not 1 <= args.mqtt_outbox <= 1000000:
+        raise UsageError("--mqtt-outbox takes 1 to 1000000 messages, got %d" % args.mqtt_outbox)
+    try:
+        check_table_id(args.table_id)
+        return parse(args.mqtt, password_file=args.mqtt_password_file, ca_file=args.mqtt_ca)
+    except BrokerConfigError as e:
+        raise UsageError(str(e)) from None
 
 
 def argparse_ns(**kw):
@@ -624,6 +674,7 @@ def cmd_run(args):
         raise UsageError("--colours: %s" % e) from None
     if args.sim:
         _check_sim_options(args)
+    args.broker = _check_mqtt_options(args)
     db = _prepare_db(args)
     # systemd stops a service with SIGTERM, a closed terminal sends SIGHUP: both end the
     # daemon as Ctrl-C does (the table stopped cleanly, the simulated table ended)
@@ -701,6 +752,15 @@ async def _serve(args, port, colours, speed, db):
         sys.stderr.write("jantaku run: %s\n" % e)
         return 1
     await daemon.start()
+    bridge = None
+    if getattr(args, "broker", None) is not None:
+        from hostd.mqtt import Bridge
+
+        jlog.add_secret(args.broker.password)
+        bridge = Bridge(daemon, args.broker, args.table_id, commands=args.mqtt_commands,
+                        **({"outbox_limit": args.mqtt_outbox} if args.mqtt_outbox else {}))
+        await bridge.start()
+        daemon.reporters["mqtt"] = bridge.get_status
     server = make_server(app, args.api_host, args.api_port)
     extra = [asyncio.create_task(sdnotify.watchdog_loop(healthy=lambda: True)),
              asyncio.create_task(journal.flush_every())]
@@ -713,6 +773,9 @@ async def _serve(args, port, colours, speed, db):
         table = daemon.status()["table"]
         log.info("daemon up", port=port, db=db,
                  api="http://%s:%d" % (args.api_host, args.api_port),
+                 **({"mqtt": "%s as %s (commands %s)" % (
+                     bridge.broker.url(), args.table_id, "on" if bridge.commands else "off")}
+                    if bridge else {}),
                  table="connected" if table.get("connected")
                  else "not connected: %s" % (table.get("error") or "waiting for the handshake"))
         if sys.stdout.isatty() and not args.no_view:
@@ -725,6 +788,8 @@ async def _serve(args, port, colours, speed, db):
             t.cancel()
         await asyncio.gather(*extra, return_exceptions=True)
         jlog.clear_status_line()
+        if bridge is not None:
+            await bridge.close()
         await daemon.close()
         sock.close()
     return 0
@@ -753,6 +818,9 @@ async def _live_view(daemon):
             elif s["hand"] and s["decks"].get((s["hands"] or [{}])[-1].get("deck"), {}).get(
                     "where") == "top":
                 parts.append("press dice")
+        m = st.get("mqtt")
+        if m and not m["connected"]:
+            parts.append("MQTT not connected (%d waiting)" % m["queued"])
         sys.stdout.write("\r\x1b[K" + " | ".join(parts))
         sys.stdout.flush()
         jlog.status_line_shown(sys.stdout)

@@ -56,6 +56,7 @@ class Daemon:
         self._subscribers = set()
         self._tasks = []
         self._lock = asyncio.Lock()  # one operator command at a time
+        self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
 
     # -- plumbing -------------------------------------------------------------------------
     def _on_table_event(self, msgid, values):
@@ -190,9 +191,11 @@ class Daemon:
                     "hands": summ["hands"], "faults": summ["faults"], "dice": summ["dice"],
                     "busy": self._step_name if self._busy() else None,
                     "phase": s.phase, "asking": s.asking, "stopped": s.stopped, "next": nxt}
-        return {"table": self.table.get_status(), "session": sess, "next": nxt,
-                "busy": self._step_name if self._busy() else None,
-                "abort_pending": self.abort_pending is not None, "last_end": self.last_end}
+        out = {"table": self.table.get_status(), "session": sess, "next": nxt,
+               "busy": self._step_name if self._busy() else None,
+               "abort_pending": self.abort_pending is not None, "last_end": self.last_end}
+        out.update((name, get()) for name, get in self.reporters.items())
+        return out
 
     def next_step(self):
         """What happens next, or what a person must do: one sentence, never empty."""
