@@ -103,8 +103,10 @@ class Daemon:
 
 
 def counts(decks):
-    """A status's decks without where each is: what a demo's decks can be compared with."""
-    return {k: {f: v for f, v in d.items() if f != "where"} for k, d in decks.items()}
+    """A status's decks without where each is and whether its colours can be checked:
+    what a demo's decks can be compared with."""
+    return {k: {f: v for f, v in d.items() if f not in ("where", "colours_checked")}
+            for k, d in decks.items()}
 
 
 def simulated(port_path):
