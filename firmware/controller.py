@@ -784,5 +784,6 @@ class Controller:
             "guard": self.guard.get_status(),
             "colour_sensors": self.sensors_present,
             "colour_errors": self.colour_bus.errors if self.colour_bus is not None else 0,
+            "buttons": self.buttons.get_status(),
             "light": self.light.get_status(),
         }

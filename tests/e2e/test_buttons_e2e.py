@@ -101,8 +101,11 @@ def test_a_button_pressed_from_outside_reaches_the_daemon(tmp_path, hil_port):
                           what="dice button event")
         assert [e["button"] for e in events.items if e.get("type") == "button"] == ["start", "dice"]
         assert got
-        st = read_state(state, lambda s: s["guard"]["presses"] == 2, what="two presses")
+        st = read_state(state, lambda s: s["guard"]["presses"] == 2 and s["guard"]["dice_button"] == 1
+                        and s["firmware"]["controller"]["buttons"]["dice"] == 1,
+                        what="two presses made and released")
         assert st["guard"]["start_button"] == 1 and st["guard"]["dice_button"] == 1  # released
+        assert st["firmware"]["controller"]["buttons"] == {"start": 1, "dice": 1}  # debounced
         # a bad button is refused before the simulator is asked, naming the accepted ones
         r = press(link, "lift")
         assert r.returncode == 2 and "no button 'lift'; accepted: start, dice" in r.stderr
