@@ -16,6 +16,7 @@ from firmware.lift import Lift
 from firmware.door import Door
 from firmware.guard import Guard
 from firmware.buttons import Buttons
+from firmware import light as _light
 from protocol import messages as _m
 
 OK = _m.OK
@@ -109,7 +110,8 @@ class Controller:
         self.door = Door(profile, hal, sched, clock, self)
         self.guard = Guard(hal, (self.lift, self.door), wake=self.wake)
         self.buttons = Buttons(hal, clock, wake=self.wake)
-        self._light = hal.output("status_light")
+        self._light = hal.output("status_light")  # the pin (a self-test pulses it directly)
+        self.light = _light.Light(self._light, sched)  # its patterns (firmware/light.py)
         # build configuration (CONFIGURE_BUILD) and the build in progress
         self.cfg_id = 0
         self.cfg_tiles = [0] * self.ntracks
@@ -143,14 +145,11 @@ class Controller:
         self._short_cb = self._short_due
         self._surplus_cb = self._surplus_due
         self._test_cb = self._test_due
-        self._blink_cb = self._blink_due
         self._mix_timer = sched.timer(self._mix_cb)
         self._build_timer = sched.timer(self._build_cb)
         self._short_timer = sched.timer(self._short_cb)
         self._surplus_timer = sched.timer(self._surplus_cb)
         self._test_timer = sched.timer(self._test_cb)
-        self._blink_timer = sched.timer(self._blink_cb)
-        self._blink = 0
 
     # ================================================================ boot
     def boot(self):
@@ -176,8 +175,7 @@ class Controller:
         self.door.stop()
         for tr in self.tracks:
             tr.stop()
-        if self._light is not None:
-            self._light.value(0)
+        self.light.off()
 
     # ================================================================ state
     def _set_state(self, s):
@@ -190,23 +188,22 @@ class Controller:
         self.events.on_state(s, prev)
 
     def _update_light(self):
-        if self._light is None:
-            return
+        """The light's own pattern from what the firmware knows (docs/FIRMWARE.md "The
+        status light"): after every state change, door change and link change."""
         s = self.state
         if s == codes.FAULT:
-            if not self._blink_timer.active:
-                self._blink_timer.start(500)
-            return
-        self._blink_timer.cancel()
-        on = s == codes.BUILDING or s == codes.MIXING or s == codes.LIFTING or s == codes.BUILT
-        self._light.value(1 if on else 0)
-
-    def _blink_due(self):
-        if self.state != codes.FAULT or self._light is None:
-            return
-        self._blink ^= 1
-        self._light.value(self._blink)
-        self._blink_timer.start(500)
+            p = _light.FAULT
+        elif s == codes.TESTING:
+            p = _light.HOLD
+        elif s == codes.LIFTING or self.door.moving():
+            p = _light.MOTION
+        elif s == codes.BUILDING or s == codes.MIXING:
+            p = _light.BUILDING
+        elif s == codes.BOOT or not self.link_up:
+            p = _light.OFF  # no host: nothing shows ready
+        else:
+            p = _light.READY  # idle, built, paused: nothing moves
+        self.light.show_own(p)
 
     # ================================================================ task loop
     def pending(self):
@@ -276,6 +273,7 @@ class Controller:
     def _report_door(self):
         if not self.door.state_changed():
             return
+        self._update_light()  # a door starting or ending a move
         s = self.door.state()
         if s != self._door_reported:
             self._door_reported = s
@@ -483,6 +481,7 @@ class Controller:
         """The host went silent: lift and door stop, a build pauses (counts kept)."""
         self.link_up = False
         self.link_losses += 1
+        self.light.host_gone()  # the host's pattern goes with it
         self.lift.stop()
         self.door.stop()
         s = self.state
@@ -493,9 +492,21 @@ class Controller:
         elif s == codes.LIFTING:
             self._stop_lifting()
         self._report_door()
+        self._update_light()
 
-    def on_link_up(self):
+    def on_link_up(self, new=False):
+        """The host is heard again (new: a new session, whose host set no pattern yet)."""
         self.link_up = True
+        if new:
+            self.light.host_gone()
+        self._update_light()
+
+    def cmd_light(self, pattern):
+        """LIGHT: the host's pattern (protocol LIGHTS); never refused in any state."""
+        if pattern < 0 or pattern >= len(_m.LIGHTS):
+            return _m.E_RANGE, 0
+        self.light.set_host(pattern)
+        return OK, NO_FIELD
 
     # ================================================================ commands
     # Each returns (code, field): OK or an E_* code and the index of the field at
@@ -773,4 +784,6 @@ class Controller:
             "guard": self.guard.get_status(),
             "colour_sensors": self.sensors_present,
             "colour_errors": self.colour_bus.errors if self.colour_bus is not None else 0,
+            "buttons": self.buttons.get_status(),
+            "light": self.light.get_status(),
         }

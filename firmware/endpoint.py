@@ -90,6 +90,7 @@ class Endpoint:
             _m.SELF_TEST: self._h_test,
             _m.CALIBRATE: self._h_calibrate,
             _m.EXIT_REPL: self._h_exit,
+            _m.LIGHT: self._h_light,
         }
         ctl.events = self
         link.table_state = ctl.state
@@ -170,7 +171,7 @@ class Endpoint:
         if ev == _link.LOST:
             self.ctl.on_link_lost()
         elif ev == _link.UP or ev == _link.NEW:
-            self.ctl.on_link_up()
+            self.ctl.on_link_up(ev == _link.NEW)
 
     def _on_message(self, msgid, values):
         self.commands += 1
@@ -231,6 +232,9 @@ class Endpoint:
 
     def _h_calibrate(self, v):
         return self.ctl.cmd_calibrate(v[0], v[1])
+
+    def _h_light(self, v):
+        return self.ctl.cmd_light(v[0])
 
     def _h_exit(self, v):
         if not self.repl:

@@ -410,6 +410,10 @@ def _configure_sim(p):
                     help="the port path `sim serve` printed (PORT <path>)")
     pu.add_argument("--keep-hand", action="store_true",
                     help="leave the walls of the hand being played (push only the played tiles)")
+    pr = sub.add_parser("press", help="a person presses a button of the simulated table")
+    pr.add_argument("button", metavar="BUTTON", help="start or dice")
+    pr.add_argument("--link", metavar="PATH", required=True,
+                    help="the port path `sim serve` printed (PORT <path>)")
     s.add_argument("--players", choices=("auto", "manual"), default="auto",
                    help="the simulated people: auto (default) push the played tiles into the "
                         "centre when it opens; manual do nothing by themselves (`jantaku "
@@ -419,6 +423,22 @@ def _configure_sim(p):
 def cmd_sim(args) -> int:
     import signal
 
+    if args.sim_command == "press":
+        from hw_sim.control import request
+        from hw_sim.guard import BUTTONS
+
+        if args.button not in BUTTONS:
+            raise UsageError("no button %r; accepted: %s" % (args.button, ", ".join(BUTTONS)))
+        try:
+            r = request(args.link, "press", button=args.button)
+        except OSError as e:
+            sys.stderr.write("jantaku sim press: %s\n" % e)
+            return EXIT_FAILURE
+        if not r.get("ok"):
+            sys.stderr.write("jantaku sim press: %s\n" % r.get("error"))
+            return EXIT_FAILURE
+        sys.stdout.write("pressed %s\n" % args.button)
+        return EXIT_OK
     if args.sim_command == "push":
         from hw_sim.control import request
 

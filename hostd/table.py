@@ -10,7 +10,7 @@ import asyncio
 
 import structlog
 
-from hostd.errors import JantakuError
+from hostd.errors import BadRequest, JantakuError
 from protocol import messages as m
 
 log = structlog.get_logger("jantaku.table")
@@ -70,6 +70,7 @@ class TableClient:
         self._op = None  # what is awaited: a build or a raise, for _reconcile
         self._raised = None  # the build whose walls the lift raised last
         self._tasks = set()
+        self.light = "auto"  # the host's light pattern last set (re-sent after a reconnect)
 
     # -- events in ---------------------------------------------------------------------------
     @property
@@ -183,6 +184,8 @@ class TableClient:
     async def _reconcile(self):
         try:
             await self.query_status()
+            if self.light != "auto":  # the table forgot it with the link (its safe default)
+                await self.set_light(self.light)
             op = self._op
             if op is None or not op.get("interrupted"):
                 return
@@ -449,6 +452,27 @@ class TableClient:
 
     async def abort(self):
         await self.link.command(m.ABORT, ())
+
+    async def set_light(self, name):
+        """Show a pattern on the table's status light for what only the host knows:
+        "people" (waiting for people), "dice" (the walls are up: throw), "ready",
+        "refused" (a one-shot: a button press was not taken) or "auto" (the firmware's
+        own pattern).  The firmware's fault, motion and building patterns win over it
+        (docs/FIRMWARE.md "The status light"); it is sent again after a reconnect.
+        Returns False without sending when the table's firmware predates the command
+        (protocol minor 0): its light then shows only the firmware's own patterns."""
+        if name not in m.LIGHTS:
+            raise BadRequest("unknown light pattern %r; accepted: %s" % (name, ", ".join(m.LIGHTS)),
+                             code="bad_light")
+        if name != "refused":
+            self.light = name
+        ident = self.link.identity
+        if ident is not None and ident.get("minor", 0) < 1:
+            log.info("the table's firmware has no light command (protocol minor 0)",
+                     pattern=name)
+            return False
+        await self.link.command(m.LIGHT, (m.LIGHTS.index(name),))
+        return True
 
     async def query_status(self):
         reply = self.expect(lambda i, v: i == m.STATUS_REPLY)

@@ -2,15 +2,19 @@
 #
 # The simulated table's control channel (docs/SIMULATOR.md "People"): a Unix socket
 # beside the port's link (<link>.ctl) on which a person acts on the simulated table from
-# outside, as their hands would on a real one: `jantaku sim push --link PATH`.  One
-# request per connection: a line of JSON {"op": "push"}; the answer is a line of JSON
-# ({"ok": true, ...} or {"ok": false, "error": "..."}).  {"op": "push", "keep": 1}
-# leaves the newest wall load (the hand being played) on the table top.
+# outside, as their hands would on a real one: `jantaku sim push --link PATH`, `jantaku
+# sim press start|dice --link PATH`.  One request per connection: a line of JSON
+# {"op": "push"}; the answer is a line of JSON ({"ok": true, ...} or {"ok": false,
+# "error": "..."}).  {"op": "push", "keep": 1} leaves the newest wall load (the hand
+# being played) on the table top; {"op": "press", "button": "start" | "dice"} presses a
+# button for PRESS_MS of table time, from now.
 import json
 import os
 import socket
 
-OPS = ("push",)
+from hw_sim.guard import BUTTONS, PRESS_MS
+
+OPS = ("push", "press")
 
 
 def control_path(link):
@@ -64,6 +68,12 @@ class Control:
                 return {"ok": False, "error": "keep must be a whole number of wall loads, "
                                               "got %r" % (keep,)}
             return {"ok": True, "pushed": self.table.push(keep)}
+        if op == "press":
+            button = req.get("button")
+            if button not in BUTTONS:
+                return {"ok": False, "error": "no button %r; accepted: %s" % (button, ", ".join(BUTTONS))}
+            self.table.press(button, PRESS_MS)
+            return {"ok": True, "pressed": button, "ms": PRESS_MS}
         return {"ok": False, "error": "unknown op %r; accepted: %s" % (op, ", ".join(OPS))}
 
     def close(self):

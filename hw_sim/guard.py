@@ -7,6 +7,9 @@
 # the controller's IRQ handler is called right then.
 from hw_sim.lines import NEVER, IN, OUT, UNUSED_MARK, UNUSED_TIMES
 
+BUTTONS = ("start", "dice")
+PRESS_MS = 150  # a person's press: well past the firmware's 30 ms debounce
+
 
 class Panel:
     _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
@@ -24,6 +27,7 @@ class Panel:
         self._ev = []  # [time, line, level], kept sorted by time
         self.next_us = NEVER
         self.breaks = 0
+        self.presses = 0
         self.light_changes = 0
 
     def schedule(self, at_us, line, level):
@@ -43,7 +47,14 @@ class Panel:
         self.schedule(at_us + int(ms * 1000), line, 1)
 
     def press(self, name, at_us, ms=100):
-        line = self.dice if name == "dice" or name == "dice_button" else self.start
+        """A person presses `name` ("start" or "dice") at at_us for ms milliseconds."""
+        if name == "dice" or name == "dice_button":
+            line = self.dice
+        elif name == "start" or name == "start_button":
+            line = self.start
+        else:
+            raise ValueError("no button %r; accepted: %s" % (name, ", ".join(BUTTONS)))
+        self.presses += 1
         self.schedule(at_us, line, 0)
         self.schedule(at_us + int(ms * 1000), line, 1)
 
@@ -78,5 +89,7 @@ class Panel:
             "start_button": self.start.level,
             "dice_button": self.dice.level,
             "light": self.light.level,
+            "light_changes": self.light_changes,
+            "presses": self.presses,
             "breaks": self.breaks,
         }

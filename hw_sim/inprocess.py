@@ -16,6 +16,7 @@
 # firmware with a new boot nonce while the physics continues.
 from hw_sim import rng as _rng
 from hw_sim.clock import VirtualClock, TICKS_MASK as _TICKS_MASK, _HALF
+from hw_sim.guard import PRESS_MS
 from hw_sim.lines import NEVER
 from hw_sim.machine import Machine, PWRON_RESET, HARD_RESET, WDT_RESET
 from hw_sim.table import Table
@@ -144,8 +145,9 @@ class InProcessTable:
         """People push the table top into the centre (hw_sim.table.Table.push)."""
         return self.table.push(keep)
 
-    def press(self, button, ms=100):
-        """A person presses the start or dice button now, for `ms` milliseconds."""
+    def press(self, button, ms=PRESS_MS):
+        """A person presses "start" or "dice" now, for ms milliseconds of table time
+        (ValueError naming the buttons for another name)."""
         self.table.panel.press(button, self.clock.now_us(), ms)
 
     # -- host side -------------------------------------------------------------

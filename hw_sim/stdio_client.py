@@ -13,6 +13,7 @@ import struct
 import subprocess
 import sys
 
+from hw_sim.guard import BUTTONS, PRESS_MS
 from hw_sim.lifetime import die_with_parent
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -129,6 +130,12 @@ class MicroPythonTable:
     def push(self, keep=0):
         """People push the table top into the centre (all but `keep` newest walls)."""
         return self.action("push", keep=keep)["tiles"]
+
+    def press(self, button, ms=PRESS_MS):
+        """A person presses "start" or "dice" now (ValueError for another name)."""
+        if button not in BUTTONS:
+            raise ValueError("no button %r; accepted: %s" % (button, ", ".join(BUTTONS)))
+        self.action("press", button=button, ms=ms)
 
     def heap(self):
         return json.loads(self._call(b"H"))

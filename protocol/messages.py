@@ -14,7 +14,7 @@ except ImportError:  # CPython
 
 # ---------------------------------------------------------------- protocol version
 PROTOCOL_VERSION = const(1)  # major: what CONNECT asks for and IDENTITY answers
-PROTOCOL_MINOR = const(0)  # minor: only adds messages (SPEC.md "Versioning")
+PROTOCOL_MINOR = const(1)  # minor: only adds messages (SPEC.md "Versioning"); 1: LIGHT
 VERSION_MIN = const(1)  # the oldest major this code can speak
 VERSION_MAX = const(1)  # the newest major this code can speak
 
@@ -142,6 +142,14 @@ TEST_PASS = const(0)
 TEST_FAIL = const(1)
 TEST_ABSENT = const(2)
 REPL_MAGIC = const(0x4C504552)  # b"REPL" little-endian
+# Status light patterns the host may ask for (LIGHT.pattern, minor 1); the firmware's
+# own patterns (off, building, motion, fault) are not on the wire (docs/FIRMWARE.md)
+LIGHT_AUTO = const(0)  # the firmware's own pattern
+LIGHT_READY = const(1)
+LIGHT_PEOPLE = const(2)
+LIGHT_DICE = const(3)
+LIGHT_REFUSED = const(4)  # a one-shot: three quick flashes, then back
+LIGHTS = ("auto", "ready", "people", "dice", "refused")
 
 # Self-test device kinds: (kind, name, indexed by track?)
 D_MIXER = const(1)
@@ -229,6 +237,7 @@ CLEAR_FAULT = const(0x19)
 SELF_TEST = const(0x1A)
 CALIBRATE = const(0x1B)
 EXIT_REPL = const(0x1C)
+LIGHT = const(0x1D)  # minor 1
 
 IDENTITY = const(0x40)
 RESULT = const(0x41)
@@ -299,6 +308,7 @@ MESSAGES = (
     (SELF_TEST, "self_test", CMD, (_f("kind", U8, 1, len(DEVICES) - 1), _f("index", U8, 0, MAX_TRACKS))),
     (CALIBRATE, "calibrate", CMD, (_f("colour", U8, 1, MAX_COLOURS), _f("track", U8, *_TRACK))),
     (EXIT_REPL, "exit_repl", CMD, (_f("magic", U32, REPL_MAGIC, REPL_MAGIC),)),
+    (LIGHT, "light", CMD, (_f("pattern", U8, 0, len(LIGHTS) - 1),)),
     # events, table -> host
     (
         IDENTITY,

@@ -248,6 +248,19 @@ class ExitRepl(Message):
     magic: int = u32("0x4C504552 (b'REPL' little-endian)", m.REPL_MAGIC, m.REPL_MAGIC)
 
 
+class Light(Message):
+    """Set the status light's pattern for what only the host knows (protocol minor 1).
+    The firmware's own patterns win over it: fault, and motion or building while
+    something moves; the host's shows while nothing moves, until AUTO, a lost link or a
+    new session. REFUSED is a one-shot (three quick flashes, then back) that leaves the
+    host's pattern as it was. Never refused in any state; a table without a light takes
+    it and shows nothing (docs/FIRMWARE.md "The status light")."""
+
+    MSGID: ClassVar[int] = m.LIGHT
+    pattern: int = u8("0 auto (the firmware's own), 1 ready, 2 people, 3 dice, 4 refused (LIGHTS)",
+                      0, len(m.LIGHTS) - 1)
+
+
 # ------------------------------------------------------------------ events
 class Identity(Message):
     """The handshake reply: seq 0 of every session, and the answer to IDENTIFY."""

@@ -195,6 +195,8 @@ def render_codes():
         "\n##### Self-test device kinds (SELF_TEST.kind); per-track kinds take index = track\n",
         _code_table("kind", m.DEVICES, 1),
         "\nPer-track kinds: %s.\n" % ", ".join("`%s`" % m.DEVICES[k] for k in m.TRACK_DEVICES),
+        "\n##### Status light patterns (LIGHT.pattern)\n",
+        _code_table("pattern", m.LIGHTS),
     ]
     return "".join(parts)
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.e2e.conftest import start_sim
 from tests.spec_host import (ABOUT, BUILD, CALIBRATE, CONFIGURE_BUILD, DOOR, E_BAD_LENGTH, E_OK, E_RANGE,
-                             E_UNKNOWN_MSG, E_UNSUPPORTED, EXIT_REPL, HEARTBEAT, IDENTITY, REJECT, RESULT,
+                             E_UNKNOWN_MSG, E_UNSUPPORTED, EXIT_REPL, HEARTBEAT, IDENTITY, LIGHT, REJECT, RESULT,
                              S_BUILDING, S_IDLE, S_PAUSED, SELF_TEST, STATUS, STATUS_REPLY, SpecHost, frame)
 
 pytestmark = pytest.mark.e2e
@@ -232,6 +232,28 @@ def test_exit_repl_on_a_cpython_table_is_unsupported(sim):
     host = _session(sim)
     assert host.call(EXIT_REPL, struct.pack("<I", 0x4C504552)) == (E_UNSUPPORTED, 255)
     assert host.call(STATUS) == (E_OK, 255)  # still serving
+
+
+def test_light_is_minor_1_checked_and_shown(sim):
+    host, state = sim()
+    ident = host.connect(0x4242)
+    host.auto_ack = True
+    assert ident[1] >= 1  # §11: minor 1 added `light`
+    assert host.call(LIGHT, b"\x05") == (E_RANGE, 0)  # §12: pattern 0..4
+    assert host.call(LIGHT, b"\x02\x00") == (E_BAD_LENGTH, 255)
+    assert host.call(LIGHT, b"\x02") == (E_OK, 255)
+    end = time.monotonic() + 5
+    while time.monotonic() < end:  # the simulated firmware shows it (sim serve --state)
+        try:
+            with open(state) as f:
+                lt = json.load(f)["firmware"]["controller"]["light"]
+            if lt["shown"] == "people":
+                break
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.05)
+    assert lt["shown"] == "people" and lt["host"] == "people", lt
+    assert host.call(LIGHT, b"\x00") == (E_OK, 255)
 
 
 def test_a_table_only_link_message_from_the_host_is_rejected(sim):

@@ -97,7 +97,9 @@ def test_full_build_counts_colours_and_reports():
     assert r.hal.level("mixer_pwm") == 0
     for k in range(1, 5):
         assert r.pin("gate" + str(k)).level == 0
-    assert r.hal.level("status_light") == 1
+    assert r.hal.level("status_light") == 0  # built, nothing moves, no host: dark
+    r.ctl.on_link_up(True)
+    assert r.hal.level("status_light") == 1  # ready (tests/unit/test_light.py: each pattern)
 
 
 def test_unknown_colour_is_counted_never_guessed():
@@ -424,9 +426,9 @@ def test_status_light():
     r.ctl._fault(codes.FAULT_SHORT, 1, 0)
     seen = set()
     for _ in range(6):
-        r.run(250)
+        r.run(40)
         seen.add(r.hal.level("status_light"))
-    assert seen == {0, 1}  # blinking
+    assert seen == {0, 1}  # blinking (tests/unit/test_light.py times every pattern)
 
 
 def test_get_status_is_plain():

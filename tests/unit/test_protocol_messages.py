@@ -62,7 +62,7 @@ def test_the_issue_asks_for_these_messages():
     evts = {e[1] for e in m.MESSAGES if e[2] == m.EVT}
     assert cmds == {
         "identify", "configure_build", "mix", "build", "lift", "door", "stop", "abort",
-        "clear_fault", "status", "self_test", "calibrate", "exit_repl",
+        "clear_fault", "status", "self_test", "calibrate", "exit_repl", "light",
     }
     assert {
         "tile", "track_full", "build_done", "lift_done", "door_state", "guard", "fault",

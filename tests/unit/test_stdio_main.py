@@ -97,3 +97,17 @@ def test_stray_output_is_skipped():
     t.stray = bytearray()
     assert t._call(b"N") == b"ok"
     assert bytes(t.stray) == b"debug print\n\xa5"
+
+
+def test_press_and_the_light_on_micropython(mp_table):
+    """A person's press (`sim press` on a MicroPython runtime) reaches the firmware's
+    buttons; the firmware's light is in the status."""
+    t = mp_table()
+    t.press("dice")
+    t.run_until(t.now_us() + 400000)
+    st = t.get_status()
+    assert st["guard"]["presses"] == 1 and st["guard"]["dice_button"] == 1
+    assert st["firmware"]["controller"]["buttons"] == {"start": 0, "dice": 1}  # one press
+    assert st["firmware"]["controller"]["light"]["shown"] == "off"  # no host
+    with pytest.raises(ValueError, match="accepted: start, dice"):
+        t.press("lift")
