@@ -327,7 +327,7 @@ def _configure_demo(p):
     p.add_argument("--via", choices=("api", "buttons"), default="api",
                    help="how the players drive the table: api (the daemon's verbs, default) "
                         "or buttons (the simulated table's start and dice buttons, through "
-                        "the real daemon)")
+                        "the real daemon; over --transport pty, its control channel)")
     p.add_argument("--games", type=int, default=1, metavar="G",
                    help="games to play (default 1); Mixed Deck splits the sets afresh for each")
     p.add_argument("--seed", type=int, default=1, metavar="S",
@@ -359,9 +359,6 @@ def cmd_demo(args) -> int:
         raise UsageError("--hands must be 0 or more")
     if args.games < 1:
         raise UsageError("--games must be 1 or more")
-    if args.via == "buttons" and args.transport != "inprocess":
-        raise UsageError("--via buttons presses the in-process table's buttons: use it with "
-                         "--transport inprocess (over a pty, `jantaku sim press` does it by hand)")
     load_ruleset(args)  # a bad name is a usage error before anything starts
     from hostd.demo import SimStartError, board_profile, demo_sets
     from hostd.errors import JantakuError

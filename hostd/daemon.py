@@ -56,11 +56,42 @@ class Daemon:
         self._subscribers = set()
         self._tasks = []
         self._lock = asyncio.Lock()  # one operator command at a time
+        self._light_shown = "auto"  # the host pattern last sent to the status light
         self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
 
     # -- plumbing -------------------------------------------------------------------------
     def _on_table_event(self, msgid, values):
         self.table.on_event(msgid, values)
+
+    def _light_wanted(self):
+        """The status light's host pattern (docs/FIRMWARE.md "The status light"): people
+        are asked, or the hand's walls are up without a throw; else the firmware's own."""
+        s = self.session
+        if s is None:
+            return "auto"
+        if s.asking or s.stopped:
+            return "people"
+        if s.hands and s.throw is None and s.top == s.hands[-1]["deck"] and s.hand:
+            return "dice"
+        return "auto"
+
+    def _light(self, pattern=None):
+        """Send the light's pattern when it changes (`refused`: a one-shot, always)."""
+        want = pattern or self._light_wanted()
+        if want == self._light_shown and want != "refused":
+            return
+        if want != "refused":
+            self._light_shown = want
+        if not self.link.connected:
+            return  # the table client sends the last pattern again when it is back
+        self._tasks = [t for t in self._tasks if not t.done()]
+        self._tasks.append(asyncio.create_task(self._send_light(want)))
+
+    async def _send_light(self, pattern):
+        try:
+            await self.table.set_light(pattern)
+        except JantakuError as e:  # the light is a courtesy: never a step's failure
+            log.info("the status light was not set", pattern=pattern, error=str(e))
 
     def _pressed(self, button):
         """The table's start or dice button was pressed: one press, one action."""
@@ -75,6 +106,8 @@ class Daemon:
             self._tasks.append(asyncio.create_task(self._send_pending_abort()))
 
     def publish(self, event):
+        if event.get("type") not in ("tile", "build_progress"):
+            self._light()
         for q in list(self._subscribers):
             if q.qsize() < 1000:  # a stalled client loses events, never the daemon
                 q.put_nowait(event)
@@ -556,6 +589,7 @@ class Daemon:
             else:
                 did = await self._press_start()
         except JantakuError as e:
+            self._light("refused")  # the light says the press was not taken
             self.publish({"type": "button", "button": name, "taken": False, "why": str(e),
                           "next": self.next_step()})
             return

@@ -169,12 +169,14 @@ async def run_demo(args):
         if args.transport == "inprocess":
             table_sim = make_inprocess_table(args, profile, colours)
             transport = InProcessTransport(table_sim)
+            args.press = table_sim.press
         else:
             sim_proc, port = spawn_sim_serve(
                 profile.name, speed=PTY_SPEED, seed=args.seed, mixed_deck=args.mixed_deck,
                 faults=args.fault, table_stacks=args.table_stacks,
                 firmware_runtime=args.firmware_runtime, state_path=state_path, colours=colours)
             transport = SerialTransport(port, time_scale=PTY_SPEED)
+            args.press = _control_press(port)
         db = getattr(args, "db", None) or os.path.join(tmp, "journal.sqlite")
         return await _run_demo(args, profile, colours, wall0, transport, table_sim,
                                sim_proc, db, state_path)
@@ -231,6 +233,17 @@ async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_pro
         journal.close()
     out["wall_seconds"] = round(time.monotonic() - wall0, 3)
     return out, ok
+
+
+def _control_press(link):
+    """Press a button of `sim serve` through its control channel (hw_sim/control.py)."""
+    from hw_sim.control import request
+
+    def press(button):
+        r = request(link, "press", button=button)
+        if not r.get("ok"):
+            raise NotReady("the simulated table did not take the press: %s" % r.get("error"))
+    return press
 
 
 def _end(journal, session, ok, errors):
@@ -293,7 +306,7 @@ async def _play_via_buttons(args, profile, colours, transport, journal, table_si
     guard is clear, as players do)."""
     from hostd.daemon import Daemon
 
-    press = table_sim.press
+    press = args.press
     d = Daemon(transport=transport, journal=journal, colours=colours, seed=args.seed,
                resume=False)
     await d.start()

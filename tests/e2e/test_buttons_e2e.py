@@ -127,3 +127,41 @@ def test_a_button_pressed_from_outside_reaches_the_daemon(tmp_path, hil_port):
     # the simulator is gone: its control channel with it
     r = press(link, "start")
     assert r.returncode == 1 and "no simulated table at %s" % link in r.stderr
+
+
+def test_players_run_hands_with_the_table_buttons_alone(tmp_path, hil_port):
+    """Shenyang over `sim serve` + `run --port`: the start button performs the first hand
+    over without any API call; the dice button throws, shown in status with the break and
+    Shenyang's double; the light asks for the dice until then."""
+    if hil_port:
+        pytest.skip("a real table's buttons are pressed by hand")
+    state = str(tmp_path / "state.json")
+    sim, link = start_sim(tmp_path, "--ruleset", "shenyang", "--seed", "5", "--state", state)
+    d = None
+    try:
+        d = start_daemon(tmp_path, link)
+        d.wait(lambda s: s["table"]["connected"], what="the table to connect")
+        d.cli("session", "start", "--ruleset", "shenyang", "--loaded", "--wait")
+        assert d.status()["session"]["hand"] == 0
+        assert press(link, "start").returncode == 0
+        d.wait(lambda s: s["session"]["hand"] == 1, what="hand 1 begun by the start button")
+        s = d.status()["session"]
+        assert s["hands"][0]["by"] == "button" and s["dice"] is None
+        read_state(state, lambda st: light(st)["host"] == "dice", what="the light asking for dice")
+        assert press(link, "dice").returncode == 0
+        d.wait(lambda st: st["session"]["dice"] is not None, what="the throw")
+        t = d.status()["session"]["dice"]
+        assert t["hand"] == 1 and t["by"] == "button" and len(t["dice"]) == 2
+        assert all(1 <= v <= 6 for v in t["dice"]) and t["total"] == sum(t["dice"])
+        assert {"breaker", "break_from_right", "unit", "dead_wall_tiles", "double"} <= set(t)
+        assert t["dead_wall_tiles"] == 16 and t["double"] == (t["dice"][0] == t["dice"][1])
+        assert "dice %d+%d = %d" % (t["dice"][0], t["dice"][1], t["total"]) in d.cli("status").stdout
+        read_state(state, lambda st: light(st)["host"] == "auto", what="the light back to its own")
+        d.wait(lambda st: st["busy"] is None, what="deck B built", timeout=120)
+        assert press(link, "start").returncode == 0  # the next hand, by button again
+        d.wait(lambda st: st["session"]["hand"] == 2 and st["session"]["dice"] is None,
+               what="hand 2 without a throw yet")
+    finally:
+        if d is not None:
+            d.proc.kill()
+        sim.kill()

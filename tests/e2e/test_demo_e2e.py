@@ -31,3 +31,12 @@ def test_pty_transport_reproduces_the_inprocess_session(runtime, hil_port):
     assert out["firmware"]["implementation"] == runtime
     assert essence(out) == essence(ref)
     assert out["faults"] == []
+
+
+def test_players_on_the_buttons_over_the_pty_get_the_same_session(hil_port):
+    if hil_port:
+        pytest.skip("the demo drives the simulated table only")
+    ref = demo()
+    out = demo("--transport", "pty", "--via", "buttons")
+    assert essence(out) == essence(ref) and out["faults"] == []
+    assert [(h["by"], h["dice"]) for h in out["hands"]] == [("button", h["dice"]) for h in ref["hands"]]

@@ -392,3 +392,31 @@ def test_entered_dice_are_checked_against_the_ruleset_and_announced(tmp_path):
         assert "dealer" not in answer["text"]
     finally:
         h.close()
+
+
+# -- the status light: what only the host knows --------------------------------------------------
+def _light(h):
+    return h.sim.get_status()["firmware"]["controller"]["light"]
+
+
+def test_the_light_asks_for_people_for_the_dice_and_flashes_a_refused_press(h):
+    d = h.daemon
+    assert _light(h)["shown"] == "ready" and _light(h)["host"] == "auto"
+    h.call(d.start_session("riichi", True))
+    h.settle(until=lambda: d.session.asking is not None)
+    h.wait_s(0.1)
+    assert _light(h)["host"] == "people"  # the centre is open: push the tiles in
+    h.settle()
+    assert _light(h)["host"] == "auto" and _light(h)["shown"] == "ready"  # deck A built
+    h.call(d.hand_over())
+    h.settle(until=lambda: d.table.state == "building" and sum(d.table.per_track()) > 10)
+    assert _light(h)["host"] == "dice" and _light(h)["shown"] == "building"  # the build wins
+    h.settle()
+    assert _light(h)["shown"] == "dice"  # built: press dice
+    h.call(d.throw_dice())
+    h.wait_s(0.1)
+    assert _light(h)["host"] == "auto" and _light(h)["shown"] == "ready"
+    h.sim.press("dice")  # thrown already: refused
+    h.settle(until=lambda: _light(h)["shown"] == "refused", max_s=5)
+    h.wait_s(2)
+    assert _light(h)["shown"] == "ready"  # the one-shot played, back to the pattern
