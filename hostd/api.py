@@ -127,12 +127,38 @@ class SessionEndRequest(BaseModel):
     empty: bool = Field(False, description="also bring the walls inside up to the table top")
 
 
+class SelfTestRequest(BaseModel):
+    """Test the table's devices (all, or one)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    device: Optional[str] = Field(None, description="one device (gate, lift, colour ...), or all")
+    track: Optional[int] = Field(None, description="with a per-track device: that track only")
+    write_timings: bool = Field(False, description="write the measured strokes into the profile")
+
+
+class CalibrateRequest(BaseModel):
+    """Calibrate the colour sensors for the two sets."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    sets: list[str] = Field(description="the two sets' back colours; one at a time: the first "
+                                        "is in the mixer, the second on the table top")
+    mixed: bool = Field(False, description="both sets are mixed in the mixer (one pass)")
+    first: Optional[str] = Field(None, description="mixed: the colour of the first tile read")
+    ruleset: str = Field("riichi", description="the sets' ruleset: a pass builds one deck's walls")
+
+
 SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|false '
                     '(default false), "seed": integer 0..2^53-1 or null (optional), '
                     '"replace": true|false, "loaded": true|false}')
 
 
-_ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|false} or no body'}
+_ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|false} or no body',
+             "/selftest": '{"device": "<name>" or null, "track": 1.. or null, "write_timings": '
+                          'true|false} or no body',
+             "/calibrate": '{"sets": ["<colour>", "<colour>"], "mixed": true|false, "first": '
+                           '"<colour>" or null, "ruleset": "<name>"}'}
 
 
 def accepted_for(path):
@@ -665,6 +691,28 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     async def abort():
         """Stop every motor and end the session."""
         return await daemon.abort()
+
+    @app.post("/selftest", response_model=dict[str, Any], tags=["commands"],
+              responses=cmd_errors, dependencies=cmd_deps)
+    async def selftest(body: Optional[SelfTestRequest] = None):
+        """Exercise every device of the board in a safe order (or one), each reported ok /
+        failed / absent with its reading and the profile's value; answers when done."""
+        from hostd import bringup
+
+        b = body or SelfTestRequest()
+        return await daemon.bench_step("selftest", bringup.selftest(
+            b.device, b.track, write_timings=b.write_timings))
+
+    @app.post("/calibrate", response_model=dict[str, Any], tags=["commands"],
+              responses=cmd_errors, dependencies=cmd_deps)
+    async def calibrate(body: CalibrateRequest):
+        """Read both sets on every track, derive each colour's reference and each track's
+        radius, send them to the table and write the board profile; refused (ok false,
+        nothing written) when the backs cannot be told apart.  Answers when done."""
+        from hostd import bringup
+
+        return await daemon.bench_step("calibrate", bringup.calibration(
+            body.sets, body.mixed, body.first, body.ruleset))
 
     app.include_router(hand_api.router)  # POST /hand/check: no motors, no token
 

@@ -525,6 +525,12 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli_daemon", "cmd_clear_fault")),
     Command("abort", "stop every motor and end the session (the next start collects the tiles)",
             _lazy("hostd.cli_daemon", "configure_abort"), _lazy("hostd.cli_daemon", "cmd_abort")),
+    Command("selftest", "exercise every device of the table in a safe order (or one: --device "
+            "gate --track 2); exit 1 if one failed",
+            _lazy("hostd.cli_bringup", "configure_selftest"), _lazy("hostd.cli_bringup", "cmd_selftest")),
+    Command("calibrate", "colour calibration for the club's two sets (--sets pink,yellow): "
+            "the table reads them, the profile is written",
+            _lazy("hostd.cli_bringup", "configure_calibrate"), _lazy("hostd.cli_bringup", "cmd_calibrate")),
     Command("demo", "a whole session against the simulated table, reported as text (--json: JSON)",
             _configure_demo, cmd_demo),
     Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),

@@ -68,6 +68,7 @@ class TableClient:
         self._waiters = []  # (predicate, future)
         self._op = None  # what is awaited: a build or a raise, for _reconcile
         self._tasks = set()
+        self.readings = None  # a list while a calibration pass listens: (track, class, c, r, g, b)
 
     # -- events in ---------------------------------------------------------------------------
     @property
@@ -92,6 +93,8 @@ class TableClient:
                 row = self.counts[track - 1]
                 if colour < len(row):
                     row[colour] += 1
+            if self.readings is not None and build_id == self.build_id:
+                self.readings.append((track, colour, v[4], v[5], v[6], v[7]))
             self._emit({"type": "tile", "build": build_id, "track": track, "index": index,
                         "colour": self.colour_name(colour)})
         elif msgid == m.STATE:
@@ -334,6 +337,34 @@ class TableClient:
                                        and v[0] == k and v[1] == t)
                     await self.link.command(m.SELF_TEST, (kind, track))
                     await done
+
+    async def self_test(self, kind, index=0):
+        """One SELF_TEST: (result, value) of its SELF_TEST_RESULT (protocol TEST_*)."""
+        done = self.expect(lambda i, v: i == m.SELF_TEST_RESULT and v[0] == kind and v[1] == index)
+        try:
+            await self.link.command(m.SELF_TEST, (kind, index))
+        except BaseException:
+            done.cancel()
+            raise
+        v = await done
+        return v[2], v[3]
+
+    async def set_calibration(self, track, max_distance, refs):
+        """New references (class order, normalised r, g, b) and radius for one track (0 =
+        every track), used by the table at once (SET_CALIBRATION)."""
+        sc = m.REF_SCALE
+        flat = []
+        for ref in refs:
+            q = [int(round(x * sc)) for x in ref]
+            flat += q
+        await self.link.command(m.SET_CALIBRATION, (track, max(1, int(max_distance * sc)), flat))
+
+    async def set_colour_names(self, names):
+        """The table's colour classes renamed (SET_COLOUR_NAMES); the host's picture too."""
+        await self.link.command(m.SET_COLOUR_NAMES, (",".join(names),))
+        self.colours = tuple(names)
+        if self.link.about is not None:
+            self.link.about["colours"] = ",".join(names)
 
     def walls_inside(self):
         """The table reports walls on its tracks: a build finished, paused, or stopped
