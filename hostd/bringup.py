@@ -13,6 +13,7 @@ from hostd import calibrate as cal
 from hostd import selftest as st
 from hostd.errors import BadRequest, ConfigError, Refused
 from hostd.link import CommandRejected
+from hostd.table import TableFault
 
 TIMEOUT_MARGIN = 1.5  # a measured stroke's timeout: this many times the stroke...
 TIMEOUT_MIN_EXTRA_MS = 500  # ...and at least this much above it
@@ -94,10 +95,14 @@ def calibration(sets, mixed=False, first=None, ruleset="riichi"):
             raise Refused("a %s wall has %d stacks; this table builds at most %d"
                           % (rs.name, rs.stacks_per_wall, ident.get("max_stacks") or
                              profile["max_stacks"]))
-        rep = await cal.run_calibration(daemon.table, names, stacks=rs.stacks_per_wall,
-                                        mixed=mixed, first=first,
-                                        min_clear=profile["calibration"]["min_clear"],
-                                        push_s=daemon.push_window)
+        try:
+            rep = await cal.run_calibration(daemon.table, names, stacks=rs.stacks_per_wall,
+                                            mixed=mixed, first=first,
+                                            min_clear=profile["calibration"]["min_clear"],
+                                            push_s=daemon.push_window)
+        except TableFault as e:
+            raise TableFault(e.fault, e.track or 0, e.detail, "calibration stopped: %s (nothing "
+                             "written; `jantaku selftest` tells which device fails)" % e) from None
         rep["profile_file"] = path
         if not rep["ok"]:
             daemon.publish({"type": "calibration", "ok": False, "why": rep["refused"]})

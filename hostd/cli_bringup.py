@@ -53,8 +53,14 @@ def selftest_text(r):
             lines.append(t["note"])
         else:
             lines.append("timings not written: %s" % t["why"])
-    lines.append("%s: %d device(s) failed" % ("FAILED" if r["failed"] else "all ok", r["failed"])
-                 if r["failed"] else "all ok (%d devices)" % len(r["devices"]))
+    if r["failed"]:
+        lines.append("FAILED: %d device(s) failed%s" % (r["failed"], ", %d not tested"
+                                                       % len(r["skipped"]) if r["skipped"] else ""))
+    elif r["skipped"]:
+        lines.append("NOT ALL TESTED: %d device(s) ok, %d not tested" % (len(r["devices"]),
+                                                                         len(r["skipped"])))
+    else:
+        lines.append("all ok (%d devices)" % len(r["devices"]))
     return "\n".join(lines)
 
 

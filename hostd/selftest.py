@@ -16,10 +16,11 @@ walls, door), so the firmware's own guard and timeouts keep every motion safe.
 import asyncio
 
 from hostd.errors import BadRequest
+from hostd.link import CommandRejected
 from hostd.table import TableFault
 from protocol import messages as m
 
-GATE_WAIT_S = 5.0  # table seconds for a tile to reach an open gate (offers are ~0.6 s apart)
+GATE_WAIT_S = 3.0  # table seconds for a tile to reach an open gate (offers are 0.25..0.95 s apart)
 TEST_BUILD_ID = 65000  # the gate test's one-tile build (sessions number theirs from 1)
 RESULT = {m.TEST_PASS: "ok", m.TEST_FAIL: "failed", m.TEST_ABSENT: "absent"}
 
@@ -77,6 +78,7 @@ class SelfTest:
         return [self.track] if self.track else list(range(1, self.ntracks + 1))
 
     async def run(self):
+        await self.table.query_status()
         guard_ok = await self._guard()
         for name in READINGS[2:]:
             if self.wanted(name):
@@ -86,15 +88,25 @@ class SelfTest:
             self.skipped += [{"device": n, "why": "the guard is not safe (curtain or lid): nothing "
                               "moves until it is"} for n in motions]
             motions = []
-        for name in motions:
-            if name in PULSES:
-                await self._pulse(name)
-            elif name == "gate":
-                await self._gates()
-            elif name == "lift":
-                await self._lift()
-            elif name == "door":
-                await self._door()
+        for i, name in enumerate(motions):
+            if self.table.state == "fault" and name in MOTIONS:
+                f = self.table.fault or {}
+                self.skipped += [{"device": n, "why": "the table reports a fault (%s): fix it, "
+                                  "`jantaku clear-fault`, then test again"
+                                  % f.get("message", "unknown")} for n in motions[i:]]
+                break
+            try:
+                if name in PULSES:
+                    await self._pulse(name)
+                elif name == "gate":
+                    await self._gates()
+                elif name == "lift":
+                    await self._lift()
+                elif name == "door":
+                    await self._door()
+            except (TableFault, CommandRejected) as e:
+                self.devices.append(_entry(name, None, "failed", None, None,
+                                           "the %s test stopped: %s" % (name, e)))
         if motions:
             await self.table.query_status()  # where the table is now (walls, counts)
         return self.report()
@@ -102,13 +114,14 @@ class SelfTest:
     def report(self):
         failed = [d for d in self.devices if d["result"] == "failed"]
         out = {"devices": self.devices, "skipped": self.skipped, "failed": len(failed),
-               "ok": not failed, "board": self.profile["id"], "measured": self.measured}
+               "ok": not failed and not self.skipped, "board": self.profile["id"],
+               "measured": self.measured}
         if self.tiles_out:
-            out["tiles"] = ("%d tile(s) went through the gates for the test%s: put them back in "
-                            "the centre" % (self.tiles_out, ", and the lift stroke raised them to "
-                                            "the table top" if self.wanted("lift") and
-                                            self.device is None else " (they are inside the "
-                                            "tracks; a lift stroke raises them)"))
+            lifted = any(d["device"] == "lift" and d["result"] == "ok" for d in self.devices)
+            out["tiles"] = ("%d tile(s) went through the gates for the test%s" % (
+                self.tiles_out, ", and the lift stroke raised them to the table top: put them "
+                "back in the centre" if lifted else ": they are inside the tracks (a lift "
+                "stroke raises them: `jantaku selftest --device lift`)"))
         return out
 
     # -- readings ----------------------------------------------------------------------------
@@ -194,6 +207,11 @@ class SelfTest:
     async def _gates(self):
         res, empty = await self.table.self_test(m.D_MIXER_EMPTY, 0)
         tracks = self.tracks()
+        if self.table.walls_inside():
+            self.skipped += [{"device": "gate", "track": k, "why": "tiles are inside the tracks: "
+                              "a lift stroke raises them first (`jantaku selftest --device "
+                              "lift`)"} for k in tracks]
+            return
         if res == m.TEST_PASS and empty:
             self.skipped += [{"device": "gate", "track": k, "why": "the mixer is empty: put tiles "
                               "in to test the gates"} for k in tracks]
@@ -251,7 +269,7 @@ class SelfTest:
                          "gate does not open (coil, wire, driver), or the mouth is blocked"
                          % (k, GATE_WAIT_S))
             self.devices.append(e)
-        if fault is not None and fault.kind != "overfill":
+        if fault is not None and fault.kind not in ("overfill", "build-timeout"):
             self.devices.append(_entry("gate", fault.track, "failed", None, None,
                                        "the gate test stopped: %s" % fault))
 
@@ -276,10 +294,11 @@ class SelfTest:
             self.devices.append(_entry("lift", None, "failed", None, prof,
                                        "the lift stroke failed: %s" % e, fault=e.kind))
             return
-        except Exception as e:
+        except CommandRejected as e:
             top.cancel()
             bottom.cancel()
-            self.devices.append(_entry("lift", None, "failed", None, prof, str(e)))
+            self.devices.append(_entry("lift", None, "failed", None, prof,
+                                       "the table refused the lift stroke: %s" % e))
             return
         up_ms, down_ms = int(up * 1000), int(down * 1000)
         self.measured["lift_stroke_ms"] = max(up_ms, down_ms)
@@ -302,9 +321,10 @@ class SelfTest:
             t1 = self.table.mark()
             await self.table.close_door()
             closed = self.table.seconds_since(t1)
-        except TableFault as e:
+        except (TableFault, CommandRejected) as e:
             self.devices.append(_entry("door", None, "failed", None, prof,
-                                       "the door stroke failed: %s" % e, fault=e.kind))
+                                       "the door stroke failed: %s" % e,
+                                       fault=getattr(e, "kind", None)))
             return
         o_ms, c_ms = int(opened * 1000), int(closed * 1000)
         self.measured["door_move_ms"] = max(o_ms, c_ms)

@@ -99,7 +99,7 @@ class TableClient:
                         "colour": self.colour_name(colour)})
         elif msgid == m.STATE:
             self.state = m.code_name(m.STATES, v[0])
-            if self.state != "fault":
+            if self.state not in ("fault", "testing"):  # a self-test from fault returns to it
                 self.fault = None
             self._emit({"type": "table_state", "state": self.state})
         elif msgid == m.FAULT:
@@ -126,6 +126,11 @@ class TableClient:
     def _take_status(self, v):
         st = dict(zip(m.field_names(m.STATUS_REPLY), v))
         self.state = m.code_name(m.STATES, st["state"])
+        if self.state == "fault" and self.fault is None and st["fault"]:
+            # a fault raised before this host connected (its FAULT event went to another)
+            code = st["fault"]
+            self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"), "track": None,
+                          "detail": 0, "message": fault_message(code, 0), "code": code}
         self.build_id = st["build_id"]
         self.targets = list(st["targets"])
         ncls = self._ncol() + 1
