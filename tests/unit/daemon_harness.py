@@ -19,13 +19,14 @@ MOVING = ("mixer_pwm", "lift_pwm", "door_pwm")
 
 class Harness:
     def __init__(self, tmp_path, *, seed=3, faults=(), players="auto", mixed_loading=False,
-                 push_window=3.0, ruleset="riichi"):
+                 push_window=3.0, ruleset="riichi", sim=None, colours=("blue", "green")):
         self.loop = asyncio.new_event_loop()
         self.db = str(tmp_path / ("journal-%d.sqlite" % seed))
         self.sim = InProcessTable(board_profile(), sim_sets(get_ruleset(ruleset)), seed=seed,
                                   faults=tuple(faults), mixed_deck=mixed_loading,
-                                  keep_builds=4, players=players)
+                                  keep_builds=4, players=players, sim=sim)
         self.push_window = push_window
+        self.colours = tuple(colours)
         self.seed = seed
         self.daemon = None
         self.boot()
@@ -35,7 +36,7 @@ class Harness:
         self.journal = Journal(self.db)
         self.transport = InProcessTransport(self.sim)
         self.daemon = Daemon(transport=self.transport, journal=self.journal, seed=self.seed,
-                             push_window=self.push_window)
+                             push_window=self.push_window, colours=self.colours)
         self.run(self.daemon.start())
         self.settle(until=lambda: self.daemon.link.connected, max_s=30)
 
