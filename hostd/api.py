@@ -59,7 +59,7 @@ import ipaddress
 import json
 import os
 import secrets
-from typing import Any, AsyncIterator, Optional
+from typing import Annotated, Any, AsyncIterator, Optional
 from urllib.parse import urlsplit
 
 import anyio
@@ -69,7 +69,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.sse import EventSourceResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hostd.errors import ConfigError, Forbidden, JantakuError, Unauthorized
@@ -97,6 +97,12 @@ def _ruleset_names():
     from hostd.rulesets import list_rulesets
 
     return [p.name for p in list_rulesets()]
+
+
+def _selftest_devices():
+    from hostd.selftest import ORDER
+
+    return ORDER
 
 
 class SessionRequest(BaseModel):
@@ -132,9 +138,16 @@ class SelfTestRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    device: Optional[str] = Field(None, description="one device (gate, lift, colour ...), or all")
-    track: Optional[int] = Field(None, description="with a per-track device: that track only")
+    device: Optional[str] = Field(None, description="one device, or all (null)",
+                                  json_schema_extra={"enum": list(_selftest_devices()) + [None]})
+    track: Optional[int] = Field(None, ge=1, le=8,
+                                 description="with a per-track device (gate, entry, colour, "
+                                             "stacker, pusher): that track only")
     write_timings: bool = Field(False, description="write the measured strokes into the profile")
+
+
+SetName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,12}$",
+                               json_schema_extra={"not": {"const": "unknown"}})]
 
 
 class CalibrateRequest(BaseModel):
@@ -142,11 +155,25 @@ class CalibrateRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    sets: list[str] = Field(description="the two sets' back colours; one at a time: the first "
-                                        "is in the mixer, the second on the table top")
+    sets: list[SetName] = Field(min_length=2, max_length=2,
+                                description="the two sets' back colours (lower-case names); one "
+                                            "at a time: the first is in the mixer, the second "
+                                            "on the table top", json_schema_extra={"uniqueItems": True})
     mixed: bool = Field(False, description="both sets are mixed in the mixer (one pass)")
-    first: Optional[str] = Field(None, description="mixed: the colour of the first tile read")
-    ruleset: str = Field("riichi", description="the sets' ruleset: a pass builds one deck's walls")
+    first: int = Field(0, ge=0, le=1, description="mixed: which of `sets` (0 or 1) the first tile "
+                                                  "read has")
+    ruleset: str = Field("riichi", description="the sets' ruleset: a pass builds one deck's walls",
+                         json_schema_extra={"enum": _ruleset_names()})
+
+    @field_validator("sets")
+    @classmethod
+    def _two_names(cls, v):
+        if "unknown" in v:
+            raise ValueError("'unknown' is the name of no colour (the class of an unread back)")
+        if len(set(v)) != len(v):
+            raise ValueError("two different names (sets with the same back need no calibration: "
+                             "identical-backs mode)")
+        return v
 
 
 SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|false '
@@ -157,8 +184,8 @@ SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true
 _ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|false} or no body',
              "/selftest": '{"device": "<name>" or null, "track": 1.. or null, "write_timings": '
                           'true|false} or no body',
-             "/calibrate": '{"sets": ["<colour>", "<colour>"], "mixed": true|false, "first": '
-                           '"<colour>" or null, "ruleset": "<name>"}'}
+             "/calibrate": '{"sets": ["<colour>", "<other colour>"] (lower-case names), "mixed": '
+                           'true|false, "first": 0|1, "ruleset": "<name>"}'}
 
 
 def accepted_for(path):
@@ -712,7 +739,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         from hostd import bringup
 
         return await daemon.bench_step("calibrate", bringup.calibration(
-            body.sets, body.mixed, body.first, body.ruleset))
+            body.sets, body.mixed, body.sets[body.first] if body.mixed else None, body.ruleset))
 
     app.include_router(hand_api.router)  # POST /hand/check: no motors, no token
 

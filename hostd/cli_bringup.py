@@ -149,7 +149,11 @@ def cmd_calibrate(args):
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             sys.stderr.write("nothing done\n")
             return 1
-    body = {"sets": sets, "mixed": bool(args.mixed), "first": args.first, "ruleset": args.ruleset}
+    if args.mixed and args.first not in sets:
+        raise UsageError("--first is the colour of the first tile the table reads: %s or %s; "
+                         "got %r" % (sets[0], sets[1], args.first))
+    body = {"sets": sets, "mixed": bool(args.mixed),
+            "first": sets.index(args.first) if args.mixed else 0, "ruleset": args.ruleset}
     data, rc = _request(args, "POST", "/calibrate", body, timeout=LONG)
     if rc:
         return rc
