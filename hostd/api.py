@@ -719,6 +719,12 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         """Stop every motor and end the session."""
         return await daemon.abort()
 
+    @app.get("/table/health", response_model=dict[str, Any], tags=["daemon"])
+    async def table_health():
+        """The table's health over time, from the journal: misread rate, jams and sensor
+        drift per track, the lift's stroke time; `flags` says what to look at."""
+        return await _maybe_await(daemon.table_health())
+
     @app.post("/selftest", response_model=dict[str, Any], tags=["commands"],
               responses=cmd_errors, dependencies=cmd_deps)
     async def selftest(body: Optional[SelfTestRequest] = None):

@@ -531,6 +531,9 @@ COMMANDS: list[Command] = [
     Command("calibrate", "colour calibration for the club's two sets (--sets pink,yellow): "
             "the table reads them, the profile is written",
             _lazy("hostd.cli_bringup", "configure_calibrate"), _lazy("hostd.cli_bringup", "cmd_calibrate")),
+    Command("health", "the table's health over time: misreads, jams and sensor drift per track, "
+            "the lift; exit 1 when something is flagged",
+            _lazy("hostd.cli_bringup", "configure_health"), _lazy("hostd.cli_bringup", "cmd_health")),
     Command("demo", "a whole session against the simulated table, reported as text (--json: JSON)",
             _configure_demo, cmd_demo),
     Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),

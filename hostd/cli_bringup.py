@@ -159,3 +159,38 @@ def cmd_calibrate(args):
         return rc
     _print(args, data, calibrate_text)
     return 0 if data.get("ok") else 1
+
+
+def configure_health(p):
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+
+
+def health_text(r):
+    lines = ["table health over the last %d builds (against the %s):" % (r["builds"], r["reference"])]
+    for t in r["tracks"]:
+        drift = ", ".join("%s %.0f%%%s" % (c, 100 * d["margin_used"],
+                                            " (misreads in ~%d builds)" % d["builds_to_misread"]
+                                            if d.get("builds_to_misread") is not None
+                                            and d["builds_to_misread"] < 100 else "")
+                          for c, d in sorted(t["drift"].items()))
+        lines.append("  track %d: %d tiles, misread %.2f%% (recent %.2f%%), %d jam(s), radius "
+                     "used: %s" % (t["track"], t["tiles"], 100 * t["misread_rate"],
+                                   100 * t["recent_misread_rate"], t["jams"], drift or "-"))
+    lift = r["lift"]
+    if lift.get("latest_up_s"):
+        lines.append("  lift: %d hand overs, stroke up %.2f s (first %.2f s)"
+                     % (lift["hand_overs"], lift["latest_up_s"], lift["first_up_s"]))
+    for f in r["flags"]:
+        lines.append("FLAG %s" % f)
+    if not r["flags"]:
+        lines.append("nothing to look at")
+    return "\n".join(lines)
+
+
+def cmd_health(args):
+    data, rc = _request(args, "GET", "/table/health")
+    if rc:
+        return rc
+    _print(args, data, health_text)
+    return 0 if data.get("ok") else 1

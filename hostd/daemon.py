@@ -252,6 +252,20 @@ class Daemon:
             step = self._step
         return await asyncio.shield(step)  # a client that leaves does not stop a motion half-way
 
+    def table_health(self):
+        """Trends per track and of the lift, from the journal (hostd/health.py), against
+        the connected board's profile."""
+        from hostd import boardfile, health
+
+        profile = None
+        ident = self.table.identity
+        if ident is not None:
+            try:
+                profile = boardfile.load(ident["board"])[0]
+            except JantakuError:
+                profile = None
+        return health.table_health(self.journal, profile)
+
     def _require_table(self):
         if not self.link.connected:
             raise TableGone("the table is not connected (%s): nothing can move until it is; "

@@ -70,6 +70,9 @@ class FuzzDaemon:
     async def clear_fault(self):
         raise NotReady("the table has no fault to clear", code="no_fault")
 
+    def table_health(self):
+        return {"builds": 0, "tracks": [], "lift": {"hand_overs": 0}, "flags": [], "ok": True}
+
     async def bench_step(self, name, work):
         """A self-test or calibration (hostd/bringup.py): refused while a session is open,
         as the real daemon does; otherwise an empty report (no table here)."""
