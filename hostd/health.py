@@ -109,8 +109,8 @@ def table_health(journal, profile=None, *, last=50):
     ups = [s["up_s"] for s in strokes if s.get("up_s")]
     if ups:
         base = sorted(ups[:RECENT])[len(ups[:RECENT]) // 2]
-        lift.update(first_up_s=base, latest_up_s=ups[-1], trend_s_per_hand=round(_slope(ups), 4),
-                    peak_current=None)
+        # (no peak current: the firmware reports none during a stroke; a stall is a fault)
+        lift.update(first_up_s=base, latest_up_s=ups[-1], trend_s_per_hand=round(_slope(ups), 4))
         if len(ups) > RECENT and ups[-1] > LIFT_SLOWER * base:
             flags.append("lift: its stroke takes %.2f s, %.0f%% more than at first (%.2f s): a "
                          "worn motor or a dragging lift" % (ups[-1], 100 * (ups[-1] / base - 1),
