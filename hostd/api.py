@@ -5,8 +5,11 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     GET  /health      liveness: {"ok": true, "version": ...}  (HEAD too)
     GET  /status      the daemon's status (table, session, decks, builds, hands, faults)
     GET  /rulesets    the rulesets this daemon knows
+    GET  /history     past sessions (?limit=20&before=ID), newest first
     POST /session     start a session  {"ruleset": "riichi", "mixed_deck": true, "seed": 42}
     POST /hand-over   end the hand being played / begin the first   (moves motors)
+    POST /dice        the hand's throw {"dice": [3, 4]} (physical dice) or {} (no motors)
+    POST /game        end the game, begin the next (Mixed Deck: split afresh) (moves motors)
     POST /session/end end the session {"empty": false}               (moves motors if empty)
     POST /continue    people did what was asked: carry on           (moves motors)
     POST /clear-fault the fault is fixed: clear it and carry on     (moves motors)
@@ -64,7 +67,7 @@ from urllib.parse import urlsplit
 
 import anyio
 import structlog
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -123,6 +126,22 @@ class SessionRequest(BaseModel):
                                              "start this one; without it a second start is 409")
     loaded: bool = Field(False, description="normal rotation: the sets are loaded as "
                                             "documented, whatever the last session did")
+    colours: Optional[list[Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9-]{0,15}$")]]] = Field(
+        None, min_length=2, max_length=2,
+        description="the two sets' back colours, each a colour class the table knows "
+                    "(`GET /status`: table.identity.colours); the same name twice for sets whose "
+                    "backs look alike; default: the daemon's (`run --colours`)")
+
+
+class DiceRequest(BaseModel):
+    """The hand's throw: the faces of physical dice, or none (the table throws)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    dice: Optional[list[Annotated[int, Field(ge=1, le=20)]]] = Field(
+        None, min_length=1, max_length=3,
+        description="the faces people threw (e.g. [3, 4]; checked against the ruleset's "
+                    "dice); omit for a throw from the daemon's random source")
 
 
 class SessionEndRequest(BaseModel):
@@ -178,14 +197,16 @@ class CalibrateRequest(BaseModel):
 
 SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|false '
                     '(default false), "seed": integer 0..2^53-1 or null (optional), '
-                    '"replace": true|false, "loaded": true|false}')
+                    '"replace": true|false, "loaded": true|false, "colours": ["A", "B"] '
+                    '(two back colours, the same twice for identical backs; optional)}')
 
 
 _ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|false} or no body',
              "/selftest": '{"device": "<name>" or null, "track": 1.. or null, "write_timings": '
                           'true|false} or no body',
              "/calibrate": '{"sets": ["<colour>", "<other colour>"] (lower-case names), "mixed": '
-                           'true|false, "first": 0|1, "ruleset": "<name>"}'}
+                           'true|false, "first": 0|1, "ruleset": "<name>"}',
+             "/dice": '{"dice": [faces]} (physical dice, e.g. [3, 4]), {} or no body'}
 
 
 def accepted_for(path):
@@ -673,6 +694,14 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         """The daemon's status: table link, session, decks, builds, hands, faults."""
         return await _maybe_await(daemon.status())
 
+    @app.get("/history", response_model=dict[str, Any], tags=["daemon"])
+    async def history(limit: int = Query(20, ge=1, le=1000),
+                      before: Optional[int] = Query(None, ge=1)):
+        """Past sessions from the journal, newest first: ruleset, how each ended, its
+        games with their decks and hands (throws), builds with their times, faults.
+        `before`: sessions with a lower id (the next page)."""
+        return await _maybe_await(daemon.history(limit, before))
+
     @app.get("/rulesets", response_model=list[dict[str, Any]], tags=["daemon"])
     async def rulesets():
         """The rulesets this daemon can play (name, tiles, walls, dice ...)."""
@@ -683,7 +712,8 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     async def start_session(body: SessionRequest):
         """Start a session: check the table can build the ruleset, then build deck A."""
         return await daemon.start_session(body.ruleset, body.mixed_deck, body.seed,
-                                          replace=body.replace, loaded=body.loaded)
+                                          replace=body.replace, loaded=body.loaded,
+                                          colours=body.colours)
 
     @app.post("/session/end", response_model=Result, tags=["commands"],
               responses=cmd_errors, dependencies=cmd_deps)
@@ -712,6 +742,22 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         """End the hand being played (or begin the first): drop the played deck, raise
         the walls built inside, rebuild the dropped deck."""
         return await daemon.hand_over()
+
+    @app.post("/dice", response_model=Result, tags=["commands"],
+              responses=cmd_errors, dependencies=cmd_deps)
+    async def dice(body: Optional[DiceRequest] = None):
+        """The throw of the hand whose walls are on the table top: from the daemon's
+        random source (as the dice button), or the faces of physical dice people threw
+        (`dice`).  Announced with the break (`session.dice`, a `dice` event)."""
+        return await daemon.throw_dice(body.dice if body else None)
+
+    @app.post("/game", response_model=Result, tags=["commands"],
+              responses=cmd_errors, dependencies=cmd_deps)
+    async def new_game():
+        """End the game and begin the next: Mixed Deck brings every tile into the mixer
+        (the walls inside come up; people push the table top in) and splits them afresh;
+        the normal rotation's decks go on."""
+        return await daemon.new_game()
 
     @app.post("/abort", response_model=Result, tags=["commands"],
               responses=cmd_errors, dependencies=cmd_deps)

@@ -89,8 +89,9 @@ def calibration(sets, mixed=False, first=None, ruleset="riichi"):
                           % len(ident["colours"]))
         await daemon.table.query_status()  # its counts, not the last build's events
         if daemon.table.walls_inside():
-            raise Refused("walls are inside the table: bring them up first (`jantaku session "
-                          "end --empty`, or a lift stroke: `jantaku selftest --device lift`)")
+            raise Refused("walls are inside the table: bring them up first (a lift stroke: "
+                          "`jantaku selftest --device lift`), and put their tiles back where "
+                          "the calibration expects them")
         if rs.stacks_per_wall > (ident.get("max_stacks") or profile["max_stacks"]):
             raise Refused("a %s wall has %d stacks; this table builds at most %d"
                           % (rs.name, rs.stacks_per_wall, ident.get("max_stacks") or

@@ -63,7 +63,8 @@ def add_ruleset_options(parser, *, required=True, mixed_deck=True):
             help="Mixed Deck overlay: both sets mixed in the machine and split into two decks")
         parser.add_argument(
             "--colours", "--colors", default="blue,green", metavar="A,B",
-            help="back colours of the two sets (default: blue,green)")
+            help="back colours of the two sets (default: blue,green); the same name twice "
+                 "(blue,blue) for sets whose backs look alike")
 
 
 def fault_arg(text):
@@ -310,7 +311,8 @@ def cmd_break(args) -> int:
         % (result.dead_wall_tiles, result.dead_wall_stacks),
     ]
     if proc.breaker_becomes_dealer:
-        lines.append("the breaker is the dealer")
+        lines.append("on a game's first hand the breaker is the dealer (the starting dealer; "
+                     "later dealers follow the results)")
     if profile.dice_double_multiplier > 1 and len(set(result.dice)) == 1 and len(result.dice) > 1:
         lines.append("a double: the hand's value is multiplied by %d" % profile.dice_double_multiplier)
     sys.stdout.write("\n".join(lines) + "\n")
@@ -337,7 +339,14 @@ def _lazy(module, func):
 
 def _configure_demo(p):
     add_ruleset_options(p)
-    p.add_argument("--hands", type=int, default=4, metavar="N", help="hands to play (default 4)")
+    p.add_argument("--hands", type=int, default=4, metavar="N",
+                   help="hands to play in each game (default 4)")
+    p.add_argument("--via", choices=("api", "buttons"), default="api",
+                   help="how the players drive the table: api (the daemon's verbs, default) "
+                        "or buttons (the simulated table's start and dice buttons, through "
+                        "the real daemon)")
+    p.add_argument("--games", type=int, default=1, metavar="G",
+                   help="games to play (default 1); Mixed Deck splits the sets afresh for each")
     p.add_argument("--seed", type=int, default=1, metavar="S",
                    help="seed of the simulated table and the dice (default 1)")
     p.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
@@ -365,8 +374,19 @@ def cmd_demo(args) -> int:
     jlog.configure("warning", stream=sys.stderr)  # stdout carries the report only
     if args.hands < 0:
         raise UsageError("--hands must be 0 or more")
+    if args.games < 1:
+        raise UsageError("--games must be 1 or more")
+    if args.via == "buttons" and args.transport != "inprocess":
+        raise UsageError("--via buttons presses the in-process table's buttons: use it with "
+                         "--transport inprocess (over a pty, `jantaku sim press` does it by hand)")
     load_ruleset(args)  # a bad name is a usage error before anything starts
-    from hostd.demo import SimStartError
+    from hostd.demo import SimStartError, board_profile, demo_sets
+    from hostd.errors import JantakuError
+
+    try:
+        demo_sets(args, board_profile())
+    except JantakuError as e:
+        raise UsageError("--colours: %s" % e) from None
 
     try:
         out, ok = asyncio.run(run_demo(args))
@@ -442,6 +462,8 @@ def cmd_sim(args) -> int:
         return EXIT_OK
 
     from hostd.demo import board_profile, sim_sets
+    from hostd.errors import JantakuError
+    from hostd.session import check_sets
     from hw_sim import serve
 
     def _term(signum, frame):  # SIGTERM ends it like Ctrl-C: the port link is removed
@@ -457,7 +479,6 @@ def cmd_sim(args) -> int:
     if args.speed <= 0:
         raise UsageError("--speed must be above 0, e.g. 1 (real time) or 20")
     stacks = args.table_stacks or (29 if profile.stacks_per_wall > 18 else None)
-    colours = tuple(c.strip() for c in args.colours.split(","))
     sim = {}
     if args.set_colour:
         if len(args.set_colour) != 2:
@@ -465,6 +486,12 @@ def cmd_sim(args) -> int:
                              "--set-colour pink=0.45,0.25,0.30 --set-colour yellow=0.40,0.42,0.18"
                              % len(args.set_colour))
         sim["set_colours"] = list(args.set_colour)
+        colours = None  # the sets' backs are the set colours, set 1 in the mixer
+    else:
+        try:
+            colours = check_sets(args.colours, board_profile(stacks)["colours"])
+        except JantakuError as e:
+            raise UsageError("--colours: %s" % e) from None
     for opt, key in (("sensor_bias", "sensor_bias_pm"), ("sensor_drift", "sensor_drift_pm")):
         v = getattr(args, opt)
         if not 0 <= v <= 100:
@@ -517,6 +544,14 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli_daemon", "configure_session"), _lazy("hostd.cli_daemon", "cmd_session")),
     Command("hand-over", "end the hand: drop the played deck, raise the next walls, rebuild",
             _lazy("hostd.cli_daemon", "configure_hand_over"), _lazy("hostd.cli_daemon", "cmd_hand_over")),
+    Command("history", "past sessions from the journal: games, decks, hands, throws, faults",
+            _lazy("hostd.cli_daemon", "configure_history"),
+            _lazy("hostd.cli_daemon", "cmd_history")),
+    Command("dice", "the hand's throw: the table throws (as the dice button does), or enter "
+            "physical dice (`jantaku dice 3,4`)", _lazy("hostd.cli_daemon", "configure_dice"),
+            _lazy("hostd.cli_daemon", "cmd_dice")),
+    Command("game", "games: `game new` ends the game and begins the next",
+            _lazy("hostd.cli_daemon", "configure_game"), _lazy("hostd.cli_daemon", "cmd_game")),
     Command("continue", "people did what the table asked (tiles pushed in, a fault fixed): "
             "carry on", _lazy("hostd.cli_daemon", "configure_continue"),
             _lazy("hostd.cli_daemon", "cmd_continue")),
@@ -541,6 +576,9 @@ COMMANDS: list[Command] = [
             _configure_flash, cmd_flash),
     Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku",
             _lazy("hostd.cli_hand", "configure"), _lazy("hostd.cli_hand", "cmd_hand")),
+    Command("fleet", "every table on an MQTT broker (fleet status --mqtt URL): online, state, "
+            "session, hand, fault", _lazy("hostd.fleet", "configure"),
+            _lazy("hostd.fleet", "cmd_fleet")),
 ]
 
 

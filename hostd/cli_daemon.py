@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 DEFAULT_API = "http://127.0.0.1:8737"
 DEFAULT_API_PORT = 8737
@@ -85,9 +86,15 @@ def status_text(st):
         lines.append("build %d: %s of %s" % (b["id"], "+".join(map(str, b["per_track"])),
                                            "+".join(map(str, b["targets"]))))
     if s:
-        lines.append("session %s: %s%s, hand %d%s" % (
-            s["id"], s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "", s["hand"],
+        lines.append("session %s: %s%s, game %d, hand %d%s" % (
+            s["id"], s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "",
+            s.get("game", 1), s.get("game_hand", s["hand"]),
             ", busy: %s" % s["busy"] if s.get("busy") else ""))
+        if s.get("sets"):
+            lines.append("  sets: %s" % _sets_text(s["sets"]))
+        if s.get("dice"):
+            lines.append("  hand %d's throw (%s): %s" % (s["dice"]["hand"], s["dice"]["by"],
+                                                      s["dice"]["text"]))
         for name, d in sorted(s["decks"].items()):
             what = "%d tiles (%s)" % (d["tiles"], ", ".join(
                 "%s %d" % kv for kv in sorted(d["backs"].items()))) if "tiles" in d \
@@ -99,6 +106,13 @@ def status_text(st):
         if st.get("last_end"):
             e = st["last_end"]
             lines.append("  last: session %s %s (%s)" % (e["id"], e["how"], e["reason"]))
+    m = st.get("mqtt")
+    if m:
+        lines.append("mqtt: %s as %s, %s%s%s" % (
+            m["broker"], m["table_id"], "connected" if m["connected"] else
+            "not connected (%s)" % (m.get("error") or "connecting"),
+            ", %d waiting" % m["queued"] if m.get("queued") else "",
+            ", %d dropped (the outbox was full)" % m["dropped"] if m.get("dropped") else ""))
     if st.get("next"):
         lines.append("next: %s" % st["next"])
     return "\n".join(lines)
@@ -179,6 +193,8 @@ def _follow(args, done):
                     got += 1
                 elif kind == "ask":
                     out.say("the table asks: %s" % ev.get("message"))
+                elif kind == "dice":  # pressed while following: where to break the wall
+                    out.say("hand %s: %s" % (ev.get("hand"), ev.get("text")))
                 elif kind == "step_failed":
                     out.say("stopped: %s" % (ev.get("next") or ev.get("message")))
                     return 1
@@ -229,20 +245,131 @@ def cmd_session(args):
         body["replace"] = True
     if args.loaded:
         body["loaded"] = True
+    if args.colours is not None:
+        body["colours"] = [c.strip() for c in args.colours.split(",")]
     data, rc = _request(args, "POST", "/session", body)
     if rc:
         return rc
-    _print(args, data, lambda d: "session %s started: %s%s\nnext: %s" % (
+    _print(args, data, lambda d: "session %s started: %s%s, sets %s\nnext: %s" % (
         d.get("id"), d.get("ruleset"), " (Mixed Deck)" if d.get("mixed_deck") else "",
-        d.get("next")))
+        _sets_text(d.get("sets")), d.get("next")))
     return _follow(args, _built_for(0)) if _wait_wanted(args) else 0
+
+
+def _sets_text(sets):
+    sets = list(sets or ())
+    if len(sets) == 2 and sets[0] == sets[1]:
+        return "%s and %s (backs alike: the decks' colours can't be checked)" % tuple(sets)
+    return " and ".join(sets)
+
+
+def cmd_game(args):
+    data, rc = _request(args, "POST", "/game")
+    if rc:
+        return rc
+    _print(args, data, lambda d: "game %s begins%s\nnext: %s" % (
+        d.get("game"), ": every tile goes back into the mixer and is split afresh"
+        if d.get("state") == "new_game" else "", d.get("next")))
+    if data.get("state") != "new_game":
+        return 0
+    return _follow(args, _built_for(0)) if _wait_wanted(args) else 0
+
+
+def configure_game(p):
+    sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    n = sub.add_parser("new", help="end the game and begin the next (Mixed Deck: every tile "
+                                   "back into the mixer, split afresh)")
+    configure_common_wait(n)
+
+
+def cmd_dice(args):
+    body = {}
+    if args.faces is not None:
+        from hostd.cli import UsageError
+        from hostd.dice import DiceError, parse_dice
+
+        try:
+            body["dice"] = list(parse_dice(args.faces))
+        except DiceError as e:
+            raise UsageError(str(e)) from None
+    data, rc = _request(args, "POST", "/dice", body)
+    if rc == 0:
+        _print(args, data, lambda d: "hand %s: %s\nnext: %s" % (d.get("hand"), d.get("text"),
+                                                               d.get("next")))
+    return rc
+
+
+def configure_dice(p):
+    p.add_argument("faces", nargs="?", default=None, metavar="FACES",
+                   help="the faces of physical dice people threw, e.g. 3,4 (default: the "
+                        "table throws the ruleset's dice, as the dice button does)")
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+
+
+def history_text(data):
+    lines = []
+    for s in data.get("sessions") or ():
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s["created_at"]))
+        hands = sum(len(g["hands"]) for g in s["games"])
+        lines.append("session %d  %s  %s%s, sets %s: %s%s; %d game%s, %d hand%s, %d build%s%s"
+                     % (s["id"], when, s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "",
+                        _sets_text(s["sets"]).split(" (")[0], s["state"],
+                        " (%s)" % s["reason"] if s.get("reason") else "",
+                        len(s["games"]), "" if len(s["games"]) == 1 else "s",
+                        hands, "" if hands == 1 else "s", len(s["builds"]),
+                        "" if len(s["builds"]) == 1 else "s",
+                        "" if s["detail"] else " (detail pruned)"))
+        for g in s["games"]:
+            decks = "; ".join("deck %s %s" % (k, ", ".join("%s %d" % kv for kv in sorted(
+                v["backs"].items()))) for k, v in sorted(g["decks"].items()))
+            throws = " ".join("+".join(map(str, h["dice"])) or "-" for h in g["hands"])
+            lines.append("  game %d: %s%s" % (g["game"], decks or "not split",
+                                               "; throws %s" % throws if g["hands"] else ""))
+        for f in s["faults"]:
+            lines.append("  fault %s: %s%s" % (f["kind"], f["message"],
+                                              " (recovered)" if f["recovered"] else ""))
+    return "\n".join(lines) or "no sessions in the journal"
+
+
+def cmd_history(args):
+    if args.db:
+        from hostd.journal import Journal, JournalError
+
+        if not os.path.isfile(args.db):
+            sys.stderr.write("jantaku history: no journal at %s (`jantaku run --db PATH` "
+                             "names the one a daemon keeps)\n" % args.db)
+            return 1
+        try:
+            with Journal(args.db, exclusive=False) as j:
+                data = {"sessions": j.history(limit=args.limit)}
+        except JournalError as e:
+            sys.stderr.write("jantaku history: %s\n" % e)
+            return 1
+        _print(args, data, history_text)
+        return 0
+    data, rc = _request(args, "GET", "/history?limit=%d" % args.limit)
+    if rc == 0:
+        _print(args, data, history_text)
+    return rc
+
+
+def configure_history(p):
+    p.add_argument("--limit", type=int, default=20, metavar="N",
+                   help="the latest N sessions (default 20)")
+    p.add_argument("--db", metavar="PATH", default=None,
+                   help="read this journal file directly (no daemon needed; beside a running "
+                        "one it only reads)")
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
 
 
 def cmd_hand_over(args):
     data, rc = _request(args, "POST", "/hand-over")
     if rc:
         return rc
-    _print(args, data, lambda d: "hand over: hand %s begins" % d.get("hand"))
+    _print(args, data, lambda d: "hand over: hand %s begins; once its walls are up, press "
+                                 "dice (or `jantaku dice`) for the throw" % d.get("hand"))
     return _follow(args, _built_for(data.get("hand") or 0)) if _wait_wanted(args) else 0
 
 
@@ -292,6 +419,7 @@ def configure_session(p):
     s = sub.add_parser("start", help="start a session: check the table fits, bring the tiles "
                                      "to the starting position, build deck A")
     add_ruleset_options(s)
+    s.set_defaults(colours=None)  # the daemon's `run --colours` unless given
     s.add_argument("--seed", type=int, default=None, help="dice from this seed (demos)")
     s.add_argument("--replace", action="store_true",
                    help="end the open session (its motions stopped) and start this one")
@@ -338,6 +466,32 @@ def _api_port(text):
     return port
 
 
+def _days(text):
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if not 1 <= v <= 36500:
+        raise argparse.ArgumentTypeError("%r is not a number of days: a whole number 1..36500"
+                                         % text)
+    return v
+
+
+def _megabytes(text):
+    import argparse
+
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if not 1 <= v <= 1 << 20:
+        raise argparse.ArgumentTypeError("%r is not a size in MB: a whole number 1..1048576"
+                                         % text)
+    return v
+
+
 def _seconds(text):
     import argparse
 
@@ -371,7 +525,9 @@ def configure_run(p):
                    help="where the API token is kept (mode 0600; generated if absent); needed "
                         "when listening beyond loopback (default: api-token beside the journal)")
     p.add_argument("--colours", "--colors", default="blue,green", metavar="A,B",
-                   help="back colours of the two sets, in the board profile's class order")
+                   help="back colours of the two sets loaded (default blue,green): the default "
+                        "of `session start --colours`; the same name twice (blue,blue) for "
+                        "sets whose backs look alike; with --sim, the simulated sets' backs")
     p.add_argument("--seed", type=int, default=None,
                    help="dice (and the simulated table) from this seed instead of a cryptographic source")
     p.add_argument("--sim-ruleset", default="riichi", metavar="R",
@@ -386,6 +542,13 @@ def configure_run(p):
     p.add_argument("--sim-players", choices=("auto", "manual"), default="auto",
                    help="with --sim: the simulated people: auto push the played tiles in; "
                         "manual leave it to you (`jantaku sim push`, then `jantaku continue`)")
+    p.add_argument("--keep-days", type=_days, default=90, metavar="N",
+                   help="an ended session keeps its event detail in the journal this many "
+                        "days, then only its summary (default 90; docs/ARCHITECTURE.md "
+                        "\"Journal retention\")")
+    p.add_argument("--journal-max-mb", type=_megabytes, default=64, metavar="MB",
+                   help="past that much live data the oldest ended sessions are removed "
+                        "whole (default 64)")
     p.add_argument("--push-window", type=_seconds, default=None, metavar="S",
                    help="table seconds the centre stays open while people push tiles in "
                         "(default 10; `jantaku continue` closes it sooner)")
@@ -393,15 +556,34 @@ def configure_run(p):
                    help="the lowest level logged (default info; tracebacks on the console "
                         "at debug only)")
     p.add_argument("--no-view", action="store_true", help="no live status line on a terminal")
+    m = p.add_argument_group("MQTT (docs/FLEET.md)")
+    m.add_argument("--mqtt", metavar="URL", default=None,
+                   help="also publish this table on an MQTT broker: mqtt://[USER@]HOST[:PORT] "
+                        "or mqtts://... (TLS); needs --table-id")
+    m.add_argument("--table-id", metavar="ID", default=None,
+                   help="this table's name on the broker (topics jantaku/ID/...), e.g. t1")
+    m.add_argument("--mqtt-password-file", metavar="PATH", default=None,
+                   help="the broker password's file (mode 0600), else $JANTAKU_MQTT_PASSWORD; "
+                        "never on the command line")
+    m.add_argument("--mqtt-ca", metavar="FILE", default=None,
+                   help="with mqtts://: the CA certificate(s) the broker's certificate is checked "
+                        "against (default: the system's)")
+    m.add_argument("--mqtt-commands", action="store_true",
+                   help="take commands from the broker (hand over, continue, abort ...); off by "
+                        "default: a hand over from afar drops a hand in play")
+    m.add_argument("--mqtt-outbox", type=int, default=None, metavar="N",
+                   help="messages kept while the broker is away (default 10000); the oldest "
+                        "beyond are dropped, counted and reported")
 
 
-def start_sim_process(args):
-    """`jantaku sim serve` as a child; returns (Popen, port path)."""
+def start_sim_process(args, colours):
+    """`jantaku sim serve` as a child, loaded with sets of these backs; returns (Popen,
+    port path)."""
     from hostd.demo import spawn_sim_serve
 
     return spawn_sim_serve(args.sim_ruleset, speed=args.sim_speed, seed=args.seed,
                            mixed_deck=args.sim_mixed_deck, faults=args.sim_fault,
-                           players=args.sim_players)
+                           players=args.sim_players, colours=colours)
 
 
 def _check_sim_options(args):
@@ -415,6 +597,39 @@ def _check_sim_options(args):
         load_ruleset(argparse_ns(ruleset=args.sim_ruleset))
     except UsageError as e:
         raise UsageError("--sim-ruleset: %s" % e) from None
+    from hostd.demo import board_profile
+    from hostd.errors import JantakuError
+    from hostd.session import check_sets
+
+    try:  # the simulated table's sets have these backs: colours of its board profile
+        check_sets(args.colours, board_profile()["colours"])
+    except JantakuError as e:
+        raise UsageError("--colours: %s" % e) from None
+
+
+def _check_mqtt_options(args):
+    """The broker (or None), every MQTT option checked before anything starts (exit 2)."""
+    from hostd.broker import BrokerConfigError, check_table_id, parse
+    from hostd.cli import UsageError
+
+    if not args.mqtt:
+        given = [o for o, v in (("--table-id", args.table_id),
+                                ("--mqtt-password-file", args.mqtt_password_file),
+                                ("--mqtt-ca", args.mqtt_ca),
+                                ("--mqtt-commands", args.mqtt_commands),
+                                ("--mqtt-outbox", args.mqtt_outbox is not None)) if v]
+        if given:
+            raise UsageError("%s without --mqtt URL: give the broker too" % ", ".join(given))
+        return None
+    if not args.table_id:
+        raise UsageError("--mqtt needs --table-id ID: this table's name on the broker, e.g. t1")
+    if args.mqtt_outbox is not None and not 1 <= args.mqtt_outbox <= 1000000:
+        raise UsageError("--mqtt-outbox takes 1 to 1000000 messages, got %d" % args.mqtt_outbox)
+    try:
+        check_table_id(args.table_id)
+        return parse(args.mqtt, password_file=args.mqtt_password_file, ca_file=args.mqtt_ca)
+    except BrokerConfigError as e:
+        raise UsageError(str(e)) from None
 
 
 def argparse_ns(**kw):
@@ -450,11 +665,16 @@ def cmd_run(args):
 
     if not args.port and not args.sim:
         raise UsageError("say where the table is: --port PATH (a real table) or --sim")
-    colours = tuple(c.strip() for c in args.colours.split(","))
-    if len(colours) != 2 or len(set(colours)) != 2:
-        raise UsageError("--colours takes two different colour names, e.g. blue,green")
+    from hostd.errors import JantakuError
+    from hostd.session import check_sets
+
+    try:  # the names the table knows are checked once it answers (session start)
+        colours = check_sets(args.colours)
+    except JantakuError as e:
+        raise UsageError("--colours: %s" % e) from None
     if args.sim:
         _check_sim_options(args)
+    args.broker = _check_mqtt_options(args)
     db = _prepare_db(args)
     # systemd stops a service with SIGTERM, a closed terminal sends SIGHUP: both end the
     # daemon as Ctrl-C does (the table stopped cleanly, the simulated table ended)
@@ -465,7 +685,7 @@ def cmd_run(args):
     try:
         if args.sim:
             try:
-                sim, port = start_sim_process(args)
+                sim, port = start_sim_process(args, colours)
             except SimStartError as e:
                 sys.stderr.write("jantaku run: %s\n" % e)
                 return 1
@@ -521,6 +741,7 @@ async def _serve(args, port, colours, speed, db):
     # a simulated table started by this daemon is new: nothing left from a session before
     daemon = Daemon(transport=SerialTransport(port, time_scale=speed), journal=journal,
                     colours=colours, seed=args.seed, resume=not args.sim,
+                    keep_days=args.keep_days, journal_max_bytes=args.journal_max_mb << 20,
                     **({"push_window": args.push_window} if args.push_window else {}))
     try:
         app = create_app(daemon, token=token, bind_host=args.api_host,
@@ -531,6 +752,15 @@ async def _serve(args, port, colours, speed, db):
         sys.stderr.write("jantaku run: %s\n" % e)
         return 1
     await daemon.start()
+    bridge = None
+    if getattr(args, "broker", None) is not None:
+        from hostd.mqtt import Bridge
+
+        jlog.add_secret(args.broker.password)
+        bridge = Bridge(daemon, args.broker, args.table_id, commands=args.mqtt_commands,
+                        **({"outbox_limit": args.mqtt_outbox} if args.mqtt_outbox else {}))
+        await bridge.start()
+        daemon.reporters["mqtt"] = bridge.get_status
     server = make_server(app, args.api_host, args.api_port)
     extra = [asyncio.create_task(sdnotify.watchdog_loop(healthy=lambda: True)),
              asyncio.create_task(journal.flush_every())]
@@ -543,6 +773,9 @@ async def _serve(args, port, colours, speed, db):
         table = daemon.status()["table"]
         log.info("daemon up", port=port, db=db,
                  api="http://%s:%d" % (args.api_host, args.api_port),
+                 **({"mqtt": "%s as %s (commands %s)" % (
+                     bridge.broker.url(), args.table_id, "on" if bridge.commands else "off")}
+                    if bridge else {}),
                  table="connected" if table.get("connected")
                  else "not connected: %s" % (table.get("error") or "waiting for the handshake"))
         if sys.stdout.isatty() and not args.no_view:
@@ -555,6 +788,8 @@ async def _serve(args, port, colours, speed, db):
             t.cancel()
         await asyncio.gather(*extra, return_exceptions=True)
         jlog.clear_status_line()
+        if bridge is not None:
+            await bridge.close()
         await daemon.close()
         sock.close()
     return 0
@@ -576,7 +811,16 @@ async def _live_view(daemon):
         if b:
             parts.append("build %d %d/%d" % (b["id"], sum(b["per_track"]), sum(b["targets"])))
         if s:
-            parts.append("session %s %s hand %d" % (s["id"], s["ruleset"], s["hand"]))
+            parts.append("session %s %s game %d hand %d" % (s["id"], s["ruleset"], s["game"],
+                                                            s["game_hand"]))
+            if s.get("dice"):
+                parts.append(s["dice"]["text"])
+            elif s["hand"] and s["decks"].get((s["hands"] or [{}])[-1].get("deck"), {}).get(
+                    "where") == "top":
+                parts.append("press dice")
+        m = st.get("mqtt")
+        if m and not m["connected"]:
+            parts.append("MQTT not connected (%d waiting)" % m["queued"])
         sys.stdout.write("\r\x1b[K" + " | ".join(parts))
         sys.stdout.flush()
         jlog.status_line_shown(sys.stdout)

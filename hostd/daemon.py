@@ -19,7 +19,7 @@ from hostd import rulesets
 from hostd.dice import Dice
 from hostd.errors import BadRequest, JantakuError, NotReady
 from hostd.link import CommandRejected, LinkClient, TableGone
-from hostd.session import ASK, INSIDE, PUSH_WINDOW_S, STUCK, Session
+from hostd.session import ASK, PUSH_WINDOW_S, STUCK, Session, check_sets
 from hostd.table import TableClient
 
 log = structlog.get_logger("jantaku.daemon")
@@ -27,30 +27,45 @@ log = structlog.get_logger("jantaku.daemon")
 START = "start a session: `jantaku session start --ruleset R` (add --mixed-deck to mix both sets)"
 
 
+KEEP_DAYS = 90  # days an ended session keeps its event detail in the journal
+MAX_EMPTY_ROUNDS = 4  # drain rounds of `session end --empty` (two sets fill two rounds)
+
+
 class Daemon:
     def __init__(self, *, transport, journal, colours=("blue", "green"), seed=None, resume=True,
-                 push_window=PUSH_WINDOW_S):
+                 push_window=PUSH_WINDOW_S, keep_days=KEEP_DAYS, journal_max_bytes=None):
         self.journal = journal
         self.colours = tuple(colours)
         self.seed = seed  # dice from a seed (demos, the simulator) or None: cryptographic
         self.resume = resume  # carry on the journal's open session (a real table)
         self.push_window = push_window
+        self.keep_days = keep_days  # the journal's retention (Journal.prune)
+        self.journal_max_bytes = journal_max_bytes
         self.link = LinkClient(transport, on_event=self._on_table_event,
                                on_change=self._on_link_change)
-        self.table = TableClient(self.link, colours=self.colours, on_event=self.publish)
+        self.table = TableClient(self.link, colours=self.colours, on_event=self.publish,
+                                 on_button=self._pressed)
         self.session = None
         self.known = None  # where the last session left the tiles, for the next start
         self.abort_pending = None  # {"session": id} while an abort waits for the table
         self.last_end = None  # how the last session ended: {"id", "how", "reason"}
+        self.asking = None  # what people are asked while no session is open (emptying)
+        self._people_done = asyncio.Event()  # `continue` while they are asked
         self._step = None  # the running step (task)
         self._step_name = None
         self._subscribers = set()
         self._tasks = []
         self._lock = asyncio.Lock()  # one operator command at a time
+        self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
 
     # -- plumbing -------------------------------------------------------------------------
     def _on_table_event(self, msgid, values):
         self.table.on_event(msgid, values)
+
+    def _pressed(self, button):
+        """The table's start or dice button was pressed: one press, one action."""
+        self._tasks = [t for t in self._tasks if not t.done()]
+        self._tasks.append(asyncio.create_task(self._on_button(button)))
 
     def _on_link_change(self, what, detail):
         self.table.link_changed(what, detail)  # it asks the table where it is
@@ -79,6 +94,7 @@ class Daemon:
 
     async def start(self):
         self._tasks.append(asyncio.create_task(self.link.run(), name="link"))
+        self._tasks.append(asyncio.create_task(self._prune_every(), name="prune"))
         saved = self.journal.open_session()
         if saved is not None and not self.resume:
             self.journal.end_session(saved["id"], "aborted",
@@ -111,6 +127,24 @@ class Daemon:
             return await self.session.resume()
 
         self._run_step("resume", resume())
+
+    async def _prune_every(self, hours=6.0):
+        """The journal's retention, at start and every few hours (docs/ARCHITECTURE.md
+        "Journal retention"): an SD card's journal does not grow without bound."""
+        while True:
+            try:
+                removed = self.journal.prune(keep_days=self.keep_days,
+                                             max_bytes=self.journal_max_bytes)
+                if removed["events"] or removed["sessions"]:
+                    log.info("journal pruned", **removed)
+            except JantakuError as e:
+                log.warning("journal not pruned", error=str(e))
+            await asyncio.sleep(hours * 3600)
+
+    def history(self, limit=20, before=None):
+        """Past sessions from the journal, newest first (Journal.history)."""
+        return {"sessions": self.journal.history(limit=limit, before=before),
+                "keep_days": self.keep_days}
 
     async def close(self):
         self.link.stop()
@@ -148,15 +182,20 @@ class Daemon:
         if s is not None:
             summ = s.summary()
             where = s.where()
-            decks = {d: dict(summ["decks"].get(d, {}), where=where[d]) for d in sorted(where)}
+            decks = {d: dict(summ["decks"].get(d, {}), where=where[d],
+                             colours_checked=summ["colours_checked"]) for d in sorted(where)}
             sess = {"id": summ["id"], "ruleset": summ["ruleset"], "mixed_deck": summ["mixed_deck"],
+                    "sets": summ["sets"], "colours_checked": summ["colours_checked"],
+                    "game": summ["game"], "game_hand": summ["game_hand"], "games": summ["games"],
                     "hand": summ["hand"], "decks": decks, "builds": summ["builds"],
-                    "hands": summ["hands"], "faults": summ["faults"],
+                    "hands": summ["hands"], "faults": summ["faults"], "dice": summ["dice"],
                     "busy": self._step_name if self._busy() else None,
                     "phase": s.phase, "asking": s.asking, "stopped": s.stopped, "next": nxt}
-        return {"table": self.table.get_status(), "session": sess, "next": nxt,
-                "busy": self._step_name if self._busy() else None,
-                "abort_pending": self.abort_pending is not None, "last_end": self.last_end}
+        out = {"table": self.table.get_status(), "session": sess, "next": nxt,
+               "busy": self._step_name if self._busy() else None,
+               "abort_pending": self.abort_pending is not None, "last_end": self.last_end}
+        out.update((name, get()) for name, get in self.reporters.items())
+        return out
 
     def next_step(self):
         """What happens next, or what a person must do: one sentence, never empty."""
@@ -169,8 +208,10 @@ class Daemon:
                     "reconnects by itself" % (self.link.error or "waiting for it"))
         s = self.session
         if s is None:
+            if self.asking:
+                return self.asking
             if self._busy():
-                return "bringing the walls inside up to the table top: wait"
+                return "bringing the tiles up to the table top: wait"
             if self.known and self._step_name == "empty" and not self._step.cancelled():
                 return ("the walls are on the table top: take the tiles out, or " + START)
             if t.state == "fault" and t.fault:
@@ -184,9 +225,15 @@ class Daemon:
             return "%s: %s" % (s.stopped["message"], s.stopped["ask"])
         progress = " (%d of %d tiles)" % (sum(t.per_track()), sum(t.targets)) if t.targets else ""
         playing = "hand %d is being played; " % s.hand if s.hand and s.top else ""
+        if playing and s.throw is None and s.hands and s.hands[-1]["deck"] == s.top:
+            playing = "hand %d: press dice for the throw (`jantaku dice`); " % s.hand
+        elif playing and s.throw is not None:
+            playing = "hand %d is being played (dice %s); " % (
+                s.hand, "+".join(str(v) for v in s.throw["dice"]))
         if self._busy():
             if s.phase == "preparing":
-                return "bringing every tile into the mixer: wait"
+                return "bringing every tile into the mixer%s: wait" % (
+                    " for game %d" % s.game if s.game > 1 else "")
             if s.phase == "building":
                 return "%sdeck %s is being built inside%s: wait" % (playing, s.building or "?",
                                                                   progress)
@@ -196,9 +243,10 @@ class Daemon:
                 return "getting the table ready for the session: wait"
             return "the table is busy (%s): wait" % self._step_name
         if s.phase == "built" and s.inside:
-            if s.hand == 0:
+            if s.game_hand() == 0 and not s.top:
                 return ("deck %s is built inside: press start (`jantaku hand-over`) to raise it "
-                        "and begin hand 1" % s.inside)
+                        "and begin hand 1%s" % (s.inside, " of game %d" % s.game if s.game > 1
+                                                else ""))
             return ("%sdeck %s is built inside: when the hand ends, push the played tiles into "
                     "the centre and press start (`jantaku hand-over`)" % (playing, s.inside))
         if s.phase in ("resplit_pending", "swap_pending"):
@@ -297,8 +345,12 @@ class Daemon:
 
     # -- the API's verbs --------------------------------------------------------------------
     async def start_session(self, ruleset, mixed_deck=False, seed=None, *, replace=False,
-                            loaded=False):
+                            loaded=False, colours=None):
+        """Open a session; `colours`: the two sets' back colours (default: `run
+        --colours`), each a colour class the table knows, the same twice for identical
+        backs."""
         profile = rulesets.get_ruleset(ruleset)  # BadRequest naming what is accepted
+        sets = check_sets(self.colours if colours is None else colours)
         async with self._lock:
             if self.abort_pending is not None:
                 raise NotReady(self.next_step(), code="abort_pending", status=503)
@@ -313,7 +365,7 @@ class Daemon:
             if prev is None:
                 self._refuse_busy("wait for it to finish, or `jantaku abort`")
             s = Session(table=self.table, journal=self.journal, profile=profile,
-                        mixed_deck=mixed_deck, sets=self.colours,
+                        mixed_deck=mixed_deck, sets=sets,
                         dice=Dice(seed if seed is not None else self.seed),
                         on_event=self.publish, push_window=self.push_window)
             s._check_table()  # refuse (naming both numbers) before ending anything
@@ -332,9 +384,11 @@ class Daemon:
             self.session = s
             self._run_step("start", s.begin(plan))
             return {"id": s.id, "ruleset": profile.name, "mixed_deck": bool(mixed_deck),
-                    "state": "starting", "next": self.next_step()}
+                    "sets": list(s.sets), "state": "starting", "next": self.next_step()}
 
-    async def hand_over(self):
+    async def hand_over(self, by="api"):
+        """End the hand being played (or begin the first); `by`: the start button or the
+        API, journalled with the hand."""
         async with self._lock:
             s = self.session
             if s is None:
@@ -346,8 +400,39 @@ class Daemon:
                 raise NotReady("the hand over must wait: " + self.next_step(), code="stopped")
             self._refuse_busy("the hand over can come once it is done: " + self.next_step())
             s.check_hand_over()
-            self._run_step("hand_over", s.hand_over())
-            return {"id": s.id, "hand": s.hand + 1, "state": "hand_over"}
+            self._run_step("hand_over", s.hand_over(by))
+            return {"id": s.id, "hand": s.hand + 1, "state": "hand_over", "by": by}
+
+    async def throw_dice(self, values=None, by="api"):
+        """The hand's throw: the ruleset's dice from the daemon's random source (the dice
+        button, the API), or `values` people threw with physical dice (`entered`).
+        Nothing moves: it is taken while the next deck is built."""
+        async with self._lock:
+            s = self.session
+            if s is None:
+                raise NotReady("no session: " + START, code="no_session")
+            if values is not None:
+                by = "entered"
+            info = s.throw_dice(values, by)
+            return dict(info, next=self.next_step())
+
+    async def new_game(self):
+        """End the game and begin the next: Mixed Deck collects every tile and splits
+        them afresh; the normal rotation's decks go on (nothing moves)."""
+        async with self._lock:
+            s = self.session
+            if s is None:
+                raise NotReady("no session: " + START, code="no_session")
+            if s.stopped:
+                raise NotReady("the new game must wait: " + self.next_step(), code="stopped")
+            if not s.mixed_deck:  # nothing moves: allowed while the next deck is built
+                await s.new_game()
+                return {"id": s.id, "game": s.game, "state": "playing", "next": self.next_step()}
+            self._require_table()
+            self._refuse_busy("the new game can begin once it is done: " + self.next_step())
+            s.check_new_game()
+            self._run_step("new_game", s.new_game())
+            return {"id": s.id, "game": s.game + 1, "state": "new_game", "next": self.next_step()}
 
     async def continue_(self):
         """People did what they were asked: close the open centre, or carry on with the
@@ -356,6 +441,9 @@ class Daemon:
             s = self.session
             if s is not None and s.tell_continue():
                 return {"continued": "the centre closes", "next": self.next_step()}
+            if s is None and self.asking:
+                self._people_done.set()
+                return {"continued": "the next walls come up", "next": self.next_step()}
             self._require_table()
             if s is None or s.stopped is None:
                 if self.table.state == "fault":
@@ -420,18 +508,48 @@ class Daemon:
             return {"ended": ended, "emptying": bool(empty), "next": self.next_step()}
 
     async def _empty(self):
+        """Every tile where people can take it out: the walls inside up to the table top,
+        then what the mixer holds built into walls and brought up too, a round at a time
+        (a round holds full walls), with the table top cleared by people in between."""
         t = self.table
         if t.state == "fault":
             await t.clear_fault()
         await t.query_status()
         known = (self.known or {}).get("where") or {}
+        raised = 0
         if t.walls_inside() or not known or any(p in STUCK for p in known.values()):
             if t.state == "paused":
                 await t.abort()
+            raised = sum(t.per_track())
             await t.bring_walls_up()
+        ident = t.identity or {}
+        stacks = ident.get("max_stacks") or 18
+        rounds = []
+        for _ in range(MAX_EMPTY_ROUNDS):
+            n, emptied = await t.drain(t.build_id + 1, stacks)
+            if n:
+                await self._ask_people("take the tiles on the table top out: %d more come up "
+                                       "from the mixer" % n)
+                await t.bring_walls_up()
+                rounds.append(n)
+            if emptied or not n:
+                break
         if self.known is not None:
-            self.known["where"] = {d: ("top" if p in INSIDE else p) for d, p in known.items()}
-        self.publish({"type": "emptied"})
+            self.known["where"] = {d: "top" for d in known} or {"A": "top", "B": "top"}
+        self.publish({"type": "emptied", "raised": raised, "from_mixer": rounds,
+                      "mixer_empty": True})
+
+    async def _ask_people(self, what):
+        """Ask people (no session open) and wait `push_window` table seconds or until
+        `continue`."""
+        self._people_done.clear()
+        self.asking = "%s (in %g s; `jantaku continue` when the top is clear)" % (
+            what, self.push_window)
+        self.publish({"type": "ask", "message": self.asking})
+        try:
+            await self.table.pause(self.push_window, stop=self._people_done)
+        finally:
+            self.asking = None
 
     async def abort(self):
         """Stop every motor and end the session; answers only once the table confirmed
@@ -456,6 +574,31 @@ class Daemon:
             raise TableGone("the abort is not confirmed by the table (%s): it stays pending and "
                             "is sent again as soon as the table is back; `jantaku status` "
                             "shows it" % e) from None
+
+    # -- the table's buttons -------------------------------------------------------------------
+    async def _on_button(self, name):
+        """A press of the table's start or dice button does what the table waits for
+        (docs/FAULTS.md "Buttons"); a press it cannot take is refused, and says why."""
+        try:
+            if name == "dice":
+                did = "throw: %s" % (await self.throw_dice(by="button"))["text"]
+            else:
+                did = await self._press_start()
+        except JantakuError as e:
+            self.publish({"type": "button", "button": name, "taken": False, "why": str(e),
+                          "next": self.next_step()})
+            return
+        self.publish({"type": "button", "button": name, "taken": True, "did": did})
+
+    async def _press_start(self):
+        s = self.session
+        if s is None:
+            raise NotReady("no session: " + START, code="no_session")
+        if s.asking or (s.stopped and not s.lift_stopped()):
+            await self.continue_()  # people are done: the centre closes, the step goes on
+            return "continue"
+        await self.hand_over(by="button")
+        return "hand over"
 
     async def _send_pending_abort(self):
         async with self._lock:

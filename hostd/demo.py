@@ -16,11 +16,11 @@ import tempfile
 import time
 
 from hostd.dice import Dice
-from hostd.errors import JantakuError
+from hostd.errors import JantakuError, NotReady
 from hostd.journal import Journal
 from hostd.link import LinkClient
 from hostd.rulesets import get_ruleset, tiles_for_set
-from hostd.session import Session
+from hostd.session import Session, check_sets
 from hostd.table import TableClient, TableFault
 from hostd.transport import InProcessTransport, SerialTransport
 
@@ -40,9 +40,13 @@ def board_profile(table_stacks=None):
 
 
 def sim_sets(profile, colours=None):
-    """Two sets of the ruleset's tiles: set 1 has colour class 1's back, set 2 class 2's."""
+    """Two sets of the ruleset's tiles: with `colours` (two names of the board profile's
+    colour classes, the same name twice for identical backs) each set has that back; else
+    set 1 has colour class 1's back, set 2 class 2's."""
     faces = tiles_for_set(profile)
-    return [list(faces), list(faces)]
+    if colours is None:
+        return [list(faces), list(faces)]
+    return [{"faces": list(faces), "back": c} for c in colours]
 
 
 KEEP_SIM_BUILDS = 4
@@ -73,7 +77,7 @@ class SimStartError(JantakuError):
 
 def spawn_sim_serve(ruleset, *, speed, seed=None, mixed_deck=False, faults=(),
                     table_stacks=None, firmware_runtime="cpython", state_path=None,
-                    players="auto"):
+                    players="auto", colours=None):
     """`jantaku sim serve` as a child process (its own session, so it can be stopped
     with its children, and ending with this process however it ends: hw_sim/lifetime.py);
     returns (Popen, the port path it printed).  SimStartError if it did not start."""
@@ -87,6 +91,8 @@ def spawn_sim_serve(ruleset, *, speed, seed=None, mixed_deck=False, faults=(),
         cmd += ["--seed", str(seed)]
     if mixed_deck:
         cmd.append("--mixed-deck")
+    if colours:
+        cmd += ["--colours", ",".join(colours)]
     if table_stacks:
         cmd += ["--table-stacks", str(table_stacks)]
     for f in faults:
@@ -144,9 +150,14 @@ async def hand_over_like_players(session, table, attempts=3):
                 await asyncio.sleep(0.001)
 
 
+def demo_sets(args, board):
+    """The demo's two sets from `--colours`: colour classes of the board profile."""
+    return check_sets(getattr(args, "colours", None) or "blue,green", board["colours"])
+
+
 async def run_demo(args):
     profile = get_ruleset(args.ruleset)
-    colours = ("blue", "green")
+    colours = demo_sets(args, board_profile())
     wall0 = time.monotonic()
     sim_proc = None
     table_sim = None
@@ -162,7 +173,7 @@ async def run_demo(args):
             sim_proc, port = spawn_sim_serve(
                 profile.name, speed=PTY_SPEED, seed=args.seed, mixed_deck=args.mixed_deck,
                 faults=args.fault, table_stacks=args.table_stacks,
-                firmware_runtime=args.firmware_runtime, state_path=state_path)
+                firmware_runtime=args.firmware_runtime, state_path=state_path, colours=colours)
             transport = SerialTransport(port, time_scale=PTY_SPEED)
         db = getattr(args, "db", None) or os.path.join(tmp, "journal.sqlite")
         return await _run_demo(args, profile, colours, wall0, transport, table_sim,
@@ -189,46 +200,25 @@ async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_pro
                     state_path):
     journal = Journal(db)
     out = {"ruleset": profile.name, "mixed_deck": bool(args.mixed_deck), "seed": args.seed,
-           "sets": list(colours), "decks": {}, "builds": [], "hands": [], "faults": [],
+           "sets": list(colours), "via": getattr(args, "via", "api"), "decks": {},
+           "builds": [], "hands": [], "faults": [],
            "safety": {"guard_stop_ms_max": None}, "firmware": None,
            "sim_seconds": 0.0, "wall_seconds": 0.0}
-    client = table = None
     ok = False
     try:
-        client = LinkClient(transport, on_event=lambda i, v: table.on_event(i, v),
-                            on_change=lambda w, d: table.link_changed(w, d))
-        table = TableClient(client, colours=colours)
-        pump = asyncio.create_task(client.run())
-        await client.wait_connected(timeout=30)
-        about = client.about or {}
+        play = _play_via_buttons if out["via"] == "buttons" else _play_via_api
+        summ, errors, link, t0, ok = await play(args, profile, colours, transport, journal,
+                                                 table_sim)
+        about = link.about or {}
         out["firmware"] = {"implementation": about.get("implementation"),
                            "version": about.get("version")}
-        t0 = client.mark()
-        session = Session(table=table, journal=journal, profile=profile,
-                          mixed_deck=args.mixed_deck, sets=colours, dice=Dice(args.seed))
-        try:
-            await session.start()
-            on_hand = getattr(args, "on_hand", None)  # a soak's probe
-            for _ in range(args.hands):
-                await hand_over_like_players(session, table)
-                if on_hand is not None:
-                    on_hand(session.hand)
-            ok = True
-        except Exception as e:  # reported in the JSON, exit status non-zero
-            last = session.faults[-1] if session.faults else None
-            if last is None or last["recovered"] or (last["message"] != str(e)
-                                                     and last["kind"] != getattr(e, "kind", None)):
-                out["faults"].append({"kind": getattr(e, "kind", type(e).__name__),
-                                      "track": getattr(e, "track", None),
-                                      "build": len(session.builds) or None,
-                                      "recovered": False, "message": str(e)})
-        summ = session.summary()
-        out["decks"], out["builds"], out["hands"] = summ["decks"], summ["builds"], summ["hands"]
-        out["faults"] = summ["faults"] + out["faults"]
-        out["sim_seconds"] = round(client.seconds_since(t0), 3)
-        client.stop()
-        pump.cancel()
-        await asyncio.gather(pump, return_exceptions=True)
+        out["builds"], out["hands"] = summ["builds"], summ["hands"]
+        out["games"] = [{"game": g["game"], "decks": g["decks"], "walls": _walls(summ, g["game"]),
+                         "hands": [h for h in summ["hands"] if h["game"] == g["game"]]}
+                        for g in summ["games"]]
+        out["decks"] = out["games"][0]["decks"]  # the first game's split
+        out["faults"] = summ["faults"] + errors
+        out["sim_seconds"] = round(link.seconds_since(t0), 3)
     finally:
         if table_sim is not None:
             rep = table_sim.report(full=False)
@@ -243,6 +233,134 @@ async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_pro
     return out, ok
 
 
+def _end(journal, session, ok, errors):
+    """The demo's session ends in its journal (kept with --db): ended, or failed."""
+    if session is not None and session.id is not None:
+        journal.end_session(session.id, "ended" if ok else "failed",
+                            reason="the demo's hands were played" if ok else
+                            (errors[-1]["message"] if errors else "a fault stopped the demo"))
+
+
+def _error_record(e, session):
+    """An error that ended the demo, unless the session's faults already say it."""
+    last = session.faults[-1] if session.faults else None
+    if last is None or last["recovered"] or (last["message"] != str(e)
+                                             and last["kind"] != getattr(e, "kind", None)):
+        return [{"kind": getattr(e, "kind", None) or getattr(e, "code", type(e).__name__),
+                 "track": getattr(e, "track", None), "build": len(session.builds) or None,
+                 "recovered": False, "message": str(e)}]
+    return []
+
+
+async def _play_via_api(args, profile, colours, transport, journal, table_sim):
+    """The session driven as the API drives it: hand over, then the throw."""
+    table = None
+    client = LinkClient(transport, on_event=lambda i, v: table.on_event(i, v),
+                        on_change=lambda w, d: table.link_changed(w, d))
+    table = TableClient(client, colours=colours)
+    pump = asyncio.create_task(client.run())
+    errors, ok = [], False
+    try:
+        await client.wait_connected(timeout=30)
+        t0 = client.mark()
+        session = Session(table=table, journal=journal, profile=profile,
+                          mixed_deck=args.mixed_deck, sets=colours, dice=Dice(args.seed))
+        try:
+            await session.start()
+            on_hand = getattr(args, "on_hand", None)  # a soak's probe
+            for game in range(getattr(args, "games", 1) or 1):
+                if game:  # everything back into the mixer, split afresh (Mixed Deck)
+                    await session.new_game()
+                for _ in range(args.hands):
+                    await hand_over_like_players(session, table)
+                    session.throw_dice(by="api")  # once the walls are up: the hand's throw
+                    if on_hand is not None:
+                        on_hand(session.hand)
+            ok = True
+        except Exception as e:  # reported in the JSON, exit status non-zero
+            errors = _error_record(e, session)
+        _end(journal, session, ok, errors)
+        return session.summary(), errors, client, t0, ok
+    finally:
+        client.stop()
+        pump.cancel()
+        await asyncio.gather(pump, return_exceptions=True)
+
+
+async def _play_via_buttons(args, profile, colours, transport, journal, table_sim):
+    """Players at the table: the real daemon, and every hand over and throw a press of
+    the simulated table's start and dice buttons (a stopped lift: start again once the
+    guard is clear, as players do)."""
+    from hostd.daemon import Daemon
+
+    press = table_sim.press
+    d = Daemon(transport=transport, journal=journal, colours=colours, seed=args.seed,
+               resume=False)
+    await d.start()
+    errors, ok, s = [], False, None
+    await d.link.wait_connected(timeout=30)
+    t0 = d.link.mark()
+    try:
+        virtual = getattr(transport, "virtual", False)
+
+        async def until(pred, what, seconds=600.0):
+            mark = d.table.mark()
+            while not pred():
+                if d.session is not None and d.session.stopped is not None \
+                        and not d.session.lift_stopped():
+                    raise NotReady(d.next_step(), code=d.session.stopped["kind"])
+                if d.table.seconds_since(mark) > seconds:
+                    raise NotReady("no %s within %g table seconds: %s"
+                                   % (what, seconds, d.next_step()), code="timeout")
+                await asyncio.sleep(0 if virtual else 0.02)
+
+        def idle():
+            return not d.status()["busy"]
+
+        # the sets are where the demo's table has them: no collect before the first build
+        d.known = {"mixed_deck": args.mixed_deck, "sets": list(colours),
+                   "where": {"A": "mixer", "B": "mixer" if args.mixed_deck else "top"}}
+        await d.start_session(profile.name, args.mixed_deck, args.seed, colours=colours)
+        s = d.session
+        await until(idle, "deck A")
+        for game in range(getattr(args, "games", 1) or 1):
+            if game:
+                await d.new_game()
+                await until(idle, "new split")
+            for _ in range(args.hands):
+                n = s.hand + 1
+                press("start")
+                while s.hand < n:  # a guard stop: press start again once it is clear
+                    await until(lambda: s.hand >= n or (s.lift_stopped() and idle()
+                                                        and d.table.guard["curtain"]
+                                                        and d.table.guard["lid"]), "hand over")
+                    if s.hand < n:
+                        press("start")
+                press("dice")
+                await until(lambda: s.throw is not None, "throw")
+                await until(idle, "next walls")
+        ok = True
+    except Exception as e:  # reported in the JSON, exit status non-zero
+        errors = _error_record(e, s) if s is not None else [
+            {"kind": getattr(e, "code", type(e).__name__), "track": None, "build": None,
+             "recovered": False, "message": str(e)}]
+    summ = s.summary() if s is not None else {"builds": [], "hands": [], "faults": [],
+                                              "games": [{"game": 1, "decks": {}}]}
+    _end(journal, s, ok, errors)
+    link = d.link
+    await d.close()
+    return summ, errors, link, t0, ok
+
+
+def _walls(summ, game):
+    """Each deck's walls (backs per track) as the game's first good build of it counted."""
+    out = {}
+    for b in summ["builds"]:
+        if b.get("game") == game and b["ok"] and b["deck"] not in out:
+            out[b["deck"]] = b.get("walls")
+    return out
+
+
 def text_report(out):
     """The demo's result for a person."""
     lines = ["%s%s, seed %s: %d builds, %d hands, %.1f s simulated in %.2f s" % (
@@ -250,17 +368,23 @@ def text_report(out):
         len(out["builds"]), len(out["hands"]), out["sim_seconds"], out["wall_seconds"])]
     fw = out.get("firmware") or {}
     lines.append("firmware on %s %s" % (fw.get("implementation"), fw.get("version")))
-    for name, d in sorted(out["decks"].items()):
-        lines.append("deck %s: %d tiles, %s" % (name, d["tiles"], ", ".join(
-            "%s %d" % kv for kv in sorted(d["backs"].items()))))
+    games = out.get("games") or [{"game": 1, "decks": out["decks"]}]
+    alike = len(set(out.get("sets") or ())) == 1
+    for g in games:
+        head = "game %d: " % g["game"] if len(games) > 1 else ""
+        for name, d in sorted(g["decks"].items()):
+            lines.append("%sdeck %s: %d tiles, %s%s" % (head, name, d["tiles"], ", ".join(
+                "%s %d" % kv for kv in sorted(d["backs"].items())),
+                " (backs alike: colours not checked)" if alike else ""))
     for i, b in enumerate(out["builds"], 1):
         secs = "%.1f s" % b["sim_seconds"] if b["sim_seconds"] is not None else "stopped"
         lines.append("build %d (deck %s): %s tiles per track, %s%s" % (
             i, b["deck"], "/".join(map(str, b["per_track"])), secs,
             "" if b["ok"] else "  NOT OK"))
     for h in out["hands"]:
-        lines.append("hand %d on deck %s: dice %s, breaker %s, turnaround %.2f s" % (
-            h["hand"], h["deck"], "+".join(map(str, h["dice"])), h["breaker"],
+        lines.append("hand %d%s on deck %s: dice %s, breaker %s, turnaround %.2f s" % (
+            h["hand"], " (game %d)" % h["game"] if len(games) > 1 else "", h["deck"],
+            "+".join(map(str, h["dice"])), h["breaker"],
             h["turnaround_sim_seconds"]))
     for f in out["faults"]:
         lines.append("fault %s%s: %s%s" % (f["kind"], " track %s" % f["track"] if f.get("track") else "",

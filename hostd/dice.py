@@ -296,6 +296,36 @@ def break_wall(profile: "RulesetProfile", dice: Iterable[int]) -> BreakResult:
     )
 
 
+SEAT_WORDS = {"self": "the thrower", "right": "the thrower's right", "across": "across",
+              "left": "the thrower's left"}
+
+
+def announcement(profile: "RulesetProfile", dice: Iterable[int], *, hand: int, by: str,
+                 first_of_game: bool) -> dict:
+    """What people are told of a hand's throw: the throw (``dice``, ``by``), the fields of
+    ``jantaku break --json``, ``double`` where the ruleset scores one (Shenyang),
+    ``breaker_is_dealer`` where the breaker becomes the starting dealer (Ùzje: a game's
+    first hand only; later dealers follow the results, which the table does not know),
+    and ``text``, one line."""
+    brk = break_wall(profile, dice)
+    out = {"hand": hand, "dice": list(brk.dice), "by": by}
+    out.update(brk.contract_dict())
+    words = ["dice %s = %d: %s breaks, %d %s from the right end of their wall; dead wall %d "
+             "tiles" % ("+".join(str(d) for d in brk.dice), brk.total,
+                        SEAT_WORDS[brk.breaker], brk.break_from_right, brk.unit,
+                        brk.dead_wall_tiles)]
+    if profile.dice_double_multiplier > 1:
+        out["double"] = len(brk.dice) > 1 and len(set(brk.dice)) == 1
+        if out["double"]:
+            words.append("a double: the hand counts x%d" % profile.dice_double_multiplier)
+    if profile.break_procedure.breaker_becomes_dealer:
+        out["breaker_is_dealer"] = bool(first_of_game)
+        if first_of_game:
+            words.append("the breaker is the dealer")
+    out["text"] = "; ".join(words)
+    return out
+
+
 class Dice:
     """A session's dice: cryptographic in real play (``Dice()``), one reproducible stream
     for demos and the simulator (``Dice(seed=S)``, or ``Dice(rng=stream)``).

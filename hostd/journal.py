@@ -15,7 +15,8 @@ event, or on :meth:`Journal.close`.  A crash may lose at most those.
 Idempotency, so a restarted daemon cannot journal something twice:
 
 * a build is keyed by (session, build number), a hand by (session, hand number), a deck
-  by (session, name).  Repeating :meth:`build_started`, :meth:`build_finished`,
+  by (session, game, name): a session holds games (:meth:`game`), each with its own split
+  into decks (Mixed Deck) and its hands.  Repeating :meth:`build_started`, :meth:`build_finished`,
   :meth:`hand` or :meth:`deck` returns the row already there (``"new": False``) and
   changes nothing; a repeat that contradicts the record (another deck for the same build
   number, another composition for a deck) raises :class:`JournalConflict`.
@@ -50,10 +51,20 @@ import time
 
 from hostd.errors import JournalError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x4A4E544B  # b"JNTK"
 DECKS = ("A", "B")
 STATES = ("open", "ended", "aborted", "failed")
+
+
+#: the events :meth:`Journal.prune` keeps of an old session (how it began and ended)
+KEPT_EVENTS = "('session_created', 'session_ended')"
+
+
+def _delete_session(db, session_id):
+    for table in ("events", "faults", "hands", "builds", "decks", "games"):
+        db.execute("DELETE FROM %s WHERE session_id = ?" % table, (session_id,))
+    db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
 
 class JournalNotWritable(JournalError):
@@ -106,7 +117,8 @@ _SCHEMA = [
         tiles       INTEGER NOT NULL CHECK (tiles >= 0),
         backs       TEXT    NOT NULL,
         recorded_at REAL    NOT NULL,
-        PRIMARY KEY (session_id, name)
+        game        INTEGER NOT NULL DEFAULT 1 CHECK (game >= 1),
+        PRIMARY KEY (session_id, game, name)
     )""",
     """CREATE TABLE builds (
         session_id  INTEGER NOT NULL REFERENCES sessions (id),
@@ -131,7 +143,17 @@ _SCHEMA = [
         break_position TEXT,
         turnaround_sim_seconds REAL,
         recorded_at    REAL    NOT NULL,
+        game           INTEGER NOT NULL DEFAULT 1 CHECK (game >= 1),
+        started_by     TEXT,
+        dice_by        TEXT,
         PRIMARY KEY (session_id, hand)
+    )""",
+    """CREATE TABLE games (
+        session_id  INTEGER NOT NULL REFERENCES sessions (id),
+        game        INTEGER NOT NULL CHECK (game >= 1),
+        first_hand  INTEGER NOT NULL CHECK (first_hand >= 1),
+        started_at  REAL    NOT NULL,
+        PRIMARY KEY (session_id, game)
     )""",
     """CREATE TABLE faults (
         id           INTEGER PRIMARY KEY,
@@ -168,6 +190,18 @@ _MIGRATIONS = {
         "DROP TABLE sessions",
         "ALTER TABLE sessions_v2 RENAME TO sessions",
         "CREATE UNIQUE INDEX sessions_one_open ON sessions (state) WHERE state = 'open'"],
+    # 2 -> 3: games (a session holds games; a deck's composition is per game)
+    2: [_SCHEMA[2].replace("CREATE TABLE decks", "CREATE TABLE decks_v3"),
+        "INSERT INTO decks_v3 (session_id, name, tiles, backs, recorded_at, game) "
+        "SELECT session_id, name, tiles, backs, recorded_at, 1 FROM decks",
+        "DROP TABLE decks",
+        "ALTER TABLE decks_v3 RENAME TO decks",
+        "ALTER TABLE hands ADD COLUMN game INTEGER NOT NULL DEFAULT 1 CHECK (game >= 1)",
+        "ALTER TABLE hands ADD COLUMN started_by TEXT",
+        "ALTER TABLE hands ADD COLUMN dice_by TEXT",
+        _SCHEMA[5],
+        "INSERT INTO games (session_id, game, first_hand, started_at) "
+        "SELECT id, 1, 1, created_at FROM sessions"],
 }
 
 
@@ -513,6 +547,8 @@ class Journal:
             self._log(db, sid, "session_created",
                       {"ruleset": ruleset, "mixed_deck": bool(mixed_deck), "sets": sets,
                        "seed": seed, "phase": phase}, now)
+            db.execute("INSERT INTO games (session_id, game, first_hand, started_at)"
+                       " VALUES (?, 1, 1, ?)", (sid, now))
             return sid
 
         return self._commit(work)
@@ -552,11 +588,36 @@ class Journal:
         return self._commit(work)
 
     # -- decks ----------------------------------------------------------------------
-    def deck(self, session_id, name, composition):
-        """A deck's composition is known: ``{"tiles": n, "backs": {colour: n}}``.  Every
-        rebuild must reproduce it; recording it again identically changes nothing, a
-        different one raises :class:`JournalConflict`."""
+    def game(self, session_id, game, first_hand):
+        """Game ``game`` (from 1; game 1 comes with the session) begins; its first hand
+        will be ``first_hand``.  Repeating it changes nothing; a game must follow on."""
+        game, first_hand = int(game), int(first_hand)
+        now = self._now()
+
+        def work(db):
+            self._open_row(db, session_id)
+            old = db.execute("SELECT * FROM games WHERE session_id = ? AND game = ?",
+                             (session_id, game)).fetchone()
+            if old is not None:
+                return {"game": game, "first_hand": old["first_hand"], "new": False}
+            last = db.execute("SELECT coalesce(max(game), 0) FROM games WHERE session_id = ?",
+                              (session_id,)).fetchone()[0]
+            if game != last + 1:
+                raise ValueError("session %d: game %d started but the next game number is %d"
+                                 % (session_id, game, last + 1))
+            db.execute("INSERT INTO games (session_id, game, first_hand, started_at)"
+                       " VALUES (?, ?, ?, ?)", (session_id, game, first_hand, now))
+            self._log(db, session_id, "game", {"game": game, "first_hand": first_hand}, now)
+            return {"game": game, "first_hand": first_hand, "new": True}
+
+        return self._commit(work)
+
+    def deck(self, session_id, name, composition, *, game=1):
+        """A deck's composition in game ``game`` is known: ``{"tiles": n, "backs":
+        {colour: n}}``.  Every rebuild must reproduce it; recording it again identically
+        changes nothing, a different one raises :class:`JournalConflict`."""
         _deck(name)
+        game = int(game)
         backs = _backs(composition["backs"])
         tiles = int(composition.get("tiles", sum(backs.values())))
         if tiles != sum(backs.values()):
@@ -565,18 +626,20 @@ class Journal:
 
         def work(db):
             self._open_row(db, session_id)
-            old = db.execute("SELECT * FROM decks WHERE session_id = ? AND name = ?",
-                             (session_id, name)).fetchone()
+            old = db.execute("SELECT * FROM decks WHERE session_id = ? AND game = ? AND name = ?",
+                             (session_id, game, name)).fetchone()
             if old is not None:
                 if old["tiles"] != tiles or _loads(old["backs"]) != backs:
                     raise JournalConflict(
-                        "deck %s of session %d is already journalled as %d tiles %s; not %d "
-                        "tiles %s" % (name, session_id, old["tiles"], _loads(old["backs"]),
-                                      tiles, backs))
+                        "deck %s of session %d, game %d is already journalled as %d tiles %s; "
+                        "not %d tiles %s" % (name, session_id, game, old["tiles"],
+                                             _loads(old["backs"]), tiles, backs))
                 return {"name": name, "tiles": tiles, "backs": backs, "new": False}
-            db.execute("INSERT INTO decks (session_id, name, tiles, backs, recorded_at)"
-                       " VALUES (?, ?, ?, ?, ?)", (session_id, name, tiles, _dumps(backs), now))
-            self._log(db, session_id, "deck", {"deck": name, "tiles": tiles, "backs": backs}, now)
+            db.execute("INSERT INTO decks (session_id, name, tiles, backs, recorded_at, game)"
+                       " VALUES (?, ?, ?, ?, ?, ?)",
+                       (session_id, name, tiles, _dumps(backs), now, game))
+            self._log(db, session_id, "deck",
+                      {"deck": name, "tiles": tiles, "backs": backs, "game": game}, now)
             return {"name": name, "tiles": tiles, "backs": backs, "new": True}
 
         return self._commit(work)
@@ -664,6 +727,9 @@ class Journal:
         deck = _deck(record["deck"])
         dice = _ints(record.get("dice") or [], "dice")
         breaker = record.get("breaker")
+        game = int(record.get("game", 1))
+        started_by = record.get("by")
+        dice_by = record.get("dice_by")
         turnaround = record.get("turnaround_sim_seconds")
         turnaround = None if turnaround is None else float(turnaround)
         brk = _plain(brk)
@@ -681,12 +747,15 @@ class Journal:
                 raise ValueError("session %d: hand %d journalled but the next hand number is %d"
                                  % (session_id, number, last + 1))
             db.execute("INSERT INTO hands (session_id, hand, deck, dice, breaker, break_position,"
-                       " turnaround_sim_seconds, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       " turnaround_sim_seconds, recorded_at, game, started_by, dice_by)"
+                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (session_id, number, deck, _dumps(dice), breaker,
-                        None if brk is None else _dumps(brk), turnaround, now))
+                        None if brk is None else _dumps(brk), turnaround, now, game,
+                        started_by, dice_by))
             self._log(db, session_id, "hand",
-                      {"hand": number, "deck": deck, "dice": dice, "breaker": breaker,
-                       "break_position": brk, "turnaround_sim_seconds": turnaround}, now)
+                      {"hand": number, "game": game, "deck": deck, "dice": dice,
+                       "breaker": breaker, "break_position": brk, "by": started_by,
+                       "turnaround_sim_seconds": turnaround}, now)
             row = db.execute("SELECT * FROM hands WHERE session_id = ? AND hand = ?",
                              (session_id, number)).fetchone()
             return dict(self._hand_dict(row, times=True), new=True)
@@ -694,6 +763,27 @@ class Journal:
         return self._commit(work)
 
     record_hand = hand
+
+    def hand_dice(self, session_id, hand, dice, brk, by):
+        """Hand ``hand``'s throw (after it began: the walls are up first): its dice, the
+        break (dict) and who threw (``button``, ``api``, ``entered``).  A re-throw the
+        ruleset allows replaces it."""
+        number = int(hand)
+        dice = _ints(dice, "dice")
+        brk = _plain(brk)
+        now = self._now()
+
+        def work(db):
+            self._open_row(db, session_id)
+            n = db.execute("UPDATE hands SET dice = ?, breaker = ?, break_position = ?, dice_by = ?"
+                           " WHERE session_id = ? AND hand = ?",
+                           (_dumps(dice), brk.get("breaker"), _dumps(brk), by, session_id,
+                            number)).rowcount
+            if n != 1:
+                raise ValueError("session %d has no hand %d to throw for" % (session_id, number))
+            self._log(db, session_id, "dice", dict(brk, hand=number, dice=dice, by=by), now)
+
+        self._commit(work)
 
     # -- faults ---------------------------------------------------------------------
     def fault(self, session_id, rec):
@@ -822,6 +912,9 @@ class Journal:
     def _hand_dict(row, *, times=False):
         d = {
             "hand": row["hand"],
+            "game": row["game"],
+            "by": row["started_by"],
+            "dice_by": row["dice_by"],
             "deck": row["deck"],
             "dice": _loads(row["dice"]),
             "breaker": row["breaker"],
@@ -877,9 +970,17 @@ class Journal:
             if times:
                 out["created_at"] = s["created_at"]
                 out["ended_at"] = s["ended_at"]
-            for r in db.execute("SELECT * FROM decks WHERE session_id = ? ORDER BY name",
+            games = {}
+            for r in db.execute("SELECT * FROM games WHERE session_id = ? ORDER BY game",
                                 (session_id,)):
-                out["decks"][r["name"]] = {"tiles": r["tiles"], "backs": _loads(r["backs"])}
+                games[r["game"]] = {"game": r["game"], "first_hand": r["first_hand"], "decks": {}}
+            for r in db.execute("SELECT * FROM decks WHERE session_id = ? ORDER BY game, name",
+                                (session_id,)):
+                g = games.setdefault(r["game"], {"game": r["game"], "first_hand": 1, "decks": {}})
+                g["decks"][r["name"]] = {"tiles": r["tiles"], "backs": _loads(r["backs"])}
+            out["games"] = [games[k] for k in sorted(games)]
+            out["game"] = max(games) if games else 1
+            out["decks"] = dict(games[out["game"]]["decks"]) if games else {}
             for r in db.execute("SELECT * FROM builds WHERE session_id = ? ORDER BY build",
                                 (session_id,)):
                 out["builds"].append(self._build_dict(r, times=times))
@@ -946,6 +1047,84 @@ class Journal:
                 for r in db.execute("SELECT * FROM sessions ORDER BY id DESC LIMIT ?", (limit,))
             ]
 
+        return self._read(read)
+
+    def history(self, *, limit=20, before=None):
+        """Past sessions, newest first (``before``: ids below it, for paging): each as
+        ``{"id", "ruleset", "mixed_deck", "sets", "state" (how it ended, or open),
+        "reason", "created_at", "ended_at", "games": [{"game", "first_hand", "decks",
+        "hands": [...]}], "builds", "faults", "detail"}``; ``detail`` is false once
+        :meth:`prune` removed the session's event detail (the summary stays)."""
+        limit = max(1, min(int(limit), 1000))
+
+        def read(db):
+            sql, args = "SELECT id FROM sessions", []
+            if before is not None:
+                sql, args = sql + " WHERE id < ?", [int(before)]
+            rows = db.execute(sql + " ORDER BY id DESC LIMIT ?", args + [limit]).fetchall()
+            return [r["id"] for r in rows]
+
+        out = []
+        for sid in self._read(read):
+            s = self.session_summary(sid, times=True)
+            how = self.ended_how(sid)
+            hands = s["hands"]
+            for g in s["games"]:
+                g["hands"] = [h for h in hands if h["game"] == g["game"]]
+            out.append({"id": sid, "ruleset": s["ruleset"], "mixed_deck": s["mixed_deck"],
+                        "sets": s["sets"], "state": s["state"], "reason": how["reason"],
+                        "created_at": s["created_at"], "ended_at": s["ended_at"],
+                        "games": s["games"], "builds": s["builds"], "faults": s["faults"],
+                        "detail": self._has_detail(sid)})
+        return out
+
+    def _has_detail(self, session_id):
+        def read(db):
+            return db.execute("SELECT 1 FROM events WHERE session_id = ? AND kind NOT IN "
+                              "%s LIMIT 1" % (KEPT_EVENTS,), (session_id,)).fetchone() is not None
+        return self._read(read)
+
+    def prune(self, *, keep_days, max_bytes=None, now=None):
+        """The retention policy (docs/ARCHITECTURE.md "Journal retention"): sessions that
+        ended more than ``keep_days`` days ago lose their event detail (every journalled
+        event but the session's start and end); their summary (games, decks, builds,
+        hands, faults, how it ended) stays.  Then, while the journal's live data is over
+        ``max_bytes``, the oldest ended sessions are removed whole.  Freed pages are reused,
+        so the file stays near the bound.  Returns what was removed."""
+        now = self._now() if now is None else now
+        cutoff = now - float(keep_days) * 86400.0
+
+        def work(db):
+            old = [r["id"] for r in db.execute(
+                "SELECT id FROM sessions WHERE state != 'open' AND ended_at < ?", (cutoff,))]
+            events = 0
+            for sid in old:
+                events += db.execute("DELETE FROM events WHERE session_id = ? AND kind NOT IN %s"
+                                     % (KEPT_EVENTS,), (sid,)).rowcount
+            events += db.execute("DELETE FROM events WHERE session_id IS NULL AND at < ?",
+                                 (cutoff,)).rowcount
+            return {"events": events, "sessions": 0}
+
+        removed = self._commit(work)
+        if max_bytes is not None:
+            while self.live_bytes() > max_bytes:
+                sid = self._read(lambda db: db.execute(
+                    "SELECT id FROM sessions WHERE state != 'open' ORDER BY id LIMIT 1"
+                ).fetchone())
+                if sid is None:
+                    break
+                self._commit(lambda db, sid=sid["id"]: _delete_session(db, sid))
+                removed["sessions"] += 1
+        removed["live_bytes"] = self.live_bytes()
+        return removed
+
+    def live_bytes(self):
+        """Bytes of the journal's pages in use (the file holds these plus free pages)."""
+        def read(db):
+            page = db.execute("PRAGMA page_size").fetchone()[0]
+            count = db.execute("PRAGMA page_count").fetchone()[0]
+            free = db.execute("PRAGMA freelist_count").fetchone()[0]
+            return (count - free) * page
         return self._read(read)
 
     def events(self, session_id=None, *, after=0, kinds=None, limit=None):

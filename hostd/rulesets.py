@@ -188,6 +188,9 @@ class RulesetProfile(BaseModel):
     dice_alternatives: tuple[str, ...] = ()
     #: a double on the dice multiplies the hand's value by this (Shenyang: 2)
     dice_double_multiplier: int = Field(1, ge=1)
+    #: a second throw for the same hand replaces the first (none of the five: a throw
+    #: decides the break, and Shenyang's double, once; docs/RULESETS.md "Throws")
+    rethrow: bool = False
     break_procedure: BreakProcedure
     notes: tuple[str, ...] = ()
 
@@ -278,6 +281,7 @@ class RulesetProfile(BaseModel):
             "dice": self.dice,
             "dice_alternatives": list(self.dice_alternatives),
             "dice_double_multiplier": self.dice_double_multiplier,
+            "rethrow": self.rethrow,
             "break": self.break_procedure.model_dump(exclude={"source"}),
             "notation": self.notation,
             "faces": dict(self.faces),
@@ -555,18 +559,19 @@ def tiles_for_set(profile: "RulesetProfile | str") -> list[str]:
 
 
 def check_colours(colours) -> tuple[str, str]:
-    """Two distinct back-colour names (``unknown`` is the sensor's no-answer class)."""
+    """Two back-colour names (``unknown`` is the sensor's no-answer class); the same name
+    twice means the two sets' backs look alike."""
     try:
         a, b = (str(c).strip().lower() for c in colours)
     except (TypeError, ValueError):
-        raise RulesetError("give exactly two back colours, e.g. blue,green (got %r)" % (colours,)) from None
+        raise RulesetError("give exactly two back colours, e.g. blue,green, or the same name "
+                           "twice (blue,blue) for two sets whose backs look alike (got %r)"
+                           % (colours,)) from None
     for c in (a, b):
         if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}", c):
             raise RulesetError("back colour %r: use a short lowercase name such as blue or green" % c)
         if c == "unknown":
             raise RulesetError("'unknown' is the colour sensor's no-answer class, not a back colour")
-    if a == b:
-        raise RulesetError("the two sets need different back colours (both %r)" % a)
     return (a, b)
 
 

@@ -19,8 +19,9 @@ Life of a session (DESIGN §2):
 """
 import asyncio
 
+from hostd.dice import announcement
 from hostd.errors import JantakuError, NotReady, Refused
-from hostd.rulesets import check_fits
+from hostd.rulesets import RulesetError, check_colours, check_fits
 from hostd.table import TableFault
 from protocol.messages import F_RESET
 
@@ -65,6 +66,25 @@ class CompositionMismatch(JantakuError):
         super().__init__(message, code="composition", status=409)
 
 
+def check_sets(sets, known=None):
+    """The two sets' back colours as a tuple, from "A,B" or a list: each a colour class of
+    the board profile (`known`, when given).  Bad input raises Refused naming what is
+    accepted; nothing moves on it."""
+    if isinstance(sets, str):
+        sets = sets.split(",")
+    try:
+        sets = check_colours(sets)
+    except RulesetError as e:
+        raise Refused(str(e), code="bad_colours") from None
+    if known is not None:
+        unknown = [c for c in dict.fromkeys(sets) if c not in known]
+        if unknown:
+            raise Refused("the table does not know back colour %s: its colour classes are %s"
+                          % (", ".join(unknown), ", ".join(known) or "none"),
+                          code="unknown_colour")
+    return tuple(sets)
+
+
 def other(deck):
     return "B" if deck == "A" else "A"
 
@@ -84,6 +104,9 @@ class Session:
         self.profile = profile
         self.mixed_deck = bool(mixed_deck)
         self.sets = tuple(sets)
+        # identical backs (the same colour twice): decks are split and checked by count;
+        # colour readings are ignored (DESIGN §1, seed 000: the backs may look the same)
+        self.alike = len(set(self.sets)) == 1
         self.dice = dice  # hostd.dice roller: .roll(profile) -> list of ints
         self._emit = on_event or (lambda ev: None)
         self.id = session_id
@@ -97,6 +120,11 @@ class Session:
         self.hands = []
         self.faults = []
         self.hand = 0
+        self.game = 1  # games hold hands; a new Mixed Deck game is a new split
+        self.game_first_hand = 1  # the session-wide number of the game's first hand
+        self.games = []  # the games before this one: {"game", "decks"}
+        self.throw = None  # the hand in play's throw (hostd.dice.announcement), once thrown
+        self._hand_by = "api"  # who asked for the hand over under way (button, api)
         self.inside = None  # deck built (or being built) inside the table
         self.top = None  # deck on the table top (being played)
         self.phase = None
@@ -129,12 +157,7 @@ class Session:
     def _check_table(self):
         ident = self.table.identity
         check_fits(self.profile, ident["max_stacks"], ident["tracks"])
-        missing = [c for c in self.sets if c not in ident["colours"]]
-        if missing:
-            raise Refused(
-                "the table cannot tell back colour %s: its colour classes are %s"
-                % (", ".join(missing), ", ".join(ident["colours"]) or "none")
-            )
+        check_sets(self.sets, ident["colours"])
 
     def where(self):
         """Where each deck is: top (the table top), inside (walls built inside), lift (on
@@ -190,13 +213,39 @@ class Session:
             "mixed_deck": self.mixed_deck,
             "sets": list(self.sets),
             "hand": self.hand,
+            "game": self.game,
+            "game_hand": self.game_hand(),
+            "colours_checked": not self.alike,
             "decks": {k: dict(v, backs=dict(v["backs"])) for k, v in sorted(self.decks.items())},
+            "games": self.games_summary(),
             "builds": list(self.builds),
             "hands": list(self.hands),
+            "dice": dict(self.throw) if self.throw else None,
             "faults": [{k: v for k, v in f.items() if k != "_id"} for f in self.faults],
             "inside": self.inside,
             "top": self.top,
         }
+
+    def game_hand(self):
+        """The hand's number within its game (0 before the game's first hand)."""
+        return max(0, self.hand - self.game_first_hand + 1)
+
+    def games_summary(self):
+        """Every game so far: its number, decks (as split) and hand numbers."""
+        out = [dict(g) for g in self.games]
+        out.append({"game": self.game, "first_hand": self.game_first_hand,
+                    "decks": {k: dict(v, backs=dict(v["backs"])) for k, v in sorted(self.decks.items())}})
+        for g in out:
+            g["hands"] = [h["hand"] for h in self.hands if h.get("game", 1) == g["game"]]
+        return out
+
+    def _classes(self):
+        """The colour classes a build may see (a stray tile of another back stops it);
+        none with identical backs, whose readings are ignored."""
+        if self.alike:
+            return []
+        names = list((self.table.identity or {}).get("colours") or ())
+        return [names.index(c) + 1 for c in self.sets if c in names]
 
     # -- builds -------------------------------------------------------------------------
     async def _build(self, deck, *, expect_empty, resume=False):
@@ -222,7 +271,7 @@ class Session:
                 else:
                     result = await self.table.build(
                         number, self.targets, stacks=self.profile.stacks_per_wall,
-                        expect_empty=expect_empty)
+                        expect_empty=expect_empty, colours=self._classes())
             except TableFault as e:  # every build the table started is listed, failed ones too
                 record = {"deck": deck, "per_track": self.table.per_track(),
                           "backs": self.table.backs(), "sim_seconds": None, "ok": False}
@@ -246,10 +295,16 @@ class Session:
                     self._recovered(stopped["fault"])
         self._mixer_empty = result.get("mixer_empty")
         backs = dict(result["backs"])
+        walls = [dict(w) for w in result.get("backs_per_track") or ()]
+        if self.alike:  # readings ignored: every tile has the one back
+            backs = {self.sets[0]: sum(result["per_track"])}
+            walls = [{self.sets[0]: n} for n in result["per_track"]]
         record = {
             "deck": deck,
+            "game": self.game,
             "per_track": list(result["per_track"]),
             "backs": backs,
+            "walls": walls,  # each wall's backs: what a player sees of the split
             "sim_seconds": round(result["seconds"], 3),
             "ok": True,
         }
@@ -280,6 +335,7 @@ class Session:
             return ("deck %s: %d back colours could not be read (at most %d accepted): "
                     "the count can't be trusted" % (deck, unknown, self.misread_limit))
         got = {c: [backs.get(c, 0), backs.get(c, 0) + unknown] for c in self.sets}
+        # (identical backs: the one colour is the count, so only the count is checked)
         known = self.ranges.get(deck)
         if known is not None:
             both = {c: [max(known[c][0], got[c][0]), min(known[c][1], got[c][1])] for c in self.sets}
@@ -291,7 +347,9 @@ class Session:
         self._set_range(deck, got)
         if self.mixed_deck:  # the two decks together are the two sets
             other_deck = other(deck)
-            comp = {c: [self.tiles - got[c][1], self.tiles - got[c][0]] for c in self.sets}
+            # each set is one deck's worth of its colour (two of it, for identical backs)
+            comp = {c: [self.tiles * self.sets.count(c) - got[c][1],
+                        self.tiles * self.sets.count(c) - got[c][0]] for c in self.sets}
             if other_deck in self.ranges:
                 o = self.ranges[other_deck]
                 comp = {c: [max(o[c][0], comp[c][0]), min(o[c][1], comp[c][1])] for c in self.sets}
@@ -302,7 +360,7 @@ class Session:
         """"deck B: counted 135 of 136 (green 63, expected 64)" for a build that stopped."""
         counted = sum(record["per_track"])
         words = "deck %s: counted %d of %d" % (deck, counted, self.tiles)
-        if deck in self.ranges and record["backs"]:
+        if deck in self.ranges and record["backs"] and not self.alike:
             backs = record["backs"]
             if counted == self.tiles:
                 diffs = self._diffs(deck, backs)
@@ -319,7 +377,7 @@ class Session:
         return {c: r[c][0] for c in self.sets}
 
     def _diffs(self, deck, backs):
-        if deck not in self.ranges:
+        if deck not in self.ranges or self.alike:  # the count says it all
             return ""
         exp = self._best(deck)
         return ", ".join("%s %d, expected %d" % (c, backs.get(c, 0), exp[c])
@@ -336,7 +394,7 @@ class Session:
             self.decks[deck] = comp
             if first:
                 self._journaled.add(deck)
-                self.journal.deck(self.id, deck, comp)
+                self.journal.deck(self.id, deck, comp, game=self.game)
             else:  # a later build read backs an earlier one could not: the count narrows
                 self.journal.transition(self.id, "deck_refined", deck=deck, composition=comp)
 
@@ -361,9 +419,12 @@ class Session:
         walls only if the same boot of the table built them."""
         ident = self.table.identity or {}
         self.phase = phase
+        data.setdefault("game", self.game)
+        data.setdefault("game_first_hand", self.game_first_hand)
         self.journal.phase(self.id, phase, boot=ident.get("boot_nonce"), where=self.where(),
                            **data)
-        self._event("where", phase=phase, hand=data.get("hand", self.hand), decks=self.where())
+        self._event("where", phase=phase, hand=data.get("hand", self.hand), game=self.game,
+                    decks=self.where())
 
     def _set_deck(self, deck, backs):
         self._set_range(deck, {c: [backs.get(c, 0)] * 2 for c in self.sets})
@@ -533,6 +594,67 @@ class Session:
             self._ask(None)
         await self.table.close_door()
 
+    # -- the throw ------------------------------------------------------------------------------
+    def throw_dice(self, values=None, by="api"):
+        """Throw the ruleset's dice for the hand whose walls are on the table top (or take
+        the faces people threw: `values`, checked against the ruleset), and announce the
+        throw and the break.  Nothing moves; a build may run meanwhile."""
+        hand = self.hands[-1] if self.hands else None
+        if hand is None or self.top != hand["deck"] or self._pending_raise is not None:
+            raise NotReady("no walls are up for a hand yet: the throw comes once the hand "
+                           "over raised them (press start first)", code="no_hand")
+        if self.throw is not None and not self.profile.rethrow:
+            raise NotReady("hand %d is thrown already (%s); %s throws once per hand"
+                           % (hand["hand"], self.throw["text"], self.profile.name),
+                           code="already_thrown")
+        if values is None:
+            values = self.dice.roll(self.profile)
+        info = announcement(self.profile, values, hand=hand["hand"], by=by,
+                            first_of_game=hand["hand"] == self.game_first_hand)
+        brk = {k: info[k] for k in ("total", "breaker", "break_from_right", "unit",
+                                    "dead_wall_tiles")}
+        self.journal.hand_dice(self.id, hand["hand"], info["dice"], brk, by)
+        hand.update(dice=list(info["dice"]), breaker=info["breaker"], dice_by=by)
+        self.throw = info
+        self._event("dice", **info)
+        return info
+
+    # -- games ----------------------------------------------------------------------------------
+    def check_new_game(self):
+        """Why a new game can't begin now (NotReady), or nothing."""
+        if self._resplit_pending or self._swap_pending:
+            raise NotReady("the table is recovering from a restart, which the next hand over "
+                           "finishes: press hand over first, then start the new game",
+                           code="recovering")
+        if self.mixed_deck and self._prepared and self.inside is None and self.hand == 0:
+            raise NotReady("deck A is not built yet: wait for it, then start the new game")
+
+    def _next_game(self):
+        self.games.append({"game": self.game, "first_hand": self.game_first_hand,
+                           "decks": {k: dict(v, backs=dict(v["backs"]))
+                                     for k, v in sorted(self.decks.items())}})
+        self.game += 1
+        self.game_first_hand = self.hand + 1
+        self.journal.game(self.id, self.game, self.game_first_hand)
+        self._event("game", game=self.game, first_hand=self.game_first_hand)
+
+    async def new_game(self):
+        """End the game and begin the next.  The normal rotation's decks simply go on.
+        Mixed Deck: every tile back into the mixer (the walls inside come up, people push
+        the table top into the open centre) and split afresh: the new game's decks."""
+        if not self.mixed_deck:  # nothing moves: the hand being played is the last one
+            self.check_new_game()
+            self._next_game()
+            return self.summary()
+        async with self._lock:
+            self.check_new_game()
+            self._before = self.where()
+            self._next_game()
+            self._prepared = False
+            self.plan = {"raise": True, "window": True}
+            self.decks, self.ranges, self._journaled = {}, {}, set()
+            return await self._begin()
+
     # -- stops and recovery ------------------------------------------------------------------
     def on_stopped(self, step, exc):
         """A step stopped (a fault, a refusal, the table gone): remember it for recover()
@@ -585,10 +707,12 @@ class Session:
         if self.inside is None:
             raise NotReady("no walls are built inside yet: wait for the build to finish")
 
-    async def hand_over(self):
+    async def hand_over(self, by="api"):
         """End the hand being played (or begin the first): drop the played deck, raise
-        the walls built inside, then rebuild the dropped deck inside."""
+        the walls built inside, then rebuild the dropped deck inside.  `by`: who asked
+        (the start button, or the API), journalled with the hand."""
         async with self._lock:
+            self._hand_by = by
             return await self._hand_over()
 
     async def _hand_over(self, started=None):
@@ -623,15 +747,15 @@ class Session:
         # turnaround: from the (first) hand over to the walls at the top
         turnaround = self.table.seconds_since(self._pending_raise[3])
         self._pending_raise = None
-        dice = self.dice.roll(self.profile)
-        brk = self.dice.break_wall(self.profile, dice)
-        record = {"hand": next_hand, "deck": raised, "dice": list(dice),
-                  "breaker": brk["breaker"], "turnaround_sim_seconds": round(turnaround, 3)}
-        self.journal.hand(self.id, record, brk)
+        # the throw comes once the walls are up: a press of dice (throw_dice)
+        record = {"hand": next_hand, "game": self.game, "deck": raised, "by": self._hand_by,
+                  "dice": [], "breaker": None, "dice_by": None,
+                  "turnaround_sim_seconds": round(turnaround, 3)}
+        self.journal.hand(self.id, record)
         self.hands.append(record)
         self.hand, self.top, self.inside = next_hand, raised, None
-        self._event("hand", **dict(record, break_from_right=brk["break_from_right"],
-                                   unit=brk["unit"]))
+        self.throw = None
+        self._event("hand", **record)
         try:
             await self.table.settle()  # lift back down, door closed
         except TableFault as e:
@@ -878,8 +1002,14 @@ class Session:
             s.decks[k] = {"tiles": v["tiles"], "backs": dict(v["backs"])}
         keys = ("deck", "per_track", "backs", "sim_seconds", "ok")
         s.builds = [{k: b[k] for k in keys} for b in saved["builds"] if b["ok"] is not None]
-        s.hands = [{k: h[k] for k in ("hand", "deck", "dice", "breaker", "turnaround_sim_seconds")}
+        s.hands = [{k: h[k] for k in ("hand", "game", "deck", "by", "dice", "breaker", "dice_by",
+                                      "turnaround_sim_seconds")}
                    for h in saved["hands"]]
+        games = saved.get("games") or []
+        s.games = [{"game": g["game"], "first_hand": g["first_hand"], "decks": g["decks"]}
+                   for g in games[:-1]]
+        if games:
+            s.game, s.game_first_hand = games[-1]["game"], games[-1]["first_hand"]
         s.faults = [dict({k: f[k] for k in ("kind", "track", "build", "recovered", "message")},
                          _id=f.get("id")) for f in saved["faults"]]
         data = saved.get("phase_data") or {}
@@ -897,8 +1027,13 @@ class Session:
         if s.phase == "building":
             s._building = data.get("inside")
         s._saved = saved
-        for _ in s.hands:  # the seeded dice go on where they were
-            dice.roll(profile)
+        for h in s.hands:  # the seeded dice go on where they were
+            if h["dice"]:
+                dice.roll(profile)
+        last = s.hands[-1] if s.hands else None
+        if last is not None and last["dice"] and last["hand"] == s.hand:
+            s.throw = announcement(profile, last["dice"], hand=last["hand"], by=last["dice_by"],
+                                   first_of_game=last["hand"] == s.game_first_hand)
         return s
 
     async def resume(self):

@@ -53,8 +53,9 @@ class TableFault(JantakuError):
 
 
 class TableClient:
-    def __init__(self, link, *, colours=("blue", "green"), on_event=None):
+    def __init__(self, link, *, colours=("blue", "green"), on_event=None, on_button=None):
         self.link = link
+        self._on_button = on_button  # a press of the start or dice button: "start" / "dice"
         self.colours = tuple(colours)  # class 1.. names, as the board profile orders them
         self._emit = on_event or (lambda ev: None)
         self.state = "unknown"
@@ -67,6 +68,7 @@ class TableClient:
         self.counts = []  # per track, per colour class (0 = unknown first)
         self._waiters = []  # (predicate, future)
         self._op = None  # what is awaited: a build or a raise, for _reconcile
+        self._raised = None  # the build whose walls the lift raised last
         self._tasks = set()
         self.readings = None  # a list while a calibration pass listens: (track, class, c, r, g, b)
         # per track, per class: [tiles, sum r, sum g, sum b] of normalised readings in the
@@ -128,6 +130,8 @@ class TableClient:
             log.info("table says", level=v[0], text=v[1])
         elif msgid == m.BUILD_DONE:
             self._last_build_done = v
+        elif msgid == m.BUTTON and self._on_button is not None:
+            self._on_button("dice" if v[0] == m.BUTTON_DICE else "start")
         self._check_waiters(msgid, v)
 
     def _take_status(self, v):
@@ -254,12 +258,16 @@ class TableClient:
         return self.colours[cls - 1]
 
     # -- verbs --------------------------------------------------------------------------------
-    async def build(self, build_id, targets, *, stacks, expect_empty):
+    async def build(self, build_id, targets, *, stacks, expect_empty, colours=None):
         """Configure and run one build; returns per-track counts, backs by colour and the
-        build's duration in table seconds."""
+        build's duration in table seconds.  `colours`: the colour classes the build's
+        tiles have (a tile of another stops it as a stray); None: every class; []: the
+        backs are not checked (identical backs)."""
         ncol = self._ncol()
+        if colours is None:
+            colours = list(range(1, ncol + 1))
         await self.link.command(m.CONFIGURE_BUILD, (
-            build_id, list(targets), stacks, list(range(1, ncol + 1)), 1 if expect_empty else 0))
+            build_id, list(targets), stacks, list(colours), 1 if expect_empty else 0))
         # set after the table confirmed: a status reply to an earlier query (which comes
         # before this RESULT on the line) must not overwrite the new build's picture
         self.build_id = build_id
@@ -351,6 +359,7 @@ class TableClient:
         await self.link.command(m.LIFT, ())
         await top
         self.lift = "top"
+        self._raised = self.build_id  # its walls are up: its counts are history
         self._lift_top_at = self.link.mark()
         self._lift_up_s = self.link.seconds_since(t0)
         return self._lift_up_s
@@ -420,8 +429,9 @@ class TableClient:
 
     def walls_inside(self):
         """The table reports walls on its tracks: a build finished, paused, or stopped
-        part way (its counts kept)."""
-        return self.state in ("built", "paused") or any(self.per_track())
+        part way (its counts kept), and not raised since."""
+        return self.state in ("built", "paused") or (
+            any(self.per_track()) and self.build_id != self._raised)
 
     async def bring_walls_up(self):
         """Walls inside (whole or partial) up to the table top, the door closed: what a
@@ -431,6 +441,26 @@ class TableClient:
             await self.flush_tracks()
         await self.raise_walls(open_door=False)
         await self.settle()
+
+    async def drain(self, build_id, stacks):
+        """What the mixer holds onto the tracks, up to full walls of `stacks`: a build
+        that ends short when the mixer runs empty (the point: emptying it), with what was
+        on the ramps stacked.  Returns (tiles on the tracks, the mixer ran empty)."""
+        tracks = (self.identity or {}).get("tracks") or len(self.per_track()) or 4
+        try:
+            res = await self.build(build_id, [2 * stacks] * tracks, stacks=stacks,
+                                   expect_empty=False, colours=[])
+            return sum(res["per_track"]), bool(res.get("mixer_empty"))
+        except TableFault as e:
+            if e.kind != "short":
+                raise
+        await self.query_status()
+        if self.state == "fault":  # SHORT: the build pauses once cleared; then it ends
+            await self.clear_fault()
+        if self.state != "built":
+            await self.abort()
+            await self.flush_tracks()
+        return sum(self.per_track()), True
 
     async def settle_after_restart(self):
         """After the daemon restarted during a hand over whose walls are up: bring the

@@ -144,6 +144,10 @@ class InProcessTable:
         """People push the table top into the centre (hw_sim.table.Table.push)."""
         return self.table.push(keep)
 
+    def press(self, button, ms=100):
+        """A person presses the start or dice button now, for `ms` milliseconds."""
+        self.table.panel.press(button, self.clock.now_us(), ms)
+
     # -- host side -------------------------------------------------------------
     def write(self, data):
         self.wire.host_write(data)

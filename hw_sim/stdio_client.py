@@ -49,7 +49,7 @@ class MicroPythonTable:
         self.stray = bytearray()  # whatever the process printed outside responses
         self._now_us = 0
         self.plugged = True
-        cfg = {"profile": prof, "sets": [list(sets[0]), list(sets[1])], "seed": seed, "faults": list(faults),
+        cfg = {"profile": prof, "sets": [s if isinstance(s, dict) else list(s) for s in sets], "seed": seed, "faults": list(faults),
                "mixed_deck": bool(mixed_deck), "sim": sim, "keep_builds": keep_builds, "lock_irq": bool(lock_irq),
                "link_clock": link_clock, "boot_nonces": boot_nonces, "players": players}
         self.info = json.loads(self._call(b"C", json.dumps(cfg).encode()))

@@ -139,6 +139,18 @@ class Build:
         self.offers.append(((t_us - self.start_us) << 13) | (min(count, 255) << 5) | (status << 3) | k)
 
 
+def _set_faces(s, back, colours):
+    """A set is its list of faces (its back the class by its place: set 1 class 1, set 2
+    class 2) or {"faces": [...], "back": colour name}: two sets may have the same back."""
+    if isinstance(s, dict):
+        name = s.get("back")
+        if name not in colours:
+            raise ValueError("a set's back colour must be one of the profile's colours (%s), got %r"
+                             % (", ".join(colours), name))
+        return s["faces"], colours.index(name) + 1
+    return s, back
+
+
 class Table:
     def __init__(self, profile, sets, *, seed=0, faults=(), mixed_deck=False, clock=None,
                  sim=None, table_stacks=None, keep_builds=None, wire=None, players="auto"):
@@ -168,9 +180,11 @@ class Table:
         if s["set_colours"]:
             s["set_colours"] = check_set_colours(s["set_colours"])
         colours = ColourModel(profile, s["set_colours"])
-        self.tiles = Tiles(colours.names)
-        ncol = len(colours.names)
-        self.set_ids = [self.tiles.add_set(sets[0], 1), self.tiles.add_set(sets[1], 2 if ncol > 1 else 1)]
+        names = colours.names  # the sets' backs: the set colours' names, else the profile's
+        self.tiles = Tiles(names)
+        ncol = len(names)
+        self.set_ids = [self.tiles.add_set(*_set_faces(sets[0], 1, names)),
+                        self.tiles.add_set(*_set_faces(sets[1], 2 if ncol > 1 else 1, names))]
         self.lines = {}
         self.inputs = Epoch()  # bumped by every input level change
         self.wire = wire  # hw_sim.wire.Wire for unplug/noise faults, or None

@@ -171,7 +171,8 @@ class ConfigureBuild(Message):
     tiles: Items(0, 64) = array("u8[]", "tiles to put on each track, track 1 first", 0, 64, 1, m.MAX_TRACKS)
     stacks: int = u8("stacks per wall", 1, 32)
     colours: Items(1, m.MAX_COLOURS) = array(
-        "u8[]", "colour classes expected in this build (1..); others are a COLOUR fault", 1, m.MAX_COLOURS, 0, m.MAX_COLOURS
+        "u8[]", "colour classes expected in this build (1..); others are a COLOUR fault; "
+        "empty: no class is checked (identical backs)", 1, m.MAX_COLOURS, 0, m.MAX_COLOURS
     )
     empty_mixer: int = u8("1 = the mixer must be empty at the end (else SURPLUS); 0 for the first build of a Mixed Deck split", 0, 1)
 

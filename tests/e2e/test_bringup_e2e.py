@@ -20,10 +20,10 @@ def bench(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     procs = []
 
-    def start(sim_args, colours):
+    def start(sim_args):
         sim, port = start_sim(tmp_path, "--ruleset", "riichi", "--seed", "7", *sim_args)
         procs.append(sim)
-        d = start_daemon(tmp_path, port, extra=("--colours", colours))
+        d = start_daemon(tmp_path, port)
         procs.append(d.proc)
         d.wait(lambda s: s["table"]["connected"], what="the table to connect")
         return d
@@ -34,8 +34,9 @@ def bench(tmp_path, monkeypatch):
 
 
 def test_club_sets_misread_before_calibration_and_count_exactly_after(bench, tmp_path):
-    d = bench(["--set-colour", PINK, "--set-colour", YELLOW, "--sensor-bias", "20"], "pink,yellow")
-    r = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", check=False)
+    d = bench(["--set-colour", PINK, "--set-colour", YELLOW, "--sensor-bias", "20"])
+    r = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--colours", "pink,yellow",
+              check=False)
     assert r.returncode == 1 and "pink" in r.stderr and "blue, green" in r.stderr
     r = d.cli("calibrate", "--sets", "pink,yellow", "--yes", "--json", timeout=300)
     rep = json.loads(r.stdout)
@@ -44,8 +45,8 @@ def test_club_sets_misread_before_calibration_and_count_exactly_after(bench, tmp
     prof = json.load(open(rep["profile"]["path"]))
     assert str(tmp_path / "cfg") in rep["profile"]["path"]
     assert prof["colours"] == ["pink", "yellow"] and len(prof["calibration"]["tracks"]) == 4
-    r = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--wait", "--json",
-              timeout=300)
+    r = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--colours", "pink,yellow",
+              "--wait", "--json", timeout=300)
     st = d.status()
     decks = st["session"]["decks"]
     backs = [decks["A"]["backs"], decks["B"]["backs"]]
@@ -56,7 +57,7 @@ def test_club_sets_misread_before_calibration_and_count_exactly_after(bench, tmp
 
 
 def test_selftest_reports_a_dead_gate_on_its_track(bench):
-    d = bench(["--fault", "dead-gate:track=3"], "blue,green")
+    d = bench(["--fault", "dead-gate:track=3"])
     r = d.cli("selftest", "--json", check=False, timeout=300)
     assert r.returncode == 1, r.stderr
     rep = json.loads(r.stdout)
@@ -72,7 +73,7 @@ def test_selftest_reports_a_dead_gate_on_its_track(bench):
 
 
 def test_sets_too_close_in_colour_are_refused_with_the_separation(bench, tmp_path):
-    d = bench(["--set-colour", PINK, "--set-colour", "salmon=0.44,0.27,0.29"], "pink,salmon")
+    d = bench(["--set-colour", PINK, "--set-colour", "salmon=0.44,0.27,0.29"])
     r = d.cli("calibrate", "--sets", "pink,salmon", "--yes", "--json", check=False, timeout=300)
     assert r.returncode == 1
     rep = json.loads(r.stdout)

@@ -16,6 +16,7 @@ import time
 from hostd.api import create_app
 from hostd.errors import NotReady
 from hostd.rulesets import get_ruleset, list_rulesets
+from hostd.session import check_sets
 from hostd.server import make_server
 
 TOKEN = "fuzz-token-0123456789-abcdefghij"
@@ -32,13 +33,17 @@ class FuzzDaemon:
         return {"table": {"connected": True, "state": "idle", "build": None, "fault": None},
                 "session": self.session}
 
+    def history(self, limit=20, before=None):
+        return {"sessions": [], "keep_days": 90}
+
     def rulesets(self):
         return [dict(p.summary(), table={"can_build": True, "why": None})
                 for p in list_rulesets()]
 
     async def start_session(self, ruleset, mixed_deck=False, seed=None, *, replace=False,
-                            loaded=False):
+                            loaded=False, colours=None):
         profile = get_ruleset(ruleset)  # BadRequest (400) naming what is accepted
+        check_sets(colours or ("blue", "green"))  # (the real table also checks the names)
         if self.busy:
             raise NotReady("the table is busy (build): wait for it to finish or abort")
         if self.session is not None and not replace:
@@ -66,6 +71,19 @@ class FuzzDaemon:
 
     async def continue_(self):
         raise NotReady("nothing waits for people", code="nothing_to_continue")
+
+    async def throw_dice(self, values=None, by="api"):
+        if self.session is None or not self.session["hand"]:
+            raise NotReady("no walls are up for a hand yet", code="no_hand")
+        values = list(values) if values is not None else [3, 4]
+        return {"hand": self.session["hand"], "dice": values, "by": by, "total": sum(values)}
+
+    async def new_game(self):
+        if self.session is None:
+            raise NotReady("no session: start one with `jantaku session start --ruleset R`",
+                           code="no_session")
+        self.session["game"] = self.session.get("game", 1) + 1
+        return {"id": 1, "game": self.session["game"], "state": "new_game"}
 
     async def clear_fault(self):
         raise NotReady("the table has no fault to clear", code="no_fault")
@@ -111,9 +129,13 @@ class ServerThread:
 
 
 def _integer_as_float(body):
-    # the API's integer fields: session seed, selftest track, calibrate first
-    return isinstance(body, dict) and any(isinstance(body.get(k), float)
-                                          for k in ("seed", "track", "first"))
+    """A whole number written as a float (42.0) in the body: JSON Schema calls it an
+    integer, this API (strict) refuses it."""
+    if isinstance(body, dict):
+        return any(_integer_as_float(v) for v in body.values())
+    if isinstance(body, list):
+        return any(_integer_as_float(v) for v in body)
+    return isinstance(body, float) and body.is_integer()
 
 
 def run_pass(examples, seed=0):

@@ -31,6 +31,10 @@ class FakeDaemon:
     def rulesets(self):
         return [{"name": "riichi", "tiles": 136}, {"name": "wsom", "tiles": 136}]
 
+    def history(self, limit=20, before=None):
+        self.calls.append(("history", limit, before))
+        return {"sessions": [], "keep_days": 90}
+
     async def _cmd(self, name, *args):
         self.calls.append((name,) + args)
         if self.raise_next is not None:
@@ -38,10 +42,19 @@ class FakeDaemon:
             raise exc
         return {"ok": True, "command": name}
 
-    async def start_session(self, ruleset, mixed_deck, seed, *, replace=False, loaded=False):
+    async def start_session(self, ruleset, mixed_deck, seed, *, replace=False, loaded=False,
+                            colours=None):
+        if colours is not None:
+            return await self._cmd("start_session", ruleset, mixed_deck, seed, colours)
         if replace or loaded:
             return await self._cmd("start_session", ruleset, mixed_deck, seed, replace, loaded)
         return await self._cmd("start_session", ruleset, mixed_deck, seed)
+
+    async def new_game(self):
+        return await self._cmd("new_game")
+
+    async def throw_dice(self, values=None, by="api"):
+        return await self._cmd("throw_dice", values)
 
     async def end_session(self, *, empty=False):
         return await self._cmd("end_session", empty)
@@ -369,15 +382,17 @@ def test_openapi_lists_every_endpoint():
     expected = {("get", "/health"), ("get", "/status"), ("get", "/rulesets"),
                 ("post", "/session"), ("post", "/hand-over"), ("post", "/abort"),
                 ("post", "/session/end"), ("post", "/continue"), ("post", "/clear-fault"),
-                ("get", "/events")}
+                ("post", "/game"), ("post", "/dice"), ("get", "/events")}
     got = {(m, p) for p, ops in doc["paths"].items() for m in ops}
     assert expected <= got
     assert "text/event-stream" in doc["paths"]["/events"]["get"]["responses"]["200"]["content"]
-    for p in ("/session", "/hand-over", "/abort", "/session/end", "/continue", "/clear-fault"):
+    for p in ("/session", "/hand-over", "/abort", "/session/end", "/continue", "/clear-fault",
+              "/game", "/dice"):
         assert "security" not in doc["paths"][p]["post"]  # this daemon has no token
     assert "securitySchemes" not in doc.get("components", {})
     schema = doc["components"]["schemas"]["SessionRequest"]
-    assert set(schema["properties"]) == {"ruleset", "mixed_deck", "seed", "replace", "loaded"}
+    assert set(schema["properties"]) == {"ruleset", "mixed_deck", "seed", "replace", "loaded",
+                                         "colours"}
     assert schema["required"] == ["ruleset"]
 
 
@@ -739,3 +754,18 @@ def test_a_client_leaving_mid_stream_is_not_an_error(exc_name, capsys):
     asyncio.run(asyncio.wait_for(app(scope, receive, send), 10))  # returns, raises nothing
     assert sent[0]["status"] == 200
     assert d.open_streams == 0 and d.unsubscribed.is_set()
+
+
+def test_history_takes_a_limit_and_a_page_and_refuses_nonsense():
+    d = FakeDaemon()
+
+    async def go():
+        async with client(create_app(d)) as c:
+            ok = await c.get("/history?limit=5&before=9")
+            bad = await c.get("/history?limit=0")
+            return ok, bad
+
+    ok, bad = run(go())
+    assert ok.status_code == 200 and ok.json() == {"sessions": [], "keep_days": 90}
+    assert d.calls[-1] == ("history", 5, 9)
+    assert bad.status_code in (400, 422) and "limit" in bad.text

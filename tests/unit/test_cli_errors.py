@@ -25,6 +25,10 @@ def jantaku(*args, env=None, timeout=60):
     (["run", "--sim", "--log-level", "nonsense"], "choose from 'debug', 'info'"),
     (["run", "--sim", "--api-port", "99999"], "99999 is not a port number: 1-65535"),
     (["sim", "serve", "--ruleset", "riichi", "--fault", "jam:track=9"], "track"),
+    (["run", "--sim", "--colours", "red,blue"], "does not know back colour red"),
+    (["run", "--port", "/dev/null", "--colours", "blue"], "give exactly two back colours"),
+    (["sim", "serve", "--ruleset", "riichi", "--colours", "pink,blue"], "colour classes are blue, green"),
+    (["demo", "--ruleset", "riichi", "--games", "0"], "--games must be 1 or more"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, words):
     r = jantaku(*args)

@@ -102,7 +102,7 @@ def test_break_rolls_fairly_and_shows_the_roll():
     assert out["total"] == sum(out["dice"]) == out["break_from_right"]
     t = run("break", "--ruleset", "uzje")
     assert t.returncode == 0 and "rolled, cryptographic source" in t.stdout
-    assert "tiles" in t.stdout and "the breaker is the dealer" in t.stdout
+    assert "tiles" in t.stdout and "the breaker is the dealer" in t.stdout and "first hand" in t.stdout
 
 
 def test_break_from_a_seed_is_reproducible(capsys):

@@ -136,3 +136,58 @@ def test_normal_rotation_reset_swaps_the_decks_and_checks_both_again(spec, swapp
     if bad:  # every tile of the cut deck was on the tracks before it went up
         assert sum(sum(b["per_track"]) for b in bad) <= 136
     assert out["hands"][swapped_hand - 1]["turnaround_sim_seconds"] > 30  # holds the swap
+
+
+# -- games and the sets' colours --------------------------------------------------------------
+def test_each_game_splits_both_sets_afresh():
+    out = demo("--ruleset", "riichi", "--mixed-deck", "--games", "3", "--hands", "2",
+               "--seed", "9")[0]
+    games = out["games"]
+    assert [g["game"] for g in games] == [1, 2, 3]
+    for g in games:
+        a, b = g["decks"]["A"], g["decks"]["B"]
+        assert a["tiles"] == b["tiles"] == 136
+        for c in ("blue", "green"):
+            assert a["backs"][c] + b["backs"][c] == 136
+        assert len(g["hands"]) == 2 and all(h["game"] == g["game"] for h in g["hands"])
+        # each wall's backs, as counted: what the players see of the split
+        assert [sum(w.values()) for w in g["walls"]["A"]] == [34] * 4
+    walls = [g["walls"]["A"] for g in games]
+    assert walls[0] != walls[1] != walls[2] != walls[0]  # a different split every game
+    assert out["decks"] == games[0]["decks"] and len(out["hands"]) == 6
+    assert [h["hand"] for h in out["hands"]] == [1, 2, 3, 4, 5, 6]
+
+
+def test_identical_backs_are_split_and_counted_by_count():
+    out, _ = demo("--ruleset", "riichi", "--mixed-deck", "--colours", "blue,blue", "--hands", "4",
+                  "--seed", "3")
+    assert out["sets"] == ["blue", "blue"]
+    assert out["decks"] == {"A": {"tiles": 136, "backs": {"blue": 136}},
+                            "B": {"tiles": 136, "backs": {"blue": 136}}}
+    assert all(b["per_track"] == [34] * 4 and b["ok"] for b in out["builds"])
+    out, r = demo("--ruleset", "riichi", "--mixed-deck", "--colours", "blue,blue", "--hands", "4",
+                  "--seed", "3", "--fault", "missing-tile:count=1", check=False)
+    assert r.returncode == 1
+    assert "135" in out["faults"][-1]["message"] and "136" in out["faults"][-1]["message"]
+
+
+def test_a_colour_the_board_does_not_know_is_a_usage_error():
+    r = subprocess.run([tool("jantaku"), "demo", "--ruleset", "riichi", "--colours", "red,blue"],
+                       capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    assert r.returncode == 2 and "red" in r.stderr and "blue, green" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_players_pressing_the_buttons_get_the_same_decks_and_throws_as_the_api():
+    args = ("--ruleset", "riichi", "--mixed-deck", "--hands", "4", "--seed", "5")
+    buttons = demo(*args, "--via", "buttons")[0]
+    api = demo(*args)[0]
+    assert buttons["via"] == "buttons" and api["via"] == "api"
+    assert [h["by"] for h in buttons["hands"]] == ["button"] * 4
+    assert [h["by"] for h in api["hands"]] == ["api"] * 4
+    for h in buttons["hands"]:
+        assert len(h["dice"]) == 2 and h["dice_by"] == "button" and h["breaker"]
+    assert buttons["decks"] == api["decks"]
+    assert [x["dice"] for x in buttons["hands"]] == [x["dice"] for x in api["hands"]]
+    assert [(b["deck"], b["backs"]) for b in buttons["builds"]] == \
+        [(b["deck"], b["backs"]) for b in api["builds"]]

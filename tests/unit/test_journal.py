@@ -547,11 +547,23 @@ def test_sessions_end_as_ended_aborted_or_failed_with_the_reason(j):
         j.end_session(c, "finished")
 
 
-def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
+def _schema_v2():
+    """Version 2's tables: no games (decks keyed by session and name, hands without game)."""
     from hostd import journal as jmod
 
+    out = []
+    for stmt in jmod._SCHEMA:
+        if "CREATE TABLE games" in stmt:
+            continue
+        stmt = "\n".join(line for line in stmt.split("\n")
+                         if not line.strip().startswith(("game ", "started_by ", "dice_by ")))
+        out.append(stmt.replace("PRIMARY KEY (session_id, game, name)", "PRIMARY KEY (session_id, name)"))
+    return out
+
+
+def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
     db = sqlite3.connect(path, isolation_level=None)
-    for stmt in jmod._SCHEMA:  # version 1 said 'finished' for a normal end
+    for stmt in _schema_v2():  # version 1 said 'finished' for a normal end
         db.execute(stmt.replace("'ended'", "'finished'"))
     db.execute("PRAGMA application_id=%d" % APPLICATION_ID)
     db.execute("PRAGMA user_version=1")
@@ -561,10 +573,120 @@ def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
                "VALUES (1, 1, 'A', '[34]', 1.0)")
     db.close()
     with Journal(path) as jr:
-        assert jr.schema_version == SCHEMA_VERSION == 2
+        assert jr.schema_version == SCHEMA_VERSION == 3
         assert jr.sessions()[0]["state"] == "ended"
         assert jr.check() == []
         sid = new_session(jr)  # the new table still allows one open session only
         with pytest.raises(JournalConflict):
             new_session(jr)
         jr.end_session(sid, "ended")
+
+
+# -- games ---------------------------------------------------------------------------------
+def test_each_game_has_its_own_split_and_its_hands(j):
+    sid = new_session(j)
+    j.deck(sid, "A", {"tiles": 136, "backs": {"blue": 70, "green": 66}})
+    j.hand(sid, {"hand": 1, "deck": "A", "dice": [3, 4], "breaker": "across"})
+    assert j.game(sid, 2, first_hand=2)["new"] is True
+    assert j.game(sid, 2, first_hand=2)["new"] is False  # a repeat changes nothing
+    with pytest.raises(ValueError, match="next game number is 3"):
+        j.game(sid, 4, first_hand=2)
+    # game 2's deck A is another split: not a conflict with game 1's
+    j.deck(sid, "A", {"tiles": 136, "backs": {"blue": 60, "green": 76}}, game=2)
+    with pytest.raises(JournalConflict, match="game 2"):
+        j.deck(sid, "A", {"tiles": 136, "backs": {"blue": 61, "green": 75}}, game=2)
+    j.hand(sid, {"hand": 2, "game": 2, "deck": "A", "dice": [1, 1], "breaker": "self"})
+    s = j.session_summary(sid)
+    assert s["game"] == 2
+    assert s["decks"] == {"A": {"tiles": 136, "backs": {"blue": 60, "green": 76}}}
+    assert [(g["game"], g["first_hand"], g["decks"]["A"]["backs"]["blue"]) for g in s["games"]] \
+        == [(1, 1, 70), (2, 2, 60)]
+    assert [(h["hand"], h["game"]) for h in s["hands"]] == [(1, 1), (2, 2)]
+    assert [e["kind"] for e in j.events(sid, kinds=["game"])] == ["game"]
+
+
+def test_a_version_2_journal_gains_games_and_keeps_its_decks_and_hands(path):
+    db = sqlite3.connect(path, isolation_level=None)
+    for stmt in _schema_v2():
+        db.execute(stmt)
+    db.execute("PRAGMA application_id=%d" % APPLICATION_ID)
+    db.execute("PRAGMA user_version=2")
+    db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at) "
+               "VALUES ('riichi', 1, '[\"blue\", \"green\"]', 'open', 'built', 1.0)")
+    db.execute("INSERT INTO decks VALUES (1, 'A', 136, '{\"blue\": 70, \"green\": 66}', 1.0)")
+    db.execute("INSERT INTO hands (session_id, hand, deck, dice, recorded_at) "
+               "VALUES (1, 1, 'A', '[2, 5]', 1.0)")
+    db.close()
+    with Journal(path) as jr:
+        assert jr.schema_version == 3
+        assert jr.check() == []
+        s = jr.open_session()
+        assert s["game"] == 1 and s["decks"]["A"]["backs"] == {"blue": 70, "green": 66}
+        assert s["hands"][0]["game"] == 1
+        jr.game(1, 2, first_hand=2)  # the migrated session goes on with a second game
+        assert jr.session_summary(1)["game"] == 2
+
+
+# -- history and retention ---------------------------------------------------------------------
+def _played_session(j, hands=3, events=50):
+    sid = new_session(j)
+    j.deck(sid, "A", {"tiles": 136, "backs": {"blue": 68, "green": 68}})
+    for n in range(1, hands + 1):
+        j.hand(sid, {"hand": n, "deck": "A", "by": "button"})
+        j.hand_dice(sid, n, [3, 4], {"total": 7, "breaker": "across"}, "button")
+    for i in range(events):
+        j.event(sid, "where", phase="building", hand=i, note="x" * 200)
+    j.end_session(sid, "ended", reason="ended by request")
+    return sid
+
+
+def test_history_lists_sessions_with_games_hands_and_how_they_ended(path):
+    clock = [1000.0]
+    with Journal(path, clock=lambda: clock[0]) as j:
+        first = _played_session(j)
+        second = new_session(j)
+        j.end_session(second, "aborted", reason="aborted by request")
+        h = j.history()
+        assert [s["id"] for s in h] == [second, first]
+        assert h[0]["state"] == "aborted" and h[0]["reason"] == "aborted by request"
+        s = h[1]
+        assert s["ruleset"] == "riichi" and s["mixed_deck"] is True and s["detail"] is True
+        assert [x["dice"] for x in s["games"][0]["hands"]] == [[3, 4]] * 3
+        assert s["games"][0]["hands"][0]["dice_by"] == "button"
+        assert [x["id"] for x in j.history(before=second)] == [first]
+
+
+def test_prune_drops_old_detail_and_keeps_every_summary(path):
+    clock = [1000.0]
+    with Journal(path, clock=lambda: clock[0]) as j:
+        old = _played_session(j)
+        clock[0] += 10 * 86400
+        recent = _played_session(j)
+        before = j.history()
+        removed = j.prune(keep_days=5)
+        assert removed["events"] > 50 and removed["sessions"] == 0
+        after = j.history()
+        assert [s["detail"] for s in after] == [True, False]  # the recent one keeps its detail
+        for a, b in zip(before, after):  # the summaries are untouched
+            assert {k: v for k, v in a.items() if k != "detail"} == \
+                {k: v for k, v in b.items() if k != "detail"}
+        assert j.ended_how(old)["reason"] == "ended by request"
+        assert j.check() == []
+        assert recent
+
+
+def test_prune_keeps_a_long_soak_under_its_bound(path):
+    """Sessions day after day, the daemon's retention run after each: the live data stays
+    under the bound and the file near it (freed pages are reused)."""
+    clock = [1000.0]
+    bound = 400 * 1024
+    with Journal(path, clock=lambda: clock[0]) as j:
+        for day in range(120):
+            _played_session(j, hands=8, events=120)
+            clock[0] += 86400
+            j.prune(keep_days=30, max_bytes=bound)
+            assert j.live_bytes() <= bound
+        kept = j.history(limit=1000)
+        assert 0 < len(kept) < 120 and kept[0]["detail"] is True
+        assert os.path.getsize(path) < 2 * bound
+        assert j.check() == []

@@ -27,8 +27,9 @@ class FakeTable:
         self.misread = {}  # build number -> how many backs read as unknown
         self.calls = []
 
-    async def build(self, number, targets, *, stacks, expect_empty):
+    async def build(self, number, targets, *, stacks, expect_empty, colours=None):
         self.calls.append(("build", number, list(targets), expect_empty))
+        self.colours = colours  # the classes the build checks (None: all, []: none)
         self.rng.shuffle(self.mixer)
         n = sum(targets)
         taken, self.mixer = self.mixer[:n], self.mixer[n:]
@@ -184,7 +185,7 @@ class ResumableTable(FakeTable):
         self.identity["boot_nonce"] = boot
         self.paused_result = None
 
-    async def build(self, number, targets, *, stacks, expect_empty):
+    async def build(self, number, targets, *, stacks, expect_empty, colours=None):
         if self.paused_result is not None:
             return await super().build(number, targets, stacks=stacks, expect_empty=expect_empty)
         res = await super().build(number, targets, stacks=stacks, expect_empty=expect_empty)

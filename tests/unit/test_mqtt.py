@@ -1,0 +1,511 @@
+"""hostd.mqtt: commands answered as the API answers, the compact status, the outbox, and
+the bridge against a real Mosquitto (tests/mqtt_broker.py; skipped without it)."""
+import asyncio
+import json
+import time
+
+import httpx
+import pytest
+
+from hostd import mqtt
+from hostd.api import create_app
+from hostd.broker import parse
+from hostd.errors import BadRequest, NotReady, TableFault
+from hostd.link import TableGone
+from hostd.mqtt import Bridge, Outbox, compact_status, parse_command, run_command
+from tests.mqtt_broker import USERS, mqtt_broker, mqtt_broker_tls  # noqa: F401 (fixtures)
+
+STATUS = {  # docs/API.md's example, as Daemon.status() gives it
+    "table": {"connected": True, "error": None, "state": "building", "fault": None,
+              "lift": "bottom", "door": "closed", "guard": {"curtain": True, "lid": True},
+              "build": {"id": 3, "targets": [34, 34, 34, 34], "per_track": [34, 34, 34, 12]},
+              "identity": {"tracks": 4}, "resets": 0},
+    "session": {"id": 7, "ruleset": "riichi", "mixed_deck": True, "hand": 2,
+                "decks": {"A": {"tiles": 136, "backs": {"blue": 68, "green": 68}, "where": "top"},
+                          "B": {"where": "split"}},
+                "builds": [{"n": 1}] * 50, "hands": [{"n": 1}] * 50,
+                "faults": [{"kind": "jam", "message": "old jam", "recovered": True}],
+                "busy": "hand_over", "phase": "building", "asking": None, "stopped": None,
+                "next": "deck B is being built"},
+    "next": "hand 2 is being played; deck B is being built inside (114 of 136 tiles): wait",
+    "busy": "hand_over", "abort_pending": False, "last_end": None,
+}
+
+
+class FakeDaemon:
+    """What the bridge needs of hostd.daemon.Daemon: subscribe(), status() and the verbs."""
+
+    def __init__(self):
+        self.calls = []
+        self.raise_next = None
+        self.st = json.loads(json.dumps(STATUS))
+        self.subscribers = []
+
+    def status(self):
+        return self.st
+
+    def publish(self, event):
+        for q in self.subscribers:
+            q.put_nowait(event)
+
+    async def subscribe(self):
+        q = asyncio.Queue()
+        self.subscribers.append(q)
+        try:
+            while True:
+                yield await q.get()
+        finally:
+            self.subscribers.remove(q)
+
+    async def _cmd(self, name, **kw):
+        self.calls.append((name, kw))
+        await asyncio.sleep(0.05)
+        if self.raise_next is not None:
+            exc, self.raise_next = self.raise_next, None
+            raise exc
+        return {"ok": True, "command": name}
+
+    async def hand_over(self):
+        return await self._cmd("hand_over")
+
+    async def continue_(self):
+        return await self._cmd("continue")
+
+    async def clear_fault(self):
+        return await self._cmd("clear_fault")
+
+    async def abort(self):
+        return await self._cmd("abort")
+
+
+class FullDaemon(FakeDaemon):
+    """With the throw and the new game too."""
+
+    async def throw_dice(self, values=None, by="api"):
+        return await self._cmd("throw_dice", values=values, by=by)
+
+    async def new_game(self):
+        return await self._cmd("new_game")
+
+
+# -- commands -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("verb, payload, status, code, words", [
+    ("launch", b"{}", 404, "not_found", "the verbs are abort, clear_fault, continue, dice, "
+                                        "game_new, hand_over"),
+    ("hand_over", b"{", 400, "bad_json", "not valid JSON"),
+    ("hand_over", b"\xff{}", 400, "bad_json", "invalid UTF-8 at byte 0"),
+    ("hand_over", b'{"id": 1, "id": 2}', 400, "bad_json", "given twice"),
+    ("dice", b'{"dice": [NaN, 3]}', 400, "bad_json", "NaN is not JSON"),
+    ("hand_over", b"[]", 422, "bad_request", "must be a JSON object, not list"),
+    ("hand_over", b'{"force": true}', 422, "bad_request", "force: unknown field; accepted: {}"),
+    ("hand_over", b'{"dice": [3, 4]}', 422, "bad_request", "dice: unknown field"),
+    ("hand_over", b'{"id": ""}', 422, "bad_request", "id: must be a string of 1 to 128"),
+    ("hand_over", b'{"id": true}', 422, "bad_request", "id: must be"),
+    ("hand_over", b'{"id": [1]}', 422, "bad_request", "id: must be"),
+    ("abort", b" " * (64 * 1024 + 1), 413, "too_large", "at most 65536 bytes"),
+])
+def test_a_bad_command_is_answered_with_what_is_wrong_and_accepted(verb, payload, status, code,
+                                                                    words):
+    body, refusal = parse_command(verb, payload)
+    assert body is None
+    assert refusal[0] == status
+    assert refusal[1]["error"]["code"] == code
+    assert words in refusal[1]["error"]["message"]
+
+
+@pytest.mark.parametrize("payload, body", [
+    (b"", {}), (b"{}", {}), (b'  {"id": "a-1"} ', {"id": "a-1"}), (b'{"id": 7}', {"id": 7})])
+def test_empty_and_id_payloads_are_accepted(payload, body):
+    assert parse_command("hand_over", payload) == (body, None)
+    assert parse_command("dice", b'{"dice": [3, 4]}') == ({"dice": [3, 4]}, None)
+
+
+API_ROUTES = {"hand_over": "/hand-over", "continue": "/continue", "clear_fault": "/clear-fault",
+              "abort": "/abort"}
+
+
+@pytest.mark.parametrize("exc", [
+    None,
+    NotReady("the table is busy (hand_over): wait", code="busy"),
+    NotReady("nothing waits for people: start a session", code="nothing_to_continue"),
+    TableGone("the table is not connected (no such port): check its cable"),
+    TableFault("the table reported a jam on track 2"),
+    BadRequest("bad values"),
+])
+@pytest.mark.parametrize("verb", sorted(API_ROUTES))
+def test_a_command_is_answered_exactly_as_the_api_answers(verb, exc):
+    async def go():
+        d_api, d_mqtt = FakeDaemon(), FakeDaemon()
+        d_api.raise_next = d_mqtt.raise_next = exc
+        transport = httpx.ASGITransport(app=create_app(d_api), raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8737") as c:
+            r = await c.post(API_ROUTES[verb])
+        return r, await run_command(d_mqtt, verb, {}), d_api.calls, d_mqtt.calls
+
+    r, (status, answer), api_calls, mqtt_calls = asyncio.run(go())
+    assert (status, answer) == (r.status_code, r.json())
+    assert mqtt_calls == api_calls and len(mqtt_calls) == 1
+    assert "kaboom" not in json.dumps(answer)
+
+
+def test_an_unexpected_error_is_a_500_without_its_insides_as_in_the_api():
+    test_a_command_is_answered_exactly_as_the_api_answers(
+        "hand_over", RuntimeError("kaboom: a secret internal detail"))
+
+
+def test_dice_and_game_new_call_the_daemon_as_the_api_does():
+    d = FullDaemon()
+    assert asyncio.run(run_command(d, "dice", {"dice": [3, 4], "id": "x"}))[0] == 200
+    assert asyncio.run(run_command(d, "dice", {}))[0] == 200
+    assert asyncio.run(run_command(d, "game_new", {}))[0] == 200
+    assert d.calls == [("throw_dice", {"values": [3, 4], "by": "api"}),
+                       ("throw_dice", {"values": None, "by": "api"}), ("new_game", {})]
+
+
+# -- status ---------------------------------------------------------------------------------
+
+def test_compact_status_has_what_a_fleet_needs_and_not_the_history():
+    c = compact_status(STATUS)
+    assert c["state"] == "building" and c["connected"] is True and c["fault"] is None
+    assert c["next"] == STATUS["next"] and c["busy"] == "hand_over"
+    assert c["build"] == {"id": 3, "tiles": 114, "of": 136}
+    s = c["session"]
+    assert (s["id"], s["ruleset"], s["mixed_deck"], s["hand"], s["phase"]) == (
+        7, "riichi", True, 2, "building")
+    assert s["decks"] == {"A": {"where": "top", "tiles": 136, "backs": {"blue": 68, "green": 68}},
+                          "B": {"where": "split"}}
+    assert "builds" not in s and "hands" not in s and "faults" not in s
+    assert len(json.dumps(c)) < len(json.dumps(STATUS)) / 2
+
+
+def test_compact_status_names_the_open_fault():
+    st = json.loads(json.dumps(STATUS))
+    st["session"]["faults"].append({"kind": "short", "message": "deck B: 135 of 136 tiles",
+                                    "recovered": False})
+    assert compact_status(st)["fault"] == {"kind": "short", "message": "deck B: 135 of 136 tiles"}
+    st["session"]["stopped"] = {"step": "hand_over", "kind": "jam", "message": "a jam on track 2",
+                                "ask": "clear it"}
+    assert compact_status(st)["fault"]["message"] == "a jam on track 2"
+    st = {"table": {"connected": True, "state": "fault", "fault": {"kind": "lid",
+                                                                   "message": "the lid is open"}},
+          "session": None, "next": "close the lid", "busy": None}
+    c = compact_status(st)
+    assert c["fault"] == {"kind": "lid", "message": "the lid is open"} and c["session"] is None
+    st = {"table": {"connected": False, "state": "disconnected", "error": "no such port"},
+          "session": None, "next": "the table is not connected", "busy": None}
+    assert compact_status(st)["error"] == "no such port"
+
+
+# -- the outbox -----------------------------------------------------------------------------
+
+def test_a_full_outbox_drops_the_oldest_counts_and_keeps_the_range():
+    async def go():
+        ob = Outbox(3)
+        for seq in range(1, 4):
+            ob.put("e", b"%d" % seq, seq)
+        first = await ob.head()  # being sent: never the one dropped
+        ob.put("e", b"4", 4)
+        ob.put("r", b"reply")
+        ob.put("e", b"6", 6)
+        assert [p for _, p, _ in ob._q] == [b"1", b"reply", b"6"]
+        assert ob.dropped == 3
+        assert ob.take_gap() == {"count": 3, "first_seq": 2, "last_seq": 4, "replies": 0}
+        assert ob.take_gap() is None
+        ob.restore_gap({"count": 2, "first_seq": 2, "last_seq": 3, "replies": 0})
+        ob.put("e", b"7", 7)  # drops the reply
+        assert ob.take_gap() == {"count": 2, "first_seq": 2, "last_seq": 3, "replies": 1}
+        ob.done(first)
+        assert [p for _, p, _ in ob._q] == [b"6", b"7"]
+        with pytest.raises(ValueError):
+            Outbox(0)
+
+    asyncio.run(go())
+
+
+# -- the bridge on a real broker -------------------------------------------------------------
+
+class Watcher:
+    """A test client (aiomqtt) that keeps every message on jantaku/# it is allowed to read."""
+
+    def __init__(self, broker, user="viewer", topics="jantaku/#", tls=False):
+        self.url = broker.url(user, tls=tls)
+        self.user = user
+        self.ca = broker.ca if tls else None
+        self.topics = topics
+        self.got = []
+
+    async def __aenter__(self):
+        import aiomqtt
+
+        b = parse(self.url, ca_file=self.ca, env={"JANTAKU_MQTT_PASSWORD": USERS[self.user]})
+        self.client = aiomqtt.Client(**b.client_kwargs())
+        await self.client.__aenter__()
+        await self.client.subscribe(self.topics, qos=1)
+        self.task = asyncio.create_task(self._read())
+        return self
+
+    async def _read(self):
+        async for m in self.client.messages:
+            self.got.append((str(m.topic), bytes(m.payload), m.retain))
+
+    async def __aexit__(self, *exc):
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+        await self.client.__aexit__(None, None, None)
+
+    def on(self, suffix):
+        return [p for t, p, _ in self.got if t.endswith(suffix)]
+
+    def events(self):
+        return [json.loads(p) for p in self.on("/events")]
+
+    async def wait(self, pred, what, timeout=10.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if pred(self):
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("timed out waiting for %s; got %r" % (what, self.got[-10:]))
+
+
+def bridge_for(broker, daemon, user="table-t1", table_id="t1", tls=False, **kw):
+    b = parse(broker.url(user, tls=tls), ca_file=broker.ca if tls else None,
+              env={"JANTAKU_MQTT_PASSWORD": USERS[user]})
+    kw.setdefault("retry", (0.05, 0.5))
+    return Bridge(daemon, b, table_id, **kw)
+
+
+async def ready(broker):
+    """Once t1's status is on the broker, its bridge has subscribed to its commands."""
+    async with Watcher(broker, topics="jantaku/t1/status") as w:
+        await w.wait(lambda w: w.got, "the bridge to be up")
+
+
+async def command(broker, verb, payload, user="operator", table_id="t1"):
+    """Publish one command as `user` and return the reply (or None after 3 s)."""
+    async with Watcher(broker, user, "jantaku/%s/reply" % table_id) as w:
+        await w.client.publish("jantaku/%s/command/%s" % (table_id, verb), payload, qos=1)
+        try:
+            await w.wait(lambda w: w.got, "a reply", timeout=3)
+        except AssertionError:
+            return None
+        return json.loads(w.got[0][1])
+
+
+def test_the_bridge_publishes_availability_status_and_every_event_in_order(mqtt_broker):
+    async def go():
+        d = FakeDaemon()
+        bridge = bridge_for(mqtt_broker, d)
+        async with Watcher(mqtt_broker) as w:
+            await bridge.start()
+            await w.wait(lambda w: w.on("/availability") == [b"online"], "online")
+            await w.wait(lambda w: w.on("/status"), "a status")
+            for i in range(200):
+                d.publish({"type": "tile", "build": 3, "track": i % 4, "index": i})
+            d.st["table"]["state"] = "built"
+            d.publish({"type": "build_done", "build": 3, "deck": "B", "ok": True})
+            await w.wait(lambda w: len(w.events()) == 201, "201 events")
+            await w.wait(lambda w: json.loads(w.on("/status")[-1])["state"] == "built",
+                         "the status after the build")
+            await bridge.close()
+            await w.wait(lambda w: w.on("/availability")[-1:] == [b"offline"], "offline")
+        evs = w.events()
+        assert [e["seq"] for e in evs] == list(range(1, 202))
+        assert [e.get("index") for e in evs[:200]] == list(range(200))
+        assert evs[-1] == {"type": "build_done", "build": 3, "deck": "B", "ok": True, "seq": 201}
+        st = json.loads(w.on("/status")[-1])
+        assert st["id"] == "t1" and st["session"]["id"] == 7 and st["events_dropped"] == 0
+        # at most a few status messages a second, however many events
+        assert len(w.on("/status")) <= 6
+        # retained: a newcomer gets the last availability and status at once
+        async with Watcher(mqtt_broker) as late:
+            await late.wait(lambda w: len(w.got) >= 2, "the retained messages")
+            assert all(r for _, _, r in late.got)
+            assert late.on("/availability") == [b"offline"]
+            assert json.loads(late.on("/status")[0])["state"] == "built"
+
+    asyncio.run(go())
+
+
+def test_remote_commands_are_off_unless_turned_on(mqtt_broker):
+    async def go():
+        d = FakeDaemon()
+        bridge = bridge_for(mqtt_broker, d)
+        await bridge.start()
+        await ready(mqtt_broker)
+        reply = await command(mqtt_broker, "hand_over", b"{}")
+        await bridge.close()
+        return d, reply
+
+    d, reply = asyncio.run(go())
+    assert d.calls == []
+    assert reply["status"] == 403 and reply["error"]["code"] == "commands_off"
+    assert "--mqtt-commands" in reply["error"]["message"]
+
+
+def test_a_command_with_an_id_runs_once_and_bad_ones_are_answered(mqtt_broker):
+    async def go():
+        d = FakeDaemon()
+        bridge = bridge_for(mqtt_broker, d, commands=True)
+        await bridge.start()
+        await ready(mqtt_broker)
+        async with Watcher(mqtt_broker, "operator", "jantaku/t1/reply") as w:
+            for _ in range(3):  # sent again and again, e.g. by a retrying tool
+                await w.client.publish("jantaku/t1/command/hand_over", b'{"id": "h-1"}', qos=1)
+            await w.client.publish("jantaku/t1/command/continue", b"", qos=1)
+            await w.client.publish("jantaku/t1/command/abort", b'{"now": 1}', qos=1)
+            await w.wait(lambda w: len(w.got) == 5, "five replies")
+        await bridge.close()
+        return d, [json.loads(p) for _, p, _ in w.got]
+
+    d, replies = asyncio.run(go())
+    assert d.calls == [("hand_over", {}), ("continue", {})]
+    by_verb = {}
+    for r in replies:
+        by_verb.setdefault(r["verb"], []).append(r)
+    assert [r["result"] for r in by_verb["hand_over"]] == [{"ok": True, "command": "hand_over"}] * 3
+    assert sorted(bool(r.get("repeat")) for r in by_verb["hand_over"]) == [False, True, True]
+    assert all(r["id"] == "h-1" and r["status"] == 200 for r in by_verb["hand_over"])
+    assert by_verb["continue"][0]["id"] is None
+    assert by_verb["abort"][0]["status"] == 422
+    assert by_verb["abort"][0]["error"]["message"].startswith("now: unknown field")
+
+
+def test_events_wait_for_a_broker_that_is_away_and_overflow_is_reported(mqtt_broker):
+    """The table never waits: events go into the outbox at once while the broker is down;
+    when it is back they come in order; what did not fit is counted and said."""
+    async def go():
+        d = FakeDaemon()
+        bridge = bridge_for(mqtt_broker, d, outbox_limit=50)
+        await bridge.start()
+        async with Watcher(mqtt_broker) as w:
+            await w.wait(lambda w: w.on("/availability") == [b"online"], "online")
+        mqtt_broker.stop()
+        await asyncio.sleep(0.2)
+        t0 = time.perf_counter()
+        for i in range(1000):
+            d.publish({"type": "tile", "index": i})
+            await asyncio.sleep(0)
+        took = time.perf_counter() - t0
+        assert not bridge.connected
+        assert len(bridge.outbox) == 50 and bridge.outbox.dropped == 950
+        mqtt_broker.start()
+        async with Watcher(mqtt_broker) as w:
+            await w.wait(lambda w: w.events() and w.events()[-1].get("index") == 999,
+                         "the events after the broker came back", timeout=15)
+            await w.wait(lambda w: w.on("/status") and json.loads(w.on("/status")[-1])
+                         ["events_dropped"] == 950, "the status to count the drops")
+        st = bridge.get_status()
+        await bridge.close()
+        return w.events(), took, st
+
+    evs, took, st = asyncio.run(go())
+    assert took < 1.0  # 1000 events with the broker away: the daemon never waited on it
+    assert evs[0] == {"type": "events_dropped", "count": 950, "first_seq": 1, "last_seq": 950,
+                      "replies": 0}
+    assert [e["seq"] for e in evs[1:]] == list(range(951, 1001))
+    assert st["dropped"] == 950 and st["connects"] == 2
+
+
+def test_tls_with_a_ca_file(mqtt_broker_tls):
+    async def go():
+        d = FakeDaemon()
+        bridge = bridge_for(mqtt_broker_tls, d, tls=True)
+        async with Watcher(mqtt_broker_tls, tls=True) as w:
+            await bridge.start()
+            await w.wait(lambda w: w.on("/availability") == [b"online"], "online over TLS")
+            await bridge.close()
+        assert bridge.connects == 1
+
+    asyncio.run(go())
+
+
+def test_an_untrusted_certificate_is_refused_and_said(mqtt_broker_tls):
+    async def go():
+        b = parse(mqtt_broker_tls.url("table-t1", tls=True),
+                  env={"JANTAKU_MQTT_PASSWORD": USERS["table-t1"]})  # the system's CAs only
+        bridge = Bridge(FakeDaemon(), b, "t1", retry=(5, 5))
+        await bridge.start()
+        end = time.monotonic() + 5
+        while bridge.error is None and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+        await bridge.close()
+        return bridge
+
+    bridge = asyncio.run(go())
+    assert not bridge.connected and bridge.connects == 0
+    assert "certificate" in bridge.error and "--mqtt-ca" in bridge.error
+
+
+def test_a_bridge_that_cannot_log_in_says_so(mqtt_broker):
+    async def go():
+        b = parse(mqtt_broker.url("table-t1"), env={"JANTAKU_MQTT_PASSWORD": "wrong"})
+        bridge = Bridge(FakeDaemon(), b, "t1", retry=(5, 5))
+        await bridge.start()
+        end = time.monotonic() + 5
+        while bridge.error is None and time.monotonic() < end:
+            await asyncio.sleep(0.05)
+        await bridge.close()
+        return bridge
+
+    bridge = asyncio.run(go())
+    assert "refused the user or password" in bridge.error
+
+
+def test_module_constants_stay_sane():
+    assert 1 / mqtt.STATUS_INTERVAL_S <= 5  # "at most a few times a second"
+    assert set(mqtt.VERBS) == {"hand_over", "dice", "continue", "game_new", "clear_fault", "abort"}
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--mqtt", "mqtt://h"], "--mqtt needs --table-id ID"),
+    (["--table-id", "t1"], "--table-id without --mqtt URL"),
+    (["--mqtt-commands"], "--mqtt-commands without --mqtt URL"),
+    (["--mqtt", "mqtt://h", "--table-id", "t/1"], "table id 't/1' cannot be used"),
+    (["--mqtt", "mqtt://u:secret@h", "--table-id", "t1"], "the broker URL holds a password"),
+    (["--mqtt", "mqtt://h", "--table-id", "t1", "--mqtt-outbox", "0"],
+     "--mqtt-outbox takes 1 to 1000000 messages"),
+    (["--mqtt", "mqtt://h", "--table-id", "t1", "--mqtt-ca", "ca.pem"], "--mqtt-ca is for TLS"),
+])
+def test_run_refuses_bad_mqtt_options_before_anything_starts(argv, words, capsys, tmp_path):
+    from hostd.cli import main
+
+    assert main(["run", "--sim", "--db", str(tmp_path / "j.sqlite")] + argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and "secret" not in err
+    assert not (tmp_path / "j.sqlite").exists()
+
+
+def test_reconnects_back_off_from_the_shortest_to_the_longest_wait():
+    tries = []
+
+    class Refused:
+        def __init__(self, **kw):
+            self.kw = kw
+
+        async def __aenter__(self):
+            tries.append(time.monotonic())
+            raise OSError("[Errno 111] Connection refused")
+
+        async def __aexit__(self, *exc):
+            return False
+
+    async def go():
+        b = parse("mqtt://127.0.0.1:1", env={})
+        bridge = Bridge(FakeDaemon(), b, "t1", retry=(0.02, 0.16), client_factory=Refused)
+        await bridge.start()
+        await asyncio.sleep(1.5)
+        st = bridge.get_status()
+        t0 = time.monotonic()
+        await bridge.close()
+        return st, time.monotonic() - t0
+
+    st, closing = asyncio.run(go())
+    gaps = [b - a for a, b in zip(tries, tries[1:])]
+    assert 0.015 <= gaps[0] <= 0.05  # 0.02 s +- 20 %
+    assert gaps[1] > gaps[0] * 1.3 and gaps[2] > gaps[1] * 1.3  # doubling
+    assert all(g <= 0.16 * 1.2 + 0.05 for g in gaps)  # never beyond the longest wait
+    assert max(gaps) >= 0.16 * 0.8
+    assert st["connected"] is False and st["error"] == "[Errno 111] Connection refused"
+    assert st["connects"] == 0 and closing < 0.5  # closing does not wait for a broker
