@@ -97,12 +97,20 @@ class Controller:
         self._refs = [list(cal["refs"][c]) for c in profile["colours"]]
         self._max_distance = cal["max_distance"]
         self.classifier = Classifier(self._refs, max_distance=cal["max_distance"], min_clear=cal["min_clear"])
+        # a track's own references (calibration.tracks), else the table-wide classifier
+        per = cal.get("tracks")
+        self.track_cal = per  # [{"refs", "max_distance"}] per track, or None
         # mechanisms (each pin object was created with its output off by the app)
         self.mixer = Mixer(profile, hal, wake=self.wake)
         self.tracks = []
         for n in range(1, self.ntracks + 1):
+            cl = self.classifier
+            if per is not None:
+                e = per[n - 1]
+                cl = Classifier([e["refs"][c] for c in profile["colours"]],
+                                max_distance=e["max_distance"], min_clear=cal["min_clear"])
             self.tracks.append(Track(n, profile, hal, sched, clock, self,
-                                     colour_bus=self.colour_bus, classifier=self.classifier))
+                                     colour_bus=self.colour_bus, classifier=cl))
         # (track, its entry sensor) pairs: service() looks at each sensor's
         # `changed` flag after every IRQ and runs Track.service() on an edge
         self._entries = [(tr, tr.photo) for tr in self.tracks]
@@ -761,6 +769,12 @@ class Controller:
         from firmware import selftest
 
         return selftest.calibrate(self, colour, track)
+
+    def cmd_set_calibration(self, track, max_distance, refs, names):
+        self.wake.up = True  # a command: the next service() looks
+        from firmware import selftest
+
+        return selftest.set_calibration(self, track, max_distance, refs, names)
 
     # ================================================================ status
     def get_status(self):

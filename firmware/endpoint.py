@@ -91,6 +91,8 @@ class Endpoint:
             _m.CALIBRATE: self._h_calibrate,
             _m.EXIT_REPL: self._h_exit,
             _m.LIGHT: self._h_light,
+            _m.SET_CALIBRATION: self._h_set_cal,
+            _m.SET_COLOUR_NAMES: self._h_names,
         }
         ctl.events = self
         link.table_state = ctl.state
@@ -235,6 +237,17 @@ class Endpoint:
 
     def _h_light(self, v):
         return self.ctl.cmd_light(v[0])
+
+    def _h_set_cal(self, v):
+        return self.ctl.cmd_set_calibration(v[0], v[1], v[2], None)
+
+    def _h_names(self, v):
+        r = self.ctl.cmd_set_calibration(None, None, None, v[0])
+        if r[0] == _m.OK:
+            ident = getattr(self.link, "identity", None)
+            if isinstance(ident, dict):
+                ident["colour_names"] = v[0]  # ABOUT from the next handshake on
+        return r
 
     def _h_exit(self, v):
         if not self.repl:

@@ -202,53 +202,86 @@ def _pins(v, tracks):
     return out
 
 
-def _calibration(v, colours):
+def _refs(key, refs, colours):
+    acc = "an object mapping each colour (%s) to [r, g, b], each 0..1, summing to about 1" % ", ".join(colours)
+    if not isinstance(refs, dict):
+        raise ProfileError(key, "missing or not an object", acc)
+    for k in refs:
+        if k not in colours:
+            raise ProfileError(key + "." + str(k), "not one of the profile's colours", acc)
+    out_refs = {}
+    for c in colours:
+        ck = key + "." + c
+        if c not in refs:
+            raise ProfileError(ck, "missing", acc)
+        r = refs[c]
+        if not isinstance(r, list) or len(r) != 3:
+            raise ProfileError(ck, "got %r" % (r,), "[r, g, b]")
+        vals = []
+        for i in range(3):
+            vals.append(_leaf(ck + "[%d]" % i, r[i], ("num", 0.0, 1.0)))
+        s = vals[0] + vals[1] + vals[2]
+        if s < 0.9 or s > 1.1:
+            raise ProfileError(ck, "components sum to %.3f" % s, "normalised r, g, b summing to 1 (+-0.1)")
+        out_refs[c] = vals
+    return out_refs
+
+
+def _radius(key, md, refs, colours):
+    if len(colours) > 1:
+        from firmware.drivers.colour import min_ref_distance
+
+        d = min_ref_distance([refs[c] for c in colours])
+        if md * 2 >= d:
+            raise ProfileError(key,
+                               "%.3f reaches past half the distance between two references (%.3f)" % (md, d),
+                               "less than %.3f, so no reading is near two colours (never guessed)" % (d / 2))
+
+
+def _calibration(v, colours, ntracks):
     spec = {
         "integration_ms": ("int", 1, 614),
         "max_distance": ("num", 0.001, 1.0),
         "min_clear": ("int", 0, 65535),
     }
+    keys = "one of integration_ms, max_distance, min_clear, refs, tracks"
     if not isinstance(v, dict):
-        raise ProfileError("calibration", "got %r, not an object" % (v,), "an object with keys integration_ms, max_distance, min_clear, refs")
+        raise ProfileError("calibration", "got %r, not an object" % (v,), "an object with keys integration_ms, max_distance, min_clear, refs (and optionally tracks)")
     for k in v:
-        if k not in spec and k != "refs":
-            raise ProfileError("calibration." + str(k), "unknown key", "one of integration_ms, max_distance, min_clear, refs")
+        if k not in spec and k != "refs" and k != "tracks":
+            raise ProfileError("calibration." + str(k), "unknown key", keys)
     out = {}
     for k in spec:
         if k not in v:
             raise ProfileError("calibration." + k, "missing", _describe(spec[k]))
         out[k] = _leaf("calibration." + k, v[k], spec[k])
-    refs = v.get("refs")
-    acc = "an object mapping each colour (%s) to [r, g, b], each 0..1, summing to about 1" % ", ".join(colours)
-    if not isinstance(refs, dict):
-        raise ProfileError("calibration.refs", "missing or not an object", acc)
-    for k in refs:
-        if k not in colours:
-            raise ProfileError("calibration.refs." + str(k), "not one of the profile's colours", acc)
-    out_refs = {}
-    for c in colours:
-        key = "calibration.refs." + c
-        if c not in refs:
-            raise ProfileError(key, "missing", acc)
-        r = refs[c]
-        if not isinstance(r, list) or len(r) != 3:
-            raise ProfileError(key, "got %r" % (r,), "[r, g, b]")
-        vals = []
-        for i in range(3):
-            vals.append(_leaf(key + "[%d]" % i, r[i], ("num", 0.0, 1.0)))
-        s = vals[0] + vals[1] + vals[2]
-        if s < 0.9 or s > 1.1:
-            raise ProfileError(key, "components sum to %.3f" % s, "normalised r, g, b summing to 1 (+-0.1)")
-        out_refs[c] = vals
-    out["refs"] = out_refs
-    if len(colours) > 1:
-        from firmware.drivers.colour import min_ref_distance
-
-        d = min_ref_distance([out_refs[c] for c in colours])
-        if out["max_distance"] * 2 >= d:
-            raise ProfileError("calibration.max_distance",
-                               "%.3f reaches past half the distance between two references (%.3f)" % (out["max_distance"], d),
-                               "less than %.3f, so no reading is near two colours (never guessed)" % (d / 2))
+    out["refs"] = _refs("calibration.refs", v.get("refs"), colours)
+    _radius("calibration.max_distance", out["max_distance"], out["refs"], colours)
+    # optional: each track's own references and radius (`jantaku calibrate` writes
+    # them: every sensor reads a little differently); null = the table-wide ones
+    tr = v.get("tracks")
+    acc = ("null, or a list of %d objects (one per track) {\"refs\": {colour: [r, g, b]}, "
+           "\"max_distance\": 0.001..1}" % ntracks)
+    if tr is None:
+        out["tracks"] = None
+        return out
+    if not isinstance(tr, list) or len(tr) != ntracks:
+        raise ProfileError("calibration.tracks", "got %r" % (tr,) if not isinstance(tr, list)
+                           else "%d entries for %d tracks" % (len(tr), ntracks), acc)
+    lst = []
+    for i in range(ntracks):
+        key = "calibration.tracks[%d]" % i
+        e = tr[i]
+        if not isinstance(e, dict) or "refs" not in e or "max_distance" not in e:
+            raise ProfileError(key, "got %r" % (e,), acc)
+        for k in e:
+            if k != "refs" and k != "max_distance":
+                raise ProfileError(key + "." + str(k), "unknown key", "refs, max_distance")
+        refs = _refs(key + ".refs", e["refs"], colours)
+        md = _leaf(key + ".max_distance", e["max_distance"], ("num", 0.001, 1.0))
+        _radius(key + ".max_distance", md, refs, colours)
+        lst.append({"refs": refs, "max_distance": md})
+    out["tracks"] = lst
     return out
 
 
@@ -321,7 +354,7 @@ def validate(d):
         out[k] = _value(k, d[k], spec)
     out["colours"] = _colours(d["colours"])
     out["pins"] = _pins(d["pins"], out["tracks"])
-    out["calibration"] = _calibration(d["calibration"], out["colours"])
+    out["calibration"] = _calibration(d["calibration"], out["colours"], out["tracks"])
     out["port"] = _port(out["port"])
     out["current_adc"] = _current_adc(out["current_adc"], out["pins"])
     if out["port"]["kind"] == "uart":

@@ -174,3 +174,44 @@ def calibrate(ctl, colour, track):
     ctl.events.on_log(_m.LOG_INFO, "cal %s t%d %.3f %.3f %.3f" % (
         ctl.profile["colours"][colour - 1], track, ref[0], ref[1], ref[2]))
     return OK, NO_FIELD
+
+
+def set_calibration(ctl, track, max_distance, refs, names):
+    """SET_CALIBRATION (track, max_distance, refs) or SET_COLOUR_NAMES (names):
+    docs/FIRMWARE.md §5 note 8.  RAM only: the board profile on the board's
+    flash is what a restart reads (`jantaku flash --board` writes it)."""
+    if ctl.state != codes.IDLE:
+        return _m.E_NOT_ALLOWED, NO_FIELD
+    prof = ctl.profile
+    n = ctl.ncolours
+    if names is not None:
+        parts = names.split(",")
+        if len(parts) != n:
+            return _m.E_RANGE, 0
+        for i in range(n):
+            p = parts[i]
+            if not p or p == "unknown" or parts.index(p) != i:
+                return _m.E_RANGE, 0
+        prof["colours"] = parts
+        ctl.events.on_log(_m.LOG_INFO, "colours " + names)
+        return OK, NO_FIELD
+    if track > ctl.ntracks:
+        return _m.E_UNSUPPORTED, 0
+    if len(refs) != 3 * n:
+        return _m.E_RANGE, 2
+    sc = _m.REF_SCALE
+    new = []
+    for i in range(n):
+        s = refs[3 * i] + refs[3 * i + 1] + refs[3 * i + 2]
+        if s < sc - sc // 10 or s > sc + sc // 10:
+            return _m.E_RANGE, 2
+        new.append([refs[3 * i] / sc, refs[3 * i + 1] / sc, refs[3 * i + 2] / sc])
+    md = max_distance / sc
+    if n > 1 and md * 2 >= min_ref_distance(new):
+        return _m.E_FAILED, 1  # the radius would reach a reading near two colours
+    cl = Classifier(new, max_distance=md, min_clear=prof["calibration"]["min_clear"])
+    for k in range(ctl.ntracks):
+        if track == 0 or track == k + 1:
+            ctl.tracks[k]._classifier = cl
+    ctl.events.on_log(_m.LOG_INFO, "cal t%d r%.3f" % (track, md))
+    return OK, NO_FIELD

@@ -72,7 +72,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.sse import EventSourceResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hostd.errors import ConfigError, Forbidden, JantakuError, Unauthorized
@@ -100,6 +100,12 @@ def _ruleset_names():
     from hostd.rulesets import list_rulesets
 
     return [p.name for p in list_rulesets()]
+
+
+def _selftest_devices():
+    from hostd.selftest import ORDER
+
+    return ORDER
 
 
 class SessionRequest(BaseModel):
@@ -146,6 +152,49 @@ class SessionEndRequest(BaseModel):
     empty: bool = Field(False, description="also bring the walls inside up to the table top")
 
 
+class SelfTestRequest(BaseModel):
+    """Test the table's devices (all, or one)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    device: Optional[str] = Field(None, description="one device, or all (null)",
+                                  json_schema_extra={"enum": list(_selftest_devices()) + [None]})
+    track: Optional[int] = Field(None, ge=1, le=8,
+                                 description="with a per-track device (gate, entry, colour, "
+                                             "stacker, pusher): that track only")
+    write_timings: bool = Field(False, description="write the measured strokes into the profile")
+
+
+SetName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,12}$",
+                               json_schema_extra={"not": {"const": "unknown"}})]
+
+
+class CalibrateRequest(BaseModel):
+    """Calibrate the colour sensors for the two sets."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    sets: list[SetName] = Field(min_length=2, max_length=2,
+                                description="the two sets' back colours (lower-case names); one "
+                                            "at a time: the first is in the mixer, the second "
+                                            "on the table top", json_schema_extra={"uniqueItems": True})
+    mixed: bool = Field(False, description="both sets are mixed in the mixer (one pass)")
+    first: int = Field(0, ge=0, le=1, description="mixed: which of `sets` (0 or 1) the first tile "
+                                                  "read has")
+    ruleset: str = Field("riichi", description="the sets' ruleset: a pass builds one deck's walls",
+                         json_schema_extra={"enum": _ruleset_names()})
+
+    @field_validator("sets")
+    @classmethod
+    def _two_names(cls, v):
+        if "unknown" in v:
+            raise ValueError("'unknown' is the name of no colour (the class of an unread back)")
+        if len(set(v)) != len(v):
+            raise ValueError("two different names (sets with the same back need no calibration: "
+                             "identical-backs mode)")
+        return v
+
+
 SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|false '
                     '(default false), "seed": integer 0..2^53-1 or null (optional), '
                     '"replace": true|false, "loaded": true|false, "colours": ["A", "B"] '
@@ -153,6 +202,10 @@ SESSION_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true
 
 
 _ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|false} or no body',
+             "/selftest": '{"device": "<name>" or null, "track": 1.. or null, "write_timings": '
+                          'true|false} or no body',
+             "/calibrate": '{"sets": ["<colour>", "<other colour>"] (lower-case names), "mixed": '
+                           'true|false, "first": 0|1, "ruleset": "<name>"}',
              "/dice": '{"dice": [faces]} (physical dice, e.g. [3, 4]), {} or no body'}
 
 
@@ -711,6 +764,34 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     async def abort():
         """Stop every motor and end the session."""
         return await daemon.abort()
+
+    @app.get("/table/health", response_model=dict[str, Any], tags=["daemon"])
+    async def table_health():
+        """The table's health over time, from the journal: misread rate, jams and sensor
+        drift per track, the lift's stroke time; `flags` says what to look at."""
+        return await _maybe_await(daemon.table_health())
+
+    @app.post("/selftest", response_model=dict[str, Any], tags=["commands"],
+              responses=cmd_errors, dependencies=cmd_deps)
+    async def selftest(body: Optional[SelfTestRequest] = None):
+        """Exercise every device of the board in a safe order (or one), each reported ok /
+        failed / absent with its reading and the profile's value; answers when done."""
+        from hostd import bringup
+
+        b = body or SelfTestRequest()
+        return await daemon.bench_step("selftest", bringup.selftest(
+            b.device, b.track, write_timings=b.write_timings))
+
+    @app.post("/calibrate", response_model=dict[str, Any], tags=["commands"],
+              responses=cmd_errors, dependencies=cmd_deps)
+    async def calibrate(body: CalibrateRequest):
+        """Read both sets on every track, derive each colour's reference and each track's
+        radius, send them to the table and write the board profile; refused (ok false,
+        nothing written) when the backs cannot be told apart.  Answers when done."""
+        from hostd import bringup
+
+        return await daemon.bench_step("calibrate", bringup.calibration(
+            body.sets, body.mixed, body.sets[body.first] if body.mixed else None, body.ruleset))
 
     app.include_router(hand_api.router)  # POST /hand/check: no motors, no token
 

@@ -79,6 +79,23 @@ def fault_arg(text):
     return text
 
 
+def set_colour_arg(text):
+    """``--set-colour NAME=R,G,B`` checked as it is parsed (exit 2 naming what is wrong)."""
+    acc = "NAME=R,G,B with r, g, b normalised (0..1, summing to about 1), e.g. pink=0.45,0.25,0.30"
+    name, sep, rest = text.partition("=")
+    name = name.strip()
+    if not sep or not name or name == "unknown" or "," in name:
+        raise argparse.ArgumentTypeError("%r: accepted: %s" % (text, acc))
+    try:
+        rgb = [float(v) for v in rest.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r: %r is not three numbers; accepted: %s"
+                                         % (text, rest, acc)) from None
+    if len(rgb) != 3 or any(not (0.0 <= v <= 1.0) for v in rgb) or not 0.9 <= sum(rgb) <= 1.1:
+        raise argparse.ArgumentTypeError("%r: accepted: %s" % (text, acc))
+    return [name, rgb]
+
+
 def load_ruleset(args):
     """The profile named by ``args.ruleset``; :class:`UsageError` if unknown."""
     from hostd.rulesets import RulesetError, get_ruleset
@@ -401,6 +418,21 @@ def _configure_sim(p):
     s.add_argument("--state", metavar="PATH", default=None,
                    help="keep the table's physical state (motors, tiles, guard, safety latencies) "
                         "as JSON in this file, rewritten every 50 ms")
+    s.add_argument("--set-colour", "--set-color", dest="set_colour", action="append", default=[],
+                   metavar="NAME=R,G,B", type=set_colour_arg,
+                   help="a set's true back colour, normalised r,g,b (e.g. pink=0.45,0.25,0.30); "
+                        "give it twice, once per set (the set in the mixer first). Without it "
+                        "the sets' backs are what the board profile's references say")
+    s.add_argument("--sensor-bias", type=int, default=0, metavar="PM",
+                   help="each track's colour sensor reads every channel off by a fixed amount "
+                        "within +-PM per mille (drawn per track from the seed; default 0)")
+    s.add_argument("--sensor-drift", type=int, default=0, metavar="PM",
+                   help="each track's sensor drifts by up to +-PM per mille more every 1000 reads "
+                        "(a sensor getting dirty; default 0)")
+    s.add_argument("--players", choices=("auto", "manual"), default="auto",
+                   help="the simulated people: auto (default) push the played tiles into the "
+                        "centre when it opens; manual do nothing by themselves (`jantaku "
+                        "continue` and a person's `sim push` stand in)")
     pu = sub.add_parser("push", help="people push every tile on the simulated table's top into "
                                      "the centre (with --players manual)")
     pu.add_argument("--link", metavar="PATH", required=True,
@@ -411,10 +443,6 @@ def _configure_sim(p):
     pr.add_argument("button", metavar="BUTTON", help="start or dice")
     pr.add_argument("--link", metavar="PATH", required=True,
                     help="the port path `sim serve` printed (PORT <path>)")
-    s.add_argument("--players", choices=("auto", "manual"), default="auto",
-                   help="the simulated people: auto (default) push the played tiles into the "
-                        "centre when it opens; manual do nothing by themselves (`jantaku "
-                        "continue` and a person's `sim push` stand in)")
 
 
 def cmd_sim(args) -> int:
@@ -468,13 +496,28 @@ def cmd_sim(args) -> int:
     if args.speed <= 0:
         raise UsageError("--speed must be above 0, e.g. 1 (real time) or 20")
     stacks = args.table_stacks or (29 if profile.stacks_per_wall > 18 else None)
-    try:
-        colours = check_sets(args.colours, board_profile(stacks)["colours"])
-    except JantakuError as e:
-        raise UsageError("--colours: %s" % e) from None
+    sim = {}
+    if args.set_colour:
+        if len(args.set_colour) != 2:
+            raise UsageError("--set-colour is given once per set: twice (got %d), e.g. "
+                             "--set-colour pink=0.45,0.25,0.30 --set-colour yellow=0.40,0.42,0.18"
+                             % len(args.set_colour))
+        sim["set_colours"] = list(args.set_colour)
+        colours = None  # the sets' backs are the set colours, set 1 in the mixer
+    else:
+        try:
+            colours = check_sets(args.colours, board_profile(stacks)["colours"])
+        except JantakuError as e:
+            raise UsageError("--colours: %s" % e) from None
+    for opt, key in (("sensor_bias", "sensor_bias_pm"), ("sensor_drift", "sensor_drift_pm")):
+        v = getattr(args, opt)
+        if not 0 <= v <= 100:
+            raise UsageError("--%s must be 0..100 per mille, got %d" % (opt.replace("_", "-"), v))
+        if v:
+            sim[key] = v
     try:
         return serve.serve(board_profile(stacks), sim_sets(profile, colours), seed=args.seed,
-                           speed=args.speed, faults=tuple(args.fault),
+                           speed=args.speed, faults=tuple(args.fault), sim=sim or None,
                            mixed_deck=args.mixed_deck, firmware_runtime=args.firmware_runtime,
                            port_link_path=args.link, state_path=args.state,
                            players=args.players) or 0
@@ -534,6 +577,15 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli_daemon", "cmd_clear_fault")),
     Command("abort", "stop every motor and end the session (the next start collects the tiles)",
             _lazy("hostd.cli_daemon", "configure_abort"), _lazy("hostd.cli_daemon", "cmd_abort")),
+    Command("selftest", "exercise every device of the table in a safe order (or one: --device "
+            "gate --track 2); exit 1 if one failed",
+            _lazy("hostd.cli_bringup", "configure_selftest"), _lazy("hostd.cli_bringup", "cmd_selftest")),
+    Command("calibrate", "colour calibration for the club's two sets (--sets pink,yellow): "
+            "the table reads them, the profile is written",
+            _lazy("hostd.cli_bringup", "configure_calibrate"), _lazy("hostd.cli_bringup", "cmd_calibrate")),
+    Command("health", "the table's health over time: misreads, jams and sensor drift per track, "
+            "the lift; exit 1 when something is flagged",
+            _lazy("hostd.cli_bringup", "configure_health"), _lazy("hostd.cli_bringup", "cmd_health")),
     Command("demo", "a whole session against the simulated table, reported as text (--json: JSON)",
             _configure_demo, cmd_demo),
     Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),

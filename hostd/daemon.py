@@ -318,6 +318,35 @@ class Daemon:
             self._step.cancel()
             await asyncio.gather(self._step, return_exceptions=True)
 
+    async def bench_step(self, name, work):
+        """A self-test or a calibration (hostd/bringup.py): only with no session open and
+        nothing running; it runs as the daemon's step (status says busy) and answers with
+        its report.  work(daemon) is the coroutine function."""
+        async with self._lock:
+            self._require_table()
+            if self.session is not None:
+                raise NotReady("session %s is open: end it first (`jantaku session end`), then %s"
+                               % (self.session.id, name), code="session_open")
+            self._refuse_busy("wait for it to finish")
+            self._step_name = name
+            self._step = asyncio.create_task(work(self), name=name)
+            step = self._step
+        return await asyncio.shield(step)  # a client that leaves does not stop a motion half-way
+
+    def table_health(self):
+        """Trends per track and of the lift, from the journal (hostd/health.py), against
+        the connected board's profile."""
+        from hostd import boardfile, health
+
+        profile = None
+        ident = self.table.identity
+        if ident is not None:
+            try:
+                profile = boardfile.load(ident["board"])[0]
+            except JantakuError:
+                profile = None
+        return health.table_health(self.journal, profile)
+
     def _require_table(self):
         if not self.link.connected:
             raise TableGone("the table is not connected (%s): nothing can move until it is; "

@@ -71,6 +71,10 @@ class TableClient:
         self._raised = None  # the build whose walls the lift raised last
         self._tasks = set()
         self.light = "auto"  # the host's light pattern last set (re-sent after a reconnect)
+        self.readings = None  # a list while a calibration pass listens: (track, class, c, r, g, b)
+        # per track, per class: [tiles, sum r, sum g, sum b] of normalised readings in the
+        # current build (table health: a sensor drifting shows here before it misreads)
+        self._sums = []
 
     # -- events in ---------------------------------------------------------------------------
     @property
@@ -95,11 +99,15 @@ class TableClient:
                 row = self.counts[track - 1]
                 if colour < len(row):
                     row[colour] += 1
+            if build_id == self.build_id:
+                if self.readings is not None:
+                    self.readings.append((track, colour, v[4], v[5], v[6], v[7]))
+                self._sum(track, colour, v[5], v[6], v[7])
             self._emit({"type": "tile", "build": build_id, "track": track, "index": index,
                         "colour": self.colour_name(colour)})
         elif msgid == m.STATE:
             self.state = m.code_name(m.STATES, v[0])
-            if self.state != "fault":
+            if self.state not in ("fault", "testing"):  # a self-test from fault returns to it
                 self.fault = None
             self._emit({"type": "table_state", "state": self.state})
         elif msgid == m.FAULT:
@@ -110,6 +118,8 @@ class TableClient:
             self._emit(dict(self.fault, type="table_fault"))
         elif msgid == m.LIFT_DONE:
             self.lift = "top" if v[0] == m.LIFT_TOP else "bottom"
+            if v[0] == m.LIFT_BOTTOM and getattr(self, "_lift_top_at", None) is not None:
+                self._lift_down_s = self.link.seconds_since(self._lift_top_at)
         elif msgid == m.DOOR_STATE:
             self.door = ("closed", "open", "moving", "unknown")[v[0]]
         elif msgid == m.GUARD:
@@ -128,11 +138,44 @@ class TableClient:
     def _take_status(self, v):
         st = dict(zip(m.field_names(m.STATUS_REPLY), v))
         self.state = m.code_name(m.STATES, st["state"])
+        if self.state == "fault" and self.fault is None and st["fault"]:
+            # a fault raised before this host connected (its FAULT event went to another)
+            code = st["fault"]
+            self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"), "track": None,
+                          "detail": 0, "message": fault_message(code, 0), "code": code}
         self.build_id = st["build_id"]
         self.targets = list(st["targets"])
         ncls = self._ncol() + 1
         c = list(st["counts"])
         self.counts = [c[i * ncls:(i + 1) * ncls] for i in range(len(self.targets))]
+
+    def _sum(self, track, cls, r, g, b):
+        t = r + g + b
+        if t <= 0 or not 1 <= track <= len(self._sums):
+            return
+        row = self._sums[track - 1]
+        while len(row) <= cls:
+            row.append([0, 0.0, 0.0, 0.0])
+        a = row[cls]
+        a[0] += 1
+        a[1] += r / t
+        a[2] += g / t
+        a[3] += b / t
+
+    def build_health(self, build_id):
+        """Per track: tiles, unknown backs and each colour's mean normalised reading in
+        this build (journalled as a `build_health` event; hostd/health.py)."""
+        tracks = []
+        for k, row in enumerate(self._sums):
+            means = {}
+            for cls, a in enumerate(row):
+                if cls and a[0]:
+                    means[self.colour_name(cls)] = [round(a[1] / a[0], 4), round(a[2] / a[0], 4),
+                                                    round(a[3] / a[0], 4)]
+            counts = self.counts[k] if k < len(self.counts) else []
+            tracks.append({"track": k + 1, "tiles": sum(counts),
+                           "unknown": counts[0] if counts else 0, "means": means})
+        return {"type": "build_health", "build": build_id, "tracks": tracks}
 
     def _check_waiters(self, msgid, v):
         keep = []
@@ -233,6 +276,7 @@ class TableClient:
         self.build_id = build_id
         self.targets = list(targets)
         self.counts = [[0] * (ncol + 1) for _ in targets]
+        self._sums = [[] for _ in targets]
         return await self._run_build(build_id, ((m.BUILD, (build_id,)),))
 
     async def resume_build(self, build_id):
@@ -280,6 +324,7 @@ class TableClient:
             self._emit({"type": "build_progress", "build": build_id,
                         "tiles": sum(sum(r) for r in self.counts), "of": sum(self.targets)})
             v = await done
+            self._emit(self.build_health(build_id))
         finally:
             self._op = None
             if not done.done():
@@ -318,7 +363,9 @@ class TableClient:
         await top
         self.lift = "top"
         self._raised = self.build_id  # its walls are up: its counts are history
-        return self.link.seconds_since(t0)
+        self._lift_top_at = self.link.mark()
+        self._lift_up_s = self.link.seconds_since(t0)
+        return self._lift_up_s
 
     async def settle(self):
         """Wait for the lift to be back down and the door (if opened) closed again."""
@@ -333,6 +380,14 @@ class TableClient:
         finally:
             self._op = None
         self.lift = "bottom"
+        if getattr(self, "_lift_top_at", None) is not None:
+            # the lift's stroke times of this hand over (table health), each from its own
+            # LIFT_DONE event
+            down = getattr(self, "_lift_down_s", None)
+            self._emit({"type": "lift_stroke", "up_s": round(self._lift_up_s, 3),
+                        "down_s": None if down is None else round(down, 3)})
+            self._lift_top_at = None
+            self._lift_down_s = None
 
     async def flush_tracks(self, strokes=3):
         """Stack and push whatever a reset left on the tracks' ramps (its counts were lost
@@ -346,6 +401,34 @@ class TableClient:
                                        and v[0] == k and v[1] == t)
                     await self.link.command(m.SELF_TEST, (kind, track))
                     await done
+
+    async def self_test(self, kind, index=0):
+        """One SELF_TEST: (result, value) of its SELF_TEST_RESULT (protocol TEST_*)."""
+        done = self.expect(lambda i, v: i == m.SELF_TEST_RESULT and v[0] == kind and v[1] == index)
+        try:
+            await self.link.command(m.SELF_TEST, (kind, index))
+        except BaseException:
+            done.cancel()
+            raise
+        v = await done
+        return v[2], v[3]
+
+    async def set_calibration(self, track, max_distance, refs):
+        """New references (class order, normalised r, g, b) and radius for one track (0 =
+        every track), used by the table at once (SET_CALIBRATION)."""
+        sc = m.REF_SCALE
+        flat = []
+        for ref in refs:
+            q = [int(round(x * sc)) for x in ref]
+            flat += q
+        await self.link.command(m.SET_CALIBRATION, (track, max(1, int(max_distance * sc)), flat))
+
+    async def set_colour_names(self, names):
+        """The table's colour classes renamed (SET_COLOUR_NAMES); the host's picture too."""
+        await self.link.command(m.SET_COLOUR_NAMES, (",".join(names),))
+        self.colours = tuple(names)
+        if self.link.about is not None:
+            self.link.about["colours"] = ",".join(names)
 
     def walls_inside(self):
         """The table reports walls on its tracks: a build finished, paused, or stopped

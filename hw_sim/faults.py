@@ -27,15 +27,16 @@ KINDS = {
     "reset": {"build": 1, "after": 60, "during": None, "at": None},
     "unplug": {"build": 1, "after": 40, "ms": 3000},
     "noise": {"rate": 0.0001, "build": 0, "after": 0, "ms": 0},
+    "dead-gate": {"track": 1},
 }
 
 KIND_ORDER = ("jam", "missing-tile", "extra-tile", "gate-slow", "misread", "lift-stall",
-              "limit-stuck", "guard", "reset", "unplug", "noise")
+              "limit-stuck", "guard", "reset", "unplug", "noise", "dead-gate")
 
 # key -> (type, description) ; type: int, float, or a tuple of accepted words
 KEYS = {
     "track": ("int", "a track number 1..T (misread, gate-slow: leave out for any track)"),
-    "build": ("int", "a build number 1.. (noise: 0 = from the start)"),
+    "build": ("int", "a build number 1.. (noise: 0 = from the start; lift-stall, limit-stuck: 0 = the first stroke, with or without a build, e.g. in a self-test)"),
     "after": ("int", "tiles into that build, all tracks together, 0.."),
     "count": ("int", "how many, 0.. (jam: back-offs that clear it, 0 = never; gate-slow: slow closes, 0 = every one in that build; misread: tiles, 0 = no limit)"),
     "rate": ("float", "a probability 0..1 (misread: per tile; noise: bit error rate)"),
@@ -62,6 +63,7 @@ DESCRIPTIONS = {
     "reset": "the controller resets (its state is lost; it boots again) when `after` tiles are in build N, or with `during`, `at` ms into the first lift (or door) motion after build N starts",
     "unplug": "the serial line is unplugged for `ms` when `after` tiles are in build N",
     "noise": "bit errors on the serial line at `rate` per bit (from the start, or from build N / after)",
+    "dead-gate": "track N's gate solenoid never opens (a broken coil or wire): no tile enters that track",
 }
 
 
@@ -146,7 +148,7 @@ def _convert(spec, kind, key, val, tracks, colours):
             raise _bad(spec, repr(part), "is negative", desc)
         if key == "track" and not (1 <= v <= tracks):
             raise _bad(spec, repr(part), "is not a track of this table", "a track number 1..%d" % tracks)
-        if key == "build" and v < 1 and kind != "noise":
+        if key == "build" and v < 1 and kind not in ("noise", "lift-stall", "limit-stuck"):
             raise _bad(spec, repr(part), "is not a build number", "a build number 1..")
         if key == "ms" and v < 1 and kind in ("guard", "unplug"):
             raise _bad(spec, repr(part), "is not a duration", "a duration of at least 1 ms")
@@ -194,8 +196,13 @@ class FaultPlan:
         self.lift = []
         self.door = []
         self.session = []
+        self.dead = [False] * (tracks + 1)  # dead-gate, by track number
         for f in self.faults:
             k = f.kind
+            if k == "dead-gate":
+                self.dead[f.p["track"]] = True
+                f.fired.append(0)
+                f.done = True
             if k in ("missing-tile", "extra-tile"):
                 self.build_start.append(f)
             elif k == "reset" and f.p["during"] is not None:

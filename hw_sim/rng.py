@@ -21,6 +21,7 @@ WIRE_DOWN = 80  # host -> device bytes
 WIRE_UP = 81  # device -> host bytes
 BOOT = 96
 SENSOR = 112  # + track: colour sensor noise
+SENSOR_VARIATION = 128  # + track: a sensor's fixed offset and drift (sim options)
 
 try:
     _BIT_LENGTH = (5).bit_length() == 3  # CPython; not every MicroPython port has it

@@ -230,14 +230,14 @@ def write_state(srv, path):
 
 def serve(profile, sets, *, seed=0, speed=1.0, faults=(), table_stacks=None, firmware_runtime="cpython",
           port_link_path=None, out=sys.stdout, mixed_deck=False, stop=None, max_s=None, report_to=None,
-          state_path=None, state_every_s=STATE_EVERY_S, players="auto"):
+          state_path=None, state_every_s=STATE_EVERY_S, players="auto", sim=None):
     """Serve the simulated table on a pty until killed.  stop: an object with
     is_set() (threading.Event) to end it; max_s: wall seconds; report_to: a
     callable given the final report dict; state_path: a file kept up to date
     (every state_every_s wall seconds) with the table's physical state."""
     srv = Server(profile, sets, seed=seed, speed=speed, faults=faults, table_stacks=table_stacks,
                  firmware_runtime=firmware_runtime, port_link_path=port_link_path, mixed_deck=mixed_deck,
-                 players=players)
+                 players=players, sim=sim)
     out.write("PORT %s\n" % srv.link)
     out.flush()
     end = time.monotonic() + max_s if max_s else None

@@ -45,16 +45,57 @@ SIM_DEFAULTS = {
     "limit_zone_ms": 20,  # an end switch is pressed within this of its end
     "door_zone_ms": 10,
     "current": {"idle": 2000, "run": 22000, "stall": 60000, "noise": 800},
+    # the sets' true back colours: None = the board profile's references (the
+    # table as the profile believes it), or [[name, [r, g, b]], [name, [r, g, b]]]
+    # normalised (`sim serve --set-colour pink=0.45,0.25,0.30`): the sets are then
+    # named by these, whatever the firmware's profile calls its classes
+    "set_colours": None,
+    # per-track sensor variation: each track's sensor reads every channel off by
+    # a fixed -N..+N per mille (drawn per track from the seed) ...
+    "sensor_bias_pm": 0,
+    # ... and drifts by up to -N..+N per mille more per 1000 reads (a dirty sensor)
+    "sensor_drift_pm": 0,
 }
+
+
+def check_set_colours(sc):
+    """[[name, [r, g, b]] x 2] checked (ValueError naming what is wrong and what is
+    accepted); returns it with r, g, b normalised to sum 1."""
+    acc = "two sets, each NAME=r,g,b with r, g, b between 0 and 1 (normalised: summing to about 1)"
+    if not isinstance(sc, (list, tuple)) or len(sc) != 2:
+        raise ValueError("set colours: got %r; accepted: %s" % (sc, acc))
+    out = []
+    for item in sc:
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise ValueError("set colour %r: accepted: %s" % (item, acc))
+        name, rgb = item[0], item[1]
+        if not isinstance(name, str) or not name or name == "unknown" or "," in name or "=" in name:
+            raise ValueError("set colour name %r: accepted: a name of letters, not 'unknown'" % (name,))
+        if not isinstance(rgb, (list, tuple)) or len(rgb) != 3:
+            raise ValueError("set colour %s: %r is not three numbers; accepted: %s" % (name, rgb, acc))
+        for v in rgb:
+            if not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
+                raise ValueError("set colour %s: %r is out of range; accepted: %s" % (name, v, acc))
+        s = rgb[0] + rgb[1] + rgb[2]
+        if not (0.9 <= s <= 1.1):
+            raise ValueError("set colour %s: r+g+b = %.3f; accepted: %s" % (name, s, acc))
+        out.append([name, [rgb[0] / s, rgb[1] / s, rgb[2] / s]])
+    if out[0][0] == out[1][0]:
+        raise ValueError("set colours: both sets are named %s; accepted: two different names" % out[0][0])
+    return out
 
 
 class ColourModel:
     """Per colour class (0 = ambient, 1.. = profile colours) the true r, g, b of
     a back in per mille, and for misreads a point between two classes."""
 
-    def __init__(self, profile):
+    def __init__(self, profile, set_colours=None):
         cols = profile["colours"]
         refs = profile.get("calibration", {}).get("refs", {})
+        if set_colours:
+            cols = [set_colours[0][0], set_colours[1][0]]
+            refs = {set_colours[0][0]: set_colours[0][1], set_colours[1][0]: set_colours[1][1]}
+        self.names = list(cols)
         self.ref = [[333, 334, 333]]
         for c in cols:
             r = refs.get(c)
@@ -136,19 +177,22 @@ class Table:
         timings = profile["timings_ms"]
         self.stacker_us = timings["stacker"] * 1000
         self.pusher_us = timings["pusher"] * 1000
-        self.tiles = Tiles(profile["colours"])
-        ncol = len(profile["colours"])
-        self.set_ids = [self.tiles.add_set(*_set_faces(sets[0], 1, profile["colours"])),
-                        self.tiles.add_set(*_set_faces(sets[1], 2 if ncol > 1 else 1, profile["colours"]))]
+        if s["set_colours"]:
+            s["set_colours"] = check_set_colours(s["set_colours"])
+        colours = ColourModel(profile, s["set_colours"])
+        names = colours.names  # the sets' backs: the set colours' names, else the profile's
+        self.tiles = Tiles(names)
+        ncol = len(names)
+        self.set_ids = [self.tiles.add_set(*_set_faces(sets[0], 1, names)),
+                        self.tiles.add_set(*_set_faces(sets[1], 2 if ncol > 1 else 1, names))]
         self.lines = {}
         self.inputs = Epoch()  # bumped by every input level change
         self.wire = wire  # hw_sim.wire.Wire for unplug/noise faults, or None
         self.actions = []
         self.lost = []  # tiles taken away by faults
-        self.faults = _faults.FaultPlan(faults, seed=seed, tracks=self.ntracks, colours=profile["colours"])
+        self.faults = _faults.FaultPlan(faults, seed=seed, tracks=self.ntracks, colours=colours.names)
         # mechanisms
         self.tracks = []
-        colours = ColourModel(profile)
         for n in range(1, self.ntracks + 1):
             self.tracks.append(Track(self, n, seed=seed, timings=timings, sim=s, colours=colours))
         off_min = s["offer_min_ms"] * 1000

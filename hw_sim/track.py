@@ -30,9 +30,21 @@ class ColourSensor:
 
     ID = 0x44
 
-    def __init__(self, track, seed, n, colours, *, tile_per_cycle, ambient_per_cycle):
+    def __init__(self, track, seed, n, colours, *, tile_per_cycle, ambient_per_cycle,
+                 bias_pm=0, drift_pm=0):
         self.track = track
         self.rng = _rng.Rng(seed, _rng.SENSOR + n)
+        # per-track variation (sim options sensor_bias_pm, sensor_drift_pm): a
+        # fixed offset per channel and a drift per 1000 reads, per mille, drawn
+        # once from a stream of their own (the noise stream is not shifted)
+        self.bias = [0, 0, 0]
+        self.drift = [0, 0, 0]
+        if bias_pm or drift_pm:
+            vr = _rng.Rng(seed, _rng.SENSOR_VARIATION + n)
+            for i in range(3):
+                self.bias[i] = vr.below(2 * bias_pm + 1) - bias_pm if bias_pm else 0
+                self.drift[i] = vr.below(2 * drift_pm + 1) - drift_pm if drift_pm else 0
+        self._varied = bool(bias_pm or drift_pm)
         self.regs = bytearray(32)
         self.regs[0x01] = 0xFF  # ATIME
         self.regs[0x03] = 0xFF  # WTIME
@@ -123,6 +135,17 @@ class ColourSensor:
         # one draw, a byte of noise per channel scaled by multiply-shift: the
         # clear count within -4..+4 %, each colour within -12..+12 per mille
         # (a per-read cost: four unbiased draws bought nothing a noise needs)
+        if self._varied and base == self.tile_pc:
+            rd = self.reads
+            bi = self.bias
+            dr = self.drift
+            r0 = ref[0] + bi[0] + dr[0] * rd // 1000
+            g0 = ref[1] + bi[1] + dr[1] * rd // 1000
+            b0 = ref[2] + bi[2] + dr[2] * rd // 1000
+        else:
+            r0 = ref[0]
+            g0 = ref[1]
+            b0 = ref[2]
         v = rng.next_u32()
         c = base * cycles * gain * (960 + (((v & 0xFF) * 81) >> 8)) // 1000
         cap = 1024 * cycles
@@ -130,9 +153,9 @@ class ColourSensor:
             cap = 65535
         if c > cap:
             c = cap
-        r = c * (ref[0] - 12 + ((((v >> 8) & 0xFF) * 25) >> 8)) // 1000
-        g = c * (ref[1] - 12 + ((((v >> 16) & 0xFF) * 25) >> 8)) // 1000
-        b = c * (ref[2] - 12 + (((v >> 24) * 25) >> 8)) // 1000
+        r = c * (r0 - 12 + ((((v >> 8) & 0xFF) * 25) >> 8)) // 1000
+        g = c * (g0 - 12 + ((((v >> 16) & 0xFF) * 25) >> 8)) // 1000
+        b = c * (b0 - 12 + (((v >> 24) * 25) >> 8)) // 1000
         if r < 0:
             r = 0
         if g < 0:
@@ -179,7 +202,8 @@ class Track:
         self.pusher = table.add_line("pusher" + s, OUT, 0, self, PUSHER_W)
         self.sensor = ColourSensor(self, seed, n, colours,
                                    tile_per_cycle=sim["sensor_tile_per_cycle"],
-                                   ambient_per_cycle=sim["sensor_ambient_per_cycle"])
+                                   ambient_per_cycle=sim["sensor_ambient_per_cycle"],
+                                   bias_pm=sim["sensor_bias_pm"], drift_pm=sim["sensor_drift_pm"])
         # gate
         self.gate_open = False
         self.close_at = NEVER
@@ -302,7 +326,9 @@ class Track:
     def on_output(self, what, v):
         now = self.clock._now
         if what == GATE_W:
-            if v:
+            if v and self.table.faults.dead[self.n]:
+                pass  # dead-gate: the coil never pulls the gate open
+            elif v:
                 self.gate_open = True
                 self.close_at = NEVER
                 self.slow_hold = False

@@ -238,6 +238,10 @@ SELF_TEST = const(0x1A)
 CALIBRATE = const(0x1B)
 EXIT_REPL = const(0x1C)
 LIGHT = const(0x1D)  # minor 1
+# (0x28..: taken well away from 0x1D.., where the next core commands go)
+SET_CALIBRATION = const(0x28)
+SET_COLOUR_NAMES = const(0x29)
+REF_SCALE = const(10000)  # SET_CALIBRATION's r, g, b and radius: parts per 10000
 
 IDENTITY = const(0x40)
 RESULT = const(0x41)
@@ -309,6 +313,17 @@ MESSAGES = (
     (CALIBRATE, "calibrate", CMD, (_f("colour", U8, 1, MAX_COLOURS), _f("track", U8, *_TRACK))),
     (EXIT_REPL, "exit_repl", CMD, (_f("magic", U32, REPL_MAGIC, REPL_MAGIC),)),
     (LIGHT, "light", CMD, (_f("pattern", U8, 0, len(LIGHTS) - 1),)),
+    (
+        SET_CALIBRATION,
+        "set_calibration",
+        CMD,
+        (
+            _f("track", U8, 0, MAX_TRACKS),
+            _f("max_distance", U16, 1, REF_SCALE),
+            _a("refs", U16S, 0, REF_SCALE, 3, 3 * MAX_COLOURS),
+        ),
+    ),
+    (SET_COLOUR_NAMES, "set_colour_names", CMD, (_s("names", 28, 1),)),
     # events, table -> host
     (
         IDENTITY,

@@ -261,6 +261,31 @@ class Light(Message):
                       0, len(m.LIGHTS) - 1)
 
 
+class SetCalibration(Message):
+    """New colour references and classification radius for one track (or every track),
+    used at once for every tile read after it (RAM only: a board keeps them across a
+    restart only once they are in its board profile, docs/FIRMWARE.md §3.2).  Refused
+    (FAILED, field 1) when the radius reaches past half the distance between two of the
+    references, so no reading could be near two colours; NOT_ALLOWED unless idle."""
+
+    MSGID: ClassVar[int] = m.SET_CALIBRATION
+    track: int = u8("track 1.. (above identity.tracks: UNSUPPORTED), 0 = every track", 0, m.MAX_TRACKS)
+    max_distance: int = u16("classification radius, in 1/10000 of normalised r, g, b", 1, m.REF_SCALE)
+    refs: Items(0, m.REF_SCALE) = array(
+        "u16[]", "normalised r, g, b of colour 1, then colour 2 ..., in 1/10000: 3 x identity.colours items "
+        "(else RANGE, field 2), each triple summing to 10000 +-1000", 0, m.REF_SCALE, 3, 3 * m.MAX_COLOURS
+    )
+
+
+class SetColourNames(Message):
+    """New names of the colour classes (the club's own sets), for ABOUT from the next
+    handshake on; RAM only, as SET_CALIBRATION.  RANGE (field 0) unless exactly
+    identity.colours distinct names, none 'unknown' or empty."""
+
+    MSGID: ClassVar[int] = m.SET_COLOUR_NAMES
+    names: ColourNames = text("colour class names 1.. in order, comma-separated", 1, 28)
+
+
 # ------------------------------------------------------------------ events
 class Identity(Message):
     """The handshake reply: seq 0 of every session, and the answer to IDENTIFY."""

@@ -47,6 +47,30 @@ h = 0
 for k in range(4):
     for tile in b.tiles[k]:
         h = (h * 31 + tile * 7 + k) & 0xFFFFFFFF
+# a club's own sets with per-track sensor bias and drift (issue 22): the same readings
+# on both runtimes
+del c, b
+tab = None
+gc.collect()
+sim = {"set_colours": [["pink", [0.45, 0.25, 0.30]], ["yellow", [0.40, 0.42, 0.18]]],
+       "sensor_bias_pm": 20, "sensor_drift_pm": 40}
+t2 = Table(prof, [S, S], seed=3, keep_builds=1, sim=sim)
+check("sets named by their colours", t2.tiles.colours == ["pink", "yellow"])
+reads = []
+buf = bytearray(8)
+for k in range(4):
+    bus = t2.bus
+    bus.writeto(0x70, bytes([1 << k]))
+    bus.writeto_mem(0x29, 0x81, bytes([0xFF]))
+    bus.writeto_mem(0x29, 0x80, bytes([0x03]))
+    t2.tracks[k].enter(t2.set_ids[1][k], t2.clock.now_us())
+    t2.advance_to(t2.clock.now_us() + 8000)
+    t2.tracks[k].sensor.reads += 3000  # as after 3000 tiles: the drift shows
+    bus.readfrom_mem_into(0x29, 0xB4, buf)
+    for i in range(8):
+        reads.append(buf[i])
+    h = (h * 31 + sum(reads)) & 0xFFFFFFFF
+check("yellow reads yellow-ish", reads[4] + reads[5] * 256 > reads[6] + reads[7] * 256)
 print("DIGEST", h, real, bound)
 gc.collect()
 if hasattr(gc, "mem_alloc"):

@@ -88,6 +88,17 @@ class FuzzDaemon:
     async def clear_fault(self):
         raise NotReady("the table has no fault to clear", code="no_fault")
 
+    def table_health(self):
+        return {"builds": 0, "tracks": [], "lift": {"hand_overs": 0}, "flags": [], "ok": True}
+
+    async def bench_step(self, name, work):
+        """A self-test or calibration (hostd/bringup.py): refused while a session is open,
+        as the real daemon does; otherwise an empty report (no table here)."""
+        if self.session is not None:
+            raise NotReady("session %s is open: end it first" % self.session["id"],
+                           code="session_open")
+        return {"devices": [], "skipped": [], "failed": 0, "ok": True, "step": name}
+
     async def subscribe(self):
         for i in range(3):
             yield {"type": "build_progress", "build": 1, "tiles": i, "of": 136}

@@ -51,6 +51,9 @@ def test_keys_convert():
         ("reset:during=roof", "'during=roof'", "lift or door"),
         ("extra-tile:set=red", "'set=red'", "blue, green"),
         ("unplug:after=-3", "'after=-3'", "tiles into that build"),
+        ("dead-gate:track=5", "'track=5'", "1..4"),
+        ("dead-gate:after=3", "'after'", "track (a track number"),
+        ("jam:build=0", "'build=0'", "a build number"),
     ],
 )
 def test_bad_specs_name_the_part_and_what_is_accepted(spec, part, accepted):
@@ -58,6 +61,12 @@ def test_bad_specs_name_the_part_and_what_is_accepted(spec, part, accepted):
         parse(spec, tracks=4, colours=["blue", "green"])
     msg = str(e.value)
     assert part in msg and accepted in msg and "accepted" in msg
+
+
+def test_lift_faults_may_come_at_the_first_stroke_without_a_build():
+    assert parse("limit-stuck:build=0,switch=bottom").p["build"] == 0
+    assert parse("lift-stall:build=0").p["build"] == 0
+    assert parse("dead-gate:track=3").p == {"track": 3}
 
 
 def test_grammar_text_lists_every_kind():

@@ -169,6 +169,25 @@ def test_max_distance_must_not_reach_two_colours():
     assert e.key == "calibration.max_distance" and "never guessed" in e.accepted
 
 
+def test_references_per_track():
+    d = ref()
+    refs = copy.deepcopy(d["calibration"]["refs"])
+    d["calibration"]["tracks"] = [{"refs": refs, "max_distance": 0.1} for _ in range(4)]
+    assert P.load(d)["calibration"]["tracks"][3]["max_distance"] == 0.1
+    assert P.load(ref())["calibration"]["tracks"] is None  # absent: the table-wide ones
+    d["calibration"]["tracks"] = d["calibration"]["tracks"][:3]
+    e = err(d)
+    assert e.key == "calibration.tracks" and "3 entries for 4 tracks" in str(e)
+    d["calibration"]["tracks"] = [{"refs": refs, "max_distance": 0.1} for _ in range(4)]
+    d["calibration"]["tracks"][2]["max_distance"] = 0.2
+    e = err(d)
+    assert e.key == "calibration.tracks[2].max_distance" and "never guessed" in e.accepted
+    d["calibration"]["tracks"][2] = {"refs": {"blue": [0.2, 0.3, 0.5]}, "max_distance": 0.1}
+    assert err(d).key == "calibration.tracks[2].refs.green"
+    d["calibration"]["tracks"][2] = {"refs": refs, "max_distance": 0.1, "gain": 2}
+    assert err(d).key == "calibration.tracks[2].gain"
+
+
 def test_port():
     d = ref()
     d["port"] = {"kind": "uart", "id": 0, "baud": 1200, "tx": 44, "rx": 45}

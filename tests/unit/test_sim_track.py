@@ -195,3 +195,72 @@ def test_walls_taken_and_returned():
     assert tr.wall_tiles() == [1, 2, 3, 4, 5]
     assert sorted(tr.clear()) == [1, 2, 3, 4, 5]
     assert tr.next_us == NEVER
+
+
+# -- sets of any back colour, per-track sensor variation (issue 22) ----------------------------
+PINK = [0.45, 0.25, 0.30]
+YELLOW = [0.40, 0.42, 0.18]
+SETS = [["pink", PINK], ["yellow", YELLOW]]
+
+
+def _mean_reading(tab, track, tile, n=20, t0=0):
+    tr = tab.tracks[track - 1]
+    tr.enter(tile, t0)
+    at(tab, t0 + 8_000)
+    rs = [norm(read_sensor(tab, track)) for _ in range(n)]
+    return tuple(sum(x[i] for x in rs) / n for i in range(3))
+
+
+def test_set_colours_are_what_the_sensor_sees_whatever_the_profile_says():
+    tab = bare_table(sim=dict(NOB, set_colours=SETS))
+    assert tab.tiles.colours == ["pink", "yellow"]
+    power(tab, 1)
+    pink = tab.set_ids[0][0]
+    assert tab.tiles.colour(pink) == "pink"
+    assert dist(_mean_reading(tab, 1, pink), PINK) < 0.01
+    assert dist(_mean_reading(tab, 1, pink), tab.profile["calibration"]["refs"]["blue"]) > 0.2
+
+
+def test_each_track_reads_a_little_differently_and_the_same_with_the_same_seed():
+    def means(seed):
+        tab = bare_table(seed=seed, sim=dict(NOB, set_colours=SETS, sensor_bias_pm=25))
+        out = []
+        for k in (1, 2, 3, 4):
+            power(tab, k)
+            out.append(_mean_reading(tab, k, tab.set_ids[0][k]))
+        return out
+
+    a = means(5)
+    assert a == means(5)  # from the seed
+    assert a != means(6)
+    assert max(dist(x, y) for x in a for y in a) > 0.01  # tracks differ...
+    assert all(dist(x, PINK) < 0.06 for x in a)  # ...within the bias
+
+
+def test_a_sensor_drifts_with_its_reads():
+    tab = bare_table(seed=2, sim=dict(NOB, set_colours=SETS, sensor_drift_pm=40))
+    power(tab, 1)
+    tile = tab.set_ids[0][0]
+    early = _mean_reading(tab, 1, tile)
+    sensor = tab.tracks[0].sensor
+    sensor.reads += 5000  # as after 5000 tiles
+    late = _mean_reading(tab, 1, tile)
+    assert dist(early, late) > 0.05
+
+
+def test_bad_set_colours_are_refused_naming_what_is_accepted():
+    import pytest
+
+    for bad, words in (([["pink", PINK]], "two sets"), ([["pink", PINK], ["pink", YELLOW]], "two different"),
+                       ([["pink", [0.9, 0.9, 0.9]], ["yellow", YELLOW]], r"r\+g\+b = 2.700"),
+                       ([["unknown", PINK], ["yellow", YELLOW]], "not 'unknown'")):
+        with pytest.raises(ValueError, match=words):
+            bare_table(sim=dict(NOB, set_colours=bad))
+
+
+def test_a_dead_gate_never_opens():
+    tab = bare_table(faults=("dead-gate:track=2",), sim=NOB)
+    tab.lines["gate2"].drive(1)
+    tab.lines["gate1"].drive(1)
+    at(tab, 1_000)
+    assert tab.tracks[1].offer_status() == 1 and tab.tracks[0].offer_status() == 0

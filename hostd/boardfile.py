@@ -1,0 +1,87 @@
+"""The board profile on the host: which file describes the connected table, and writing
+measured values (calibration, timings) into it with a backup and a diff (docs/FIRMWARE.md
+§3.2).
+
+The built-in profiles (firmware/boards/<id>.json) are the project's; a club's table gets
+its own copy in `$XDG_CONFIG_HOME/jantaku/boards/<id>.json` (default ~/.config/...), made
+from the built-in one the first time something is written.  That copy is what
+`jantaku selftest` compares with and what `jantaku flash --board PATH` installs.
+"""
+import copy
+import difflib
+import json
+import os
+import shutil
+import time
+
+from firmware import profile as fprofile
+from hostd.errors import ConfigError
+
+
+def user_dir():
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "jantaku", "boards")
+
+
+def user_path(board_id):
+    return os.path.join(user_dir(), "%s.json" % board_id)
+
+
+def builtin_path(board_id):
+    return os.path.join(fprofile.boards_dir(), "%s.json" % board_id)
+
+
+def path_for(board_id):
+    """The club's copy if there is one, else the built-in profile (None if neither)."""
+    for p in (user_path(board_id), builtin_path(board_id)):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def load(board_id):
+    """(validated profile, path, raw dict) of the connected table's board."""
+    path = path_for(board_id)
+    if path is None:
+        raise ConfigError("no board profile for %r: neither %s nor %s exists; copy your table's "
+                          "profile there" % (board_id, user_path(board_id), builtin_path(board_id)))
+    try:
+        with open(path) as f:
+            raw = json.load(f)
+        return fprofile.validate(copy.deepcopy(raw)), path, raw
+    except (OSError, ValueError) as e:  # ProfileError is a ValueError
+        raise ConfigError("board profile %s: %s" % (path, e)) from None
+
+
+def _text(d):
+    return json.dumps(d, indent=2, ensure_ascii=False) + "\n"
+
+
+def write(board_id, change):
+    """Apply change(raw dict) -> None to the board's profile and write it to the club's
+    copy: validated first (nothing is written if it would not load), the previous file
+    kept as <file>.bak-<time>, the diff returned.  Returns {"path", "backup", "diff"}."""
+    _, src, raw = load(board_id)
+    new = copy.deepcopy(raw)
+    change(new)
+    try:
+        fprofile.validate(copy.deepcopy(new))
+    except ValueError as e:
+        raise ConfigError("the new profile would not load (%s): nothing written" % e) from None
+    dest = user_path(board_id)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    backup = None
+    if os.path.exists(dest):
+        backup = "%s.bak-%s" % (dest, time.strftime("%Y%m%d-%H%M%S"))
+        n = 1
+        while os.path.exists(backup):
+            backup = "%s.bak-%s-%d" % (dest, time.strftime("%Y%m%d-%H%M%S"), n)
+            n += 1
+        shutil.copy2(dest, backup)
+    diff = "".join(difflib.unified_diff(_text(raw).splitlines(True), _text(new).splitlines(True),
+                                        fromfile=backup or src, tofile=dest))
+    tmp = dest + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(_text(new))
+    os.replace(tmp, dest)
+    return {"path": dest, "backup": backup, "from": src, "diff": diff}

@@ -1,0 +1,84 @@
+"""Bring-up of a table through the CLI: `jantaku selftest` and `jantaku calibrate` against
+`jantaku sim serve` over a real pseudo-terminal (issue 22's acceptance): the club's own sets
+(pink and yellow backs) misread before calibration and count exactly after it; a dead gate
+fails the self-test on its track; sets too close in colour are refused."""
+import json
+
+import pytest
+
+from tests.e2e.conftest import start_daemon, start_sim
+
+pytestmark = pytest.mark.e2e
+
+PINK = "pink=0.45,0.25,0.30"
+YELLOW = "yellow=0.40,0.42,0.18"
+
+
+@pytest.fixture
+def bench(tmp_path, monkeypatch):
+    """(daemon, sim) for the given sim serve arguments; the club's profile copy in tmp."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    procs = []
+
+    def start(sim_args):
+        sim, port = start_sim(tmp_path, "--ruleset", "riichi", "--seed", "7", *sim_args)
+        procs.append(sim)
+        d = start_daemon(tmp_path, port)
+        procs.append(d.proc)
+        d.wait(lambda s: s["table"]["connected"], what="the table to connect")
+        return d
+
+    yield start
+    for p in reversed(procs):
+        p.kill()
+
+
+def test_club_sets_misread_before_calibration_and_count_exactly_after(bench, tmp_path):
+    d = bench(["--set-colour", PINK, "--set-colour", YELLOW, "--sensor-bias", "20"])
+    r = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--colours", "pink,yellow",
+              check=False)
+    assert r.returncode == 1 and "pink" in r.stderr and "blue, green" in r.stderr
+    r = d.cli("calibrate", "--sets", "pink,yellow", "--yes", "--json", timeout=300)
+    rep = json.loads(r.stdout)
+    assert rep["ok"] and [t["track"] for t in rep["tracks"]] == [1, 2, 3, 4]
+    assert all(t["separation"] >= 2.0 for t in rep["tracks"])
+    prof = json.load(open(rep["profile"]["path"]))
+    assert str(tmp_path / "cfg") in rep["profile"]["path"]
+    assert prof["colours"] == ["pink", "yellow"] and len(prof["calibration"]["tracks"]) == 4
+    r = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--colours", "pink,yellow",
+              "--wait", "--json", timeout=300)
+    st = d.status()
+    decks = st["session"]["decks"]
+    backs = [decks["A"]["backs"], decks["B"]["backs"]]
+    assert backs[0].get("pink", 0) + backs[1].get("pink", 0) == 136
+    assert backs[0].get("yellow", 0) + backs[1].get("yellow", 0) == 136
+    assert not any("unknown" in b for b in backs)
+    d.cli("abort")
+
+
+def test_selftest_reports_a_dead_gate_on_its_track(bench):
+    d = bench(["--fault", "dead-gate:track=3"])
+    r = d.cli("selftest", "--json", check=False, timeout=300)
+    assert r.returncode == 1, r.stderr
+    rep = json.loads(r.stdout)
+    assert set(rep) >= {"devices"}
+    for dev in rep["devices"]:
+        assert {"device", "track", "result"} <= set(dev) and dev["result"] in ("ok", "failed", "absent")
+    failed = [(x["device"], x["track"]) for x in rep["devices"] if x["result"] == "failed"]
+    assert failed == [("gate", 3)]
+    r = d.cli("selftest", "--device", "gate", "--track", "2", timeout=300)
+    assert r.returncode == 0 and "gate 2" in r.stdout and "all ok" in r.stdout
+    r = d.cli("selftest", "--device", "gate", "--track", "6", check=False)
+    assert r.returncode == 2 and "1..4" in r.stderr
+
+
+def test_sets_too_close_in_colour_are_refused_with_the_separation(bench, tmp_path):
+    d = bench(["--set-colour", PINK, "--set-colour", "salmon=0.44,0.27,0.29"])
+    r = d.cli("calibrate", "--sets", "pink,salmon", "--yes", "--json", check=False, timeout=300)
+    assert r.returncode == 1
+    rep = json.loads(r.stdout)
+    assert not rep["ok"] and "separation" in rep["refused"]
+    assert all(t["separation"] < 2.0 for t in rep["tracks"])
+    assert not (tmp_path / "cfg").exists()  # nothing written
+    r = d.cli("calibrate", "--sets", "pink,salmon", "--yes", check=False, timeout=300)
+    assert r.returncode == 1 and "REFUSED" in r.stdout and "identical-backs" in r.stdout

@@ -1,0 +1,42 @@
+"""hostd.boardfile: the club's copy of the board profile, written with a backup and a diff."""
+import json
+
+import pytest
+
+from hostd import boardfile
+from hostd.errors import ConfigError
+
+
+@pytest.fixture
+def cfg(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    return tmp_path / "jantaku" / "boards"
+
+
+def test_the_builtin_profile_until_the_club_has_its_own(cfg):
+    p, path, raw = boardfile.load("reference-18")
+    assert path.endswith("firmware/boards/reference-18.json") and p["id"] == "reference-18"
+    w = boardfile.write("reference-18", lambda d: d["timings_ms"].update(lift_stroke=4200))
+    assert w["path"] == str(cfg / "reference-18.json") and w["backup"] is None
+    assert '-    "lift_stroke": 4000,' in w["diff"] and '+    "lift_stroke": 4200,' in w["diff"]
+    p, path, raw = boardfile.load("reference-18")
+    assert path == w["path"] and p["timings_ms"]["lift_stroke"] == 4200
+    # the second write keeps the first as a backup
+    w2 = boardfile.write("reference-18", lambda d: d["timings_ms"].update(lift_stroke=4300))
+    assert w2["backup"] and json.load(open(w2["backup"]))["timings_ms"]["lift_stroke"] == 4200
+    assert json.load(open(w2["path"]))["timings_ms"]["lift_stroke"] == 4300
+
+
+def test_a_change_that_would_not_load_writes_nothing(cfg):
+    with pytest.raises(ConfigError, match="would not load.*lift_stroke"):
+        boardfile.write("reference-18", lambda d: d["timings_ms"].update(lift_stroke=0))
+    assert not (cfg / "reference-18.json").exists()
+
+
+def test_an_unknown_board_or_a_broken_copy_says_where(cfg):
+    with pytest.raises(ConfigError, match="no board profile for 'mine'"):
+        boardfile.load("mine")
+    cfg.mkdir(parents=True)
+    (cfg / "reference-18.json").write_text("{not json")
+    with pytest.raises(ConfigError, match="reference-18.json"):
+        boardfile.load("reference-18")

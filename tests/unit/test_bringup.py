@@ -1,0 +1,186 @@
+"""hostd.bringup + hostd.selftest: `jantaku selftest` and `jantaku calibrate` as the daemon
+runs them, against the in-process simulated table in virtual time (so measured strokes are
+the simulated table's, to the millisecond)."""
+import json
+
+import pytest
+
+from daemon_harness import Harness
+from hostd import bringup
+
+PINK = [0.45, 0.25, 0.30]
+YELLOW = [0.40, 0.42, 0.18]
+CLUB = {"set_colours": [["pink", PINK], ["yellow", YELLOW]], "sensor_bias_pm": 20}
+
+
+@pytest.fixture(autouse=True)
+def cfg(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    return tmp_path / "cfg" / "jantaku" / "boards"
+
+
+@pytest.fixture
+def harness(tmp_path):
+    made = []
+
+    def make(**kw):
+        h = Harness(tmp_path, seed=kw.pop("seed", 3), **kw)
+        made.append(h)
+        return h
+
+    yield make
+    for h in made:
+        h.close()
+
+
+def selftest(h, **kw):
+    rep, err = h.call(h.daemon.bench_step("selftest", bringup.selftest(**kw)), max_s=120)
+    assert err is None, err
+    return rep
+
+
+def by(rep, device, track=None):
+    return [d for d in rep["devices"] if d["device"] == device and d["track"] == track]
+
+
+def test_a_healthy_table_passes_every_device_with_its_readings_and_profile_values(harness):
+    h = harness()
+    rep = selftest(h)
+    assert rep["ok"] and rep["failed"] == 0 and rep["skipped"] == []
+    assert {d["result"] for d in rep["devices"]} == {"ok"}
+    names = {d["device"] for d in rep["devices"]}
+    assert {"curtain", "lid", "lift_bottom", "lift_top", "door_closed", "entry", "colour",
+            "lift_current", "mixer", "stacker", "pusher", "gate", "lift", "door"} <= names
+    assert len(by(rep, "gate", 3)) == 1 and by(rep, "gate", 3)[0]["reading"]["tiles"] == 1
+    lift = by(rep, "lift")[0]
+    # the simulated lift travels the profile's 4000 ms (plus the end switch's zone and a poll)
+    assert 3900 <= lift["reading"]["up_ms"] <= 4100 and lift["profile"]["lift_stroke_ms"] == 4000
+    door = by(rep, "door")[0]
+    assert 550 <= door["reading"]["open_ms"] <= 700 and door["profile"]["door_move_ms"] == 600
+    colour = by(rep, "colour", 1)[0]
+    assert colour["reading"] < colour["profile"]["min_clear"]
+    # the gate test's four tiles went up with the lift stroke; the table is idle and empty
+    assert "4 tile(s)" in rep["tiles"] and "raised them to the table top" in rep["tiles"]
+    assert h.daemon.table.state == "idle" and not h.daemon.table.walls_inside()
+    assert h.driven() == []
+
+
+def test_a_dead_gate_is_failed_on_its_track_and_only_there(harness):
+    h = harness(faults=("dead-gate:track=3",))
+    rep = selftest(h)
+    assert not rep["ok"] and rep["failed"] == 1
+    g3 = by(rep, "gate", 3)[0]
+    assert g3["result"] == "failed" and "does not open" in g3["message"]
+    assert all(by(rep, "gate", k)[0]["result"] == "ok" for k in (1, 2, 4))
+    assert by(rep, "lift")[0]["result"] == "ok"  # the test goes on and raises the other tiles
+    # one device alone
+    rep = selftest(h, device="gate", track=3)
+    assert [(d["device"], d["track"], d["result"]) for d in rep["devices"]] == [("gate", 3, "failed")]
+
+
+def test_a_stuck_switch_and_a_weak_lift_fail_the_lift_and_leave_the_door_untested(harness):
+    for seed, fault, kind in ((3, "limit-stuck:build=0,switch=bottom", "limit"),
+                              (4, "lift-stall:build=0", "lift-stall")):
+        h = harness(faults=(fault,), seed=seed)
+        rep = selftest(h, device=None)
+        lift = by(rep, "lift")[0]
+        assert lift["result"] == "failed" and lift["fault"] == kind, fault
+        assert [s["device"] for s in rep["skipped"]] == ["door"]
+        assert "clear-fault" in rep["skipped"][0]["why"]
+        assert not rep["ok"]
+
+
+def test_an_open_guard_moves_nothing(harness):
+    h = harness()
+    h.sim.table.panel.break_guard(h.sim.now_us() + 1000, 600_000)  # a person leans in
+    h.wait_s(0.1)
+    rep = selftest(h)
+    assert by(rep, "curtain")[0]["result"] == "failed"
+    assert {s["device"] for s in rep["skipped"]} >= {"mixer", "gate", "lift", "door"}
+    assert not any(d["device"] in ("gate", "lift", "door", "mixer") for d in rep["devices"])
+    assert h.sim.table.lift.raises == 0 and h.driven() == []
+
+
+def test_refused_while_a_session_is_open_and_bad_input_before_anything_moves(harness):
+    h = harness()
+    h.call(h.daemon.start_session("riichi", True))
+    h.settle()
+    _, err = h.call(h.daemon.bench_step("selftest", bringup.selftest()))
+    assert err.code == "session_open" and "session end" in str(err)
+    h.call(h.daemon.end_session(empty=True))
+    h.settle()
+    _, err = h.call(h.daemon.bench_step("selftest", bringup.selftest(device="wheel")))
+    assert err.status == 400 and "accepted: curtain" in str(err)
+    _, err = h.call(h.daemon.bench_step("selftest", bringup.selftest(device="gate", track=7)))
+    assert err.status == 400 and "1..4" in str(err)
+
+
+def test_measured_strokes_are_written_with_margins(harness, cfg):
+    h = harness()
+    rep = selftest(h, write_timings=True)
+    t = rep["timings"]
+    assert t["written"] and t["path"] == str(cfg / "reference-18.json")
+    ch = t["changes"]
+    stroke = ch["timings_ms.lift_stroke"]["now"]
+    assert 3900 <= stroke <= 4100 and ch["timings_ms.lift_stroke"]["was"] == 4000
+    assert ch["timeouts_ms.lift"]["now"] == max(int(stroke * 1.5), stroke + 500)
+    prof = json.load(open(t["path"]))
+    assert prof["timings_ms"]["lift_stroke"] == stroke
+    assert "+  " in t["diff"] and "flash" in t["note"]
+
+
+def test_calibration_then_a_mixed_deck_session_counts_every_colour(harness, cfg):
+    h = harness(sim=CLUB, colours=("pink", "yellow"))
+    _, err = h.call(h.daemon.start_session("riichi", True))
+    assert err is not None and "pink" in str(err)  # the table knows blue and green only
+    rep, err = h.call(h.daemon.bench_step("calibrate", bringup.calibration(["pink", "yellow"])),
+                      max_s=300)
+    assert err is None, err
+    assert rep["ok"] and len(rep["tracks"]) == 4
+    assert all(t["separation"] >= 2.0 and t["readings"] == {"pink": 34, "yellow": 34}
+               for t in rep["tracks"])
+    assert rep["profile"]["path"] == str(cfg / "reference-18.json")
+    assert '+    "pink"' in rep["profile"]["diff"]
+    assert h.daemon.table.identity["colours"] == ["pink", "yellow"]
+    # the sets are back where they were: yellow on the table top, pink in the mixer
+    top = h.sim.table.top_tiles()
+    assert len(top) == 136 and {h.sim.table.tiles.colour(t) for t in top} == {"yellow"}
+    answer, err = h.call(h.daemon.start_session("riichi", True))
+    assert err is None, err
+    h.settle()
+    decks = h.status()["session"]["decks"]
+    backs = [decks[d]["backs"] for d in ("A", "B")]
+    assert sum(b.get("pink", 0) for b in backs) == 136
+    assert sum(b.get("yellow", 0) for b in backs) == 136
+    assert all("unknown" not in b for b in backs)
+
+
+def test_both_sets_mixed_are_told_apart_by_the_first_tile(harness):
+    h = harness(sim=CLUB, colours=("pink", "yellow"), mixed_loading=True)
+    table = h.sim.table
+    rep, err = h.call(h.daemon.bench_step("calibrate", bringup.calibration(
+        ["pink", "yellow"], mixed=True, first="pink")), max_s=300)
+    assert err is None, err
+    b = table.builds[0]
+    taken = sorted(o for o in b.offer_list() if o[2] == 0)
+    first_tile = b.tiles[taken[0][1]][0]
+    first = table.tiles.colour(first_tile)
+    other = "yellow" if first == "pink" else "pink"
+    if first == "pink":
+        assert rep["ok"]
+        ref = rep["refs"]
+        assert abs(ref["pink"][1] - PINK[1]) < 0.05 and abs(ref["yellow"][1] - YELLOW[1]) < 0.05
+    else:  # named the other way round: the clusters are named as the person said
+        assert abs(rep["refs"]["pink"][1] - YELLOW[1]) < 0.05
+    assert other and len(table.top_tiles()) == 0  # the walls went back into the centre
+
+
+def test_sets_too_close_are_refused_and_nothing_is_written(harness, cfg):
+    h = harness(sim={"set_colours": [["pink", PINK], ["salmon", [0.44, 0.27, 0.29]]]},
+                colours=("pink", "salmon"))
+    rep, err = h.call(h.daemon.bench_step("calibrate", bringup.calibration(["pink", "salmon"])),
+                      max_s=300)
+    assert err is None and not rep["ok"]
+    assert "separation" in rep["refused"] and all(t["separation"] < 2 for t in rep["tracks"])
+    assert not (cfg / "reference-18.json").exists()
+    assert h.daemon.table.identity["colours"] == ["blue", "green"]

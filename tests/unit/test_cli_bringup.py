@@ -1,0 +1,50 @@
+"""hostd.cli_bringup: `jantaku selftest`, `calibrate`, `health` refuse bad input before
+asking the daemon (exit 2, naming what is accepted) and print reports a person can read."""
+import io
+
+import pytest
+
+from hostd import cli
+from hostd.cli_bringup import calibrate_text, health_text, selftest_text
+
+NOWHERE = ["--api", "http://127.0.0.1:9"]  # nothing listens: a request would fail with 1
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["calibrate", "--sets", "pink"], "two back colours"),
+    (["calibrate", "--sets", "pink,yellow", "--first", "pink"], "--first goes with --mixed"),
+    (["calibrate", "--sets", "pink,yellow", "--mixed"], "--first pink or --first yellow"),
+    (["calibrate", "--sets", "pink,yellow", "--mixed", "--first", "blue", "--yes"], "got 'blue'"),
+    (["calibrate", "--sets", "pink,yellow"], "give --yes"),  # no terminal to ask on
+    (["selftest", "--track", "2"], "--track goes with --device"),
+])
+def test_bad_input_is_refused_before_the_daemon_is_asked(argv, words, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert cli.main(argv + NOWHERE) == 2
+    err = capsys.readouterr().err
+    assert words in err and "cannot reach" not in err
+
+
+def test_reports_read_as_text():
+    st = {"devices": [{"device": "gate", "track": 3, "result": "failed", "reading": {"tiles": 0},
+                       "profile": {"gate_close_ms": 15}, "message": "the gate does not open"},
+                      {"device": "curtain", "track": None, "result": "ok", "reading": 1,
+                       "profile": 1, "message": None}],
+          "skipped": [{"device": "door", "why": "the table reports a fault"}], "failed": 1}
+    text = selftest_text(st)
+    assert "gate 3" in text and "failed" in text and "-> the gate does not open" in text
+    assert "door             skipped: the table reports a fault" in text
+    assert text.splitlines()[-1] == "FAILED: 1 device(s) failed, 1 not tested"
+    cal = {"ok": False, "names": ["pink", "salmon"], "mode": "one set at a time",
+           "tiles_per_track": 34, "min_separation": 2.0, "refused": "cannot be told apart",
+           "tracks": [{"track": 1, "refs": {"pink": [0.44, 0.26, 0.3], "salmon": [0.43, 0.28, 0.29]},
+                       "spread": {"pink": 0.02, "salmon": 0.02}, "readings": {"pink": 34, "salmon": 34},
+                       "distance": 0.02, "separation": 0.5, "max_distance": 0.01}]}
+    text = calibrate_text(cal)
+    assert "separation 0.50 (at least 2.0)" in text and text.endswith("REFUSED: cannot be told apart")
+    h = {"builds": 3, "reference": "board profile reference-18", "flags": ["track 2: drift: x"],
+         "lift": {"hand_overs": 2, "latest_up_s": 4.0, "first_up_s": 4.0},
+         "tracks": [{"track": 2, "tiles": 102, "misread_rate": 0.0, "recent_misread_rate": 0.0,
+                     "jams": 0, "drift": {"blue": {"margin_used": 0.6, "builds_to_misread": 4}}}]}
+    text = health_text(h)
+    assert "blue 60% (misreads in ~4 builds)" in text and "FLAG track 2: drift: x" in text
