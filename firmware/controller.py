@@ -44,6 +44,9 @@ class NullEvents:
     def on_lift_done(self, position):
         pass
 
+    def on_lift_stroke(self, position, ms, peak_current):
+        pass
+
     def on_door_state(self, state):
         pass
 
@@ -341,13 +344,17 @@ class Controller:
         self._fault(code, track, detail)
 
     def on_lift_arrived(self, top):
+        pos = _m.LIFT_TOP if top else _m.LIFT_BOTTOM
         if top:
             self.lift_reached_top = True
             # the walls are on the table top now: the tracks are empty
             self._clear_walls()
-            self.events.on_lift_done(_m.LIFT_TOP)
-        else:
-            self.events.on_lift_done(_m.LIFT_BOTTOM)
+        self.events.on_lift_done(pos)
+        a = self.lift.axis  # the stroke's time and peak current: table health
+        ms = a.stroke_us // 1000
+        self.events.on_lift_stroke(pos, ms if ms < 65535 else 65535,
+                                   a.current.peak if a.current is not None else 0)
+        if not top:
             if self.state == codes.LIFTING:
                 self._set_state(codes.IDLE)
 

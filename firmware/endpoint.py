@@ -46,6 +46,7 @@ class Endpoint:
         self._v_done = [0, None, 0]
         self._v_state = [0, 0]
         self._v_lift = [0]
+        self._v_stroke = [0, 0, 0]
         self._v_door = [0]
         self._v_guard = [0, 0]
         self._v_fault = [0, 0, 0]
@@ -301,6 +302,13 @@ class Endpoint:
     def on_lift_done(self, position):
         self._v_lift[0] = position
         self._send(_m.LIFT_DONE, self._v_lift)
+
+    def on_lift_stroke(self, position, ms, peak_current):
+        v = self._v_stroke
+        v[0] = position
+        v[1] = ms
+        v[2] = peak_current
+        self._send(_m.LIFT_STROKE, v)
 
     def on_door_state(self, state):
         self._v_door[0] = state

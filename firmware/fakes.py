@@ -347,6 +347,9 @@ class Recorder:
     def on_button(self, button):
         self.events.append(("button", button))
 
+    def on_lift_stroke(self, position, ms, peak_current):
+        self.events.append(("lift_stroke", position, ms, peak_current))
+
     def on_log(self, level, text):
         self.events.append(("log", level, text))
 

@@ -52,6 +52,7 @@ class EndMotion:
         self._release = sched.timer(self._release_due)
         self._poll = sched.timer(self._poll_due)
         self._travel = sched.timer(self._travel_due)
+        self.stroke_us = 0  # the last arrival's stroke time (0: it was already there)
         self.moving = NONE
         self.position = BETWEEN
         self._arrived = False   # set by the end-switch IRQ
@@ -125,6 +126,8 @@ class EndMotion:
         self._start_us = self._clock.ticks_us()
         self._timed = True
         self.position = BETWEEN
+        if self.current is not None:
+            self.current.reset_peak()  # the stroke's own peak (LIFT_STROKE)
         self.motor.run(1 if direction == FAR else 0)
         self._timeout.start(self._timeout_ms)
         if leaving is not None and leaving.pressed():
@@ -157,9 +160,11 @@ class EndMotion:
             self._cancel_timers()
             self.moving = NONE
             self.position = AT_FAR if direction == FAR else AT_NEAR
+            self.stroke_us = 0
             if self._timed:
                 self._timed = False
                 self.last_stroke_us = ticks_diff(self._clock.ticks_us(), self._start_us)
+                self.stroke_us = self.last_stroke_us
             self.strokes += 1
             if self._on_arrive is not None:
                 self._on_arrive(direction)

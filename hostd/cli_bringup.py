@@ -179,8 +179,12 @@ def health_text(r):
                                    100 * t["recent_misread_rate"], t["jams"], drift or "-"))
     lift = r["lift"]
     if lift.get("latest_up_s"):
-        lines.append("  lift: %d hand overs, stroke up %.2f s (first %.2f s)"
-                     % (lift["hand_overs"], lift["latest_up_s"], lift["first_up_s"]))
+        lines.append("  lift: %d hand overs, stroke up %.2f s (first %.2f s)%s"
+                     % (lift["hand_overs"], lift["latest_up_s"], lift["first_up_s"],
+                        ", peak current %d (first %d%s)" % (
+                            lift["latest_peak_current"], lift["first_peak_current"],
+                            ", stall at %d" % lift["stall_current"] if lift.get("stall_current")
+                            else "") if lift.get("latest_peak_current") else ""))
     for f in r["flags"]:
         lines.append("FLAG %s" % f)
     if not r["flags"]:

@@ -15,6 +15,7 @@ RECENT = 5  # builds: "recently"
 MARGIN_FLAG = 0.5  # a colour's mean reading half-way to the edge of its radius
 HORIZON_BUILDS = 20  # flag a track whose trend reaches the radius within this many builds
 LIFT_SLOWER = 1.25  # a lift stroke this many times its first ones
+LIFT_NEAR_STALL = 0.8  # a stroke's peak current at this share of the stall threshold
 
 
 def _dist(a, b):
@@ -109,12 +110,23 @@ def table_health(journal, profile=None, *, last=50):
     ups = [s["up_s"] for s in strokes if s.get("up_s")]
     if ups:
         base = sorted(ups[:RECENT])[len(ups[:RECENT]) // 2]
-        # (no peak current: the firmware reports none during a stroke; a stall is a fault)
         lift.update(first_up_s=base, latest_up_s=ups[-1], trend_s_per_hand=round(_slope(ups), 4))
         if len(ups) > RECENT and ups[-1] > LIFT_SLOWER * base:
             flags.append("lift: its stroke takes %.2f s, %.0f%% more than at first (%.2f s): a "
                          "worn motor or a dragging lift" % (ups[-1], 100 * (ups[-1] / base - 1),
                                                             base))
+    peaks = [s["peak_current_up"] for s in strokes if s.get("peak_current_up")]
+    if peaks:  # the upward stroke carries the walls: its peak current (LIFT_STROKE)
+        lift.update(first_peak_current=sorted(peaks[:RECENT])[len(peaks[:RECENT]) // 2],
+                    latest_peak_current=peaks[-1],
+                    trend_current_per_hand=round(_slope(peaks), 2))
+        stall = ((profile or {}).get("thresholds") or {}).get("lift_stall_current_u16")
+        if stall:
+            lift["stall_current"] = stall
+            if peaks[-1] >= LIFT_NEAR_STALL * stall:
+                flags.append("lift: its stroke drew %d, %.0f%% of the stall threshold (%d): it "
+                             "drags; look for something rubbing before it stalls"
+                             % (peaks[-1], 100.0 * peaks[-1] / stall, stall))
     return {"builds": len(builds), "tracks": tracks, "lift": lift, "flags": flags,
             "ok": not flags,
             "reference": "board profile %s" % profile["id"] if profile else "first builds"}

@@ -278,8 +278,11 @@ class SelfTest:
         p = self.profile
         nominal = p["timings_ms"]["lift_stroke"]
         limit = p["timeouts_ms"]["lift"]
-        prof = {"lift_stroke_ms": nominal, "timeout_ms": limit}
+        stall = p.get("thresholds", {}).get("lift_stall_current_u16")
+        prof = {"lift_stroke_ms": nominal, "timeout_ms": limit, "stall_current": stall}
         t0 = self.table.mark()
+        # the table's own report of the upward stroke (LIFT_STROKE, protocol minor 1)
+        stroke = self.table.expect(lambda i, v: i == m.LIFT_STROKE and v[0] == m.LIFT_TOP)
         top = self.table.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_TOP)
         bottom = self.table.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
         try:
@@ -291,19 +294,31 @@ class SelfTest:
         except TableFault as e:
             top.cancel()
             bottom.cancel()
+            stroke.cancel()
             self.devices.append(_entry("lift", None, "failed", None, prof,
                                        "the lift stroke failed: %s" % e, fault=e.kind))
             return
         except CommandRejected as e:
             top.cancel()
             bottom.cancel()
+            stroke.cancel()
             self.devices.append(_entry("lift", None, "failed", None, prof,
                                        "the table refused the lift stroke: %s" % e))
             return
         up_ms, down_ms = int(up * 1000), int(down * 1000)
         self.measured["lift_stroke_ms"] = max(up_ms, down_ms)
-        e = _entry("lift", None, "ok", {"up_ms": up_ms, "down_ms": down_ms}, prof,
+        peak = None
+        if stroke.done() and not stroke.cancelled() and stroke.exception() is None:
+            peak = stroke.result()[2]
+        else:  # a firmware of protocol minor 0 reports no stroke
+            stroke.cancel()
+        e = _entry("lift", None, "ok", {"up_ms": up_ms, "down_ms": down_ms,
+                                       "peak_current_up": peak}, prof,
                    "one stroke up and down, its end switches met")
+        if peak is not None and stall and peak >= 0.8 * stall:
+            e.update(result="failed", message="the upward stroke drew %d, %.0f%% of the stall "
+                     "threshold %d: the lift drags (something rubbing, a worn motor)"
+                     % (peak, 100.0 * peak / stall, stall))
         if max(up_ms, down_ms) > nominal * 1.25:
             e.update(result="failed", message="the stroke took %d ms, more than 1.25 x the "
                      "profile's %d ms: a weak motor, a dragging lift, or a profile to measure "

@@ -69,6 +69,9 @@ class TableClient:
         self._waiters = []  # (predicate, future)
         self._op = None  # what is awaited: a build or a raise, for _reconcile
         self._raised = None  # the build whose walls the lift raised last
+        self._lift_top_at = None  # a hand over's lift reached the top (a mark): health
+        self._lift_up_s = self._lift_down_s = None
+        self._strokes = {}  # LIFT_STROKE by position: (ms, peak current)
         self._tasks = set()
         self.light = "auto"  # the host's light pattern last set (re-sent after a reconnect)
         self.readings = None  # a list while a calibration pass listens: (track, class, c, r, g, b)
@@ -118,8 +121,10 @@ class TableClient:
             self._emit(dict(self.fault, type="table_fault"))
         elif msgid == m.LIFT_DONE:
             self.lift = "top" if v[0] == m.LIFT_TOP else "bottom"
-            if v[0] == m.LIFT_BOTTOM and getattr(self, "_lift_top_at", None) is not None:
+            if v[0] == m.LIFT_BOTTOM and self._lift_top_at is not None:
                 self._lift_down_s = self.link.seconds_since(self._lift_top_at)
+        elif msgid == m.LIFT_STROKE:  # the table's own timing and peak current (minor 1)
+            self._strokes[v[0]] = (v[1], v[2])
         elif msgid == m.DOOR_STATE:
             self.door = ("closed", "open", "moving", "unknown")[v[0]]
         elif msgid == m.GUARD:
@@ -380,14 +385,21 @@ class TableClient:
         finally:
             self._op = None
         self.lift = "bottom"
-        if getattr(self, "_lift_top_at", None) is not None:
+        if self._lift_top_at is not None:
             # the lift's stroke times of this hand over (table health), each from its own
-            # LIFT_DONE event
-            down = getattr(self, "_lift_down_s", None)
+            # LIFT_DONE event, and what the table measured itself (LIFT_STROKE): the
+            # stroke to the switch and the motor's peak current
+            down = self._lift_down_s
+            up_t, down_t = self._strokes.get(m.LIFT_TOP), self._strokes.get(m.LIFT_BOTTOM)
             self._emit({"type": "lift_stroke", "up_s": round(self._lift_up_s, 3),
-                        "down_s": None if down is None else round(down, 3)})
+                        "down_s": None if down is None else round(down, 3),
+                        "up_ms": up_t[0] if up_t else None,
+                        "down_ms": down_t[0] if down_t else None,
+                        "peak_current_up": up_t[1] if up_t else None,
+                        "peak_current_down": down_t[1] if down_t else None})
             self._lift_top_at = None
             self._lift_down_s = None
+            self._strokes = {}
 
     async def flush_tracks(self, strokes=3):
         """Stack and push whatever a reset left on the tracks' ramps (its counts were lost

@@ -258,6 +258,7 @@ SELF_TEST_RESULT = const(0x4B)
 BUTTON = const(0x4C)
 LOG = const(0x4D)
 ABOUT = const(0x4E)
+LIFT_STROKE = const(0x4F)  # minor 1
 
 # ---------------------------------------------------------------- THE table
 # (msgid, name, kind, fields).  Names are snake_case; the constant above is NAME.upper().
@@ -402,6 +403,8 @@ MESSAGES = (
     (BUTTON, "button", EVT, (_f("button", U8, 1),)),
     (LOG, "log", EVT, (_f("level", U8), _s("text", 54))),
     (ABOUT, "about", EVT, (_s("implementation", 12, 1), _s("version", 12, 1), _s("colours", 28, 1))),
+    (LIFT_STROKE, "lift_stroke", EVT,
+     (_f("position", U8, LIFT_TOP, LIFT_BOTTOM), _f("ms", U16), _f("peak_current", U16))),
 )
 
 # ---------------------------------------------------------------- lookups

@@ -380,6 +380,18 @@ class LiftDone(Message):
     position: int = u8("1 = top, 2 = bottom", m.LIFT_TOP, m.LIFT_BOTTOM)
 
 
+class LiftStroke(Message):
+    """After LIFT_DONE (protocol minor 1): the stroke that reached that end, timed from the
+    motor's start to the end switch, and the highest motor current read during it (table
+    health: a lift that drags takes longer and draws more before it stalls)."""
+
+    MSGID: ClassVar[int] = m.LIFT_STROKE
+    position: int = u8("1 = top (the upward stroke), 2 = bottom", m.LIFT_TOP, m.LIFT_BOTTOM)
+    ms: int = u16("the stroke's time in ms (65535: that or more; 0: no stroke was timed)")
+    peak_current: int = u16("highest lift_current reading during the stroke, read_u16 "
+                             "(0: no current sensor)")
+
+
 class DoorState(Message):
     """The centre door moved or stopped."""
 

@@ -55,6 +55,8 @@ def test_a_healthy_table_passes_every_device_with_its_readings_and_profile_value
     lift = by(rep, "lift")[0]
     # the simulated lift travels the profile's 4000 ms (plus the end switch's zone and a poll)
     assert 3900 <= lift["reading"]["up_ms"] <= 4100 and lift["profile"]["lift_stroke_ms"] == 4000
+    # the table's own report: the running current, against the stall threshold
+    assert 0 < lift["reading"]["peak_current_up"] < 0.8 * lift["profile"]["stall_current"]
     door = by(rep, "door")[0]
     assert 550 <= door["reading"]["open_ms"] <= 700 and door["profile"]["door_move_ms"] == 600
     colour = by(rep, "colour", 1)[0]
@@ -184,3 +186,11 @@ def test_sets_too_close_are_refused_and_nothing_is_written(harness, cfg):
     assert "separation" in rep["refused"] and all(t["separation"] < 2 for t in rep["tracks"])
     assert not (cfg / "reference-18.json").exists()
     assert h.daemon.table.identity["colours"] == ["blue", "green"]
+
+
+def test_a_lift_drawing_near_its_stall_current_fails_with_the_reading(harness):
+    h = harness(sim={"current": {"idle": 2000, "run": 46000, "stall": 60000, "noise": 800}})
+    rep = selftest(h, device="lift")
+    lift = by(rep, "lift")[0]
+    assert lift["result"] == "failed" and "stall" in lift["message"]
+    assert lift["reading"]["peak_current_up"] >= 0.8 * 52000 and not rep["ok"]
