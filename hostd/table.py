@@ -574,7 +574,11 @@ class TableClient:
             "door": self.door,
             "guard": self.guard,
             "build": {"id": self.build_id, "targets": self.targets,
-                      "per_track": [sum(r) for r in self.counts]} if self.targets else None,
+                      "per_track": [sum(r) for r in self.counts],
+                      # each track's count by back colour (the page draws a build it
+                      # joined half-way from these; the order of the tiles is not kept)
+                      "backs": [{self.colour_name(c): n for c, n in enumerate(r) if n}
+                                for r in self.counts]} if self.targets else None,
             "identity": ident,
             "resets": self.link.resets,
         }
