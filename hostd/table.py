@@ -131,9 +131,17 @@ class TableClient:
             log.info("table says", level=v[0], text=v[1])
         elif msgid == m.BUILD_DONE:
             self._last_build_done = v
+            if v[0] == self.build_id and self.targets:
+                # the table's own counts: right even if tile events were lost (SPEC §10)
+                self._take_counts(v[1])
         elif msgid == m.BUTTON and self._on_button is not None:
             self._on_button("dice" if v[0] == m.BUTTON_DICE else "start")
         self._check_waiters(msgid, v)
+
+    def _take_counts(self, flat):
+        ncls = self._ncol() + 1
+        c = list(flat)
+        self.counts = [c[i * ncls:(i + 1) * ncls] for i in range(len(self.targets))]
 
     def _take_status(self, v):
         st = dict(zip(m.field_names(m.STATUS_REPLY), v))
@@ -145,9 +153,7 @@ class TableClient:
                           "detail": 0, "message": fault_message(code, 0), "code": code}
         self.build_id = st["build_id"]
         self.targets = list(st["targets"])
-        ncls = self._ncol() + 1
-        c = list(st["counts"])
-        self.counts = [c[i * ncls:(i + 1) * ncls] for i in range(len(self.targets))]
+        self._take_counts(st["counts"])
 
     def _sum(self, track, cls, r, g, b):
         t = r + g + b

@@ -86,7 +86,7 @@
     const why = $("why");
     if (st && st.table && !st.table.connected) {
       why.hidden = false;
-      why.textContent = W.whyNotConnected(st.table.error);
+      setSentence(why, W.whyNotConnected(st.table.error));
     } else if (!state.live) {
       why.hidden = false;
       setSentence(why, W.pageOffline);

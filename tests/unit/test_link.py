@@ -121,6 +121,11 @@ def test_handshake_build_and_hand_over_in_virtual_time():
         assert res["per_track"] == [34] * 4
         assert res["backs"] == {"ivory": 68, "jade": 68}
         assert 19.9 <= res["seconds"] <= 20.2  # virtual seconds, whatever the host's speed
+        # the status: each track's count by back colour (the page draws from it), from
+        # build_done's counts although only 3 of the 136 tile events came
+        build = tc.get_status()["build"]
+        assert build["per_track"] == [34] * 4
+        assert build["backs"] == [{"ivory": 17, "jade": 17}] * 4
         turnaround = await tc.raise_walls(open_door=True)
         assert 3.99 <= turnaround <= 4.1
         await tc.settle()
