@@ -34,6 +34,7 @@
     seen: { events: 0, tiles: 0 },  // for tests and the load bench: what this page took in
   };
   window.jantakuPage = state;  // read by the browser tests and bench/page_load.py
+  state.deadStacks = (t, S) => Array.from(deadStacks(t, S));  // for the browser tests
 
   // -- rendering, at most once per frame --------------------------------------------------
   let scheduled = false;
@@ -347,7 +348,7 @@
     if (!s) return null;
     const topDeck = Object.keys(s.decks || {}).find((d) => s.decks[d].where === "top");
     if (s.dice && s.dice.hand === s.hand) return throwFrom(s.dice, topDeck);
-    if (state.throw && state.throw.hand === s.hand) return state.throw;
+    if (state.throw && state.throw.hand === s.hand && state.throw.session === s.id) return state.throw;
     if (s.dice === undefined && s.hands && s.hands.length) {
       const h = s.hands[s.hands.length - 1];
       if (h.hand === s.hand) return throwFrom(h, topDeck);
@@ -583,8 +584,12 @@
   function onEvent(e) {
     state.seen.events++;
     switch (e.type) {
-      case "hello":
+      case "hello":  // a new connection (perhaps to a restarted daemon): start afresh
+        state.throw = null;
+        state.stepFailed = null;
+        if (state.build) { state.build = null; drawTracks(); }
         takeStatus(e.status);
+        render();
         return;
       case "tile":
         onTile(e);
@@ -614,10 +619,9 @@
         if (state.build) state.build.failed = true;
         break;
       case "hand":
-        state.throw = throwFrom(e, e.deck);
-        break;
       case "dice":
-        state.throw = throwFrom(e, null);
+        state.throw = throwFrom(e, e.deck);
+        if (state.throw) state.throw.session = e.session;
         break;
       case "session_started":
         state.stepFailed = null;

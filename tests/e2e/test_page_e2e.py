@@ -174,6 +174,29 @@ def expected_dead_stacks(breaker, total, stacks, dead_tiles):
     return out
 
 
+def test_the_dead_wall_for_every_throw(table, browser):
+    """Every total of 2d6 on 17-stack walls (Riichi: stacks, 14 tiles), and 3d6 on 21-stack
+    walls counted in tiles (Ùzje: 16 tiles, a break that may fall mid-stack)."""
+    for breaker in SEATS:
+        for total in range(2, 13):
+            t = {"breaker": breaker, "break_from_right": total, "unit": "stacks",
+                 "dead_wall_tiles": 14}
+            got = {tuple(x.split(":")) for x in browser.js(
+                "return window.jantakuPage.deadStacks(arguments[0], 17)", t)}
+            assert {(s, int(n)) for s, n in got} == expected_dead_stacks(breaker, total, 17, 14)
+        for total in range(3, 19):
+            t = {"breaker": breaker, "break_from_right": total, "unit": "tiles",
+                 "dead_wall_tiles": 16}
+            got = {(s, int(n)) for s, n in (x.split(":") for x in browser.js(
+                "return window.jantakuPage.deadStacks(arguments[0], 21)", t))}
+            # tiles total-15 .. total from the right end; past the end, the next wall's
+            want = set()
+            nxt = SEATS[(SEATS.index(breaker) + 1) % 4]
+            for p in range(total - 15, total + 1):
+                want.add((breaker, (p + 1) // 2) if p >= 1 else (nxt, 21 - (-p) // 2))
+            assert got == want, (breaker, total)
+
+
 def test_the_throw_shows_the_break_on_the_breakers_wall(table, browser):
     if SHOTS is not None:  # the phone's screenshot of the next build, while it fills
         browser.viewport(*PHONE, mobile=True)
