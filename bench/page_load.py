@@ -85,6 +85,19 @@ class Daemon:
         self.stop()
         raise SystemExit("the daemon did not come up; see its log")
 
+    def dropped(self):
+        """Events the table said it dropped (the daemon's warnings)."""
+        n = 0
+        self.log.flush()
+        with open(self.log.name, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if "the table dropped events" in line:
+                    try:
+                        n += json.loads(line).get("dropped", 0)
+                    except ValueError:
+                        pass
+        return n
+
     def stop(self):
         if self.p.poll() is None:
             os.killpg(self.p.pid, signal.SIGTERM)
@@ -101,7 +114,8 @@ async def session(d, hands, seed, replace):
     built inside.  Returns the number of builds."""
     async with httpx.AsyncClient(base_url=d.url, timeout=60) as c:
         async def built(hand):
-            while True:
+            end = time.monotonic() + 60
+            while time.monotonic() < end:
                 s = (await c.get("/status")).json()
                 sess = s["session"]
                 if sess and sess["phase"] == "built" and sess["hand"] == hand and not s["busy"]:
@@ -109,6 +123,8 @@ async def session(d, hands, seed, replace):
                 if sess and sess["stopped"]:
                     raise SystemExit("the session stopped: %s" % sess["stopped"]["message"])
                 await asyncio.sleep(0.05)
+            raise SystemExit("hand %d: the walls were not built within 60 s; the daemon "
+                             "says: %s" % (hand, s["next"]))
 
         r = await c.post("/session", json={"ruleset": "riichi", "mixed_deck": True,
                                            "seed": seed, "replace": replace})
@@ -253,8 +269,9 @@ def main():
               "to every client, in order, none dropped" % (args.clients, events, tiles,
                                                            builds, loaded["wall"]))
         print("  tile events the table did not deliver to the daemon (its window full, "
-              "SPEC §10): %d of %d (1 client: %d)" % (lost, tiles + lost,
-                                                     check_delivery(base["streams"])[3]))
+              "SPEC §10): %d of %d (1 client: %d); the table reported %d dropped events "
+              "in all (the daemon then asks its status)"
+              % (lost, tiles + lost, check_delivery(base["streams"])[3], d.dropped()))
         print("  rate: %.0f events/s per client, %.0f events/s sent in all"
               % (events / loaded["wall"], args.clients * events / loaded["wall"]))
         print("  spread of one event across the clients: median %.1f ms, p99 %.1f ms, max "

@@ -125,6 +125,10 @@ class TableClient:
         elif msgid == m.GUARD:
             self.guard = {"curtain": bool(v[0]), "lid": bool(v[1])}
             self._emit({"type": "guard", "curtain": bool(v[0]), "lid": bool(v[1])})
+        elif msgid == m.HEARTBEAT:  # (from the link client) the table dropped events
+            if self._op is not None and self._op["kind"] == "build":
+                self._op["interrupted"] = True  # its build_done may be what was lost
+            self._tasks.add(asyncio.create_task(self._reconcile()))
         elif msgid == m.STATUS_REPLY:
             self._take_status(v)
         elif msgid == m.LOG:
@@ -231,6 +235,9 @@ class TableClient:
                 self._tasks.discard(t)
 
     async def _reconcile(self):
+        """Ask the table where it is, and carry on what the link's outage (or a lost
+        event: SPEC §10) interrupted: a paused build, a build done or a lift at the top
+        whose event never came."""
         try:
             await self.query_status()
             if self.light != "auto":  # the table forgot it with the link (its safe default)

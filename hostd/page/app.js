@@ -255,6 +255,10 @@
     }
     const nb = state.build;
     if (!nb.deck) nb.deck = guessDeck(st);
+    // a build followed from its start gets its tiles from the events while it runs (the
+    // status may be a few tiles ahead of them); what is still missing once it stopped
+    // (a tile event the table lost, SPEC §10) comes from the counts
+    if (nb.followed && st.table.state === "building") return;
     tb.per_track.forEach((n, k) => {
       const have = nb.tracks[k] || (nb.tracks[k] = []);
       if (counted(k) >= n) return;
@@ -603,6 +607,7 @@
           state.build.failed = false;
         } else {
           newBuild(e.resumes || e.build, e.deck, e.targets || [0, 0, 0, 0]);
+          state.build.followed = true;
         }
         break;
       case "build_resumed":

@@ -79,7 +79,8 @@ window.JANTAKU_WORDS = {
     (ok === false ? " — the count is wrong (see the fault)" : ""),
   stoppedBuild: (deck) => (deck ? "Deck " + deck : "The build") + " stopped",
   noBuild: "No walls built yet.",
-  joined: "tiles counted before this page opened are drawn grouped by colour",
+  joined: "Faded tiles: counted by the table while this page did not see them (drawn " +
+    "grouped by colour, from the table's counts).",
   unknownColour: "unknown",
   over: "extra",
 
