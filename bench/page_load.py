@@ -205,38 +205,38 @@ async def run(d, clients, hands, seed, page):
     streams = [[] for _ in range(clients)]
     ready = asyncio.Semaphore(0)
     tasks = [asyncio.create_task(client(d, s, ready)) for s in streams]
-    for _ in range(clients):
-        await ready.acquire()
-    await asyncio.sleep(0.3)  # every stream has its hello
     browser = None
-    if page:
-        from tests.e2e import chromium
+    try:
+        for _ in range(clients):
+            await ready.acquire()
+        await asyncio.sleep(0.3)  # every stream has its hello
+        if page:
+            from tests.e2e import chromium
 
-        browser = chromium.start()
-        browser.driver.get(d.url + "/")
-        await asyncio.sleep(1.0)
-        browser.js(PAGE_PROBE)
-        browser_cpu0 = tree_cpu(browser.service.process.pid)
-    cpu0, t0 = cpu_seconds(d.p.pid), time.monotonic()
-    builds = await session(d, hands, seed, replace=True)
-    cpu, wall = cpu_seconds(d.p.pid) - cpu0, time.monotonic() - t0
-    await asyncio.sleep(0.5)  # the last events reach every client
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    result = {"cpu": cpu, "wall": wall, "builds": builds, "streams": streams}
-    if browser is not None:
-        try:
-            await asyncio.sleep(0.5)
+            browser = chromium.start()
+            browser.driver.get(d.url + "/")
+            await asyncio.sleep(1.0)
+            browser.js(PAGE_PROBE)
+            browser_cpu0 = tree_cpu(browser.service.process.pid)
+        cpu0, t0 = cpu_seconds(d.p.pid), time.monotonic()
+        builds = await session(d, hands, seed, replace=True)
+        cpu, wall = cpu_seconds(d.p.pid) - cpu0, time.monotonic() - t0
+        await asyncio.sleep(1.0)  # the last events reach every client and the page
+        result = {"cpu": cpu, "wall": wall, "builds": builds, "streams": streams}
+        if browser is not None:
             result["page"] = browser.js(
                 "return {seen: window.jantakuPage.seen, start: window.__start, lt: window.__lt,"
                 " gaps: window.__gaps, counts: Array.from(document.querySelectorAll("
                 "'#tracks .count')).map(e => e.textContent)}")
             result["page_cpu"] = tree_cpu(browser.service.process.pid) - browser_cpu0
             result["page_errors"] = browser.console_errors()
-        finally:
+        return result
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if browser is not None:
             browser.close()
-    return result
 
 
 def main():
@@ -255,6 +255,8 @@ def main():
         if why:
             print("page: not measured (%s)" % why)
             page = False
+    # a SIGTERM ends the bench like Ctrl-C: the daemon it started and its folder go too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("page_load: terminated"))
     tmp = tempfile.mkdtemp(prefix="jantaku-page-load-")
     d = None
     try:
