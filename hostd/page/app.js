@@ -117,7 +117,7 @@
       fact(dl, W.facts.ruleset, (rs ? rs.title + " — " : "") + s.ruleset + " · " +
         (s.mixed_deck ? W.facts.mixed : W.facts.normal), "fact-ruleset");
       if (s.game !== undefined && s.game !== null) fact(dl, W.facts.game, W.game(s.game), "fact-game");
-      fact(dl, W.facts.hand, s.hand ? String(s.hand) : W.facts.noHand, "fact-hand");
+      fact(dl, W.facts.hand, s.hand ? W.hand(s.hand, s.game_hand, s.game) : W.facts.noHand, "fact-hand");
       Object.keys(s.decks || {}).sort().forEach((d) => {
         fact(dl, W.deck(d), W.where[s.decks[d].where] || s.decks[d].where, "fact-deck-" + d);
       });
@@ -327,7 +327,7 @@
 
   // -- the walls on the table top, the throw and the break --------------------------------
   function throwFrom(x, fallbackDeck) {
-    if (!x || !x.dice) return null;
+    if (!x || !x.dice || !x.dice.length) return null;  // a hand's walls are up, no throw yet
     const s = state.status && state.status.session;
     const rs = s && state.rulesets[s.ruleset];
     const total = x.total !== undefined ? x.total : x.dice.reduce((a, b) => a + b, 0);
@@ -342,6 +342,7 @@
       double: x.double !== undefined ? x.double
         : (x.dice.length === 2 && x.dice[0] === x.dice[1] && rs && rs.dice_double_multiplier > 1),
       by: x.by || null,
+      breaker_is_dealer: !!x.breaker_is_dealer,
     };
   }
 
@@ -393,7 +394,8 @@
     $("throw").textContent = W.throwLine(t);
     $("break").textContent = W.breakLine(t, seat);
     $("dead").textContent = W.deadLine(t.dead_wall_tiles);
-    if (t.double) { $("double").hidden = false; $("double").textContent = W.doubleLine; }
+    const extra = [t.double ? W.doubleLine : "", t.breaker_is_dealer ? W.breakerIsDealer : ""].filter(Boolean);
+    if (extra.length) { $("double").hidden = false; $("double").textContent = extra.join(" "); }
     box.appendChild(tableSvg(t));
   }
 
@@ -504,7 +506,9 @@
       } else {
         card.appendChild(el("p", "tiles", W.deckNotSplit));
       }
-      if (deck.colours_checked === false) card.appendChild(el("p", "note", W.coloursUnchecked));
+      if (deck.colours_checked === false || (deck.colours_checked === undefined && s.colours_checked === false)) {
+        card.appendChild(el("p", "note", W.coloursUnchecked));
+      }
       box.appendChild(card);
     });
   }

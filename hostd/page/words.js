@@ -50,6 +50,8 @@ window.JANTAKU_WORDS = {
     const kind = g.kind || g.name || g.length || "";
     return [n !== undefined ? "game " + n : "", kind].filter(Boolean).join(", ");
   },
+  hand: (hand, gameHand, game) => gameHand !== undefined && gameHand !== null && game
+    ? gameHand + " of game " + game + " (hand " + hand + " of the session)" : String(hand),
   tableName: (id) => id ? id.board + " · firmware " + id.firmware : "unknown",
 
   decksTitle: "Decks",
@@ -95,13 +97,16 @@ window.JANTAKU_WORDS = {
     left: "the thrower's left",
   },
   seatShort: { self: "thrower", right: "right", across: "across", left: "left" },
+  by: { button: "the dice button", api: "thrown from a program", entered: "physical dice, entered" },
   throwLine: (t) => "Hand " + t.hand + (t.deck ? " (deck " + t.deck + ")" : "") +
-    ": dice " + t.dice.join(" + ") + " = " + t.total + (t.by ? " (" + t.by + ")" : ""),
+    ": dice " + t.dice.join(" + ") + " = " + t.total +
+    (t.by ? " (" + (window.JANTAKU_WORDS.by[t.by] || t.by) + ")" : ""),
   breakLine: (t, seat) => "Break the wall of " + seat + ", " + t.break_from_right + " " +
     (t.break_from_right === 1 ? t.unit.replace(/s$/, "") : t.unit) + " from its right end.",
   deadLine: (tiles) => "Dead wall: the " + tiles + " tiles (" + tiles / 2 +
     " stacks) to the right of the break.",
   doubleLine: "A double: the hand's value doubles.",
+  breakerIsDealer: "The wall's owner becomes the dealer.",
   breakMark: "break",
   deadMark: "dead wall",
   tableSvg: (t, seat) => "The four walls seen from the thrower's seat (bottom): the wall of " +
@@ -127,7 +132,7 @@ window.JANTAKU_WORDS = {
     hand_over: (e) => "Hand over: deck " + e.raising + " comes up" +
       (e.dropping ? ", deck " + e.dropping + " goes in" : ""),
     hand: (e) => "Hand " + e.hand + " began on deck " + e.deck +
-      (e.dice ? ": dice " + e.dice.join(" + ") : ""),
+      (e.dice && e.dice.length ? ": dice " + e.dice.join(" + ") : ": the walls are up"),
     dice: (e) => "Dice for hand " + e.hand + ": " + e.dice.join(" + ") + " = " + e.total,
     table_fault: (e) => "Table fault: " + e.message,
     fault: (e) => e.message,
@@ -145,6 +150,9 @@ window.JANTAKU_WORDS = {
     resplit: (e) => "Hand " + e.hand + ": both decks are split again",
     swap: (e) => "Hand " + e.hand + ": the decks are swapped",
     drain: () => "Draining the mixer into walls",
+    game: (e) => "Game " + e.game + " began",
+    button: (e) => (e.button === "dice" ? "Dice button" : "Start button") + ": " +
+      (e.taken ? e.did || "taken" : "refused: " + (e.why || "not now")),
   },
   footer: "jantaku · the table's own page, served by its daemon · API: ",
 };

@@ -209,11 +209,18 @@ def test_the_throw_shows_the_break_on_the_breakers_wall(table, browser):
         except AssertionError:
             pass
         browser.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    status = table.wait(lambda s: s["session"]["hand"] == 1 and s["session"]["phase"] == "built",
-                        what="hand 1 with deck B built inside")
+    table.wait(lambda s: s["session"]["hand"] == 1, what="hand 1's walls up")
+    # the walls are up; nobody threw yet: the page says so, and draws no break
+    wait_page(browser, "return document.getElementById('throw').textContent === "
+              "'Hand 1: the walls are up; throw the dice.'", "the walls up, no throw")
+    assert browser.js("return document.querySelectorAll('#table-top .break-line').length") == 0
+    assert browser.js("return document.querySelectorAll('#table-top .stack-top').length") == 68
+    table.cli("dice", "2,3")  # physical dice, entered: the dead wall turns the corner
+    status = table.wait(lambda s: s["session"]["hand"] == 1 and s["session"]["phase"] == "built"
+                        and s["session"]["dice"], what="hand 1 thrown, deck B built inside")
     s = status["session"]
-    throw = s.get("dice") or s["hands"][-1]  # session.dice on a daemon with the dice button
-    dice, breaker = throw["dice"], throw["breaker"]
+    dice, breaker = s["dice"]["dice"], s["dice"]["breaker"]
+    assert dice == [2, 3] and s["dice"]["by"] == "entered"
     total = sum(dice)
     wait_page(browser, "return document.querySelector('#table-top g.breaker')", "the break")
     wait_page(browser, COUNTS + ".join() === '34/34,34/34,34/34,34/34'", "deck B built")
@@ -232,18 +239,19 @@ def test_the_throw_shows_the_break_on_the_breakers_wall(table, browser):
     assert dead == expected_dead_stacks(breaker, total, 17, 14)
     seat_words = {"self": "the thrower", "right": "the thrower's right",
                   "across": "the player across", "left": "the thrower's left"}
-    assert browser.text("#throw") == "Hand 1 (deck A): dice %s = %d" % (
-        " + ".join(map(str, dice)), total)
+    assert browser.text("#throw") == "Hand 1 (deck A): dice 2 + 3 = 5 (physical dice, entered)"
     assert browser.text("#break") == ("Break the wall of %s, %d stacks from its right end."
                                       % (seat_words[breaker], total))
     assert "14 tiles (7 stacks)" in browser.text("#dead")
     # the hand over shows: the hand, where the decks went, the latest events
-    assert browser.text("#fact-hand") == "1"
+    assert browser.text("#fact-hand") == "1 of game 1 (hand 1 of the session)"
+    assert browser.text("#fact-game") == "1"
     assert browser.text("#fact-deck-A") == "on the table top"
     assert browser.text("#fact-deck-B") == "built inside"
     log = browser.text("#log")
     assert "Hand over: deck A comes up" in log
-    assert "Hand 1 began on deck A: dice %s" % " + ".join(map(str, dice)) in log
+    assert "Hand 1 began on deck A: the walls are up" in log
+    assert "Dice for hand 1: 2 + 3 = 5" in log
     shoot(browser, "built-break")
     shoot(browser, "built-break", phone=True)
     settle(browser)
@@ -291,6 +299,8 @@ def test_the_page_is_keyboard_reachable(table, browser):
 
 def test_a_jam_shows_its_message_and_what_to_do(table, browser):
     table.cli("hand-over", "--no-wait")  # hand 2; deck A is rebuilt inside: build 3 jams
+    table.wait(lambda s: s["session"]["hand"] == 2, what="hand 2's walls up")
+    table.cli("dice")  # the table throws, as the dice button does
     status = table.wait(lambda s: s["session"] and s["session"]["stopped"],
                         what="the jam to stop the build", timeout=60)
     stopped = status["session"]["stopped"]
