@@ -27,6 +27,7 @@
     status: null,      // the last GET /status (or hello's)
     rulesets: {},      // name -> summary (GET /rulesets)
     live: false,       // the event stream is open
+    lost: false,       // the event stream failed (the browser retries by itself)
     build: null,       // {id, deck, targets, tracks: [[colour|null]], done, ok, failed, joined}
     throw: null,       // the hand's throw: {hand, deck, dice, total, breaker, break_from_right, unit, dead_wall_tiles, double, by}
     stepFailed: null,  // {message, next} from step_failed until the next step begins
@@ -63,8 +64,8 @@
   }
 
   function activity(st) {
-    if (!state.live) return "page_offline";
-    if (!st) return "idle";
+    if (state.lost) return "page_offline";
+    if (!st || !state.live) return "connecting";
     const t = st.table || {}, s = st.session;
     if (!t.connected) return "disconnected";
     if (st.abort_pending) return "abort_pending";
@@ -88,7 +89,7 @@
     if (st && st.table && !st.table.connected) {
       why.hidden = false;
       setSentence(why, W.whyNotConnected(st.table.error));
-    } else if (!state.live) {
+    } else if (state.lost) {
       why.hidden = false;
       setSentence(why, W.pageOffline);
     } else {
@@ -649,7 +650,7 @@
 
   function connect() {
     const es = new EventSource("/events");
-    es.onopen = () => { state.live = true; render(); };
+    es.onopen = () => { state.live = true; state.lost = false; render(); };
     es.onmessage = (m) => {
       let e;
       try { e = JSON.parse(m.data); } catch (err) { return; }
@@ -658,6 +659,7 @@
     es.onerror = () => {
       // EventSource reconnects by itself; the page says so meanwhile
       state.live = false;
+      state.lost = true;
       render();
     };
   }

@@ -10,6 +10,7 @@ window.JANTAKU_WORDS = {
 
   // what the table is doing, one or two words, then what happens next (the daemon's sentence)
   activity: {
+    connecting: "Connecting…",
     page_offline: "Page not connected",
     disconnected: "Table not connected",
     abort_pending: "Stopping",

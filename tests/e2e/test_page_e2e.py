@@ -91,9 +91,9 @@ def test_the_page_is_served_by_the_daemon_with_every_asset(table, browser):
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
     assert "default-src 'self'" in r.headers["content-security-policy"]
     browser.driver.get(table.url + "/")
-    wait_page(browser, "return document.getElementById('live').textContent === 'live'",
-              "the event stream open")
-    assert browser.text("#headline") == "No session"
+    wait_page(browser, "return document.getElementById('live').textContent === 'live' && "
+              "document.getElementById('headline').textContent === 'No session'",
+              "the event stream open, no session")
     assert "jantaku session start" in browser.text("#next")
     assert "reference-18" in browser.text("#facts")
     settle(browser)
@@ -328,3 +328,11 @@ def test_no_request_left_the_daemons_origin(table, browser):
     elsewhere = sorted({u for u in browser.requests
                         if not (u.startswith(table.url + "/") or u == "about:blank")})
     assert elsewhere == []
+
+
+def test_a_page_whose_daemon_stopped_says_so(table, browser):
+    table.proc.kill()  # the daemon ends (and its simulated table with it)
+    wait_page(browser, "return document.getElementById('headline').textContent === "
+              "'Page not connected'", "that the daemon is gone")
+    assert "reconnects by itself" in browser.text("#why")
+    assert browser.text("#live") == "reconnecting…"
