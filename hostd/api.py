@@ -19,6 +19,7 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
                       "type"; clients must ignore types they don't know.  The first is
                       {"type": "hello", "api": 1, "status": {...}}.
     GET  /openapi.json  the OpenAPI document (docs/API.md describes every route and event)
+    GET  /            the table's page (hostd/webpage.py; its files under /page/)
     GET  /docs, /redoc  the document in Swagger UI and ReDoc, their scripts served from the
                         package (fastapi-offline's copies, under /docs-assets/): nothing
                         from a CDN, so they work on an offline table
@@ -77,6 +78,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hostd.errors import ConfigError, Forbidden, JantakuError, Unauthorized
 from hostd.hand import api as hand_api
+from hostd.webpage import add_page
 
 API_VERSION = 1
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -680,6 +682,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
                       % type(exc).__name__)
 
     _add_offline_docs(app)
+    add_page(app)  # GET /: the table's page (hostd/webpage.py), assets under /page/
 
     @app.head("/health", response_model=HealthResponse, tags=["daemon"],
               operation_id="health_head")

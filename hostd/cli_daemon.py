@@ -773,6 +773,7 @@ async def _serve(args, port, colours, speed, db):
         table = daemon.status()["table"]
         log.info("daemon up", port=port, db=db,
                  api="http://%s:%d" % (args.api_host, args.api_port),
+                 page="http://%s:%d/" % (args.api_host, args.api_port),  # the table's page
                  **({"mqtt": "%s as %s (commands %s)" % (
                      bridge.broker.url(), args.table_id, "on" if bridge.commands else "off")}
                     if bridge else {}),

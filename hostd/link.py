@@ -86,11 +86,20 @@ class LinkClient:
 
     async def _pump(self):
         link = self.link
+        dropped = None  # the table's count of events it could not send (SPEC §10)
         while not self._stop:
             link.poll()
             data = await self.transport.read(min(link.next_due_ms(), 50))
             if data:
                 link.feed(data)
+            hb = link.peer_heartbeat
+            if hb is not None and hb[4] != dropped:
+                if dropped is not None and hb[4] > dropped:
+                    # events were lost (its window was full): the table client asks
+                    # the table where it is, as after a reconnect
+                    log.warning("the table dropped events", dropped=hb[4] - dropped)
+                    self._on_event(m.HEARTBEAT, hb)
+                dropped = hb[4]
 
     def stop(self):
         self._stop = True

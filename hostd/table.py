@@ -130,15 +130,27 @@ class TableClient:
         elif msgid == m.GUARD:
             self.guard = {"curtain": bool(v[0]), "lid": bool(v[1])}
             self._emit({"type": "guard", "curtain": bool(v[0]), "lid": bool(v[1])})
+        elif msgid == m.HEARTBEAT:  # (from the link client) the table dropped events
+            if self._op is not None and self._op["kind"] == "build":
+                self._op["interrupted"] = True  # its build_done may be what was lost
+            self._tasks.add(asyncio.create_task(self._reconcile()))
         elif msgid == m.STATUS_REPLY:
             self._take_status(v)
         elif msgid == m.LOG:
             log.info("table says", level=v[0], text=v[1])
         elif msgid == m.BUILD_DONE:
             self._last_build_done = v
+            if v[0] == self.build_id and self.targets:
+                # the table's own counts: right even if tile events were lost (SPEC §10)
+                self._take_counts(v[1])
         elif msgid == m.BUTTON and self._on_button is not None:
             self._on_button("dice" if v[0] == m.BUTTON_DICE else "start")
         self._check_waiters(msgid, v)
+
+    def _take_counts(self, flat):
+        ncls = self._ncol() + 1
+        c = list(flat)
+        self.counts = [c[i * ncls:(i + 1) * ncls] for i in range(len(self.targets))]
 
     def _take_status(self, v):
         st = dict(zip(m.field_names(m.STATUS_REPLY), v))
@@ -150,9 +162,7 @@ class TableClient:
                           "detail": 0, "message": fault_message(code, 0), "code": code}
         self.build_id = st["build_id"]
         self.targets = list(st["targets"])
-        ncls = self._ncol() + 1
-        c = list(st["counts"])
-        self.counts = [c[i * ncls:(i + 1) * ncls] for i in range(len(self.targets))]
+        self._take_counts(st["counts"])
 
     def _sum(self, track, cls, r, g, b):
         t = r + g + b
@@ -230,6 +240,9 @@ class TableClient:
                 self._tasks.discard(t)
 
     async def _reconcile(self):
+        """Ask the table where it is, and carry on what the link's outage (or a lost
+        event: SPEC §10) interrupted: a paused build, a build done or a lift at the top
+        whose event never came."""
         try:
             await self.query_status()
             if self.light != "auto":  # the table forgot it with the link (its safe default)
@@ -586,7 +599,11 @@ class TableClient:
             "door": self.door,
             "guard": self.guard,
             "build": {"id": self.build_id, "targets": self.targets,
-                      "per_track": [sum(r) for r in self.counts]} if self.targets else None,
+                      "per_track": [sum(r) for r in self.counts],
+                      # each track's count by back colour (the page draws a build it
+                      # joined half-way from these; the order of the tiles is not kept)
+                      "backs": [{self.colour_name(c): n for c, n in enumerate(r) if n}
+                                for r in self.counts]} if self.targets else None,
             "identity": ident,
             "resets": self.link.resets,
         }

@@ -121,12 +121,56 @@ def test_handshake_build_and_hand_over_in_virtual_time():
         assert res["per_track"] == [34] * 4
         assert res["backs"] == {"ivory": 68, "jade": 68}
         assert 19.9 <= res["seconds"] <= 20.2  # virtual seconds, whatever the host's speed
+        # the status: each track's count by back colour (the page draws from it), from
+        # build_done's counts although only 3 of the 136 tile events came
+        build = tc.get_status()["build"]
+        assert build["per_track"] == [34] * 4
+        assert build["backs"] == [{"ivory": 17, "jade": 17}] * 4
         turnaround = await tc.raise_walls(open_door=True)
         assert 3.99 <= turnaround <= 4.1
         await tc.settle()
         assert tc.lift == "bottom" and tc.door == "closed"
         client.stop()
         task.cancel()
+
+    asyncio.run(go())
+
+
+def test_a_build_done_the_table_dropped_is_learnt_from_its_status():
+    """SPEC §10: the table's window was full and build_done was dropped (counted in the
+    heartbeat's `dropped`): the host asks the table's status and the build ends there,
+    instead of waiting for an event that will never come."""
+    def table(msgid, values, t):
+        if msgid == m.CONFIGURE_BUILD:
+            t.targets, t.state = list(values[1]), m.S_IDLE
+            return 0
+        if msgid == m.BUILD:
+            def finish():
+                t.state = m.S_BUILT
+                t.dev.dropped += 1  # build_done refused: the window was full
+
+            t.state = m.S_BUILDING
+            t.at(20000, finish)
+            return 0
+        if msgid == m.STATUS:
+            counts = []
+            for n in t.targets:
+                counts += [0, n // 2, n - n // 2]
+            t.at(1, lambda: t.dev.send(m.STATUS_REPLY, (
+                getattr(t, "state", m.S_IDLE), 0, 1, 0, t.dev.dropped, t.targets, counts)))
+            return 0
+        return 0
+
+    async def go():
+        client, tc, task = await connected(ScriptedTable(table))
+        try:
+            res = await asyncio.wait_for(tc.build(1, [34] * 4, stacks=17, expect_empty=True), 5)
+            assert res["per_track"] == [34] * 4
+            assert res["backs"] == {"ivory": 68, "jade": 68}
+            assert tc.state == "built"
+        finally:
+            client.stop()
+            task.cancel()
 
     asyncio.run(go())
 
