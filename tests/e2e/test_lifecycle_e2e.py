@@ -36,7 +36,7 @@ def test_start_abort_start_from_any_state(loaded_table):
     assert a["tiles"] == 136 and a["backs"]["blue"] > 0 and a["backs"]["green"] > 0
     assert a["where"] == "inside" and s["decks"]["B"]["where"] == "mixer"
     assert s["next"].startswith("deck A is built inside: press start")
-    first_split = dict(a["backs"])
+    first_split = s["builds"][-1]["walls"]  # each wall's backs: the split as players see it
 
     again = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", check=False)
     assert again.returncode == 1
@@ -56,7 +56,7 @@ def test_start_abort_start_from_any_state(loaded_table):
     r = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--wait")
     s = d.status()["session"]
     a, b = s["decks"]["A"], s["decks"]["B"]
-    assert a["tiles"] == b["tiles"] == 136 and a["backs"] != first_split
+    assert a["tiles"] == b["tiles"] == 136 and s["builds"][-1]["walls"] != first_split
     assert a["backs"]["blue"] + b["backs"]["blue"] == 136
     assert [x["ok"] for x in s["builds"]] == [True] and s["faults"] == []
     assert d.sim_state()["table_top_tiles"] == 0  # every tile went into the mixer
