@@ -387,8 +387,9 @@ def main():
             b.stop()
     a = analyse(report, got["got"])
     n = args.tables
-    print("%d tables, %d hands each at %gx real time, one Mosquitto (per-table users and ACL), "
-          "%.0f s" % (n, args.hands, args.speed, total_s))
+    print("%d tables, %d hands each %s, one Mosquitto (per-table users and ACL), %.0f s" % (
+        n, args.hands, "at %gx real time" % args.speed if args.speed else
+        "as fast as the CPU goes", total_s))
     errors = [t for t in report["tables"] if t["error"]]
     print("  hands played: %d of %d%s" % (sum(t["hands"] for t in report["tables"]),
                                           n * args.hands, "; stopped: " + "; ".join(
