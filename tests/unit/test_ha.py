@@ -111,6 +111,57 @@ def test_every_config_fits_home_assistants_discovery_schema():
         assert parse_command(verb, b["payload_press"].encode()) == ({}, None)
 
 
+def render(template, status):
+    """A template as Home Assistant renders it (Jinja2's immutable sandbox; `value` the
+    payload, `value_json` its JSON), strict: any key the template touches without
+    checking it is there fails (Home Assistant would log a warning for each)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    payload = json.dumps(status)
+    env = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+    return env.from_string(template).render(value=payload, value_json=json.loads(payload))
+
+
+def shown(status):
+    """What each sensor shows for a status: {unique id suffix: (state, attributes)}."""
+    out = {}
+    for _, c in ha.configs("t1", commands=True):
+        if c and "value_template" in c:
+            attrs = c.get("json_attributes_template")
+            out[c["unique_id"][len("jantaku_t1_"):]] = (
+                render(c["value_template"], status),
+                json.loads(render(attrs, status)) if attrs else None)
+    return out
+
+
+def test_the_templates_show_what_a_person_expects():
+    st = compact_status(STATUS)  # building, hand 2, deck B split, an old recovered jam
+    s = shown(st)
+    assert s["state"] == ("building", None)
+    assert s["hand"] == ("2", None) and s["game"] == ("None", None)  # "None": unknown
+    assert s["next"][0] == STATUS["next"]
+    assert s["deck_a"] == ("136", {"where": "top", "tiles": 136,
+                                   "backs": {"blue": 68, "green": 68}})
+    assert s["deck_b"] == ("None", {"where": "split"})
+    assert s["last_fault"] == ("old jam", {"kind": "jam", "message": "old jam",
+                                           "recovered": True})
+    assert s["table_connected"] == ("ON", None)
+
+    free = compact_status({"table": {"connected": False, "state": "disconnected",
+                                     "error": "no such port"},
+                           "session": None, "next": "x" * 600, "busy": None})
+    s = shown(free)
+    assert s["state"][0] == "disconnected" and s["table_connected"][0] == "OFF"
+    assert s["game"][0] == s["hand"][0] == s["deck_a"][0] == s["deck_b"][0] == "None"
+    assert s["deck_a"][1] == {} and s["last_fault"] == ("none", {})
+    assert s["next"][0] == "x" * 255  # Home Assistant's longest state
+    free.pop("last_fault")  # a status retained by a daemon before last_fault
+    assert shown(free)["last_fault"] == ("none", {})
+    free["session"] = {"game": 1, "hand": 0, "decks": {}}
+    assert shown(free)["game"][0] == "1" and shown(free)["hand"][0] == "0"
+
+
 def test_node_ids_fit_discovery_topics_and_never_collide():
     assert ha.node_id("t1") == "jantaku_t1"
     a, b = ha.node_id("t.1"), ha.node_id("t_1")
