@@ -18,6 +18,12 @@ pytestmark = pytest.mark.e2e
 
 
 def retained_configs(broker):
+    # the bridge publishes its status once the discovery configs are all acknowledged
+    up = Listener(broker, topics=("jantaku/t1/status",))
+    try:
+        up.wait(lambda w: w.got, "the table's status", timeout=30)
+    finally:
+        up.close()
     late = Listener(broker, topics=("homeassistant/#",))
     try:
         late.wait(lambda w: len(w.got) >= 9, "the retained discovery configs", timeout=10)
