@@ -594,7 +594,7 @@ COMMANDS: list[Command] = [
     Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku",
             _lazy("hostd.cli_hand", "configure"), _lazy("hostd.cli_hand", "cmd_hand")),
     Command("fleet", "every table on an MQTT broker (fleet status --mqtt URL): online, state, "
-            "session, hand, fault", _lazy("hostd.fleet", "configure"),
+            "session, hand, fault; fleet retire ID: one taken out of service", _lazy("hostd.fleet", "configure"),
             _lazy("hostd.fleet", "cmd_fleet")),
 ]
 

@@ -574,6 +574,11 @@ def configure_run(p):
     m.add_argument("--mqtt-outbox", type=int, default=None, metavar="N",
                    help="messages kept while the broker is away (default 10000); the oldest "
                         "beyond are dropped, counted and reported")
+    m.add_argument("--mqtt-discovery-prefix", metavar="PREFIX", default=None,
+                   help="Home Assistant's discovery prefix: the table is published there as a "
+                        "device (default homeassistant)")
+    m.add_argument("--no-mqtt-discovery", action="store_true",
+                   help="publish nothing for Home Assistant's discovery")
 
 
 def start_sim_process(args, colours):
@@ -617,7 +622,9 @@ def _check_mqtt_options(args):
                                 ("--mqtt-password-file", args.mqtt_password_file),
                                 ("--mqtt-ca", args.mqtt_ca),
                                 ("--mqtt-commands", args.mqtt_commands),
-                                ("--mqtt-outbox", args.mqtt_outbox is not None)) if v]
+                                ("--mqtt-outbox", args.mqtt_outbox is not None),
+                                ("--mqtt-discovery-prefix", args.mqtt_discovery_prefix),
+                                ("--no-mqtt-discovery", args.no_mqtt_discovery)) if v]
         if given:
             raise UsageError("%s without --mqtt URL: give the broker too" % ", ".join(given))
         return None
@@ -625,6 +632,15 @@ def _check_mqtt_options(args):
         raise UsageError("--mqtt needs --table-id ID: this table's name on the broker, e.g. t1")
     if args.mqtt_outbox is not None and not 1 <= args.mqtt_outbox <= 1000000:
         raise UsageError("--mqtt-outbox takes 1 to 1000000 messages, got %d" % args.mqtt_outbox)
+    if args.no_mqtt_discovery and args.mqtt_discovery_prefix:
+        raise UsageError("--no-mqtt-discovery and --mqtt-discovery-prefix: give one of them")
+    from hostd import ha
+
+    try:
+        args.discovery_prefix = None if args.no_mqtt_discovery else \
+            ha.check_prefix(args.mqtt_discovery_prefix or ha.PREFIX)
+    except ValueError as e:
+        raise UsageError("--mqtt-discovery-prefix: %s" % e) from None
     try:
         check_table_id(args.table_id)
         return parse(args.mqtt, password_file=args.mqtt_password_file, ca_file=args.mqtt_ca)
@@ -757,7 +773,10 @@ async def _serve(args, port, colours, speed, db):
         from hostd.mqtt import Bridge
 
         jlog.add_secret(args.broker.password)
+        from hostd.api import VERSION
+
         bridge = Bridge(daemon, args.broker, args.table_id, commands=args.mqtt_commands,
+                        discovery_prefix=args.discovery_prefix, sw_version=VERSION,
                         **({"outbox_limit": args.mqtt_outbox} if args.mqtt_outbox else {}))
         await bridge.start()
         daemon.reporters["mqtt"] = bridge.get_status

@@ -1,10 +1,12 @@
-"""`jantaku fleet status`: every table a broker knows, from its retained messages
-(CPython only; docs/FLEET.md).
+"""`jantaku fleet status`: every table a broker knows, from its retained messages;
+`jantaku fleet retire ID`: a table taken out of service, its retained messages and Home
+Assistant entities removed (CPython only; docs/FLEET.md).
 
 Each table's bridge (hostd/mqtt.py) keeps ``jantaku/<id>/availability`` and
 ``jantaku/<id>/status`` retained on the broker, so a new subscriber gets every table's
 last word at once: this module subscribes to both, gathers what arrives until the broker
-has been quiet for QUIET_S (at most --wait seconds), and prints one line per table.
+has been quiet for QUIET_S or a live (not retained) message comes (at most --wait
+seconds), and prints one line per table.
 """
 import asyncio
 import json
@@ -48,12 +50,86 @@ async def collect(broker, *, wait=WAIT_S, quiet=QUIET_S, client_factory=None):
                 except asyncio.TimeoutError:
                     break  # quiet: every retained message has come
                 _take(tables, str(msg.topic), msg.payload)
+                if not msg.retain:
+                    # a live message: the broker sends the retained ones first, on
+                    # subscribing, so they have all come (busy tables are never quiet)
+                    break
     except FleetError:
         raise
     except Exception as e:
         raise FleetError("cannot read the broker %s: %s" % (broker.url(), describe_error(e))) \
             from None
     return tables
+
+
+async def _retained(c, wait, quiet):
+    """``{topic: payload}`` of the retained messages the subscriptions made ``c`` get."""
+    got = {}
+    end = time.monotonic() + wait
+    messages = c.messages
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            msg = await asyncio.wait_for(messages.__anext__(), min(quiet, left))
+        except asyncio.TimeoutError:
+            break
+        if not msg.retain:
+            break
+        p = msg.payload
+        got[str(msg.topic)] = p.encode() if isinstance(p, str) else bytes(p or b"")
+    return {t: p for t, p in got.items() if p}
+
+
+async def retire(broker, table_id, *, prefix, force=False, wait=WAIT_S, quiet=QUIET_S,
+                 client_factory=None):
+    """Clear the table's retained messages (availability, status, Home Assistant's
+    discovery configs under ``prefix``): ``[topics cleared]``; FleetError if the table is
+    online (unless ``force``), unknown, or the broker did not clear them."""
+    import aiomqtt
+
+    from hostd import ha
+    from hostd.broker import describe_error
+
+    factory = client_factory or aiomqtt.Client
+    mine = ["%s/%s/availability" % (ROOT, table_id), "%s/%s/status" % (ROOT, table_id)]
+    subs = [(t, 1) for t in mine]
+    if prefix:
+        subs.append((ha.subscription(table_id, prefix), 1))
+    try:
+        async with factory(**broker.client_kwargs(), clean_session=True, timeout=wait + 5) as c:
+            await c.subscribe(subs)
+            found = await _retained(c, wait, quiet)
+            if not found:
+                await c.subscribe("%s/+/availability" % ROOT, qos=1)
+                others = sorted(t.split("/")[1] for t in await _retained(c, wait, quiet))
+                raise FleetError(
+                    "table %s has no retained message on %s%s: nothing to retire (the tables "
+                    "there: %s)" % (table_id, broker.url(), " nor under %s/" % prefix
+                                    if prefix else "", ", ".join(others) or "none"))
+            if found.get(mine[0]) == b"online" and not force:
+                raise FleetError(
+                    "table %s is online: stop its daemon first (a running daemon publishes "
+                    "all this again), or give --force" % table_id)
+            for t in sorted(found):
+                await c.publish(t, b"", qos=1, retain=True)
+        # read back: a broker whose ACL refuses a publish drops it without a word (MQTT 3.1.1)
+        async with factory(**broker.client_kwargs(), clean_session=True, timeout=wait + 5) as c:
+            await c.subscribe(subs)
+            left = await _retained(c, wait, quiet)
+    except FleetError:
+        raise
+    except Exception as e:
+        raise FleetError("cannot retire %s on %s: %s" % (table_id, broker.url(),
+                                                          describe_error(e))) from None
+    if left:
+        raise FleetError(
+            "the broker kept %d of the table's retained messages (%s): the ACL does not let "
+            "%s write them; this needs `topic write %s/%s/#`%s" % (
+                len(left), ", ".join(sorted(left)[:3]), broker.username or "an anonymous client",
+                ROOT, table_id, " and `topic write %s/#`" % prefix if prefix else ""))
+    return sorted(found)
 
 
 def _take(tables, topic_, payload):
@@ -154,29 +230,43 @@ def configure(p):
     sub = p.add_subparsers(dest="fleet_command", required=True, metavar="ACTION")
     s = sub.add_parser("status", help="every table the broker knows: online, state, session, "
                                       "hand, next, fault")
+    _broker_options(s)
+    s.add_argument("--wait", type=float, default=WAIT_S, metavar="S",
+                   help="the most seconds to wait for the broker's retained messages "
+                        "(default %g; it stops as soon as they have come)" % WAIT_S)
+    s.add_argument("--json", action="store_true",
+                   help='one JSON object: {"broker": URL, "tables": [...]}')
+    r = sub.add_parser("retire", help="a table taken out of service: remove its retained "
+                                      "status and its Home Assistant device from the broker")
+    r.add_argument("table_id", metavar="ID", help="the table's id (its --table-id)")
+    _broker_options(r)
+    r.add_argument("--discovery-prefix", metavar="PREFIX", default=None,
+                   help="Home Assistant's discovery prefix (default homeassistant)")
+    r.add_argument("--force", action="store_true",
+                   help="even while the table says it is online")
+
+
+def _broker_options(s):
     s.add_argument("--mqtt", metavar="URL", required=True,
                    help="the broker: mqtt://[USER@]HOST[:PORT] or mqtts://... (TLS)")
     s.add_argument("--mqtt-password-file", metavar="PATH", default=None,
                    help="the password's file (mode 0600), else $JANTAKU_MQTT_PASSWORD")
     s.add_argument("--mqtt-ca", metavar="FILE", default=None,
                    help="with mqtts://: the CA the broker's certificate is checked against")
-    s.add_argument("--wait", type=float, default=WAIT_S, metavar="S",
-                   help="the most seconds to wait for the broker's retained messages "
-                        "(default %g; it stops as soon as they have come)" % WAIT_S)
-    s.add_argument("--json", action="store_true",
-                   help='one JSON object: {"broker": URL, "tables": [...]}')
 
 
 def cmd_fleet(args):
     from hostd.broker import BrokerConfigError, parse
     from hostd.cli import UsageError
 
-    if not 0 < args.wait <= 60:
+    if args.fleet_command == "status" and not 0 < args.wait <= 60:
         raise UsageError("--wait takes seconds above 0, at most 60; got %g" % args.wait)
     try:
         broker = parse(args.mqtt, password_file=args.mqtt_password_file, ca_file=args.mqtt_ca)
     except BrokerConfigError as e:
         raise UsageError(str(e)) from None
+    if args.fleet_command == "retire":
+        return _cmd_retire(args, broker)
     try:
         tables = asyncio.run(collect(broker, wait=args.wait))
     except FleetError as e:
@@ -187,4 +277,27 @@ def cmd_fleet(args):
         sys.stdout.write(json.dumps({"broker": broker.url(), "tables": out}) + "\n")
     else:
         sys.stdout.write(text(out, broker.url()) + "\n")
+    return 0
+
+
+def _cmd_retire(args, broker):
+    from hostd import ha
+    from hostd.broker import BrokerConfigError, check_table_id
+    from hostd.cli import UsageError
+
+    try:
+        check_table_id(args.table_id)
+        prefix = ha.check_prefix(args.discovery_prefix or ha.PREFIX)
+    except (BrokerConfigError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    try:
+        cleared = asyncio.run(retire(broker, args.table_id, prefix=prefix, force=args.force))
+    except FleetError as e:
+        sys.stderr.write("jantaku fleet: %s\n" % e)
+        return 1
+    entities = sum(1 for t in cleared if t.startswith(prefix + "/"))
+    sys.stdout.write("table %s retired on %s: %d retained message%s cleared (%d Home Assistant "
+                     "entit%s)\n" % (args.table_id, broker.url(), len(cleared),
+                                     "" if len(cleared) == 1 else "s", entities,
+                                     "y" if entities == 1 else "ies"))
     return 0

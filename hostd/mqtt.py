@@ -13,6 +13,8 @@ API, answering with the same result or error (docs/FLEET.md "Fleet over MQTT"):
     jantaku/<id>/command/<verb> commands (VERBS), a JSON object ("{}"; an "id" makes a
                                 repeated command run once); off unless commands=True
     jantaku/<id>/reply          {"verb", "id", "status", "result"|"error"}: the API's answer
+    homeassistant/.../config    Home Assistant's discovery (hostd/ha.py), retained, on each
+                                connection, unless discovery_prefix is None
 
 The table never waits for the broker: events go into a bounded :class:`Outbox` at once and
 are sent from there, each removed only once the broker acknowledged it (QoS 1), so a broker
@@ -163,12 +165,22 @@ def compact_status(st):
             fault = {"kind": open_faults[-1].get("kind"), "message": open_faults[-1].get("message")}
     if fault is None and t.get("fault"):
         fault = {"kind": t["fault"].get("kind"), "message": t["fault"].get("message")}
+    # the session's last fault, recovered or not (Home Assistant's "last fault"), else the
+    # table's own
+    last_fault = None
+    if s and s.get("faults"):
+        f = s["faults"][-1]
+        last_fault = {"kind": f.get("kind"), "message": f.get("message"),
+                      "recovered": bool(f.get("recovered"))}
+    if fault is not None and (last_fault is None or last_fault["recovered"]):
+        last_fault = dict(fault, recovered=False)
     build = t.get("build")
     out = {
         "state": t.get("state"),
         "connected": bool(t.get("connected")),
         "error": None if t.get("connected") else t.get("error"),
         "fault": fault,
+        "last_fault": last_fault,
         "busy": st.get("busy"),
         "session": None,
         "next": st.get("next"),
@@ -272,7 +284,8 @@ class Bridge:
 
     def __init__(self, daemon, broker, table_id, *, commands=False, outbox_limit=OUTBOX_LIMIT,
                  status_interval=STATUS_INTERVAL_S, retry=(RETRY_MIN_S, RETRY_MAX_S),
-                 keepalive=KEEPALIVE_S, client_factory=None):
+                 keepalive=KEEPALIVE_S, client_factory=None, discovery_prefix=None,
+                 sw_version=None):
         self.daemon = daemon
         self.broker = broker
         self.table_id = table_id
@@ -282,6 +295,8 @@ class Bridge:
         self.retry = retry
         self.keepalive = keepalive
         self._client_factory = client_factory
+        self.discovery_prefix = discovery_prefix  # Home Assistant's (hostd/ha.py); None: off
+        self.sw_version = sw_version
         self.connected = False
         self.error = None
         self.connects = 0
@@ -320,7 +335,7 @@ class Bridge:
         return {"broker": self.broker.url(), "table_id": self.table_id,
                 "connected": self.connected, "error": self.error, "queued": len(self.outbox),
                 "sent": self.sent, "dropped": self.outbox.dropped, "connects": self.connects,
-                "commands": self.commands}
+                "commands": self.commands, "discovery": self.discovery_prefix}
 
     # -- the daemon's side ------------------------------------------------------------------
     async def _pump(self, events, first):
@@ -386,6 +401,8 @@ class Bridge:
             log.info("mqtt connected", broker=self.broker.url(), table_id=self.table_id,
                      commands="on" if self.commands else "off", queued=len(self.outbox))
             await client.publish(self.topics["availability"], b"online", qos=1, retain=True)
+            if self.discovery_prefix:
+                await self._publish_discovery(client)
             granted = await client.subscribe(self.topics["command"], qos=1)
             if any(int(getattr(g, "value", g)) >= 0x80 for g in granted):
                 (log.error if self.commands else log.info)(
@@ -416,6 +433,15 @@ class Bridge:
                                      retain=True, timeout=CLOSE_TIMEOUT_S / 2)
             except Exception as e:
                 log.info("mqtt: offline not confirmed (the will says it)", error=str(e))
+
+    async def _publish_discovery(self, client):
+        """Home Assistant's discovery configs, retained, on every connection (the same
+        payload again changes nothing there); the buttons removed when commands are off."""
+        from hostd import ha
+
+        for topic_, cfg in ha.configs(self.table_id, prefix=self.discovery_prefix,
+                                      commands=self.commands, sw_version=self.sw_version):
+            await client.publish(topic_, ha.payload(cfg), qos=1, retain=True)
 
     async def _send(self, client):
         """The outbox, oldest first, one message acknowledged before the next (in order)."""

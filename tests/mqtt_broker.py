@@ -40,10 +40,20 @@ MISSING = None if MOSQUITTO and MOSQUITTO_PASSWD else (
     "MQTT tests need a real broker")
 
 
+def table_user(table_id):
+    """A table's user and password (added to USERS for the tables beyond TABLES)."""
+    user = "table-%s" % table_id
+    USERS.setdefault(user, "pw-%s-0123456789" % user)
+    return user
+
+
 def acl_text(tables=TABLES, admins=()):
-    """The ACL of docs/FLEET.md: each table writes only its own topics and reads only its
-    own commands; the operator reads everything and commands every table; a viewer
-    (signage, the fleet view) only reads."""
+    """The ACL of docs/FLEET.md: each table writes only its own topics (and its Home
+    Assistant discovery configs) and reads only its own commands; the operator reads
+    everything, commands every table and retires one (clears its retained messages and
+    discovery configs); a viewer (signage, the fleet view) only reads."""
+    from hostd.ha import node_id
+
     out = []
     for t in tables:
         out += ["user table-%s" % t,
@@ -51,9 +61,12 @@ def acl_text(tables=TABLES, admins=()):
                 "topic write jantaku/%s/status" % t,
                 "topic write jantaku/%s/events" % t,
                 "topic write jantaku/%s/reply" % t,
-                "topic read jantaku/%s/command/#" % t, ""]
-    out += ["user operator", "topic read jantaku/#", "topic write jantaku/+/command/#", "",
-            "user viewer", "topic read jantaku/#", ""]
+                "topic read jantaku/%s/command/#" % t,
+                "topic write homeassistant/+/%s/#" % node_id(t), ""]
+    out += ["user operator", "topic read jantaku/#", "topic write jantaku/+/command/#",
+            "topic write jantaku/+/availability", "topic write jantaku/+/status",
+            "topic readwrite homeassistant/#", "",
+            "user viewer", "topic read jantaku/#", "topic read homeassistant/#", ""]
     for a in admins:  # bench/mqtt_bench.py's: writes any table's topics
         out += ["user %s" % a, "topic readwrite jantaku/#", ""]
     return "\n".join(out)
@@ -68,7 +81,7 @@ def free_port():
 class TestBroker:
     __test__ = False  # not a test class
 
-    def __init__(self, folder, *, tls=False, admins=()):
+    def __init__(self, folder, *, tls=False, admins=(), tables=TABLES, extra_conf=()):
         self.folder = str(folder)
         os.makedirs(self.folder, exist_ok=True)
         self.port = free_port()
@@ -78,19 +91,21 @@ class TestBroker:
         self._log = None
         self.log_path = os.path.join(self.folder, "mosquitto.log")
         pw = os.path.join(self.folder, "passwd")
-        for i, user in enumerate([u for u in USERS if u in DEFAULT_USERS or u in admins]):
-            password = USERS[user]
-            subprocess.run([MOSQUITTO_PASSWD, "-b"] + (["-c"] if i == 0 else []) +
-                           [pw, user, password], check=True, capture_output=True, timeout=30)
+        wanted = set(DEFAULT_USERS) | set(admins) | {table_user(t) for t in tables}
+        with open(pw + ".plain", "w") as f:  # mosquitto_passwd -U hashes them all at once
+            f.write("".join("%s:%s\n" % (u, USERS[u]) for u in USERS if u in wanted))
+        os.replace(pw + ".plain", pw)
+        subprocess.run([MOSQUITTO_PASSWD, "-U", pw], check=True, capture_output=True,
+                       timeout=120)
         acl = os.path.join(self.folder, "acl")
         with open(acl, "w") as f:
-            f.write(acl_text(admins=admins))
+            f.write(acl_text(tables=tables, admins=admins))
         lines = ["per_listener_settings false", "allow_anonymous false",
                  "password_file %s" % pw, "acl_file %s" % acl,
                  "persistence true", "persistence_location %s/" % self.folder,
                  "log_dest stderr", "log_type error", "log_type warning", "log_type notice",
                  "log_type information", "log_type subscribe",
-                 "listener %d 127.0.0.1" % self.port]
+                 "listener %d 127.0.0.1" % self.port] + list(extra_conf)
         if os.geteuid() == 0:
             lines.insert(0, "user root")  # else it drops to `mosquitto`, who can't read here
         if tls:

@@ -73,6 +73,41 @@ def test_collect_reads_every_table_from_the_retained_messages(mqtt_broker):
                             "problem": "its status is not a JSON object"}
 
 
+def test_collect_answers_at_once_while_tables_keep_publishing(mqtt_broker):
+    """Busy tables never leave the broker quiet: the retained messages come first on
+    subscribing, so the first live one ends the wait (not --wait)."""
+    import time
+
+    import aiomqtt
+
+    publish_retained(mqtt_broker, "table-t1", [
+        ("jantaku/t1/availability", b"online"),
+        ("jantaku/t1/status", json.dumps(status("building", 5, 3)).encode())])
+
+    async def go():
+        b = parse(mqtt_broker.url("table-t2"), env=mqtt_broker.env("table-t2"))
+        async with aiomqtt.Client(**b.client_kwargs()) as c:
+            async def busy():
+                while True:  # a table building: a status every 50 ms
+                    await c.publish("jantaku/t2/status", json.dumps(status("building", 9, 1))
+                                    .encode(), qos=1, retain=True)
+                    await asyncio.sleep(0.05)
+
+            task = asyncio.create_task(busy())
+            await asyncio.sleep(0.3)
+            t0 = time.monotonic()
+            tables = await fleet.collect(parse(mqtt_broker.url("viewer"),
+                                               env=mqtt_broker.env("viewer")), wait=5)
+            took = time.monotonic() - t0
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        return tables, took
+
+    tables, took = asyncio.run(go())
+    assert set(tables) == {"t1", "t2"} and tables["t2"]["status"]["session"]["id"] == 9
+    assert took < 1.0, took
+
+
 def test_fleet_status_on_the_command_line(mqtt_broker, capsys, monkeypatch):
     publish_retained(mqtt_broker, "table-t1", [
         ("jantaku/t1/availability", b"online"),
