@@ -702,7 +702,8 @@
     const onTop = Object.keys(s.decks || {}).some((d) => s.decks[d].where === "top");
     const thrown = s.dice && s.dice.hand === s.hand;
     if (s.hand > 0 && onTop && !thrown) { out.add("dice"); out.add("dice-entered"); }
-    if (["built", "resplit_pending", "swap_pending"].includes(s.phase) && s.inside) out.add("hand-over");
+    const inside = Object.keys(s.decks || {}).some((d) => s.decks[d].where === "inside");
+    if (["built", "resplit_pending", "swap_pending"].includes(s.phase) && inside) out.add("hand-over");
     if (s.hand > 0) out.add("game");
     out.add("end");
     return out;

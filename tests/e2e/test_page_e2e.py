@@ -286,8 +286,9 @@ def test_the_page_is_keyboard_reachable(table, browser):
     body = browser.driver.find_element("css selector", "body")
     body.send_keys(Keys.TAB)
     focused = browser.js("return document.activeElement.tagName + ' ' + "
-                         "(document.activeElement.getAttribute('href') || '')")
-    assert focused == "A /docs"  # the only control so far: the API's documentation
+                         "document.activeElement.id")
+    assert focused == "INPUT pair-code"  # an unpaired browser's first control: the code
+    assert browser.js("return document.activeElement.labels[0].textContent") == "Pairing code"
     outline = browser.js("return getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none"  # focus is visible
     # every section is labelled by its heading (a screen reader lists them)
