@@ -14,6 +14,9 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     POST /continue    people did what was asked: carry on           (moves motors)
     POST /clear-fault the fault is fixed: clear it and carry on     (moves motors)
     POST /abort       stop the table and end the session             (moves motors)
+    GET  /pair        is this browser paired?  POST /pair {"code": "ABCD-1234"}: pair it
+    POST /pair/new    a one-time pairing code (programs on the host only)
+    POST /pair/revoke-all  every browser must pair again
     POST /hand/check  analyse a hand {"hand": "123m...", "mixed_deck": true} (hostd.hand.api)
     GET  /events      text/event-stream: each event's data is one JSON object with a
                       "type"; clients must ignore types they don't know.  The first is
@@ -48,6 +51,9 @@ token"):
 * browsers: a request with an ``Origin`` header that is not this API's own origin gets
   403, ``/events`` included, and no CORS header is ever sent, so another web page can
   neither command the table nor read its answers;
+* browsers are paired (hostd/pairing.py): a motor command carrying an ``Origin`` needs the
+  browser-session cookie that ``POST /pair`` gives for a one-time code, or the token,
+  loopback included; requests without ``Origin`` (the CLI) are unchanged;
 * DNS rebinding: on a loopback or specific-address bind the ``Host`` header must be one
   of this API's names (loopback names, the bind address, ``allowed_hosts``), else 403 —
   otherwise a page at a hostile name resolving to 127.0.0.1 would count as "same origin".

@@ -63,13 +63,21 @@ def visible_buttons(browser):
         .filter(b => b.offsetParent !== null).map(b => [b.dataset.cmd, b.disabled, b.textContent])""")
 
 
+def shown(browser, id_):
+    """Drawn on screen (not only without the hidden attribute: CSS could override it)."""
+    from selenium.webdriver.common.by import By
+
+    return browser.driver.find_element(By.ID, id_).is_displayed()
+
+
 def wait_offered(browser, cmd, what, timeout=60):
-    wait_page(browser, "return window.jantakuPage.offered().includes(%s) && "
-              "!window.jantakuPage.sending" % json.dumps(cmd), what, timeout)
-    # the button shows, is enabled, and says what it does
-    (button,) = [b for b in visible_buttons(browser) if b[0] == cmd] or [None]
-    if cmd != "start":
-        assert button is not None and button[1] is False and button[2], (cmd, button)
+    """The table can take ``cmd`` (status), and the page draws its button, enabled and
+    saying what it does (the page renders on the next frame: both are polled together)."""
+    button = "start" if cmd == "start" else "cmd-" + cmd
+    wait_page(browser, "const b = document.getElementById(%s); "
+              "return window.jantakuPage.offered().includes(%s) && !window.jantakuPage.sending"
+              " && b.offsetParent !== null && !b.disabled && b.textContent.length > 3"
+              % (json.dumps(button), json.dumps(cmd)), what, timeout)
 
 
 def press(browser, cmd):
@@ -107,7 +115,7 @@ def test_an_unpaired_browser_sees_the_table_but_cannot_press(table, browser):
               "document.getElementById('headline').textContent === 'No session' && "
               "window.jantakuPage.paired === false", "the table, not paired")
     assert "cannot press" in browser.text("#pair-note")
-    assert browser.js("return document.getElementById('pair-form').hidden") is False
+    assert shown(browser, "pair-form") and shown(browser, "start-form")
     assert browser.js("return document.getElementById('start').disabled") is True
     # even a request made by hand from the page is refused: the daemon wants pairing
     r = browser.driver.execute_async_script("""
@@ -136,7 +144,7 @@ def test_a_wrong_code_is_refused_and_the_right_one_pairs(table, browser):
     browser.driver.find_element(By.ID, "pair-button").click()
     wait_page(browser, "return window.jantakuPage.paired === true", "paired")
     assert "paired" in browser.text("#pair-note")
-    assert browser.js("return document.getElementById('pair-form').hidden") is True
+    assert not shown(browser, "pair-form")
     # the cookie is invisible to the page's scripts; no secret in the address
     assert browser.js("return document.cookie") == ""
     assert browser.driver.current_url == table.url + "/"
@@ -160,6 +168,8 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
     assert "Mixed Deck" in browser.text("#fact-ruleset")
     # only what the table can take: no dice before a hand, no session start twice
     assert offered(browser) == {"hand-over", "end", "abort"}
+    assert {b[0] for b in visible_buttons(browser)} == {"hand-over", "end", "abort"}
+    assert not shown(browser, "start-form") and not shown(browser, "pair-form")
     shoot(browser, "4-built")
     no_console_errors(browser)
 
