@@ -865,9 +865,15 @@
     });
     // a phone that scanned the terminal's QR code: #pair=CODE, spent at once and taken
     // out of the address bar (the code is good once: history keeps nothing usable)
+    window.addEventListener("hashchange", () => { takeFragment(); });
+    if (!takeFragment()) checkPaired();
+  }
+
+  function takeFragment() {
     const m = /^#pair=([A-Za-z0-9-]{4,16})$/.exec(window.location.hash);
     if (window.location.hash) history.replaceState(null, "", window.location.pathname);
-    if (m) pair(m[1]); else checkPaired();
+    if (m) pair(m[1]);
+    return !!m;
   }
 
   function start() {

@@ -294,3 +294,39 @@ def test_end_the_session_from_the_page(table, browser):
     assert hands[1]["dice"] == [3, 4] and hands[1]["dice_by"] == "entered"
     shoot(browser, "7-ended")
     no_console_errors(browser)
+
+
+def test_revoke_all_unpairs_and_a_scanned_code_pairs_without_staying_in_the_address(table, browser):
+    """`jantaku pair --revoke-all` ends the browser's session; the QR code's address
+    (`#pair=CODE`) pairs the browser at once and leaves the address bar clean."""
+    out = table.cli("pair", "--revoke-all").stdout
+    assert "1 browser session(s) ended" in out
+    browser.driver.get(table.url + "/")
+    wait_page(browser, "return window.jantakuPage.paired === false", "unpaired after revoke-all")
+    assert browser.js("return document.getElementById('start').disabled") is True
+    text = table.cli("pair", "--new", "--page-url", table.url + "/").stdout
+    code = text.split("type the code ", 1)[1].split(" ", 1)[0]
+    assert "#pair=" not in text.split("\n", 1)[0]  # the words give the code, not a URL with it
+    assert "\u2588" in text or "\u2580" in text or "\u2584" in text  # the QR code's blocks
+    browser.driver.get(table.url + "/#pair=" + code)
+    wait_page(browser, "return window.jantakuPage.paired === true", "paired by the scanned code")
+    assert browser.driver.current_url == table.url + "/"
+    assert browser.js("return document.getElementById('start').disabled") is False
+    no_console_errors(browser)
+
+
+def test_the_page_speaks_japanese_when_chosen(table, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.driver.find_element(By.ID, "lang")).select_by_value("ja")
+    wait_page(browser, "return document.getElementById('headline').textContent === "
+              "'セッションなし'", "the page in Japanese")
+    assert browser.text("#controls-title") == "操作"
+    assert browser.text("#start") == "セッション開始"
+    assert browser.js("return document.documentElement.lang") == "ja"
+    shoot(browser, "8-japanese")
+    Select(browser.driver.find_element(By.ID, "lang")).select_by_value("en")
+    wait_page(browser, "return document.getElementById('headline').textContent === "
+              "'No session'", "the page in English again")
+    no_console_errors(browser)

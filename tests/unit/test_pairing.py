@@ -162,3 +162,20 @@ def test_with_a_token_a_code_needs_the_token_and_a_browser_may_use_either():
     no_token, bearer, cookie = run(go())
     assert no_token.status_code == 401
     assert bearer.status_code == 200 and cookie.status_code == 200
+
+
+def test_the_terminal_shows_the_code_and_a_qr_code_of_the_page_with_it():
+    import segno
+
+    from hostd.cli_daemon import pair_text
+
+    text = pair_text("ABCD-1234", "http://table.local:8737/", 300)
+    first, rest = text.split("\n", 1)
+    assert first == ("pair a browser: open http://table.local:8737/ and type the code "
+                     "ABCD-1234 (good once, for 5 minutes)")
+    qr = rest.split("\n", 1)[1].split("\n")
+    # the same matrix segno makes for the page's address with the code in its fragment
+    want = segno.make("http://table.local:8737/#pair=ABCD-1234", error="m")
+    assert len(qr) == (want.symbol_size(scale=1)[1] + 1) // 2  # two modules a line
+    assert pair_text("ABCD-1234", "http://x/", 300, qr=False) == (
+        "pair a browser: open http://x/ and type the code ABCD-1234 (good once, for 5 minutes)")
