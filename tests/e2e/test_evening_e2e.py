@@ -325,7 +325,7 @@ def test_the_page_speaks_japanese_when_chosen(table, browser):
     assert browser.text("#controls-title") == "操作"
     assert browser.text("#start") == "セッション開始"
     assert browser.js("return document.documentElement.lang") == "ja"
-    shoot(browser, "8-japanese")
+    # no screenshot: this machine's Chromium has no CJK font (a phone has one)
     Select(browser.driver.find_element(By.ID, "lang")).select_by_value("en")
     wait_page(browser, "return document.getElementById('headline').textContent === "
               "'No session'", "the page in English again")
