@@ -635,6 +635,9 @@
         state.throw = throwFrom(e, e.deck);
         if (state.throw) state.throw.session = e.session;
         break;
+      case "session_ended":
+        loadHistory();
+        break;
       case "session_started":
         state.stepFailed = null;
         state.throw = null;
@@ -876,6 +879,38 @@
     return !!m;
   }
 
+  // -- earlier sessions (GET /history), fetched at start and when a session ends ---------
+  const HISTORY_KEEP = 5;
+  async function loadHistory() {
+    try {
+      const r = await fetch("/history?limit=" + HISTORY_KEEP, { cache: "no-store" });
+      if (!r.ok) return;
+      state.history = (await r.json()).sessions || [];
+    } catch (err) { return; }
+    renderHistory();
+  }
+
+  function renderHistory() {
+    $("history-title").textContent = W.historyTitle;
+    const box = $("history-list");
+    box.textContent = "";
+    const list = state.history || [];
+    if (!list.length) { box.appendChild(el("li", null, W.historyNone)); return; }
+    list.forEach((h) => {
+      const hands = (h.games || []).reduce((a, g) => a + (g.hands || []).length, 0);
+      const li = el("li", h.state === "ended" || h.state === "open" ? null : "bad");
+      if (h.created_at) {
+        const at = new Date(h.created_at * 1000);
+        const time = el("time", null, at.toLocaleString());
+        time.dateTime = at.toISOString();
+        li.append(time, document.createTextNode(" "));
+      }
+      li.appendChild(document.createTextNode(W.historyLine(h, hands)));
+      li.dataset.session = String(h.id);
+      box.appendChild(li);
+    });
+  }
+
   function start() {
     document.documentElement.lang = W.lang;
     document.title = W.title;
@@ -884,6 +919,7 @@
     $("fault-todo-label").textContent = W.whatToDo;
     setupControls();
     loadRulesets();
+    loadHistory();
     connect();
     render();
   }

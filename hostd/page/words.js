@@ -183,6 +183,14 @@ window.JANTAKU_WORDS = {
     "end": "End the session",
     "abort": "Abort: stop the table",
   },
+  historyTitle: "Earlier sessions",
+  historyNone: "No session yet.",
+  // one past session (GET /history): its number, ruleset, how it ended, games and hands
+  historyLine: (h, hands) => "Session " + h.id + ": " + h.ruleset +
+    (h.mixed_deck ? ", Mixed Deck" : "") + " — " + ({ ended: "ended", aborted: "aborted",
+      failed: "ended by a fault", open: "open" }[h.state] || h.state) + ", " +
+    (h.games || []).length + " game" + ((h.games || []).length === 1 ? "" : "s") + ", " +
+    hands + " hand" + (hands === 1 ? "" : "s"),
   sending: (label) => label + "…",
   done: (label, next) => label + ": done." + (next ? " Next: " + next : ""),
   refused: (label, message) => label + ": refused — " + message,
@@ -264,6 +272,12 @@ window.JANTAKU_WORDS_JA = {
     "end": "セッション終了",
     "abort": "中止:卓を止める",
   },
+  historyTitle: "これまでのセッション",
+  historyNone: "まだセッションはありません。",
+  historyLine: (h, hands) => "セッション " + h.id + ":" + h.ruleset +
+    (h.mixed_deck ? "、ミックスデッキ" : "") + " — " + ({ ended: "終了", aborted: "中止",
+      failed: "エラーで終了", open: "進行中" }[h.state] || h.state) + "、半荘 " +
+    (h.games || []).length + "、" + hands + "局",
   sending: (label) => label + "…",
   done: (label, next) => label + ":完了。" + (next ? "次:" + next : ""),
   refused: (label, message) => label + ":拒否 — " + message,

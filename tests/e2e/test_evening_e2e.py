@@ -115,6 +115,7 @@ def test_an_unpaired_browser_sees_the_table_but_cannot_press(table, browser):
               "document.getElementById('headline').textContent === 'No session' && "
               "window.jantakuPage.paired === false", "the table, not paired")
     assert "cannot press" in browser.text("#pair-note")
+    assert browser.text("#history-list") == "No session yet."
     assert shown(browser, "pair-form") and shown(browser, "start-form")
     assert browser.js("return document.getElementById('start').disabled") is True
     # even a request made by hand from the page is refused: the daemon wants pairing
@@ -292,6 +293,10 @@ def test_end_the_session_from_the_page(table, browser):
     hands = [h for g in last["games"] for h in g["hands"]]
     assert [h["hand"] for h in hands] == [1, 2, 3]
     assert hands[1]["dice"] == [3, 4] and hands[1]["dice_by"] == "entered"
+    # and on the page, under "Earlier sessions"
+    wait_page(browser, "const li = document.querySelector('#history-list li[data-session=\"1\"]');"
+              " return li && li.textContent.includes("
+              "'Session 1: riichi, Mixed Deck — ended, 2 games, 3 hands')", "the evening's history")
     shoot(browser, "7-ended")
     no_console_errors(browser)
 
