@@ -846,7 +846,8 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         return {"paired": pairing.check(request.cookies.get(COOKIE)), **pairing.summary()}
 
     @app.post("/pair", response_model=dict[str, Any], tags=["pairing"],
-              responses={403: {"model": ErrorResponse, "description": "code refused"},
+              responses={**ERRORS,
+                         403: {"model": ErrorResponse, "description": "code refused"},
                          429: {"model": ErrorResponse, "description": "too many wrong codes"}})
     async def pair(body: PairRequest):
         """Exchange the one-time pairing code for a browser session (an HttpOnly,
@@ -859,7 +860,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         return resp
 
     @app.post("/pair/new", response_model=dict[str, Any], tags=["pairing"],
-              dependencies=[Depends(require_program)])
+              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_program)])
     async def pair_new():
         """A fresh one-time pairing code (the last one stops working); from a program on
         the host only (no Origin; the token when one is configured)."""
