@@ -149,6 +149,7 @@ def test_a_wrong_code_is_refused_and_the_right_one_pairs(table, browser):
     # the cookie is invisible to the page's scripts; no secret in the address
     assert browser.js("return document.cookie") == ""
     assert browser.driver.current_url == table.url + "/"
+    assert code not in table.proc.log()  # never in the daemon's log
     shoot(browser, "2-paired")
     no_console_errors(browser)
 
