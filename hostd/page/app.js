@@ -730,7 +730,8 @@
     });
     $("dice-entered").disabled = !paired || state.sending;
     const a = $("answer");
-    a.className = state.answer ? (state.answer.bad ? "refused" : "done") : "";
+    a.className = state.answer ? (state.answer.sending ? "sending"
+      : state.answer.bad ? "refused" : "done") : "";
     setSentence(a, state.answer ? state.answer.text : "");
   }
 
@@ -757,7 +758,7 @@
     const label = cmd === "start" ? W.start.button : W.cmd[cmd];
     if (c.confirm && !window.confirm(W[c.confirm])) return;
     state.sending = true;
-    state.answer = { text: W.sending(label), bad: false };
+    state.answer = { text: W.sending(label), bad: false, sending: true };
     render();
     try {
       const r = await fetch(c.path, {

@@ -83,13 +83,14 @@ def wait_offered(browser, cmd, what, timeout=60):
 def press(browser, cmd):
     from selenium.webdriver.common.by import By
 
+    browser.js("document.getElementById('answer').className = ''")  # the last answer is old
     browser.driver.find_element(By.ID, "start" if cmd == "start" else "cmd-" + cmd).click()
 
 
 def answered(browser, what):
     """The table's answer, once the page shows it (not the 'sending' line)."""
     text = wait_page(browser, "const a = document.getElementById('answer'); return "
-                     "!window.jantakuPage.sending && a.className && a.textContent", what)
+                     "['done', 'refused'].includes(a.className) && a.textContent", what)
     assert browser.js("return document.getElementById('answer').className") == "done", text
     return text
 
