@@ -14,6 +14,9 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     POST /continue    people did what was asked: carry on           (moves motors)
     POST /clear-fault the fault is fixed: clear it and carry on     (moves motors)
     POST /abort       stop the table and end the session             (moves motors)
+    GET  /pair        is this browser paired?  POST /pair {"code": "ABCD-1234"}: pair it
+    POST /pair/new    a one-time pairing code (programs on the host only)
+    POST /pair/revoke-all  every browser must pair again
     POST /hand/check  analyse a hand {"hand": "123m...", "mixed_deck": true} (hostd.hand.api)
     GET  /events      text/event-stream: each event's data is one JSON object with a
                       "type"; clients must ignore types they don't know.  The first is
@@ -48,6 +51,9 @@ token"):
 * browsers: a request with an ``Origin`` header that is not this API's own origin gets
   403, ``/events`` included, and no CORS header is ever sent, so another web page can
   neither command the table nor read its answers;
+* browsers are paired (hostd/pairing.py): a motor command carrying an ``Origin`` needs the
+  browser-session cookie that ``POST /pair`` gives for a one-time code, or the token,
+  loopback included; requests without ``Origin`` (the CLI) are unchanged;
 * DNS rebinding: on a loopback or specific-address bind the ``Host`` header must be one
   of this API's names (loopback names, the bind address, ``allowed_hosts``), else 403 —
   otherwise a page at a hostile name resolving to 127.0.0.1 would count as "same origin".
@@ -78,6 +84,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hostd.errors import ConfigError, Forbidden, JantakuError, Unauthorized
 from hostd.hand import api as hand_api
+from hostd.pairing import COOKIE, SESSION_TTL_S, Pairing
 from hostd.webpage import add_page
 
 API_VERSION = 1
@@ -146,6 +153,15 @@ class DiceRequest(BaseModel):
                     "dice); omit for a throw from the daemon's random source")
 
 
+class PairRequest(BaseModel):
+    """The one-time pairing code shown on the table's host."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    code: str = Field(min_length=4, max_length=32, description="e.g. ABCD-1234 (case, "
+                                                                "spaces and dashes ignored)")
+
+
 class SessionEndRequest(BaseModel):
     """End the session."""
 
@@ -208,6 +224,7 @@ _ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|f
                           'true|false} or no body',
              "/calibrate": '{"sets": ["<colour>", "<other colour>"] (lower-case names), "mixed": '
                            'true|false, "first": 0|1, "ruleset": "<name>"}',
+             "/pair": '{"code": "ABCD-1234"}',
              "/dice": '{"dice": [faces]} (physical dice, e.g. [3, 4]), {} or no body'}
 
 
@@ -627,8 +644,25 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     app.add_middleware(_OriginGuard, allowed_hosts=hosts, wildcard=wildcard, token=token)
     bearer = HTTPBearer(auto_error=False, description="the daemon's API token")
 
+    pairing = Pairing()
+    app.state.pairing = pairing
+
+    def _bearer_ok(creds):
+        return (token is not None and creds is not None
+                and hmac.compare_digest(creds.credentials.encode(), token.encode()))
+
+    async def require_pairing(request: Request):  # no token: the OpenAPI has no security
+        await require_token(request, None)
+
     async def require_token(request: Request,
                             creds: Optional[HTTPAuthorizationCredentials] = Depends(bearer)):
+        if pairing.check(request.cookies.get(COOKIE)):
+            return  # a paired browser (docs/API.md §Security)
+        if request.headers.get("origin") is not None and not _bearer_ok(creds):
+            # a browser (it sends Origin with every POST): pairing, or the token
+            raise Unauthorized("this browser is not paired: type the pairing code shown by "
+                               "`jantaku run` (or `jantaku pair --new`) on the table's host",
+                               code="not_paired")
         if token is None:
             return
         if creds is None:
@@ -639,13 +673,23 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
                                "to the CLI with --token TOKEN or $JANTAKU_TOKEN (the daemon "
                                "keeps it in its --token-file); over HTTP send "
                                "'Authorization: Bearer <token>'")
-        if not hmac.compare_digest(creds.credentials.encode(), token.encode()):
+        if not _bearer_ok(creds):
             log.warning("token_refused", path=request.url.path)
             raise Forbidden("API token refused")
 
-    # the motor commands: the token (and its OpenAPI security) only when one is configured
-    cmd_deps = [Depends(require_token)] if token else []
-    cmd_errors = {**ERRORS, **(AUTH_ERRORS if token else {})}
+    async def require_program(request: Request):
+        """A pairing code is made only for a program on the host (the CLI): never for a
+        browser, paired or not."""
+        if request.headers.get("origin") is not None:
+            raise Forbidden("a pairing code is made on the table's host (`jantaku pair "
+                            "--new`), not by a browser", code="not_from_browser")
+        if token is not None and not _bearer_ok(await bearer(request)):
+            raise Unauthorized("a pairing code needs the API token (--token or "
+                               "$JANTAKU_TOKEN)")
+
+    # the motor commands: the token when one is configured; from a browser, pairing
+    cmd_deps = [Depends(require_token if token else require_pairing)]
+    cmd_errors = {**ERRORS, **AUTH_ERRORS}
 
     @app.exception_handler(JantakuError)
     async def _jantaku_error(request, exc: JantakuError):
@@ -795,6 +839,42 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
 
         return await daemon.bench_step("calibrate", bringup.calibration(
             body.sets, body.mixed, body.sets[body.first] if body.mixed else None, body.ruleset))
+
+    @app.get("/pair", response_model=dict[str, Any], tags=["pairing"])
+    async def pair_state(request: Request):
+        """Whether this browser is paired (may press the motor commands)."""
+        return {"paired": pairing.check(request.cookies.get(COOKIE)), **pairing.summary()}
+
+    @app.post("/pair", response_model=dict[str, Any], tags=["pairing"],
+              responses={**ERRORS,
+                         403: {"model": ErrorResponse, "description": "code refused"},
+                         429: {"model": ErrorResponse, "description": "too many wrong codes"}})
+    async def pair(body: PairRequest):
+        """Exchange the one-time pairing code for a browser session (an HttpOnly,
+        SameSite=Strict cookie): this browser may then press the motor commands."""
+        cookie = pairing.exchange(body.code)
+        log.info("browser_paired")
+        resp = JSONResponse({"paired": True, "expires_in": SESSION_TTL_S})
+        resp.set_cookie(COOKIE, cookie, max_age=SESSION_TTL_S, path="/", httponly=True,
+                        samesite="strict")
+        return resp
+
+    @app.post("/pair/new", response_model=dict[str, Any], tags=["pairing"],
+              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_program)])
+    async def pair_new():
+        """A fresh one-time pairing code (the last one stops working); from a program on
+        the host only (no Origin; the token when one is configured)."""
+        from hostd.pairing import CODE_TTL_S
+
+        return {"code": pairing.new_code(), "expires_in": CODE_TTL_S}
+
+    @app.post("/pair/revoke-all", response_model=dict[str, Any], tags=["pairing"],
+              responses=cmd_errors, dependencies=cmd_deps)
+    async def pair_revoke_all():
+        """End every browser session and the open code: browsers must pair again."""
+        n = pairing.revoke_all()
+        log.info("browsers_unpaired", n=n)
+        return {"revoked": n}
 
     app.include_router(hand_api.router)  # POST /hand/check: no motors, no token
 

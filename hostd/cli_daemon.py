@@ -364,6 +364,56 @@ def configure_history(p):
     p.add_argument("--json", action="store_true", help="one JSON object")
 
 
+def pair_text(code, page_url, expires_in, qr=True):
+    """The pairing code in words, and (``qr``) the page's address with the code as a QR
+    code for a phone's camera.  The QR code carries the code in the address's fragment
+    (``#pair=``): a fragment is never sent to any server, the page spends the code at once
+    and takes it out of the address bar (docs/API.md §Security)."""
+    lines = ["pair a browser: open %s and type the code %s (good once, for %d minutes)"
+             % (page_url, code, expires_in // 60)]
+    if qr:
+        try:
+            import io
+
+            import segno
+
+            buf = io.StringIO()
+            segno.make("%s#pair=%s" % (page_url, code), error="m").terminal(out=buf, compact=True)
+            lines.append("or scan this with the phone's camera:\n" + buf.getvalue().rstrip("\n"))
+        except ImportError:  # pragma: no cover - a dependency
+            pass
+    return "\n".join(lines)
+
+
+def cmd_pair(args):
+    if args.revoke_all:
+        data, rc = _request(args, "POST", "/pair/revoke-all")
+        if rc == 0:
+            _print(args, data, lambda d: "%d browser session(s) ended: every browser must pair "
+                                         "again (`jantaku pair --new`)" % d["revoked"])
+        return rc
+    data, rc = _request(args, "POST", "/pair/new")
+    if rc == 0:
+        page = args.page_url or api_url(args).rstrip("/") + "/"
+        _print(args, data, lambda d: pair_text(d["code"], page, d["expires_in"], not args.no_qr))
+    return rc
+
+
+def configure_pair(p):
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--new", action="store_true",
+                   help="a fresh one-time code for a browser (the default; the last code stops "
+                        "working)")
+    g.add_argument("--revoke-all", action="store_true",
+                   help="end every browser session: each must pair again")
+    p.add_argument("--page-url", metavar="URL", default=None,
+                   help="the page's address as a phone reaches it (e.g. http://table.local:8737/; "
+                        "default: the API's)")
+    p.add_argument("--no-qr", action="store_true", help="the code only, no QR code")
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+
+
 def cmd_hand_over(args):
     data, rc = _request(args, "POST", "/hand-over")
     if rc:
@@ -798,6 +848,18 @@ async def _serve(args, port, colours, speed, db):
                     if bridge else {}),
                  table="connected" if table.get("connected")
                  else "not connected: %s" % (table.get("error") or "waiting for the handshake"))
+        # a browser's pairing code: on the terminal only, never in the log
+        from hostd.pairing import CODE_TTL_S
+
+        if sys.stdout.isatty():
+            host = (args.allow_hosts[0] if args.allow_hosts else
+                    "127.0.0.1" if args.api_host in ("0.0.0.0", "::") else args.api_host)
+            host = "[%s]" % host if ":" in host else host
+            sys.stdout.write(pair_text(app.state.pairing.new_code(), "http://%s:%d/" % (
+                host, args.api_port), CODE_TTL_S) + "\n")
+            sys.stdout.flush()
+        else:
+            log.info("pair a browser with the code from `jantaku pair --new`")
         if sys.stdout.isatty() and not args.no_view:
             extra.append(asyncio.create_task(_live_view(daemon)))
         sdnotify.ready("table on %s" % port)

@@ -51,6 +51,7 @@
       renderTop();
       renderDecks();
       renderLog();
+      renderControls();
     });
   }
 
@@ -597,6 +598,7 @@
         state.throw = null;
         state.stepFailed = null;
         if (state.build) { state.build = null; drawTracks(); }
+        checkPaired();
         takeStatus(e.status);
         render();
         return;
@@ -633,6 +635,9 @@
         state.throw = throwFrom(e, e.deck);
         if (state.throw) state.throw.session = e.session;
         break;
+      case "session_ended":
+        loadHistory();
+        break;
       case "session_started":
         state.stepFailed = null;
         state.throw = null;
@@ -664,13 +669,258 @@
     };
   }
 
+  // -- the controls (docs/API.md §The page: who may press) ---------------------------------
+  // Each button is offered only when the table can take it (GET /status: busy, next, the
+  // session's phase), says what it does, and shows the table's answer or refusal.
+  state.paired = null;     // GET /pair: may this browser press?
+  state.answer = null;     // {text, bad}
+  state.sending = false;
+  const CMD = {
+    "hand-over": { path: "/hand-over" },
+    "dice": { path: "/dice", body: () => ({}) },
+    "dice-entered": { path: "/dice" },
+    "continue": { path: "/continue" },
+    "clear-fault": { path: "/clear-fault" },
+    "game": { path: "/game" },
+    "end": { path: "/session/end", body: () => ({}), confirm: "confirmEnd" },
+    "abort": { path: "/abort", confirm: "confirmAbort" },
+    "start": { path: "/session" },
+  };
+
+  // what the table can take now: the command names
+  function offered(st) {
+    const out = new Set();
+    if (!st || !st.table || !st.table.connected || st.abort_pending) return out;
+    const s = st.session, busy = !!st.busy, t = st.table;
+    if (!s) {
+      if (!busy) out.add("start");
+      if (t.state === "fault") out.add("clear-fault");
+      return out;
+    }
+    out.add("abort");
+    const fault = t.state === "fault" || !!s.stopped;
+    if (s.asking || s.stopped) out.add("continue");
+    if (fault) out.add("clear-fault");
+    if (busy || fault || s.asking) return out;
+    const onTop = Object.keys(s.decks || {}).some((d) => s.decks[d].where === "top");
+    const thrown = s.dice && s.dice.hand === s.hand;
+    if (s.hand > 0 && onTop && !thrown) { out.add("dice"); out.add("dice-entered"); }
+    const inside = Object.keys(s.decks || {}).some((d) => s.decks[d].where === "inside");
+    if (["built", "resplit_pending", "swap_pending"].includes(s.phase) && inside) out.add("hand-over");
+    if (s.hand > 0) out.add("game");
+    out.add("end");
+    return out;
+  }
+  state.offered = () => Array.from(offered(state.status));  // for the browser tests
+
+  function renderControls() {
+    const st = state.status, can = offered(st), paired = state.paired === true;
+    $("controls-title").textContent = W.controlsTitle;
+    $("pair-form").hidden = paired || state.paired === null;
+    setSentence($("pair-note"), state.paired === null ? "" : paired ? W.paired : W.pairNeeded);
+    $("start-form").hidden = !can.has("start");
+    $("start").disabled = !paired || state.sending;
+    fillRulesets();
+    document.querySelectorAll("#buttons [data-cmd]").forEach((b) => {
+      const cmd = b.dataset.cmd;
+      b.textContent = W.cmd[cmd];
+      const show = can.has(cmd);
+      (cmd === "dice-entered" ? b.parentNode : b).hidden = !show;
+      b.disabled = !paired || state.sending;
+    });
+    $("dice-entered").disabled = !paired || state.sending;
+    const a = $("answer");
+    a.className = state.answer ? (state.answer.sending ? "sending"
+      : state.answer.bad ? "refused" : "done") : "";
+    setSentence(a, state.answer ? state.answer.text : "");
+  }
+
+  let rulesetKey = "";
+  function fillRulesets() {
+    const sel = $("ruleset"), names = Object.keys(state.rulesets).sort();
+    const key = names.join();
+    if (key === rulesetKey) return;
+    rulesetKey = key;
+    const keep = sel.value;
+    sel.textContent = "";
+    names.forEach((n) => {
+      const rs = state.rulesets[n];
+      const o = el("option", null, (rs.title ? rs.title + " — " : "") + n);
+      o.value = n;
+      if (rs.table && rs.table.can_build === false) o.disabled = true;
+      sel.appendChild(o);
+    });
+    if (keep && names.includes(keep)) sel.value = keep;
+  }
+
+  async function send(cmd, body) {
+    const c = CMD[cmd];
+    const label = cmd === "start" ? W.start.button : W.cmd[cmd];
+    if (c.confirm && !window.confirm(W[c.confirm])) return;
+    state.sending = true;
+    state.answer = { text: W.sending(label), bad: false, sending: true };
+    render();
+    try {
+      const r = await fetch(c.path, {
+        method: "POST", cache: "no-store", credentials: "same-origin",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body !== undefined ? body : (c.body ? c.body() : {})),
+      });
+      let data = null;
+      try { data = await r.json(); } catch (err) { data = null; }
+      if (r.ok) {
+        state.answer = { text: W.done(label, data && data.next), bad: false };
+      } else {
+        const err = (data && data.error) || {};
+        if (err.code === "not_paired") state.paired = false;
+        state.answer = { text: W.refused(label, err.message || ("HTTP " + r.status)), bad: true };
+      }
+    } catch (err) {
+      state.answer = { text: W.unreachable(label), bad: true };
+    } finally {
+      state.sending = false;
+      refreshStatus();
+      render();
+    }
+  }
+
+  let pairing = false;
+  async function checkPaired() {
+    if (pairing) return;  // the exchange under way says
+    try {
+      const r = await fetch("/pair", { cache: "no-store", credentials: "same-origin" });
+      if (r.ok) { const p = !!(await r.json()).paired; if (!pairing) state.paired = p; }
+    } catch (err) { /* the stream says the daemon is gone */ }
+    render();
+  }
+
+  async function pair(code) {
+    pairing = true;
+    try {
+      const r = await fetch("/pair", {
+        method: "POST", cache: "no-store", credentials: "same-origin",
+        headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code: code }),
+      });
+      let data = null;
+      try { data = await r.json(); } catch (err) { data = null; }
+      if (r.ok) {
+        state.paired = true;
+        state.answer = { text: W.pairedNow, bad: false };
+      } else {
+        state.answer = { text: W.refused(W.pairButton, (data && data.error && data.error.message) ||
+          ("HTTP " + r.status)), bad: true };
+      }
+    } catch (err) {
+      state.answer = { text: W.unreachable(W.pairButton), bad: true };
+    } finally {
+      pairing = false;
+    }
+    render();
+  }
+
+  function setupControls() {
+    $("pair-label").textContent = W.pairLabel;
+    $("pair-button").textContent = W.pairButton;
+    $("ruleset-label").textContent = W.start.ruleset;
+    $("mixed-label").textContent = W.start.mixed;
+    $("colours-label").textContent = W.start.colours;
+    $("start").textContent = W.start.button;
+    $("lang-label").textContent = W.language;
+    const lang = $("lang");
+    Object.keys(W.languages || { en: "English" }).forEach((k) => {
+      const o = el("option", null, W.languages[k]);
+      o.value = k;
+      lang.appendChild(o);
+    });
+    lang.value = W.lang;
+    lang.addEventListener("change", () => {
+      try { window.localStorage.setItem("jantaku.lang", lang.value); } catch (err) { /* */ }
+      window.location.reload();
+    });
+    $("pair-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const code = $("pair-code").value.trim();
+      $("pair-code").value = "";
+      if (code) pair(code);
+    });
+    $("start-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const body = { ruleset: $("ruleset").value, mixed_deck: $("mixed").checked };
+      const a = $("colour-a").value.trim(), b = $("colour-b").value.trim();
+      if (a || b) body.colours = [a || b, b || a];
+      send("start", body);
+    });
+    document.querySelectorAll("#buttons [data-cmd]").forEach((b) => {
+      b.addEventListener("click", () => {
+        const cmd = b.dataset.cmd;
+        if (cmd === "dice-entered") {
+          const faces = $("dice-entered").value.split(/[\s,+]+/).filter(Boolean).map(Number);
+          if (!faces.length || faces.some((n) => !Number.isInteger(n) || n < 1)) {
+            state.answer = { text: W.badDice, bad: true };
+            render();
+            return;
+          }
+          $("dice-entered").value = "";
+          send(cmd, { dice: faces });
+        } else {
+          send(cmd);
+        }
+      });
+    });
+    // a phone that scanned the terminal's QR code: #pair=CODE, spent at once and taken
+    // out of the address bar (the code is good once: history keeps nothing usable)
+    window.addEventListener("hashchange", () => { takeFragment(); });
+    if (!takeFragment()) checkPaired();
+  }
+
+  function takeFragment() {
+    const m = /^#pair=([A-Za-z0-9-]{4,16})$/.exec(window.location.hash);
+    if (window.location.hash) history.replaceState(null, "", window.location.pathname);
+    if (m) pair(m[1]);
+    return !!m;
+  }
+
+  // -- earlier sessions (GET /history), fetched at start and when a session ends ---------
+  const HISTORY_KEEP = 5;
+  async function loadHistory() {
+    try {
+      const r = await fetch("/history?limit=" + HISTORY_KEEP, { cache: "no-store" });
+      if (!r.ok) return;
+      state.history = (await r.json()).sessions || [];
+    } catch (err) { return; }
+    renderHistory();
+  }
+
+  function renderHistory() {
+    $("history-title").textContent = W.historyTitle;
+    const box = $("history-list");
+    box.textContent = "";
+    const list = state.history || [];
+    if (!list.length) { box.appendChild(el("li", null, W.historyNone)); return; }
+    list.forEach((h) => {
+      const hands = (h.games || []).reduce((a, g) => a + (g.hands || []).length, 0);
+      const li = el("li", h.state === "ended" || h.state === "open" ? null : "bad");
+      if (h.created_at) {
+        const at = new Date(h.created_at * 1000);
+        const time = el("time", null, at.toLocaleString());
+        time.dateTime = at.toISOString();
+        li.append(time, document.createTextNode(" "));
+      }
+      li.appendChild(document.createTextNode(W.historyLine(h, hands)));
+      li.dataset.session = String(h.id);
+      box.appendChild(li);
+    });
+  }
+
   function start() {
     document.documentElement.lang = W.lang;
     document.title = W.title;
     $("title").textContent = W.title;
     $("footer").textContent = W.footer;
     $("fault-todo-label").textContent = W.whatToDo;
+    setupControls();
     loadRulesets();
+    loadHistory();
     connect();
     render();
   }

@@ -156,4 +156,151 @@ window.JANTAKU_WORDS = {
       (e.taken ? e.did || "taken" : "refused: " + (e.why || "not now")),
   },
   footer: "jantaku · the table's own page, served by its daemon · API: ",
+
+  // the controls: each button says what it will do; the table's answer is the daemon's sentence
+  controlsTitle: "Controls",
+  language: "Language",
+  languages: { en: "English", ja: "日本語" },
+  pairLabel: "Pairing code",
+  pairButton: "Pair this browser",
+  pairNeeded: "This browser sees the table but cannot press its buttons: type the code " +
+    "shown by `jantaku run` (or `jantaku pair --new`) on the table's host.",
+  paired: "This browser is paired: it may run the table.",
+  pairedNow: "Paired: this browser may now run the table.",
+  start: {
+    ruleset: "Ruleset",
+    mixed: "Mixed Deck",
+    colours: "The two sets' backs (blank: the daemon's)",
+    button: "Start the session",
+  },
+  cmd: {
+    "hand-over": "Hand over: raise the next walls",
+    "dice": "Throw the dice",
+    "dice-entered": "Enter our throw",
+    "continue": "Continue: done what the table asked",
+    "clear-fault": "Fault fixed: clear it",
+    "game": "New game",
+    "end": "End the session",
+    "abort": "Abort: stop the table",
+  },
+  historyTitle: "Earlier sessions",
+  historyNone: "No session yet.",
+  // one past session (GET /history): its number, ruleset, how it ended, games and hands
+  historyLine: (h, hands) => "Session " + h.id + ": " + h.ruleset +
+    (h.mixed_deck ? ", Mixed Deck" : "") + " — " + ({ ended: "ended", aborted: "aborted",
+      failed: "ended by a fault", open: "open" }[h.state] || h.state) + ", " +
+    (h.games || []).length + " game" + ((h.games || []).length === 1 ? "" : "s") + ", " +
+    hands + " hand" + (hands === 1 ? "" : "s"),
+  sending: (label) => label + "…",
+  done: (label, next) => label + ": done." + (next ? " Next: " + next : ""),
+  refused: (label, message) => label + ": refused — " + message,
+  unreachable: (label) => label + ": the daemon did not answer (is `jantaku run` up?)",
+  badDice: "Type the faces of the dice, e.g. 3,4",
+  confirmAbort: "Stop every motor and end the session?",
+  confirmEnd: "End the session?",
 };
+
+// Japanese: the words a player meets at the table (headlines, facts, controls).  Anything
+// not here is shown in English, as are the daemon's own sentences (what to do next).
+window.JANTAKU_WORDS_JA = {
+  lang: "ja",
+  title: "雀卓",
+  live: "接続中",
+  offline: "再接続中…",
+  activity: {
+    connecting: "接続しています…",
+    page_offline: "ページが切断されました",
+    disconnected: "卓が接続されていません",
+    abort_pending: "停止中",
+    fault: "エラー",
+    people: "操作待ち",
+    door: "中央が開いています",
+    boot: "起動中",
+    mixing: "洗牌中",
+    building: "山を積んでいます",
+    paused: "一時停止",
+    lifting: "山を上げています",
+    testing: "自己診断",
+    hand_over: "局の交代",
+    preparing: "準備中",
+    ready: "山の準備ができました",
+    playing: "対局中",
+    no_session: "セッションなし",
+    idle: "待機中",
+  },
+  next: "次",
+  facts: {
+    ruleset: "ルール",
+    mixed: "ミックスデッキ",
+    normal: "2組の牌、通常の交代",
+    game: "半荘",
+    hand: "局",
+    noHand: "未開始",
+    table: "卓",
+    session: "セッション",
+    noSession: "なし",
+  },
+  decksTitle: "デッキ",
+  deck: (d) => "デッキ " + d,
+  deckTiles: (n) => n + "枚",
+  wallsTitle: "中の山",
+  track: (n) => "トラック " + n,
+  topTitle: "卓上",
+  faultTitle: "エラー",
+  whatToDo: "対処",
+  logTitle: "最新",
+  controlsTitle: "操作",
+  language: "言語",
+  pairLabel: "ペアリングコード",
+  pairButton: "このブラウザをペアリング",
+  pairNeeded: "このブラウザは卓を見られますが操作できません。卓のホストで `jantaku run`(または `jantaku pair --new`)が表示するコードを入力してください。",
+  paired: "このブラウザはペアリング済みです。卓を操作できます。",
+  pairedNow: "ペアリングしました。このブラウザで卓を操作できます。",
+  start: {
+    ruleset: "ルール",
+    mixed: "ミックスデッキ",
+    colours: "2組の牌の背の色(空欄:デーモンの設定)",
+    button: "セッション開始",
+  },
+  cmd: {
+    "hand-over": "局の交代:次の山を上げる",
+    "dice": "サイコロを振る",
+    "dice-entered": "振った目を入力",
+    "continue": "続行(指示どおりにした)",
+    "clear-fault": "エラー解消",
+    "game": "次の半荘",
+    "end": "セッション終了",
+    "abort": "中止:卓を止める",
+  },
+  historyTitle: "これまでのセッション",
+  historyNone: "まだセッションはありません。",
+  historyLine: (h, hands) => "セッション " + h.id + ":" + h.ruleset +
+    (h.mixed_deck ? "、ミックスデッキ" : "") + " — " + ({ ended: "終了", aborted: "中止",
+      failed: "エラーで終了", open: "進行中" }[h.state] || h.state) + "、半荘 " +
+    (h.games || []).length + "、" + hands + "局",
+  sending: (label) => label + "…",
+  done: (label, next) => label + ":完了。" + (next ? "次:" + next : ""),
+  refused: (label, message) => label + ":拒否 — " + message,
+  unreachable: (label) => label + ":デーモンが応答しません(`jantaku run` は動いていますか?)",
+  badDice: "サイコロの目を入力してください(例 3,4)",
+  confirmAbort: "すべてのモーターを止めてセッションを終了しますか?",
+  confirmEnd: "セッションを終了しますか?",
+};
+
+// The language: the one chosen on the page (kept in this browser), else the browser's.
+(function () {
+  const EN = window.JANTAKU_WORDS, JA = window.JANTAKU_WORDS_JA;
+  let chosen = null;
+  try { chosen = window.localStorage.getItem("jantaku.lang"); } catch (err) { /* private mode */ }
+  const want = chosen || ((navigator.language || "en").toLowerCase().startsWith("ja") ? "ja" : "en");
+  if (want !== "ja") return;
+  const merge = (base, over) => {
+    const out = Object.assign({}, base);
+    Object.keys(over).forEach((k) => {
+      out[k] = over[k] && typeof over[k] === "object" && !Array.isArray(over[k]) &&
+        base[k] && typeof base[k] === "object" ? merge(base[k], over[k]) : over[k];
+    });
+    return out;
+  };
+  window.JANTAKU_WORDS = merge(EN, JA);
+})();

@@ -286,8 +286,9 @@ def test_the_page_is_keyboard_reachable(table, browser):
     body = browser.driver.find_element("css selector", "body")
     body.send_keys(Keys.TAB)
     focused = browser.js("return document.activeElement.tagName + ' ' + "
-                         "(document.activeElement.getAttribute('href') || '')")
-    assert focused == "A /docs"  # the only control so far: the API's documentation
+                         "document.activeElement.id")
+    assert focused == "INPUT pair-code"  # an unpaired browser's first control: the code
+    assert browser.js("return document.activeElement.labels[0].textContent") == "Pairing code"
     outline = browser.js("return getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none"  # focus is visible
     # every section is labelled by its heading (a screen reader lists them)
@@ -319,6 +320,38 @@ def test_a_jam_shows_its_message_and_what_to_do(table, browser):
     assert counts[1] != "34/34"
     shoot(browser, "fault")
     shoot(browser, "fault", phone=True)
+    settle(browser)
+
+
+def test_a_paired_page_offers_what_a_fault_allows_and_shows_the_refusal(table, browser):
+    """With the jam above: a paired page offers only what a fault allows (continue, fault
+    fixed, abort); "fault fixed" while the jam is still there shows the table's refusal
+    and what to do."""
+    code = json.loads(table.cli("pair", "--new", "--json").stdout)["code"]
+    assert browser.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch('/pair', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                        body: JSON.stringify({code: arguments[0]})}).then(r => done(r.status));""",
+        code) == 200
+    browser.js("window.location.reload()")
+    wait_page(browser, "return window.jantakuPage.paired === true && "
+              "!document.getElementById('cmd-clear-fault').disabled && "
+              "document.getElementById('cmd-clear-fault').offsetParent !== null", "fault fixed")
+    assert set(browser.js("return window.jantakuPage.offered()")) == {
+        "continue", "clear-fault", "abort"}
+    assert browser.text("#cmd-clear-fault") == "Fault fixed: clear it"
+    browser.js("document.getElementById('answer').className = '';"
+               "document.getElementById('cmd-clear-fault').click()")
+    text = wait_page(browser, "const a = document.getElementById('answer'); return "
+                     "['done', 'refused'].includes(a.className) && a.textContent", "the answer")
+    # the simulated jam stays until its tile is taken out: the table refuses, and the page
+    # shows the refusal with the next step, in the daemon's words
+    assert browser.js("return document.getElementById('answer').className") == "refused", text
+    assert text.startswith("Fault fixed: clear it: refused — ")
+    assert "take the stuck tile out of track 2 by hand" in text
+    assert not browser.js("return document.getElementById('fault').hidden")
+    assert table.status()["session"]["stopped"]
+    browser.console_errors()  # the refusal (409) is logged by Chromium as a failed load
     settle(browser)
 
 

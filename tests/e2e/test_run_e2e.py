@@ -91,6 +91,14 @@ def test_log_lines_and_the_live_status_line_never_share_a_line(tmp_path, hil_por
             read_for(0.2)
         read_for(1.5)  # the status line is drawn
         assert b"table idle" in out or b"table " in out.split(b"daemon up", 1)[1]
+        # on a terminal: a browser's pairing code (and its QR code), good for a browser
+        import re
+
+        m = re.search(rb"type the code ([A-Z]{4}-[0-9]{4})", out)
+        assert m and "\u2588".encode() in out, out[-3000:]
+        r = httpx.post("http://127.0.0.1:%d/pair" % port, json={"code": m.group(1).decode()},
+                       headers={"Origin": "http://127.0.0.1:%d" % port}, timeout=5)
+        assert r.status_code == 200 and "jantaku_session" in r.headers["set-cookie"]
         for _ in range(3):  # info lines while the status line is up
             with httpx.stream("GET", "http://127.0.0.1:%d/events" % port, timeout=5) as r:
                 next(r.iter_lines())

@@ -326,16 +326,24 @@ def test_cross_origin_refused_everywhere(origin):
     assert d.calls == [] and not d.subscribed.is_set()
 
 
-def test_same_origin_allowed():
+def test_same_origin_browser_needs_pairing_then_may_press():
     d = FakeDaemon()
+    app = create_app(d)
 
     async def go():
-        async with client(create_app(d)) as c:
-            return await c.post("/hand-over", headers={"Origin": BASE})
+        async with client(app) as c:
+            before = await c.post("/hand-over", headers={"Origin": BASE})
+            code = (await c.post("/pair/new")).json()["code"]
+            paired = await c.post("/pair", json={"code": code}, headers={"Origin": BASE})
+            after = await c.post("/hand-over", headers={"Origin": BASE})
+            return before, paired, after
 
-    r = run(go())
-    assert r.status_code == 200
-    no_cors(r)
+    before, paired, after = run(go())
+    assert before.status_code == 401 and before.json()["error"]["code"] == "not_paired"
+    assert "jantaku pair --new" in before.json()["error"]["message"]
+    assert paired.status_code == 200
+    assert after.status_code == 200
+    no_cors(after)
 
 
 def test_dns_rebinding_host_refused_on_loopback():

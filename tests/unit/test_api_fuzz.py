@@ -24,8 +24,8 @@ def test_schemathesis_pass_finds_nothing_and_logs_no_secret(log_buffer):
     figures = run_pass(EXAMPLES)
     assert figures["failures"] == [], json.dumps(figures["failures"], indent=1)[:6000]
     # GET+HEAD /health, status, rulesets, history, events, /table/health, 8 commands,
-    # /selftest, /calibrate, /hand/check
-    assert figures["operations"] == 18
+    # /selftest, /calibrate, /hand/check, GET+POST /pair, /pair/new, /pair/revoke-all
+    assert figures["operations"] == 22
     assert figures["examples"] >= 100
     assert not [s for s in figures["statuses"] if s >= 500], figures["statuses"]
     assert {200, 401} <= set(figures["statuses"])  # the token was checked both ways

@@ -142,3 +142,26 @@ def test_every_word_the_page_uses_is_in_words_js():
 def test_the_page_is_not_in_the_openapi_document():
     paths = create_app(Daemon()).openapi()["paths"]
     assert "/" not in paths and not [p for p in paths if p.startswith("/page")]
+
+
+def test_the_japanese_words_translate_english_ones_and_cover_every_control():
+    """words.js: JANTAKU_WORDS_JA overlays English; a key English lacks would never be
+    shown, and every button and the pairing words must be there in both languages."""
+    words = open(os.path.join(webpage.PAGE_DIR, "words.js"), encoding="utf-8").read()
+    en, ja = words.split("window.JANTAKU_WORDS_JA = {", 1)
+    ja = ja.split("\n};", 1)[0]
+    en_keys = set(re.findall(r"^  ([A-Za-z]+):", en, re.M))
+    ja_keys = set(re.findall(r"^  ([A-Za-z]+):", ja, re.M))
+    assert ja_keys - en_keys == set()
+    for key in ("cmd", "start", "pairNeeded", "pairButton", "activity", "facts", "done",
+                "refused"):
+        assert key in ja_keys, key
+    app = open(os.path.join(webpage.PAGE_DIR, "app.js"), encoding="utf-8").read()
+    index = open(os.path.join(webpage.PAGE_DIR, "index.html"), encoding="utf-8").read()
+    cmds = set(re.findall(r'data-cmd="([a-z-]+)"', index))
+    assert cmds >= {"hand-over", "dice", "dice-entered", "continue", "clear-fault", "game",
+                    "end", "abort", "start"}
+    for cmd in cmds - {"start"}:
+        assert '"%s": "' % cmd in en and '"%s": "' % cmd in ja, cmd
+        assert '"%s": { path:' % cmd in app, cmd
+    assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", ja)  # Japanese, not English copied

@@ -1,0 +1,339 @@
+"""A whole evening run from the table's page only (issue 18), in a real browser (Debian's
+Chromium through Selenium) against `jantaku run --sim`: nothing but the page's buttons
+moves the table.
+
+In order: an unpaired browser sees the table but cannot press; the browser pairs with the
+code `jantaku pair --new` prints; it starts a Mixed Deck session, runs three hand overs
+with throws (the table's dice, then physical dice entered, then the table's), a new game,
+and ends the session; a page from another origin cannot command the table even in the
+paired browser.
+
+`JANTAKU_PAGE_SHOTS=1` also writes a screenshot of each step into docs/page/evening-*.png.
+"""
+import json
+import os
+import time
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.e2e import chromium
+from tests.e2e.conftest import start_daemon
+
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(chromium.missing() is not None,
+                                 reason=chromium.missing() or "")]
+
+SHOTS = ROOT / "docs" / "page" if os.environ.get("JANTAKU_PAGE_SHOTS") == "1" else None
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory, hil_port):
+    if hil_port:
+        pytest.skip("the evening from the page runs on the simulated table")
+    d = start_daemon(tmp_path_factory.mktemp("evening"), None, extra=["--sim-mixed-deck"])
+    yield d
+    d.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    b = chromium.start(1280, 1000)
+    yield b
+    b.close()
+
+
+def wait_page(browser, script, what, timeout=30):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = browser.js(script)
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError("the page did not show %s within %g s; it shows:\n%s\n(answer: %s)"
+                         % (what, timeout, browser.text("main"), browser.text("#answer")))
+
+
+def offered(browser):
+    return set(browser.js("return window.jantakuPage.offered()"))
+
+
+def visible_buttons(browser):
+    return browser.js("""return Array.from(document.querySelectorAll('#buttons [data-cmd]'))
+        .filter(b => b.offsetParent !== null).map(b => [b.dataset.cmd, b.disabled, b.textContent])""")
+
+
+def shown(browser, id_):
+    """Drawn on screen (not only without the hidden attribute: CSS could override it)."""
+    from selenium.webdriver.common.by import By
+
+    return browser.driver.find_element(By.ID, id_).is_displayed()
+
+
+def wait_offered(browser, cmd, what, timeout=60):
+    """The table can take ``cmd`` (status), and the page draws its button, enabled and
+    saying what it does (the page renders on the next frame: both are polled together)."""
+    button = "start" if cmd == "start" else "cmd-" + cmd
+    wait_page(browser, "const b = document.getElementById(%s); "
+              "return window.jantakuPage.offered().includes(%s) && !window.jantakuPage.sending"
+              " && b.offsetParent !== null && !b.disabled && b.textContent.length > 3"
+              % (json.dumps(button), json.dumps(cmd)), what, timeout)
+
+
+def press(browser, cmd):
+    from selenium.webdriver.common.by import By
+
+    browser.js("document.getElementById('answer').className = ''")  # the last answer is old
+    browser.driver.find_element(By.ID, "start" if cmd == "start" else "cmd-" + cmd).click()
+
+
+def answered(browser, what):
+    """The table's answer, once the page shows it (not the 'sending' line)."""
+    text = wait_page(browser, "const a = document.getElementById('answer'); return "
+                     "['done', 'refused'].includes(a.className) && a.textContent", what)
+    assert browser.js("return document.getElementById('answer').className") == "done", text
+    return text
+
+
+def shoot(browser, name):
+    if SHOTS is None:
+        return
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    time.sleep(0.3)
+    browser.screenshot(str(SHOTS / ("evening-%s.png" % name)))
+
+
+def no_console_errors(browser):
+    # a refused command (401, 403) is logged by Chromium as a failed load: those are meant
+    errors = [e for e in browser.console_errors()
+              if "status of 401" not in e["message"] and "status of 403" not in e["message"]]
+    assert errors == [], json.dumps(errors, indent=1)
+
+
+def test_an_unpaired_browser_sees_the_table_but_cannot_press(table, browser):
+    browser.driver.get(table.url + "/")
+    wait_page(browser, "return document.getElementById('live').textContent === 'live' && "
+              "document.getElementById('headline').textContent === 'No session' && "
+              "window.jantakuPage.paired === false", "the table, not paired")
+    assert "cannot press" in browser.text("#pair-note")
+    assert browser.text("#history-list") == "No session yet."
+    assert shown(browser, "pair-form") and shown(browser, "start-form")
+    assert browser.js("return document.getElementById('start').disabled") is True
+    # even a request made by hand from the page is refused: the daemon wants pairing
+    r = browser.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch('/session', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                           body: JSON.stringify({ruleset: 'riichi'})})
+          .then(r => r.json().then(j => done([r.status, j.error.code])));""")
+    assert r == [401, "not_paired"]
+    assert table.status()["session"] is None
+    shoot(browser, "1-unpaired")
+    no_console_errors(browser)
+
+
+def test_a_wrong_code_is_refused_and_the_right_one_pairs(table, browser):
+    from selenium.webdriver.common.by import By
+
+    code = json.loads(table.cli("pair", "--new", "--json").stdout)["code"]
+    assert len(code) == 9
+    box = browser.driver.find_element(By.ID, "pair-code")
+    box.send_keys("ZZZZ-0000")
+    browser.driver.find_element(By.ID, "pair-button").click()
+    text = wait_page(browser, "return document.getElementById('answer').className === 'refused'"
+                     " && document.getElementById('answer').textContent", "a refusal")
+    assert "not right" in text and "jantaku pair --new" in text
+    box.send_keys(code.lower())  # as typed on a phone
+    browser.driver.find_element(By.ID, "pair-button").click()
+    wait_page(browser, "return window.jantakuPage.paired === true", "paired")
+    assert "paired" in browser.text("#pair-note")
+    assert not shown(browser, "pair-form")
+    # the cookie is invisible to the page's scripts; no secret in the address
+    assert browser.js("return document.cookie") == ""
+    assert browser.driver.current_url == table.url + "/"
+    assert code not in table.proc.log()  # never in the daemon's log
+    shoot(browser, "2-paired")
+    no_console_errors(browser)
+
+
+def test_start_a_mixed_deck_session_from_the_page(table, browser):
+    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.common.by import By
+
+    wait_offered(browser, "start", "the start form")
+    Select(browser.driver.find_element(By.ID, "ruleset")).select_by_value("riichi")
+    browser.driver.find_element(By.ID, "mixed").click()
+    shoot(browser, "3-start")
+    press(browser, "start")
+    answered(browser, "the session started")
+    wait_offered(browser, "hand-over", "deck A built inside", 90)
+    s = table.status()["session"]
+    assert s["ruleset"] == "riichi" and s["mixed_deck"] is True and s["hand"] == 0
+    assert "Mixed Deck" in browser.text("#fact-ruleset")
+    # only what the table can take: no dice before a hand, no session start twice
+    assert offered(browser) == {"hand-over", "end", "abort"}
+    assert {b[0] for b in visible_buttons(browser)} == {"hand-over", "end", "abort"}
+    assert not shown(browser, "start-form") and not shown(browser, "pair-form")
+    shoot(browser, "4-built")
+    no_console_errors(browser)
+
+
+@pytest.mark.parametrize("hand,throw", [(1, "dice"), (2, "3,4"), (3, "dice")])
+def test_a_hand_over_and_its_throw_from_the_page(table, browser, hand, throw):
+    from selenium.webdriver.common.by import By
+
+    wait_offered(browser, "hand-over", "the hand over", 90)
+    press(browser, "hand-over")
+    answered(browser, "the hand over taken")
+    wait_offered(browser, "dice", "hand %d's walls up, the dice" % hand, 60)
+    assert table.status()["session"]["hand"] == hand
+    if throw == "dice":
+        press(browser, "dice")
+    else:
+        browser.driver.find_element(By.ID, "dice-entered").send_keys(throw)
+        press(browser, "dice-entered")
+    answered(browser, "the throw taken")
+    text = wait_page(browser, "const t = document.getElementById('throw').textContent; "
+                     "return t.startsWith('Hand %d') && t.includes('dice') && t" % hand,
+                     "hand %d's throw" % hand)
+    dice = table.status()["session"]["dice"]
+    assert dice["hand"] == hand
+    if throw == "dice":
+        assert dice["by"] == "api"
+    else:
+        assert dice["dice"] == [3, 4] and dice["by"] == "entered"
+        assert "3 + 4 = 7 (physical dice, entered)" in text
+    assert "Break the wall of" in browser.text("#break")
+    assert "dice" not in offered(browser)  # one throw a hand
+    shoot(browser, "5-hand-%d" % hand)
+    no_console_errors(browser)
+
+
+def test_a_new_game_from_the_page(table, browser):
+    wait_offered(browser, "game", "a new game", 90)
+    press(browser, "game")
+    answered(browser, "the new game taken")
+    st = table.wait(lambda s: s["session"]["game"] == 2 and s["session"]["phase"] == "built"
+                    and not s["busy"], timeout=120, what="game 2's deck built")
+    assert st["session"]["hand"] == 3  # hands count on over the session
+    wait_offered(browser, "hand-over", "game 2's first hand over", 30)
+    wait_page(browser, "return document.getElementById('fact-game').textContent.startsWith('2')",
+              "game 2")
+    shoot(browser, "6-new-game")
+    no_console_errors(browser)
+
+
+@pytest.fixture
+def other_site():
+    """Another web site on this host (another port: another origin, the same site for
+    cookies): a plain page, served from a thread."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"<!doctype html><p>another site</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield "http://127.0.0.1:%d" % server.server_address[1]
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def test_a_page_of_another_origin_cannot_command_the_table(table, browser, other_site):
+    """The paired browser on another site's page: its request reaches the daemon (a simple
+    POST needs no preflight; another port is the same site, so even the cookie goes) and
+    is refused for its Origin."""
+    main = browser.driver.current_window_handle
+    before = table.proc.log().count("cross_origin_refused")
+    browser.driver.switch_to.new_window("tab")
+    try:
+        browser.driver.get(other_site + "/")
+        r = browser.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0] + '/abort', {method: 'POST', mode: 'no-cors', credentials: 'include'})
+              .then(r => done('sent ' + r.type), e => done('error ' + e));""", table.url)
+        assert r == "sent opaque", r
+        end = time.monotonic() + 5
+        while table.proc.log().count("cross_origin_refused") == before:
+            assert time.monotonic() < end, table.proc.log()[-2000:]
+            time.sleep(0.05)
+        st = table.status()
+        assert st["session"] is not None and st["session"]["game"] == 2  # not aborted
+    finally:
+        browser.driver.close()
+        browser.driver.switch_to.window(main)
+    browser.console_errors()  # the other page's refused request is its own
+
+
+def test_end_the_session_from_the_page(table, browser):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait_offered(browser, "end", "the end of the session", 60)
+    press(browser, "end")
+    WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+    answered(browser, "the session ended")
+    table.wait(lambda s: s["session"] is None and not s["busy"], what="no session")
+    wait_page(browser, "return document.getElementById('headline').textContent === 'No session'",
+              "no session")
+    wait_offered(browser, "start", "a new session may start", 30)
+    sessions = json.loads(table.cli("history", "--json").stdout)["sessions"]
+    # the evening is in the history: two games, three hands, the entered throw
+    last = sessions[0]
+    assert last["state"] == "ended" and last["mixed_deck"] is True
+    assert [g["game"] for g in last["games"]] == [1, 2]
+    hands = [h for g in last["games"] for h in g["hands"]]
+    assert [h["hand"] for h in hands] == [1, 2, 3]
+    assert hands[1]["dice"] == [3, 4] and hands[1]["dice_by"] == "entered"
+    # and on the page, under "Earlier sessions"
+    wait_page(browser, "const li = document.querySelector('#history-list li[data-session=\"1\"]');"
+              " return li && li.textContent.includes("
+              "'Session 1: riichi, Mixed Deck — ended, 2 games, 3 hands')", "the evening's history")
+    shoot(browser, "7-ended")
+    no_console_errors(browser)
+
+
+def test_revoke_all_unpairs_and_a_scanned_code_pairs_without_staying_in_the_address(table, browser):
+    """`jantaku pair --revoke-all` ends the browser's session; the QR code's address
+    (`#pair=CODE`) pairs the browser at once and leaves the address bar clean."""
+    out = table.cli("pair", "--revoke-all").stdout
+    assert "1 browser session(s) ended" in out
+    browser.driver.get(table.url + "/")
+    wait_page(browser, "return window.jantakuPage.paired === false", "unpaired after revoke-all")
+    assert browser.js("return document.getElementById('start').disabled") is True
+    text = table.cli("pair", "--new", "--page-url", table.url + "/").stdout
+    code = text.split("type the code ", 1)[1].split(" ", 1)[0]
+    assert "#pair=" not in text.split("\n", 1)[0]  # the words give the code, not a URL with it
+    assert "\u2588" in text or "\u2580" in text or "\u2584" in text  # the QR code's blocks
+    browser.driver.get(table.url + "/#pair=" + code)
+    wait_page(browser, "return window.jantakuPage.paired === true", "paired by the scanned code")
+    assert browser.driver.current_url == table.url + "/"
+    assert browser.js("return document.getElementById('start').disabled") is False
+    no_console_errors(browser)
+
+
+def test_the_page_speaks_japanese_when_chosen(table, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.driver.find_element(By.ID, "lang")).select_by_value("ja")
+    wait_page(browser, "return document.getElementById('headline').textContent === "
+              "'セッションなし'", "the page in Japanese")
+    assert browser.text("#controls-title") == "操作"
+    assert browser.text("#start") == "セッション開始"
+    assert browser.js("return document.documentElement.lang") == "ja"
+    # no screenshot: this machine's Chromium has no CJK font (a phone has one)
+    Select(browser.driver.find_element(By.ID, "lang")).select_by_value("en")
+    wait_page(browser, "return document.getElementById('headline').textContent === "
+              "'No session'", "the page in English again")
+    no_console_errors(browser)
