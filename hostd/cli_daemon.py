@@ -516,30 +516,24 @@ def _api_port(text):
     return port
 
 
-def _days(text):
-    import argparse
+def _whole(what, lo, hi):
+    """An argparse type: a whole number lo..hi, refused in words naming `what`."""
+    def parse(text):
+        import argparse
 
-    try:
-        v = int(text)
-    except ValueError:
-        v = -1
-    if not 1 <= v <= 36500:
-        raise argparse.ArgumentTypeError("%r is not a number of days: a whole number 1..36500"
-                                         % text)
-    return v
+        try:
+            v = int(text)
+        except ValueError:
+            v = lo - 1
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError("%r is not %s: a whole number %d..%d"
+                                             % (text, what, lo, hi))
+        return v
+    return parse
 
 
-def _megabytes(text):
-    import argparse
-
-    try:
-        v = int(text)
-    except ValueError:
-        v = -1
-    if not 1 <= v <= 1 << 20:
-        raise argparse.ArgumentTypeError("%r is not a size in MB: a whole number 1..1048576"
-                                         % text)
-    return v
+_days = _whole("a number of days", 1, 36500)
+_megabytes = _whole("a size in MB", 1, 1 << 20)
 
 
 def _seconds(text):

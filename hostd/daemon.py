@@ -84,8 +84,7 @@ class Daemon:
             self._light_shown = want
         if not self.link.connected:
             return  # the table client sends the last pattern again when it is back
-        self._tasks = [t for t in self._tasks if not t.done()]
-        self._tasks.append(asyncio.create_task(self._send_light(want)))
+        self._spawn(self._send_light(want))
 
     async def _send_light(self, pattern):
         try:
@@ -95,8 +94,12 @@ class Daemon:
 
     def _pressed(self, button):
         """The table's start or dice button was pressed: one press, one action."""
+        self._spawn(self._on_button(button))
+
+    def _spawn(self, coro):
+        """A task of the daemon's (cancelled by close()); finished ones are let go."""
         self._tasks = [t for t in self._tasks if not t.done()]
-        self._tasks.append(asyncio.create_task(self._on_button(button)))
+        self._tasks.append(asyncio.create_task(coro))
 
     def _on_link_change(self, what, detail):
         self.table.link_changed(what, detail)  # it asks the table where it is

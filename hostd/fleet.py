@@ -39,21 +39,8 @@ async def collect(broker, *, wait=WAIT_S, quiet=QUIET_S, client_factory=None):
                 raise FleetError("the broker does not let %s read %s/+/status (its ACL): give "
                                  "this user `topic read %s/#`"
                                  % (broker.username or "an anonymous client", ROOT, ROOT))
-            end = time.monotonic() + wait
-            messages = c.messages
-            while True:
-                left = end - time.monotonic()
-                if left <= 0:
-                    break
-                try:
-                    msg = await asyncio.wait_for(messages.__anext__(), min(quiet, left))
-                except asyncio.TimeoutError:
-                    break  # quiet: every retained message has come
-                _take(tables, str(msg.topic), msg.payload)
-                if not msg.retain:
-                    # a live message: the broker sends the retained ones first, on
-                    # subscribing, so they have all come (busy tables are never quiet)
-                    break
+            for topic_, payload in (await _retained(c, wait, quiet)).items():
+                _take(tables, topic_, payload)
     except FleetError:
         raise
     except Exception as e:
@@ -63,7 +50,9 @@ async def collect(broker, *, wait=WAIT_S, quiet=QUIET_S, client_factory=None):
 
 
 async def _retained(c, wait, quiet):
-    """``{topic: payload}`` of the retained messages the subscriptions made ``c`` get."""
+    """``{topic: payload}`` of the retained messages the subscriptions made ``c`` get:
+    until ``quiet`` seconds pass with none, or the first live message (the broker sends
+    the retained ones first, on subscribing; busy tables are never quiet)."""
     got = {}
     end = time.monotonic() + wait
     messages = c.messages
