@@ -257,7 +257,7 @@ class Daemon:
             return START
         if s.asking:
             return s.asking
-        if s.stopped:
+        if s.stopped and not self._busy():  # (busy: the recovery is under way)
             return "%s: %s" % (s.stopped["message"], s.stopped["ask"])
         progress = " (%d of %d tiles)" % (sum(t.per_track()), sum(t.targets)) if t.targets else ""
         playing = "hand %d is being played; " % s.hand if s.hand and s.top else ""

@@ -823,6 +823,12 @@
     $("pair-button").textContent = W.pairButton;
     $("ruleset-label").textContent = W.start.ruleset;
     $("mixed-label").textContent = W.start.mixed;
+    $("loaded-label").textContent = W.start.loaded;
+    $("loaded-box").title = W.start.loadedHelp;
+    // "the sets are sorted" belongs to the normal rotation only
+    const loadedShown = () => { $("loaded-box").hidden = $("mixed").checked; };
+    $("mixed").addEventListener("change", loadedShown);
+    loadedShown();
     $("colours-label").textContent = W.start.colours;
     $("start").textContent = W.start.button;
     $("lang-label").textContent = W.language;
@@ -846,6 +852,7 @@
     $("start-form").addEventListener("submit", (ev) => {
       ev.preventDefault();
       const body = { ruleset: $("ruleset").value, mixed_deck: $("mixed").checked };
+      if (!body.mixed_deck && $("loaded").checked) body.loaded = true;
       const a = $("colour-a").value.trim(), b = $("colour-b").value.trim();
       if (a || b) body.colours = [a || b, b || a];
       send("start", body);

@@ -171,6 +171,10 @@ window.JANTAKU_WORDS = {
     ruleset: "Ruleset",
     mixed: "Mixed Deck",
     colours: "The two sets' backs (blank: the daemon's)",
+    loaded: "Sets sorted: the first in the mixer, the second on the table top",
+    loadedHelp: "For the normal rotation after the sets were mixed (Mixed Deck, or tiles of " +
+      "unknown origin): tick this once people have sorted the tiles by back colour and " +
+      "loaded them so.",
     button: "Start the session",
   },
   cmd: {
@@ -260,6 +264,9 @@ window.JANTAKU_WORDS_JA = {
     ruleset: "ルール",
     mixed: "ミックスデッキ",
     colours: "2組の牌の背の色(空欄:デーモンの設定)",
+    loaded: "牌は仕分け済み:1組目は洗牌機の中、2組目は卓上",
+    loadedHelp: "2組の牌が混ざった後(ミックスデッキなど)に通常の交代で始めるとき、背の色で牌を" +
+      "仕分けてそのように置いたらチェックしてください。",
     button: "セッション開始",
   },
   cmd: {

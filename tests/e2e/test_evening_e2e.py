@@ -4,9 +4,12 @@ moves the table.
 
 In order: an unpaired browser sees the table but cannot press; the browser pairs with the
 code `jantaku pair --new` prints; it starts a Mixed Deck session, runs three hand overs
-with throws (the table's dice, then physical dice entered, then the table's), a new game,
-and ends the session; a page from another origin cannot command the table even in the
-paired browser.
+with throws (the table's dice, then physical dice entered, then the table's), the third
+meeting a broken light curtain that "Fault fixed" clears, a new game whose push window
+"Continue" closes, and ends the session; a page from another origin cannot command the
+table even in the paired browser; after pairing again, a normal start is refused with
+what to do, a Mixed Deck start is aborted while people are asked, and the table starts
+again.
 
 `JANTAKU_PAGE_SHOTS=1` also writes a screenshot of each step into docs/page/evening-*.png.
 """
@@ -31,7 +34,11 @@ SHOTS = ROOT / "docs" / "page" if os.environ.get("JANTAKU_PAGE_SHOTS") == "1" el
 def table(tmp_path_factory, hil_port):
     if hil_port:
         pytest.skip("the evening from the page runs on the simulated table")
-    d = start_daemon(tmp_path_factory.mktemp("evening"), None, extra=["--sim-mixed-deck"])
+    # the centre stays open 600 table seconds (30 s here) unless Continue closes it; a
+    # hand's curtain breaks for 200 ms during hand over 3's lift (the first lift after
+    # build 3 starts)
+    d = start_daemon(tmp_path_factory.mktemp("evening"), None, extra=[
+        "--sim-mixed-deck", "--push-window", "600", "--sim-fault", "guard:build=3,during=lift"])
     yield d
     d.proc.kill()
 
@@ -103,10 +110,10 @@ def shoot(browser, name):
     browser.screenshot(str(SHOTS / ("evening-%s.png" % name)))
 
 
-def no_console_errors(browser):
-    # a refused command (401, 403) is logged by Chromium as a failed load: those are meant
+def no_console_errors(browser, meant=(401, 403)):
+    # a refused command is logged by Chromium as a failed load: those are meant
     errors = [e for e in browser.console_errors()
-              if "status of 401" not in e["message"] and "status of 403" not in e["message"]]
+              if not any("status of %d" % n in e["message"] for n in meant)]
     assert errors == [], json.dumps(errors, indent=1)
 
 
@@ -184,6 +191,17 @@ def test_a_hand_over_and_its_throw_from_the_page(table, browser, hand, throw):
     wait_offered(browser, "hand-over", "the hand over", 90)
     press(browser, "hand-over")
     answered(browser, "the hand over taken")
+    if hand == 3:  # someone reached in while the lift moved: the fault, then "Fault fixed"
+        wait_offered(browser, "clear-fault", "the guard fault", 60)
+        assert "dice" not in offered(browser) and "hand-over" not in offered(browser)
+        assert shown(browser, "fault")
+        assert "the guard was broken" in browser.text("#fault-message")
+        assert "light curtain" in browser.text("#fault-todo")
+        assert table.status()["table"]["state"] == "fault"
+        shoot(browser, "5-fault")
+        press(browser, "clear-fault")
+        answered(browser, "the fault cleared")
+        assert "raising the walls for hand 3" in browser.text("#answer")
     wait_offered(browser, "dice", "hand %d's walls up, the dice" % hand, 60)
     assert table.status()["session"]["hand"] == hand
     if throw == "dice":
@@ -212,13 +230,20 @@ def test_a_new_game_from_the_page(table, browser):
     wait_offered(browser, "game", "a new game", 90)
     press(browser, "game")
     answered(browser, "the new game taken")
+    # the walls inside come up and the centre opens: people push everything in, then say so
+    wait_offered(browser, "continue", "the push window", 60)
+    assert "push every tile" in browser.text("#next")
+    assert table.status()["session"]["asking"]
+    shoot(browser, "6-push")
+    press(browser, "continue")
+    answered(browser, "the centre closed")
     st = table.wait(lambda s: s["session"]["game"] == 2 and s["session"]["phase"] == "built"
                     and not s["busy"], timeout=120, what="game 2's deck built")
     assert st["session"]["hand"] == 3  # hands count on over the session
     wait_offered(browser, "hand-over", "game 2's first hand over", 30)
     wait_page(browser, "return document.getElementById('fact-game').textContent.startsWith('2')",
               "game 2")
-    shoot(browser, "6-new-game")
+    shoot(browser, "7-new-game")
     no_console_errors(browser)
 
 
@@ -299,7 +324,7 @@ def test_end_the_session_from_the_page(table, browser):
     wait_page(browser, "const li = document.querySelector('#history-list li[data-session=\"1\"]');"
               " return li && li.textContent.includes("
               "'Session 1: riichi, Mixed Deck — ended, 2 games, 3 hands')", "the evening's history")
-    shoot(browser, "7-ended")
+    shoot(browser, "8-ended")
     no_console_errors(browser)
 
 
@@ -319,6 +344,63 @@ def test_revoke_all_unpairs_and_a_scanned_code_pairs_without_staying_in_the_addr
     wait_page(browser, "return window.jantakuPage.paired === true", "paired by the scanned code")
     assert browser.driver.current_url == table.url + "/"
     assert browser.js("return document.getElementById('start').disabled") is False
+    no_console_errors(browser)
+
+
+def start_from_page(browser, *, mixed):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    wait_offered(browser, "start", "the start form")
+    Select(browser.driver.find_element(By.ID, "ruleset")).select_by_value("riichi")
+    box = browser.driver.find_element(By.ID, "mixed")
+    if box.is_selected() != mixed:
+        box.click()
+    press(browser, "start")
+
+
+def test_a_normal_start_after_mixed_deck_is_refused_with_what_to_do(table, browser):
+    """The sets were mixed by the evening's Mixed Deck: the normal rotation cannot start
+    until people sort them; the page says so and the table does not move."""
+    start_from_page(browser, mixed=False)
+    text = wait_page(browser, "const a = document.getElementById('answer'); return "
+                     "a.className === 'refused' && a.textContent", "the refusal")
+    assert "Sort the tiles by back colour" in text and "Mixed Deck" in text
+    assert shown(browser, "loaded-box")  # the page's way to say "we sorted them"
+    assert table.status()["session"] is None
+    shoot(browser, "9-refused")
+    no_console_errors(browser, meant=(422,))  # the refusal, as the API answers it
+
+
+def test_abort_while_people_are_asked_then_start_again(table, browser):
+    """Start, abort, start: the sequence that once hung. The abort comes while the
+    centre is open for people; the next start collects again and builds."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    start_from_page(browser, mixed=True)
+    answered(browser, "the session started")
+    wait_offered(browser, "continue", "the collect's push window", 60)
+    first = table.status()["session"]["id"]
+    press(browser, "abort")
+    WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+    answered(browser, "the abort")
+    table.wait(lambda s: s["session"] is None and not s["busy"], what="no session")
+    wait_page(browser, "const li = document.querySelector('#history-list li[data-session=\"%d\"]');"
+              " return li && li.textContent.includes('aborted')" % first, "the aborted session")
+    start_from_page(browser, mixed=True)
+    answered(browser, "the session started again")
+    wait_offered(browser, "continue", "the push window again", 60)
+    press(browser, "continue")
+    answered(browser, "the centre closed")
+    wait_offered(browser, "hand-over", "deck A built", 120)
+    st = table.status()["session"]
+    assert st["id"] == first + 1 and st["decks"]["A"]["tiles"] == 136
+    press(browser, "end")
+    WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+    answered(browser, "the session ended")
+    sessions = {h["id"]: h["state"] for h in
+                json.loads(table.cli("history", "--json").stdout)["sessions"]}
+    assert sessions[first] == "aborted" and sessions[first + 1] == "ended"
     no_console_errors(browser)
 
 
