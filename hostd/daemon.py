@@ -506,7 +506,7 @@ class Daemon:
             await self.table.clear_fault()
         except CommandRejected:
             ask = (s.stopped or {}).get("ask") if s is not None else None
-            raise NotReady("the table keeps its fault: %s is still there%s" % (
+            raise NotReady("the fault is still there: %s%s" % (
                 fault, ": " + ask if ask else ""), code="fault_remains") from None
         if s is not None and s.stopped is not None and not self._busy():
             return await self._recover(s)

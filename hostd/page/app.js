@@ -97,7 +97,7 @@
       why.hidden = true;
     }
     const s = st && st.session;
-    setSentence($("next"), (s && s.next) || (st && st.next) || "");
+    setSentence($("next"), W.say((s && s.next) || (st && st.next) || ""));
     const live = $("live");
     live.textContent = state.live ? W.live : W.offline;
     live.className = "badge " + (state.live ? "on" : "off");
@@ -134,14 +134,14 @@
     const t = st && st.table, s = st && st.session;
     let message = null, todo = null;
     if (s && s.stopped) {
-      message = s.stopped.message;
-      todo = s.stopped.ask;
+      message = W.say(s.stopped.message);
+      todo = W.say(s.stopped.ask);
     } else if (t && t.connected && t.state === "fault" && t.fault) {
       message = W.faultTable(t.fault);
-      todo = (s && s.next) || st.next;
+      todo = W.say((s && s.next) || st.next);
     } else if (state.stepFailed) {
-      message = state.stepFailed.message;
-      todo = state.stepFailed.next || (st && st.next);
+      message = W.say(state.stepFailed.message);
+      todo = W.say(state.stepFailed.next || (st && st.next));
     }
     box.hidden = !message;
     $("next").hidden = !!message;  // the fault box says what to do
@@ -376,7 +376,7 @@
     $("top-title").textContent = W.topTitle;
     const t = currentThrow();
     const onTop = s && Object.keys(s.decks || {}).some((d) => s.decks[d].where === "top") && s.hand > 0;
-    const key = JSON.stringify([t, onTop, stacksPerWall()]);
+    const key = JSON.stringify([t, onTop, stacksPerWall(), !!(s && s.hand > 0)]);
     if (box.dataset.key === key) return;
     box.dataset.key = key;
     box.textContent = "";
@@ -384,7 +384,7 @@
     $("dead").textContent = "";
     $("double").hidden = true;
     if (!onTop || !s) {
-      $("throw").textContent = W.topNone;
+      $("throw").textContent = s && s.hand > 0 ? W.topNoneNow : W.topNone;
       return;
     }
     if (!t) {
@@ -524,10 +524,17 @@
     const bad = ["table_fault", "fault", "stopped", "step_failed", "build_failed"].includes(e.type) ||
       (e.type === "build_done" && !e.ok) || (e.type === "session_ended" && e.how !== "ended");
     // one fault reaches the page as several events (table_fault, fault, build_failed,
-    // stopped) that repeat its message: the first one says it
-    const repeat = state.log.slice(0, 4).some((x) => x.text.includes(text) || text.includes(x.text));
-    if (repeat && bad) return;
-    state.log.unshift({ text: text, bad: bad, at: new Date() });
+    // stopped) that repeat its message, some with more detail (the deck, the counts, the
+    // hand): one line says it, the fullest (compared by the daemon's message, since the
+    // page's words around it differ)
+    const msg = e.message || text, item = { text: text, msg: msg, bad: bad, at: new Date() };
+    const i = bad ? state.log.slice(0, 4).findIndex((x) => x.bad &&
+      (x.msg.includes(msg) || msg.includes(x.msg))) : -1;
+    if (i >= 0) {
+      if (msg.length > state.log[i].msg.length) state.log[i] = item;
+      return;
+    }
+    state.log.unshift(item);
     state.log.length = Math.min(state.log.length, LOG_KEEP);
   }
 
@@ -537,7 +544,7 @@
     box.textContent = "";
     state.log.forEach((item) => {
       const li = el("li", item.bad ? "bad" : null);
-      const time = el("time", null, item.at.toLocaleTimeString());
+      const time = el("time", null, item.at.toLocaleTimeString(W.lang));
       time.dateTime = item.at.toISOString();
       li.append(time, document.createTextNode(" "));
       const span = el("span");
@@ -909,7 +916,7 @@
       const li = el("li", h.state === "ended" || h.state === "open" ? null : "bad");
       if (h.created_at) {
         const at = new Date(h.created_at * 1000);
-        const time = el("time", null, at.toLocaleString());
+        const time = el("time", null, at.toLocaleString(W.lang));
         time.dateTime = at.toISOString();
         li.append(time, document.createTextNode(" "));
       }

@@ -90,6 +90,7 @@ window.JANTAKU_WORDS = {
   // the walls on the table top, the throw and the break
   topTitle: "On the table",
   topNone: "No walls on the table top yet: they come up at the first hand over.",
+  topNoneNow: "No walls on the table top now: the next hand over raises them.",
   waitingDice: (hand) => "Hand " + hand + ": the walls are up; throw the dice.",
   seat: {
     self: "the thrower",
@@ -202,15 +203,17 @@ window.JANTAKU_WORDS = {
   badDice: "Type the faces of the dice, e.g. 3,4",
   confirmAbort: "Stop every motor and end the session?",
   confirmEnd: "End the session?",
+  // the daemon's own sentences (what to do next, a fault, a refusal) are English already
+  say: (text) => text,
 };
 
-// Japanese: the words a player meets at the table (headlines, facts, controls).  Anything
-// not here is shown in English, as are the daemon's own sentences (what to do next).
+// Japanese (riichi tables come from there): every key of the English table above.
 window.JANTAKU_WORDS_JA = {
   lang: "ja",
   title: "雀卓",
   live: "接続中",
   offline: "再接続中…",
+  pageOffline: "このページはデーモンとの接続が切れました。自動で再接続します(`jantaku run` は動いていますか?)",
   activity: {
     connecting: "接続しています…",
     page_offline: "ページが切断されました",
@@ -232,6 +235,7 @@ window.JANTAKU_WORDS_JA = {
     no_session: "セッションなし",
     idle: "待機中",
   },
+  whyNotConnected: (error) => "理由:" + (error || "卓からまだ応答がありません"),
   next: "次",
   facts: {
     ruleset: "ルール",
@@ -244,17 +248,108 @@ window.JANTAKU_WORDS_JA = {
     session: "セッション",
     noSession: "なし",
   },
+  game: (g) => {
+    if (g === null || g === undefined) return "";
+    if (typeof g !== "object") return String(g);
+    const n = g.number !== undefined ? g.number : (g.game !== undefined ? g.game : g.id);
+    const kind = g.kind || g.name || g.length || "";
+    return [n !== undefined ? "半荘 " + n : "", kind].filter(Boolean).join("、");
+  },
+  hand: (hand, gameHand, game) => gameHand !== undefined && gameHand !== null && game
+    ? "半荘" + game + "の第" + gameHand + "局(セッションの第" + hand + "局)" : "第" + hand + "局",
+  tableName: (id) => id ? id.board + " · ファームウェア " + id.firmware : "不明",
   decksTitle: "デッキ",
+  where: {
+    top: "卓上",
+    inside: "中に積まれています",
+    lift: "リフトの上",
+    mixer: "洗牌機の中",
+    split: "中で積んでいます",
+    unknown: "不明:もう一度数えてください",
+  },
   deck: (d) => "デッキ " + d,
   deckTiles: (n) => n + "枚",
+  deckNotSplit: "牌の数は分けて積んだときに数えます",
+  backsTitle: "背の色",
+  coloursUnchecked: "2組の背が同じ色です。卓はすべての牌を数えますが組を見分けられないので、" +
+    "このデッキの色は確かめられません。",
+  noDecks: "セッションがありません。始めるとデッキが表示されます。",
   wallsTitle: "中の山",
   track: (n) => "トラック " + n,
+  count: (have, target) => have + "/" + target,
+  building: (deck) => deck ? "デッキ " + deck + " を積んでいます" : "積んでいます",
+  built: (deck, n, ok) => (deck ? "デッキ " + deck : "山") + " 積み上がり:" + n + "枚" +
+    (ok === false ? " — 数が合いません(エラーを見てください)" : ""),
+  stoppedBuild: (deck) => (deck ? "デッキ " + deck + " の" : "") + "山積みが止まりました",
+  noBuild: "まだ山は積まれていません。",
+  joined: "薄い牌:このページが見ていない間に卓が数えた牌(卓の数に基づき色ごとにまとめて表示)。",
+  unknownColour: "不明",
+  over: "余分",
   topTitle: "卓上",
+  topNone: "卓上にはまだ山がありません。最初の局の交代で上がります。",
+  topNoneNow: "いま卓上に山はありません。次の局の交代で上がります。",
+  waitingDice: (hand) => "第" + hand + "局:山が上がりました。サイコロを振ってください。",
+  seat: { self: "振った人", right: "振った人の下家", across: "対面", left: "振った人の上家" },
+  seatShort: { self: "自分", right: "下家", across: "対面", left: "上家" },
+  by: { button: "サイコロボタン", api: "プログラムから", entered: "手で振った目を入力" },
+  throwLine: (t) => "第" + t.hand + "局" + (t.deck ? "(デッキ " + t.deck + ")" : "") +
+    ":サイコロ " + t.dice.join(" + ") + " = " + t.total +
+    (t.by ? "(" + (window.JANTAKU_WORDS.by[t.by] || t.by) + ")" : ""),
+  breakLine: (t, seat) => seat + "の山を右端から" + t.break_from_right +
+    (t.unit === "tiles" ? "枚" : "幢") + "目で割ります。",
+  deadLine: (tiles) => "王牌:割れ目の右の" + tiles + "枚(" + tiles / 2 + "幢)。",
+  doubleLine: "ゾロ目:この局の点数は倍になります。",
+  breakerIsDealer: "割られた山の持ち主が親になります。",
+  breakMark: "割れ目",
+  deadMark: "王牌",
+  tableSvg: (t, seat) => "振った人の席(下)から見た四つの山:" + seat + "の山を右端から" +
+    t.break_from_right + (t.unit === "tiles" ? "枚" : "幢") + "目で割ります。",
   faultTitle: "エラー",
   whatToDo: "対処",
+  faultTable: (f) => window.JANTAKU_WORDS.say(f.message) + (f.track ? "(トラック " + f.track + ")" : ""),
   logTitle: "最新",
+  log: {
+    session_started: (e) => "セッション " + e.session + " 開始:" + e.ruleset +
+      (e.mixed_deck ? "、ミックスデッキ" : ""),
+    session_resumed: (e) => "セッション " + e.session + " 再開(第" + e.hand + "局)",
+    build_started: (e) => e.resumes ? "デッキ " + e.deck + ":山積みを続けます"
+      : "デッキ " + e.deck + " を積んでいます",
+    build_resumed: (e) => "デッキ " + e.deck + ":山積みを続けます",
+    build_done: (e) => "デッキ " + e.deck + " 積み上がり:" +
+      e.per_track.reduce((a, b) => a + b, 0) + "枚" + (e.ok ? "" : " — 数が合いません"),
+    build_failed: (e) => "デッキ " + e.deck + " の山積みが止まりました:" + window.JANTAKU_WORDS.say(e.message),
+    hand_over: (e) => "局の交代:デッキ " + e.raising + " が上がります" +
+      (e.dropping ? "、デッキ " + e.dropping + " は中へ" : ""),
+    hand: (e) => "第" + e.hand + "局がデッキ " + e.deck + " で始まりました" +
+      (e.dice && e.dice.length ? ":サイコロ " + e.dice.join(" + ") : ":山が上がりました"),
+    dice: (e) => "第" + e.hand + "局のサイコロ:" + e.dice.join(" + ") + " = " + e.total,
+    table_fault: (e) => "卓のエラー:" + window.JANTAKU_WORDS.say(e.message),
+    fault: (e) => window.JANTAKU_WORDS.say(e.message),
+    fault_recovered: () => "エラーから復旧しました",
+    stopped: (e) => "停止:" + window.JANTAKU_WORDS.say(e.message),
+    ask: (e) => window.JANTAKU_WORDS.say(e.message),
+    step_failed: (e) => window.JANTAKU_WORDS.say(e.message),
+    session_ended: (e) => "セッション " + e.session + " " +
+      ({ ended: "終了", aborted: "中止", failed: "エラーで終了" }[e.how] || e.how) +
+      (e.reason ? ":" + window.JANTAKU_WORDS.say(e.reason) : ""),
+    link: (e) => "卓 " + ({ connected: "接続", disconnected: "切断" }[e.what] || e.what) +
+      (e.detail ? ":" + e.detail : ""),
+    abort_pending: (e) => window.JANTAKU_WORDS.say(e.message),
+    abort_confirmed: (e) => window.JANTAKU_WORDS.say(e.message),
+    emptied: () => "中の山は卓上にあります",
+    collect: () => "牌を集めるため中の山を上げています",
+    resplit: (e) => "第" + e.hand + "局:両方のデッキを分け直します",
+    swap: (e) => "第" + e.hand + "局:デッキを入れ替えます",
+    drain: () => "洗牌機の牌を山にして出しています",
+    game: (e) => "半荘 " + e.game + " が始まりました",
+    button: (e) => (e.button === "dice" ? "サイコロボタン" : "スタートボタン") + ":" +
+      (e.taken ? window.JANTAKU_WORDS.say(e.did || "taken") : "拒否:" +
+        window.JANTAKU_WORDS.say(e.why || "not now")),
+  },
+  footer: "jantaku · 卓のページ(デーモンが提供)· API: ",
   controlsTitle: "操作",
   language: "言語",
+  languages: { en: "English", ja: "日本語" },
   pairLabel: "ペアリングコード",
   pairButton: "このブラウザをペアリング",
   pairNeeded: "このブラウザは卓を見られますが操作できません。卓のホストで `jantaku run`(または `jantaku pair --new`)が表示するコードを入力してください。",
@@ -286,17 +381,275 @@ window.JANTAKU_WORDS_JA = {
       failed: "エラーで終了", open: "進行中" }[h.state] || h.state) + "、半荘 " +
     (h.games || []).length + "、" + hands + "局",
   sending: (label) => label + "…",
-  done: (label, next) => label + ":完了。" + (next ? "次:" + next : ""),
-  refused: (label, message) => label + ":拒否 — " + message,
+  done: (label, next) => label + ":完了。" + (next ? "次:" + window.JANTAKU_WORDS.say(next) : ""),
+  refused: (label, message) => label + ":拒否 — " + window.JANTAKU_WORDS.say(message),
   unreachable: (label) => label + ":デーモンが応答しません(`jantaku run` は動いていますか?)",
   badDice: "サイコロの目を入力してください(例 3,4)",
   confirmAbort: "すべてのモーターを止めてセッションを終了しますか?",
   confirmEnd: "セッションを終了しますか?",
+  say: null,  // below: the daemon's English sentences in Japanese
 };
+
+// The daemon speaks English (its sentences are also the CLI's and the log's). A language
+// translates them here, the way gettext keys a translation by the English text: a
+// sentence is matched whole against the language's phrases (first match wins; a phrase
+// may translate parts of itself again), else cut at its first ": ", "; " or ". " outside
+// brackets and backticks and each part translated.  What matches nothing stays English
+// and is kept in `say.missed` (tests/unit/test_page_words.py checks the daemon's
+// sentences against it).
+window.jantakuTranslator = function (phrases, joins) {
+  const missed = new Set();
+  function cut(text) {
+    let depth = 0, tick = false;
+    for (let i = 0; i < text.length - 2; i++) {
+      const c = text[i];
+      if (c === "`") tick = !tick;
+      if (tick) continue;
+      if (c === "(") depth++;
+      else if (c === ")") depth--;
+      else if (depth === 0 && text[i + 1] === " " && (c === ":" || c === ";" ||
+               (c === "." && /[A-Z]/.test(text[i + 2])))) {
+        return [text.slice(0, i), c, text.slice(i + 2)];
+      }
+    }
+    return null;
+  }
+  function say(text) {
+    text = String(text === undefined || text === null ? "" : text).trim();
+    if (!text) return "";
+    for (let k = 0; k < phrases.length; k++) {
+      const m = phrases[k][0].exec(text);
+      if (m) return phrases[k][1](m, say);
+    }
+    const parts = cut(text);
+    if (parts) return say(parts[0]) + joins[parts[1]] + say(parts[2]);
+    missed.add(text);
+    return text;
+  }
+  say.missed = missed;
+  return say;
+};
+
+(function () {
+  // the page's buttons for the CLI's commands the daemon names
+  const BTN = {
+    "`jantaku continue`": "「続行」", "`jantaku clear-fault`": "「エラー解消」",
+    "`jantaku hand-over`": "「局の交代」", "`jantaku dice`": "「サイコロを振る」",
+    "`jantaku abort`": "「中止」", "`jantaku session end`": "「セッション終了」",
+  };
+  const STEP = { start: "開始", hand_over: "局の交代", new_game: "次の半荘", empty: "牌を出す",
+                 resume: "再開", selftest: "自己診断", calibrate: "校正" };
+  const SEAT = { "the thrower": "振った人", "the thrower's right": "振った人の下家",
+                 "across": "対面", "the thrower's left": "振った人の上家" };
+  const colours = (text) => text.replace(/(\S+) (\d+) of (\d+)/g, "$1 $3枚中$2枚")
+    .replace(/(\S+) (\d+), expected (\d+)/g, "$1 $2枚(本来$3枚)")
+    .replace(/, /g, "、");
+  const HOW = "put the (\\S+) set in the mixer \\(through the centre\\) and the (\\S+) set on " +
+    "the table top, then `jantaku session start --ruleset (\\S+) --loaded`; or play Mixed " +
+    "Deck \\(--mixed-deck\\), which collects every tile by itself";
+  const how = (a, b, r) => a + "の組を(中央から)洗牌機に、" + b + "の組を卓上に置き、" +
+    "「牌は仕分け済み」にチェックを入れてセッションを開始してください(`jantaku session " +
+    "start --ruleset " + r + " --loaded`)。またはミックスデッキで遊べば、卓がすべての牌を集めます";
+  const P = (re, make) => [new RegExp("^" + re + "$"), typeof make === "string"
+    ? () => make : make];
+  const phrases = [
+    // what to do next, and the daemon's steps
+    P("start a session: `jantaku session start --ruleset R` \\(add --mixed-deck to mix both sets\\)",
+      "セッションを開始してください(ルールを選び、2組を混ぜるならミックスデッキにチェック)"),
+    P("no session( is open)?", "セッションがありません"),
+    P("wait", "お待ちください"),
+    P("wait for it to finish", "終わるまでお待ちください"),
+    P("wait for it to finish, or `jantaku abort`", "終わるまで待つか、「中止」を押してください"),
+    P("getting the table ready for the session", "セッションの準備をしています"),
+    P("bringing every tile into the mixer(?: for game (\\d+))?", (m) =>
+      (m[1] ? "半荘" + m[1] + "のため、" : "") + "すべての牌を洗牌機に入れています"),
+    P("bringing the tiles up to the table top", "牌を卓上に上げています"),
+    P("deck ([AB]) is being built inside(?: \\((\\d+) of (\\d+) tiles\\))?", (m) =>
+      "デッキ" + m[1] + "を中で積んでいます" + (m[2] ? "(" + m[3] + "枚中" + m[2] + "枚)" : "")),
+    P("raising the walls for hand (\\d+)", (m) => "第" + m[1] + "局の山を上げています"),
+    P("deck ([AB]) is built inside", (m) => "デッキ" + m[1] + "が中で積み上がりました"),
+    P("press start \\(`jantaku hand-over`\\) to raise it and begin hand 1(?: of game (\\d+))?",
+      (m) => "スタート(「局の交代」)を押すと山が上がり、" + (m[1] ? "半荘" + m[1] + "の" : "") +
+        "第1局が始まります"),
+    P("when the hand ends, push the played tiles into the centre and press start " +
+      "\\(`jantaku hand-over`\\)", "局が終わったら、使った牌を中央に落としてスタート(「局の交代」)を押してください"),
+    P("hand (\\d+) is being played(?: \\(dice ([\\d+]+)\\))?", (m) =>
+      "第" + m[1] + "局 対局中" + (m[2] ? "(サイコロ " + m[2] + ")" : "")),
+    P("hand (\\d+)", (m) => "第" + m[1] + "局"),
+    P("deck ([AB])", (m) => "デッキ" + m[1]),
+    P("press dice for the throw \\(`jantaku dice`\\)", "サイコロボタン(「サイコロを振る」)を押してください"),
+    P("the walls inside are not trusted after a table restart", "卓が再起動したため、中の山は確かではありません"),
+    P("press start \\(`jantaku hand-over`\\) when the hand ends", "局が終わったらスタート(「局の交代」)を押してください"),
+    P("the table sorts it out", "卓が整え直します"),
+    P("session (\\d+) is (\\S+)", (m) => "セッション" + m[1] + "は「" + m[2] + "」の状態です"),
+    P("`jantaku abort` ends it", "「中止」で終わらせられます"),
+    P("the walls are on the table top", "山は卓上にあります"),
+    P("take the tiles out, or (.+)", (m, say) => "牌を取り出すか、" + say(m[1])),
+    P("the table reports a fault", "卓がエラーを報告しています"),
+    P("the table is not connected \\((.+)\\)", (m) => "卓が接続されていません(" + m[1] + ")"),
+    P("check its cable and power", "ケーブルと電源を確認してください"),
+    P("the daemon reconnects by itself", "デーモンが自動で再接続します"),
+    P("the abort is not confirmed yet", "中止はまだ確認されていません"),
+    P("it is sent again as soon as the table is connected \\((.+)\\)", (m) =>
+      "卓が接続されしだい送り直します(" + m[1] + ")"),
+    P("(.+) \\(the centre is open for ([\\d.]+) s; `jantaku continue` closes it sooner\\)",
+      (m, say) => say(m[1]) + "(中央は" + m[2] + "秒間開いています。「続行」で早く閉じます)"),
+    P("push every tile on the table top into the centre", "卓上の牌をすべて中央に落としてください"),
+    P("push the rest of deck ([AB])'s tiles into the centre", (m) =>
+      "デッキ" + m[1] + "の残りの牌を中央に落としてください"),
+    P("take the tiles on the table top out: (\\d+) more come up from the mixer \\(in ([\\d.]+) " +
+      "s; `jantaku continue` when the top is clear\\)", (m) => "卓上の牌を取り出してください。" +
+      "洗牌機からあと" + m[1] + "枚上がってきます(" + m[2] + "秒後。卓上が空いたら「続行」)"),
+    P("the table is busy \\(([a-z_]+)\\)", (m) => "卓は動作中です(" + (STEP[m[1]] || m[1]) + ")"),
+    P("the hand over can come once it is done", "終わってから局の交代ができます"),
+    P("the new game can begin once it is done", "終わってから次の半荘を始められます"),
+    P("the hand over must wait", "局の交代はまだできません"),
+    P("the new game must wait", "次の半荘はまだ始められません"),
+    P("nothing waits for people", "操作を待っていることはありません"),
+    P("the table has no fault to clear", "解消するエラーはありません"),
+    P("the fault is still there", "エラーはまだ残っています"),
+    P("session (\\d+) \\((\\S+?)(, Mixed Deck)?\\) is open", (m) =>
+      "セッション" + m[1] + "(" + m[2] + (m[3] ? "、ミックスデッキ" : "") + ")が進行中です"),
+    P("end it with `jantaku session end`, abort it with `jantaku abort`, or replace it " +
+      "\\(`session start --replace`\\)", "「セッション終了」で終えるか、「中止」を押してください"),
+    P("session (\\d+) is open", (m) => "セッション" + m[1] + "が進行中です"),
+    P("end it first \\(`jantaku session end`\\), then (.+)", (m) =>
+      "先に「セッション終了」で終えてから、" + m[1] + "を実行してください"),
+    // the throw
+    P("no walls are up for a hand yet", "まだ局の山が上がっていません"),
+    P("the throw comes once the hand over raised them \\(press start first\\)",
+      "局の交代で山が上がってから振ります(先にスタートを押してください)"),
+    P("hand (\\d+) is thrown already \\((.+)\\); (\\S+) throws once per hand", (m, say) =>
+      "第" + m[1] + "局はもう振りました(" + say(m[2]) + ")。" + m[3] + "では1局に1回だけ振ります"),
+    P("dice ([\\d+]+) = (\\d+)", (m) => "サイコロ " + m[1] + " = " + m[2]),
+    P("(the thrower|the thrower's right|across|the thrower's left) breaks, (\\d+) (stacks|tiles) " +
+      "from the right end of their wall", (m) => SEAT[m[1]] + "の山を右端から" + m[2] +
+      (m[3] === "tiles" ? "枚" : "幢") + "目で割ります"),
+    P("dead wall (\\d+) tiles", (m) => "王牌 " + m[1] + "枚"),
+    P("a double: the hand counts x(\\d+)", (m) => "ゾロ目:この局は" + m[1] + "倍"),
+    P("the breaker is the dealer", "割られた山の持ち主が親になります"),
+    P("wrong number of dice", "サイコロの数が違います"),
+    P("got (\\d+) \\((.+)\\)", (m) => m[1] + "個(" + m[2] + ")"),
+    P("die face (\\d+) is out of range 1\\.\\.(\\d+) \\(dice (.+)\\)", (m) => "目 " + m[1] +
+      " は1〜" + m[2] + "の範囲外です(" + m[3] + ")"),
+    P("(\\S+) throws (\\S+)(?: \\(or (.+)\\))?", (m) => m[1] + "では" + m[2] + "を振ります" +
+      (m[3] ? "(または " + m[3] + ")" : "")),
+    P("(\\d+) dice, each 1\\.\\.(\\d+)", (m) => "サイコロ" + m[1] + "個、各1〜" + m[2]),
+    P("the table is recovering from a restart, which the next hand over finishes",
+      "卓は再起動から復旧中です(次の局の交代で終わります)"),
+    P("press hand over first, then start the new game", "先に局の交代を押してから、次の半荘を始めてください"),
+    P("deck ([AB]) is not built yet", (m) => "デッキ" + m[1] + "はまだ積み上がっていません"),
+    P("wait for it, then start the new game", "積み上がってから次の半荘を始めてください"),
+    P("no walls are built inside yet", "中にまだ山が積まれていません"),
+    P("wait for the build to finish", "積み終わるまでお待ちください"),
+    // starting: the sets and their backs
+    P("the table does not know back colour ([^:;]+)", (m) => "卓は背の色「" + m[1] + "」を知りません"),
+    P("its colour classes are (.+)", (m) => "知っている色は " + m[1].replace(/, /g, "、") + " です"),
+    P("the normal rotation needs the two sets apart and the table cannot sort them",
+      "通常の交代には2組の牌が分かれている必要がありますが、卓では仕分けられません"),
+    P("the last session mixed the two sets \\(Mixed Deck\\)", "前のセッションで2組を混ぜました(ミックスデッキ)"),
+    P("the last session's sets were (.+)", (m) => "前のセッションの牌は " + m[1] + " でした"),
+    P("Sort the tiles by back colour, " + HOW, (m) => "背の色で牌を仕分け、" + how(m[1], m[2], m[3])),
+    P("the table has walls inside that no session of this daemon accounts for",
+      "このデーモンのどのセッションのものでもない山が中にあります"),
+    P("bring them up with `jantaku session end --empty`, take them out, then " + HOW, (m) =>
+      "`jantaku session end --empty` で上げて取り出し、" + how(m[1], m[2], m[3])),
+    P("the normal rotation needs one set in the mixer and the other out of it, and the last " +
+      "session left deck A (.+) and deck B (.+), which the table cannot sort",
+      "通常の交代には1組が洗牌機の中、もう1組が外にある必要がありますが、前のセッションの牌の置き場所は卓では仕分けられません"),
+    P("Bring the walls up \\(`jantaku session end --empty`\\) and sort the tiles by back colour, " +
+      HOW, (m) => "山を上げて(`jantaku session end --empty`)背の色で牌を仕分け、" + how(m[1], m[2], m[3])),
+    // faults (hostd/table.py FAULT_TEXT) and the counts that go with them
+    P("track (\\S+) is jammed", (m) => "トラック" + m[1] + "が詰まっています"),
+    P("the mixer ran empty before the walls were complete", "山が揃う前に洗牌機の牌がなくなりました"),
+    P("tiles were left in the mixer after the walls were complete", "山が揃った後も洗牌機に牌が残っています"),
+    P("track (\\S+) took one tile too many", (m) => "トラック" + m[1] + "に牌が1枚多く入りました"),
+    P("back colours could not be read on track (\\S+)", (m) => "トラック" + m[1] + "で背の色を読み取れませんでした"),
+    P("the lift stalled", "リフトが止まりました"),
+    P("a lift limit switch is stuck", "リフトのリミットスイッチが動かなくなっています"),
+    P("the guard was broken", "安全装置(ライトカーテンかふた)が遮られました"),
+    P("motion stopped", "動きを止めました"),
+    P("the centre door did not reach its position", "中央の扉が所定の位置まで動きませんでした"),
+    P("the build took too long", "山積みに時間がかかりすぎました"),
+    P("the table lost contact with the host", "卓がホストとの通信を失いました"),
+    P("the table restarted", "卓が再起動しました"),
+    P("a sensor on track (\\S+) does not answer", (m) => "トラック" + m[1] + "のセンサーが応答しません"),
+    P("the colour sensor on track (\\S+) does not answer", (m) => "トラック" + m[1] + "の色センサーが応答しません"),
+    P("the firmware hit an internal error", "ファームウェアで内部エラーが起きました"),
+    P("fault (\\S+)", (m) => "エラー " + m[1]),
+    P("counted (\\d+) of (\\d+)(?: tiles)?(?: \\((.+)\\))?", (m) => m[2] + "枚中" + m[1] + "枚" +
+      (m[3] ? "(" + colours(m[3]) + ")" : "")),
+    P("counted (.+); expected (.+) \\((.+)\\)", (m) => "数えた色 " + colours(m[1]) + "、本来 " +
+      colours(m[2]) + "(" + colours(m[3]) + ")"),
+    P("(\\d+) back colours? could not be read \\(at most (\\d+) accepted\\)", (m) =>
+      "背の色を読み取れなかった牌が" + m[1] + "枚(許容は" + m[2] + "枚まで)"),
+    P("the count can't be trusted", "この数は確かではありません"),
+    P("deck ([AB]) was counted wrong and its walls are inside", (m) =>
+      "デッキ" + m[1] + "の数が合わず、その山が中にあります"),
+    P("the table restarted during build (\\d+)", (m) => "山積み" + m[1] + "の途中で卓が再起動しました"),
+    P("the walls inside can't be accounted for", "中の山の中身は確かではありません"),
+    P("both decks will be split again", "両方のデッキを分け直します"),
+    // what people are asked (hostd/session.py ASK)
+    P("take the stuck tile out of track (\\S+) by hand, then `jantaku clear-fault`", (m) =>
+      "トラック" + m[1] + "に詰まった牌を手で取り除いてから「エラー解消」を押してください"),
+    P("find the missing tiles of deck ([AB]), put them into the mixer \\(lift the lid\\), close " +
+      "the lid, then `jantaku continue`", (m) => "デッキ" + m[1] + "の足りない牌を探し、ふたを開けて" +
+      "洗牌機に入れ、ふたを閉めてから「続行」を押してください"),
+    P("deck ([AB])'s tiles did not all go into the centre", (m) =>
+      "デッキ" + m[1] + "の牌が全部は中央に入りませんでした"),
+    P("push the rest in when the centre opens after `jantaku continue`",
+      "「続行」を押すと中央が開くので、残りを落としてください"),
+    P("take the extra tiles out of the mixer \\(lift the lid\\), then `jantaku continue`",
+      "ふたを開けて洗牌機から余分な牌を取り出し、「続行」を押してください"),
+    P("if the two sets were mixed, abort and start Mixed Deck instead",
+      "2組が混ざっていたなら、中止してミックスデッキで始めてください"),
+    P("take the extra tile off track (\\S+) by hand, then `jantaku clear-fault`", (m) =>
+      "トラック" + m[1] + "の余分な牌を手で取り除いてから「エラー解消」を押してください"),
+    P("clean the colour sensor of track (\\S+), then `jantaku clear-fault`", (m) =>
+      "トラック" + m[1] + "の色センサーを掃除してから「エラー解消」を押してください"),
+    P("check the wiring of track (\\S+)'s sensor, then `jantaku clear-fault`", (m) =>
+      "トラック" + m[1] + "のセンサーの配線を確かめてから「エラー解消」を押してください"),
+    P("a tile of another back colour is in the table", "別の背の色の牌が卓に入っています"),
+    P("take it out of track (\\S+), then `jantaku clear-fault`", (m) =>
+      "トラック" + m[1] + "から取り出してから「エラー解消」を押してください"),
+    P("clear the light curtain and close the lid, then `jantaku continue`",
+      "ライトカーテンから手や物をどけ、ふたを閉めてから「続行」を押してください"),
+    P("look for something blocking the lift, then `jantaku continue`",
+      "リフトを妨げている物を取り除いてから「続行」を押してください"),
+    P("check the lift's end switches, then `jantaku continue`",
+      "リフトの端のスイッチを点検してから「続行」を押してください"),
+    P("look for something blocking the centre door, then `jantaku continue`",
+      "中央の扉を妨げている物を取り除いてから「続行」を押してください"),
+    P("look for a stuck tile or an empty mixer, then `jantaku clear-fault`",
+      "詰まった牌や空の洗牌機がないか確かめてから「エラー解消」を押してください"),
+    P("find the missing or stray tile, or abort and start a new Mixed Deck session, which " +
+      "collects every tile and splits them again", "足りない牌や紛れ込んだ牌を探すか、中止して" +
+      "新しいミックスデッキのセッションを始めてください(卓がすべての牌を集めて分け直します)"),
+    P("push every tile on the table top into the centre, then `jantaku continue`",
+      "卓上の牌をすべて中央に落としてから「続行」を押してください"),
+    P("check the table's cable and power", "卓のケーブルと電源を確かめてください"),
+    P("then `jantaku continue`", "その後「続行」を押してください"),
+    P("`jantaku continue` tries again", "「続行」でもう一度試します"),
+    // the page's own refusals (pairing)
+    P("this browser is not paired: type the pairing code shown by `jantaku run` \\(or " +
+      "`jantaku pair --new`\\) on the table's host", "このブラウザはペアリングされていません。" +
+      "卓のホストで `jantaku run`(または `jantaku pair --new`)が表示するコードを入力してください"),
+    P("that pairing code is (too old|not right)", (m) => "そのペアリングコードは" +
+      (m[1] === "too old" ? "期限切れです" : "違います")),
+    P("get a fresh one on the table's host with `jantaku pair --new`",
+      "卓のホストで `jantaku pair --new` を実行して新しいコードを出してください"),
+    // a button press the table took or refused
+    P("taken", "受け付けました"),
+    P("not now", "今はできません"),
+  ];
+  window.JANTAKU_WORDS_JA.say = window.jantakuTranslator(phrases, { ":": ":", ";": "。", ".": "。" });
+  window.JANTAKU_WORDS_JA.buttons = BTN;  // (the CLI's commands the daemon names, as the page's buttons)
+})();
 
 // The language: the one chosen on the page (kept in this browser), else the browser's.
 (function () {
   const EN = window.JANTAKU_WORDS, JA = window.JANTAKU_WORDS_JA;
+  window.JANTAKU_WORDS_EN = EN;
   let chosen = null;
   try { chosen = window.localStorage.getItem("jantaku.lang"); } catch (err) { /* private mode */ }
   const want = chosen || ((navigator.language || "en").toLowerCase().startsWith("ja") ? "ja" : "en");

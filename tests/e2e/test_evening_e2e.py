@@ -151,8 +151,8 @@ def test_a_wrong_code_is_refused_and_the_right_one_pairs(table, browser):
     assert "not right" in text and "jantaku pair --new" in text
     box.send_keys(code.lower())  # as typed on a phone
     browser.driver.find_element(By.ID, "pair-button").click()
-    wait_page(browser, "return window.jantakuPage.paired === true", "paired")
-    assert "paired" in browser.text("#pair-note")
+    wait_page(browser, "return window.jantakuPage.paired === true && document.getElementById("
+              "'pair-note').textContent.includes('is paired')", "paired")  # (drawn next frame)
     assert not shown(browser, "pair-form")
     # the cookie is invisible to the page's scripts; no secret in the address
     assert browser.js("return document.cookie") == ""
@@ -198,7 +198,7 @@ def test_a_hand_over_and_its_throw_from_the_page(table, browser, hand, throw):
         assert "the guard was broken" in browser.text("#fault-message")
         assert "light curtain" in browser.text("#fault-todo")
         assert table.status()["table"]["state"] == "fault"
-        shoot(browser, "5-fault")
+        shoot(browser, "5-hand-3-fault")
         press(browser, "clear-fault")
         answered(browser, "the fault cleared")
         assert "raising the walls for hand 3" in browser.text("#answer")
@@ -347,6 +347,16 @@ def test_revoke_all_unpairs_and_a_scanned_code_pairs_without_staying_in_the_addr
     no_console_errors(browser)
 
 
+def japanese_font():
+    """A font with Japanese glyphs for Chromium (Debian: fonts-noto-cjk)."""
+    import shutil
+    import subprocess
+
+    fc = shutil.which("fc-list")
+    return bool(fc and subprocess.run([fc, ":lang=ja"], capture_output=True, text=True,
+                                      timeout=30).stdout.strip())
+
+
 def start_from_page(browser, *, mixed):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -405,8 +415,10 @@ def test_abort_while_people_are_asked_then_start_again(table, browser):
 
 
 def test_the_page_speaks_japanese_when_chosen(table, browser):
+    """In Japanese, a hand from the page: the page's words and the daemon's sentences (what
+    to do next, the answers) are Japanese; nothing the daemon said was left in English."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
     Select(browser.driver.find_element(By.ID, "lang")).select_by_value("ja")
     wait_page(browser, "return document.getElementById('headline').textContent === "
@@ -414,7 +426,31 @@ def test_the_page_speaks_japanese_when_chosen(table, browser):
     assert browser.text("#controls-title") == "操作"
     assert browser.text("#start") == "セッション開始"
     assert browser.js("return document.documentElement.lang") == "ja"
-    # no screenshot: this machine's Chromium has no CJK font (a phone has one)
+    assert browser.text("#next").startswith("セッションを開始してください")
+    start_from_page(browser, mixed=True)
+    answered(browser, "the session started")
+    assert browser.text("#answer").startswith("セッション開始:完了。")
+    wait_offered(browser, "continue", "the push window", 60)
+    assert browser.text("#next").startswith("卓上の牌をすべて中央に落としてください")
+    press(browser, "continue")
+    answered(browser, "the centre closed")
+    wait_offered(browser, "hand-over", "deck A built", 120)
+    press(browser, "hand-over")
+    answered(browser, "the hand over")
+    wait_offered(browser, "dice", "the walls up", 60)
+    press(browser, "dice")
+    answered(browser, "the throw")
+    wait_page(browser, "return document.getElementById('throw').textContent.startsWith('第')",
+              "the throw in Japanese")
+    assert "目で割ります" in browser.text("#break")
+    assert browser.text("#headline") in ("山を積んでいます", "対局中", "山の準備ができました")
+    # every sentence the daemon said on the way had its Japanese
+    assert browser.js("return Array.from(window.JANTAKU_WORDS.say.missed)") == []
+    if japanese_font():  # (else the screenshot would show boxes; a phone has the font)
+        shoot(browser, "ja")
+    press(browser, "end")
+    WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+    answered(browser, "the session ended")
     Select(browser.driver.find_element(By.ID, "lang")).select_by_value("en")
     wait_page(browser, "return document.getElementById('headline').textContent === "
               "'No session'", "the page in English again")

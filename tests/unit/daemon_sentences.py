@@ -1,0 +1,124 @@
+"""The daemon's sentences a person meets on the page, gathered from real runs of the daemon
+against the in-process table (tests/unit/daemon_harness.py): `next`, what people are
+asked, a stop's message and what to do, fault messages, events' messages and refusals.
+The page's translations (hostd/page/words.js) are checked against them
+(tests/unit/test_page_words.py): a new sentence without a translation fails there.
+"""
+from daemon_harness import Harness
+
+# faults that stop a session, each met by its own run (docs/FAULTS.md)
+STOPS = ("jam:build=1,track=2,count=0", "missing-tile:build=2,count=1",
+         "missing-tile:build=2,count=40", "extra-tile:build=2", "gate-slow:build=1,track=3",
+         "misread:build=1,count=0,rate=0.5", "lift-stall:build=1",
+         "limit-stuck:build=1,switch=top,state=open", "guard:build=1,during=lift",
+         "reset:build=1,after=50", "dead-gate:track=2")
+
+
+class Sentences:
+    def __init__(self, h):
+        self.h = h
+        self.seen = set()
+
+    def look(self):
+        st = self.h.status()
+        self.add(st["next"])
+        s = st["session"] or {}
+        self.add(s.get("asking"))
+        for f in s.get("faults") or ():
+            self.add(f.get("message"))
+        stopped = s.get("stopped") or {}
+        self.add(stopped.get("message"), stopped.get("ask"))
+        fault = (st["table"] or {}).get("fault") or {}
+        self.add(fault.get("message"))
+
+    def add(self, *texts):
+        self.seen.update(t for t in texts if t)
+
+    def call(self, coro):
+        answer, err = self.h.call(coro)
+        self.add(str(err) if err is not None else None)
+        if isinstance(answer, dict):
+            self.add(answer.get("next"))
+        self.look()
+        return answer, err
+
+    def settle(self):
+        self.h.settle()
+        self.look()
+
+
+def _evening(tmp_path, out):
+    tmp_path.mkdir()
+    h = Harness(tmp_path, seed=3, mixed_loading=True)
+    try:
+        w, d = Sentences(h), h.daemon
+        w.call(d.hand_over())  # no session
+        w.call(d.throw_dice())
+        w.call(d.continue_())
+        w.call(d.clear_fault())
+        w.call(d.end_session())
+        w.call(d.new_game())
+        w.call(d.start_session("riichi", True, colours=("blue", "pink")))
+        w.call(d.start_session("riichi", True))
+        w.look()
+        w.call(d.start_session("riichi", True))  # one is open
+        w.call(d.hand_over())  # busy
+        w.settle()
+        w.call(d.throw_dice())  # no walls up yet
+        for n in range(3):
+            w.call(d.hand_over())
+            w.look()
+            w.settle()
+            if n == 0:  # entered faces the ruleset cannot throw
+                w.call(d.throw_dice([7, 1]))
+                w.call(d.throw_dice([3]))
+            w.call(d.throw_dice())
+            w.call(d.throw_dice())  # once a hand
+        w.call(d.new_game())
+        h.settle(until=lambda: h.status()["session"]["asking"], max_s=60)
+        w.look()
+        w.call(d.continue_())
+        w.settle()
+        w.call(d.end_session())
+        w.settle()
+        w.call(d.start_session("riichi", False))  # mixed by Mixed Deck: refused
+        w.call(d.start_session("riichi", True))
+        h.settle(until=lambda: h.status()["session"]["asking"], max_s=60)
+        w.call(d.abort())
+        w.settle()
+        w.call(d.end_session(empty=True))
+        h.settle(until=lambda: d.asking, max_s=120)
+        w.look()
+        w.call(d.continue_())
+        w.settle()
+        out |= w.seen
+    finally:
+        h.close()
+
+
+def _stop(tmp_path, spec, out):
+    tmp_path.mkdir()
+    h = Harness(tmp_path, seed=3, faults=(spec,), mixed_loading=True)
+    try:
+        w, d = Sentences(h), h.daemon
+        w.call(d.start_session("riichi", True))
+        w.settle()
+        for _ in range(2):
+            w.call(d.hand_over())
+            w.settle()
+        w.call(d.clear_fault())
+        w.call(d.continue_())
+        w.settle()
+        w.call(d.hand_over())
+        w.settle()
+        out |= w.seen
+    finally:
+        h.close()
+
+
+def gather(tmp_path):
+    out = set()
+    _evening(tmp_path / "evening", out)
+    for i, spec in enumerate(STOPS):
+        _stop(tmp_path / ("stop%d" % i), spec, out)
+    return sorted(out)
