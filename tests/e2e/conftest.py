@@ -140,6 +140,25 @@ def start_daemon(tmp_path, port_path, db=None, name="daemon", extra=()):
     pytest.fail("daemon did not answer /health:\n%s" % proc.log())
 
 
+def sim_and_daemon(tmp_path, hil_port, *, seed, speed=None):
+    """`jantaku sim serve` (riichi, the default loading, `seed`) and `jantaku run --port`
+    on it, connected; the daemon's `sim_state()` reads the simulated table's physical
+    state (its `--state` file).  A generator for a fixture: yields the daemon, then stops
+    both."""
+    if hil_port:
+        pytest.skip("reads the simulated table's physical state")
+    state = tmp_path / "sim-state.json"
+    kw = {} if speed is None else {"speed": speed}
+    sim, port = start_sim(tmp_path, "--ruleset", "riichi", "--seed", str(seed), "--state",
+                          str(state), **kw)
+    d = start_daemon(tmp_path, port)
+    d.sim_state = lambda: json.loads(state.read_text())
+    d.wait(lambda s: s["table"]["connected"], what="the table to connect")
+    yield d
+    d.proc.kill()
+    sim.kill()
+
+
 @pytest.fixture
 def table_port(tmp_path, hil_port):
     """A serial port with a table behind it: the real one, or `jantaku sim serve`."""

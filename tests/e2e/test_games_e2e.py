@@ -5,24 +5,14 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import start_daemon, start_sim
+from tests.e2e.conftest import sim_and_daemon
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
 def table(tmp_path, hil_port):
-    if hil_port:
-        pytest.skip("reads the simulated table's physical state")
-    state = tmp_path / "sim-state.json"
-    sim, port = start_sim(tmp_path, "--ruleset", "riichi", "--seed", "12", "--state", str(state),
-                          speed=40)
-    d = start_daemon(tmp_path, port)
-    d.sim_state = lambda: json.loads(state.read_text())
-    d.wait(lambda s: s["table"]["connected"], what="the table to connect")
-    yield d
-    d.proc.kill()
-    sim.kill()
+    yield from sim_and_daemon(tmp_path, hil_port, seed=12, speed=40)
 
 
 def test_game_new_resplits_and_the_new_game_plays_on_its_decks(table):

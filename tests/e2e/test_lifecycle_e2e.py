@@ -1,29 +1,19 @@
 """The table in a person's hands (docs/FAULTS.md "People and the lifecycle"): the CLI
 against the real daemon over a pseudo-terminal to `jantaku sim serve` loaded as a real
 table is by default (one set in the mixer, the other on the table top)."""
-import json
 import time
 
 import pytest
 
-from tests.e2e.conftest import start_daemon, start_sim
+from tests.e2e.conftest import sim_and_daemon, start_daemon
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
 def loaded_table(tmp_path, hil_port):
-    """(daemon, state reader) on a simulated table with the default loading."""
-    if hil_port:
-        pytest.skip("reads the simulated table's physical state")
-    state = tmp_path / "sim-state.json"
-    sim, port = start_sim(tmp_path, "--ruleset", "riichi", "--seed", "11", "--state", str(state))
-    d = start_daemon(tmp_path, port)
-    d.sim_state = lambda: json.loads(state.read_text())
-    d.wait(lambda s: s["table"]["connected"], what="the table to connect")
-    yield d
-    d.proc.kill()
-    sim.kill()
+    """The daemon (with its `sim_state()`) on a simulated table with the default loading."""
+    yield from sim_and_daemon(tmp_path, hil_port, seed=11)
 
 
 def test_start_abort_start_from_any_state(loaded_table):
