@@ -357,6 +357,11 @@ def _error(status, code, message, headers=None):
                         headers=headers)
 
 
+def _peer(request):
+    """The client's address (a TLS proxy's client's, when hostd/server.py trusts it)."""
+    return request.client.host if request.client else None
+
+
 def _cut(value, n=LOG_VALUE_CHARS):
     value = str(value)
     return value if len(value) <= n else value[:n] + "...(%d chars)" % len(value)
@@ -848,11 +853,14 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     @app.post("/pair", response_model=dict[str, Any], tags=["pairing"],
               responses={**ERRORS,
                          403: {"model": ErrorResponse, "description": "code refused"},
-                         429: {"model": ErrorResponse, "description": "too many wrong codes"}})
-    async def pair(body: PairRequest):
+                         429: {"model": ErrorResponse,
+                               "description": "too many wrong codes (`pair_rate_limited`): 5 "
+                                              "a minute from one address, 60 from all"}})
+    async def pair(body: PairRequest, request: Request):
         """Exchange the one-time pairing code for a browser session (an HttpOnly,
-        SameSite=Strict cookie): this browser may then press the motor commands."""
-        cookie = pairing.exchange(body.code)
+        SameSite=Strict cookie): this browser may then press the motor commands.  Wrong
+        codes: 5 a minute from one address, 60 a minute from all together (429)."""
+        cookie = pairing.exchange(body.code, client=_peer(request))
         log.info("browser_paired")
         resp = JSONResponse({"paired": True, "expires_in": SESSION_TTL_S})
         resp.set_cookie(COOKIE, cookie, max_age=SESSION_TTL_S, path="/", httponly=True,

@@ -1,11 +1,14 @@
 """Pairing a browser (hostd/pairing.py, POST /pair ...): a one-time code for an HttpOnly
 cookie; motor commands from a browser need it (or the token); docs/API.md §Security."""
 import asyncio
+import collections
+import itertools
 
 import httpx
 
 from hostd.api import create_app
-from hostd.pairing import CODE_TTL_S, MAX_TRIES, Pairing, normalise
+from hostd.pairing import (CODE_SPACE, CODE_TTL_S, MAX_CLIENTS, MAX_TRIES, MAX_TRIES_ALL,
+                           TRY_WINDOW_S, Pairing, guess_chance, max_guesses, normalise)
 from tests.unit.test_api import BASE, TOKEN, FakeDaemon
 
 ORIGIN = {"Origin": BASE}
@@ -48,22 +51,110 @@ def test_a_code_is_good_once_and_not_after_its_time():
         assert "too old" in e.message
 
 
-def test_wrong_codes_are_rate_limited_even_the_right_one_then():
+def refused(fn, *args, **kw):
+    """The error ``fn`` raises (it must raise one)."""
+    try:
+        fn(*args, **kw)
+    except Exception as e:
+        return e
+    raise AssertionError("%s%r was not refused" % (fn.__name__, args))
+
+
+def test_wrong_codes_are_rate_limited_per_client_even_the_right_one_then():
     clock = Clock()
     p = Pairing(clock)
     code = p.new_code()
     for _ in range(MAX_TRIES):
-        try:
-            p.exchange("ZZZZ-0000")
-        except Exception as e:
-            assert e.status == 403
-    try:
-        p.exchange(code)
-        raise AssertionError("no limit on guesses")
-    except Exception as e:
-        assert e.status == 429 and "wait a minute" in e.message
+        assert refused(p.exchange, "ZZZZ-0000", client="10.0.0.9").status == 403
+    e = refused(p.exchange, code, client="10.0.0.9")
+    assert e.status == 429 and e.code == "pair_rate_limited"
+    assert e.message.startswith("this browser typed 5 wrong pairing codes: wait a minute")
     clock.t += 61
-    assert p.check(p.exchange(code))
+    assert p.check(p.exchange(code, client="10.0.0.9"))
+
+
+def test_one_client_typing_wrong_codes_keeps_no_other_from_pairing():
+    p = Pairing(Clock())
+    code = p.new_code()
+    for _ in range(MAX_TRIES + 3):  # the LAN's prankster
+        refused(p.exchange, "ZZZZ-0000", client="10.0.0.66")
+    assert refused(p.exchange, "ZZZZ-0000", client="10.0.0.66").status == 429
+    assert p.check(p.exchange(code, client="10.0.0.7"))  # the owner's phone
+
+
+def test_wrong_codes_from_many_addresses_meet_the_ceiling_for_all():
+    clock = Clock()
+    p = Pairing(clock)
+    code = p.new_code()
+    addresses = ("10.0.%d.%d" % divmod(i, 250) for i in range(10 ** 4))
+    statuses = collections.Counter()
+    for address in itertools.islice(addresses, MAX_TRIES_ALL + 20):
+        statuses[refused(p.exchange, "ZZZZ-0000", client=address).status] += 1
+    assert statuses == {403: MAX_TRIES_ALL, 429: 20}  # one wrong code each: the ceiling
+    e = refused(p.exchange, code, client="10.9.9.9")  # even the right one, from anyone
+    assert e.status == 429 and e.message.startswith(
+        "too many wrong pairing codes on the network") and "jantaku pair --new" in e.message
+    clock.t += TRY_WINDOW_S
+    assert refused(p.exchange, "ZZZZ-0000", client="10.9.9.9").status == 403  # a new minute
+    code = p.new_code()  # a fresh code: the count for all starts again; each browser's not
+    for _ in range(MAX_TRIES_ALL - 1):
+        refused(p.exchange, "ZZZZ-0000", client=next(addresses))
+    assert p.check(p.exchange(code, client=next(addresses)))
+
+
+def test_a_code_life_allows_300_guesses_one_in_11_million():
+    clock = Clock()
+    p = Pairing(clock)
+    p.new_code()
+    guesses = 0
+    for second in range(CODE_TTL_S):  # as many addresses as it takes, each second of its life
+        for i in range(20):
+            e = refused(p.exchange, "ZZZZ-0000", client="10.%d.%d.%d" % (second // 250,
+                                                                          second % 250, i))
+            guesses += e.status == 403
+        clock.t += 1
+    assert guesses == max_guesses() == 300
+    assert "too old" in refused(p.exchange, "ZZZZ-0000", client="10.8.8.8").message
+    assert CODE_SPACE == 24 ** 4 * 10 ** 4 == 3317760000
+    assert round(1 / guess_chance()) == 11059200
+
+
+def test_a_flood_of_addresses_does_not_grow_the_table(monkeypatch):
+    from hostd import pairing
+
+    clock = Clock()
+    p = Pairing(clock)
+    p.new_code()
+    for i in range(5000):  # over many minutes: the stale ones go
+        refused(p.exchange, "ZZZZ-0000", client="10.%d.%d.1" % divmod(i, 250))
+        clock.t += 1.5
+    assert len(p._tries.clients) <= MAX_TRIES_ALL
+    monkeypatch.setattr(pairing, "MAX_TRIES_ALL", 10 ** 6)  # and if the ceiling were higher
+    for i in range(5000):  # within one minute
+        refused(p.exchange, "ZZZZ-0000", client="10.%d.%d.2" % divmod(i, 250))
+    assert len(p._tries.clients) == MAX_CLIENTS
+
+
+def test_the_api_limits_each_peer_address_on_its_own():
+    app = create_app(FakeDaemon())
+
+    def from_(address):
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 5000)),
+                                 base_url=BASE)
+
+    async def go():
+        async with from_("127.0.0.1") as host, from_("192.168.1.66") as prank, \
+                from_("192.168.1.7") as phone:
+            code = (await host.post("/pair/new")).json()["code"]
+            wrong = [await prank.post("/pair", json={"code": "ZZZZ-0000"}, headers=ORIGIN)
+                     for _ in range(MAX_TRIES + 1)]
+            return wrong, await phone.post("/pair", json={"code": code}, headers=ORIGIN)
+
+    wrong, phone = run(go())
+    assert [r.status_code for r in wrong] == [403] * MAX_TRIES + [429]
+    err = wrong[-1].json()["error"]
+    assert err["code"] == "pair_rate_limited" and "this browser typed 5" in err["message"]
+    assert phone.status_code == 200
 
 
 def test_revoke_all_ends_every_browser_session():
