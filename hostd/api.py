@@ -53,7 +53,11 @@ token"):
   neither command the table nor read its answers;
 * browsers are paired (hostd/pairing.py): a motor command carrying an ``Origin`` needs the
   browser-session cookie that ``POST /pair`` gives for a one-time code, or the token,
-  loopback included; requests without ``Origin`` (the CLI) are unchanged;
+  loopback included; requests without ``Origin`` (the CLI) are unchanged; the cookie is
+  ``Secure`` when the request came over HTTPS (through a TLS proxy on this host, whose
+  X-Forwarded-Proto hostd/server.py trusts from loopback only), never over plain HTTP;
+* without a token, commands and pairing codes are for programs on this host only: a
+  client that such a proxy names in X-Forwarded-For is refused (401);
 * DNS rebinding: on a loopback or specific-address bind the ``Host`` header must be one
   of this API's names (loopback names, the bind address, ``allowed_hosts``), else 403 —
   otherwise a page at a hostile name resolving to 127.0.0.1 would count as "same origin".
@@ -360,6 +364,24 @@ def _error(status, code, message, headers=None):
 def _peer(request):
     """The client's address (a TLS proxy's client's, when hostd/server.py trusts it)."""
     return request.client.host if request.client else None
+
+
+def _require_local(request):
+    """Without a token the API takes commands from this host only.  On a loopback bind
+    every peer is local, except a browser's that a TLS proxy on this host names in
+    X-Forwarded-For (hostd/server.py): that one is refused (401), as on a LAN bind."""
+    peer = _peer(request)
+    if peer is not None and not is_loopback(peer):
+        raise Unauthorized("this daemon has no API token, so it takes commands only from "
+                           "programs on its own host, and this request came from %s through "
+                           "a proxy: start it with `jantaku run --token-file PATH` and send "
+                           "the token (--token or $JANTAKU_TOKEN)" % _cut(peer, 60))
+
+
+def _https(request):
+    """Whether the browser reached the API over HTTPS (directly, or through a TLS proxy on
+    this host: hostd/server.py): its cookie may then be ``Secure``, never over plain HTTP."""
+    return request.url.scheme == "https"
 
 
 def _cut(value, n=LOG_VALUE_CHARS):
@@ -669,6 +691,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
                                "`jantaku run` (or `jantaku pair --new`) on the table's host",
                                code="not_paired")
         if token is None:
+            _require_local(request)
             return
         if creds is None:
             auth = request.headers.get("authorization")
@@ -688,7 +711,9 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         if request.headers.get("origin") is not None:
             raise Forbidden("a pairing code is made on the table's host (`jantaku pair "
                             "--new`), not by a browser", code="not_from_browser")
-        if token is not None and not _bearer_ok(await bearer(request)):
+        if token is None:
+            _require_local(request)
+        elif not _bearer_ok(await bearer(request)):
             raise Unauthorized("a pairing code needs the API token (--token or "
                                "$JANTAKU_TOKEN)")
 
@@ -864,7 +889,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         log.info("browser_paired")
         resp = JSONResponse({"paired": True, "expires_in": SESSION_TTL_S})
         resp.set_cookie(COOKIE, cookie, max_age=SESSION_TTL_S, path="/", httponly=True,
-                        samesite="strict")
+                        samesite="strict", secure=_https(request))
         return resp
 
     @app.post("/pair/new", response_model=dict[str, Any], tags=["pairing"],

@@ -270,3 +270,96 @@ def test_the_terminal_shows_the_code_and_a_qr_code_of_the_page_with_it():
     assert len(qr) == (want.symbol_size(scale=1)[1] + 1) // 2  # two modules a line
     assert pair_text("ABCD-1234", "http://x/", 300, qr=False) == (
         "pair a browser: open http://x/ and type the code ABCD-1234 (good once, for 5 minutes)")
+
+
+def pair_through(app, base, origin, *, client=("127.0.0.1", 5000), headers=None):
+    """POST /pair with a fresh code (made on the host), as a browser at ``origin``
+    reaching ``base`` from ``client``."""
+    async def go():
+        host = httpx.ASGITransport(app=app)
+        browser = httpx.ASGITransport(app=app, client=client)
+        async with httpx.AsyncClient(transport=host, base_url=base) as c:
+            code = (await c.post("/pair/new")).json()["code"]
+        async with httpx.AsyncClient(transport=browser, base_url=base) as c:
+            return await c.post("/pair", json={"code": code},
+                                headers={"Origin": origin, **(headers or {})})
+
+    return run(go())
+
+
+def test_the_cookie_is_secure_over_https_only():
+    app = create_app(FakeDaemon())
+    plain = pair_through(app, BASE, BASE)
+    assert plain.status_code == 200 and "secure" not in plain.headers["set-cookie"].lower()
+    https = "https://127.0.0.1:8737"
+    tls = pair_through(app, https, https)
+    assert tls.status_code == 200
+    assert "secure" in [a.strip().lower() for a in tls.headers["set-cookie"].split(";")]
+
+
+def test_behind_a_tls_proxy_on_the_host_the_cookie_is_secure_and_the_origin_matches():
+    """Through the daemon's own server (hostd/server.py): a proxy on loopback (caddy,
+    nginx) that says X-Forwarded-Proto: https and passes the browser's Host on."""
+    from api_fuzz import ServerThread
+
+    app = create_app(FakeDaemon(), allowed_hosts=["table.local"])
+    with ServerThread(app) as base:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            code = c.post("/pair/new").json()["code"]
+            behind = {"Host": "table.local", "X-Forwarded-Proto": "https",
+                      "X-Forwarded-For": "192.168.1.7"}
+            r = c.post("/pair", json={"code": code},
+                       headers={**behind, "Origin": "https://table.local"})
+            assert r.status_code == 200, r.text
+            assert "secure" in r.headers["set-cookie"].lower()
+            cookie = r.cookies["jantaku_session"]
+            c.cookies.clear()
+            press = c.post("/hand-over", headers={**behind, "Origin": "https://table.local",
+                                                  "Cookie": "jantaku_session=" + cookie})
+            assert press.status_code == 200, press.text
+            # plain HTTP, straight to the daemon: as before, no Secure
+            code = c.post("/pair/new").json()["code"]
+            r = c.post("/pair", json={"code": code}, headers={"Origin": base})
+            assert r.status_code == 200 and "secure" not in r.headers["set-cookie"].lower()
+
+
+def test_forwarded_headers_count_from_loopback_only(monkeypatch):
+    """The server's app as uvicorn wraps it: X-Forwarded-Proto from a LAN address changes
+    nothing (and $FORWARDED_ALLOW_IPS does not widen the trust)."""
+    from hostd.server import make_config
+
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "*")
+    config = make_config(create_app(FakeDaemon(), allowed_hosts=["table.local"]))
+    config.load()
+    assert config.forwarded_allow_ips == "127.0.0.1,::1"
+    behind = {"Host": "table.local", "X-Forwarded-Proto": "https"}
+    lan = pair_through(config.loaded_app, "http://table.local", "https://table.local",
+                       client=("192.168.1.66", 5000), headers=behind)
+    assert lan.status_code == 403 and lan.json()["error"]["code"] == "cross_origin"
+    lan = pair_through(config.loaded_app, "http://table.local", "http://table.local",
+                       client=("192.168.1.66", 5000), headers=behind)
+    assert lan.status_code == 200 and "secure" not in lan.headers["set-cookie"].lower()
+    local = pair_through(config.loaded_app, "http://table.local", "https://table.local",
+                         client=("127.0.0.1", 5000), headers=behind)
+    assert local.status_code == 200 and "secure" in local.headers["set-cookie"].lower()
+
+
+def test_without_a_token_a_client_forwarded_by_a_proxy_is_not_local():
+    """A TLS proxy on the host brings the LAN to a loopback daemon: a client it names in
+    X-Forwarded-For gets no command and no code without the token; the host's own
+    programs (no X-Forwarded-For) are as before."""
+    from api_fuzz import ServerThread
+
+    d = FakeDaemon()
+    with ServerThread(create_app(d, allowed_hosts=["table.local"])) as base:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            lan = {"Host": "table.local", "X-Forwarded-Proto": "https",
+                   "X-Forwarded-For": "192.168.1.66"}
+            press, code = c.post("/hand-over", headers=lan), c.post("/pair/new", headers=lan)
+            assert d.calls == []
+            assert c.post("/hand-over").status_code == 200
+            assert c.post("/pair/new").status_code == 200
+    for r in (press, code):
+        assert r.status_code == 401, r.text
+        assert "192.168.1.66" in r.json()["error"]["message"]
+        assert "--token-file" in r.json()["error"]["message"]
