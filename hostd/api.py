@@ -14,8 +14,12 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     POST /continue    people did what was asked: carry on           (moves motors)
     POST /clear-fault the fault is fixed: clear it and carry on     (moves motors)
     POST /abort       stop the table and end the session             (moves motors)
-    GET  /pair        is this browser paired?  POST /pair {"code": "ABCD-1234"}: pair it
+    GET  /pair        is this browser paired (its id)?  POST /pair {"code": "ABCD-1234"}:
+                      pair it
     POST /pair/new    a one-time pairing code (programs on the host only)
+    GET  /pair/browsers  the paired browsers (programs on the host only)
+    POST /pair/revoke {"id": "3f9a2c"}: unpair one browser (programs on the host only)
+    POST /pair/forget this browser unpairs itself (its cookie cleared)
     POST /pair/revoke-all  every browser must pair again
     POST /hand/check  analyse a hand {"hand": "123m...", "mixed_deck": true} (hostd.hand.api)
     GET  /events      text/event-stream: each event's data is one JSON object with a
@@ -53,7 +57,15 @@ token"):
   neither command the table nor read its answers;
 * browsers are paired (hostd/pairing.py): a motor command carrying an ``Origin`` needs the
   browser-session cookie that ``POST /pair`` gives for a one-time code, or the token,
-  loopback included; requests without ``Origin`` (the CLI) are unchanged;
+  loopback included; requests without ``Origin`` (the CLI) are unchanged; the cookie is
+  ``Secure`` when the request came over HTTPS (through a TLS proxy on this host, whose
+  X-Forwarded-Proto hostd/server.py trusts from loopback only), never over plain HTTP;
+* without a token, commands and pairing codes are for programs on this host only: a
+  client that such a proxy names in X-Forwarded-For is refused (401);
+* each paired browser has a short random id: programs on the host list the browsers
+  (``GET /pair/browsers``) and unpair one (``POST /pair/revoke``) as they make codes
+  (no ``Origin``; the token when one is configured); a browser unpairs itself
+  (``POST /pair/forget``); the log names a browser by its id only;
 * DNS rebinding: on a loopback or specific-address bind the ``Host`` header must be one
   of this API's names (loopback names, the bind address, ``allowed_hosts``), else 403 —
   otherwise a page at a hostile name resolving to 127.0.0.1 would count as "same origin".
@@ -162,6 +174,40 @@ class PairRequest(BaseModel):
                                                                 "spaces and dashes ignored)")
 
 
+class RevokeRequest(BaseModel):
+    """The browser to unpair, by the id GET /pair/browsers lists."""
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra={"examples": [{"id": "3f9a2c"}]})
+
+    id: str = Field(min_length=1, max_length=32, description="a paired browser's id, as "
+                                                             "`GET /pair/browsers` lists it")
+
+
+class PairedBrowser(BaseModel):
+    """A paired browser, as the host sees it."""
+
+    id: str = Field(description="a short random id (not derived from the cookie)")
+    paired_at: str = Field(description="when it paired (ISO 8601, UTC)")
+    last_seen: str = Field(description="its latest motor command or GET /pair (ISO 8601, "
+                                        "UTC)")
+    address: str = Field(description="the address it was last seen from")
+    browser: str = Field(description="what its User-Agent says, e.g. 'Chrome on Android'")
+    expires_in: int = Field(description="seconds until its session ends")
+
+
+class BrowsersResponse(BaseModel):
+    browsers: list[PairedBrowser] = Field(description="oldest first")
+
+
+class RevokeResponse(BaseModel):
+    revoked: str = Field(description="the id of the browser unpaired")
+
+
+class ForgetResponse(BaseModel):
+    forgotten: bool = Field(description="false when this browser was not paired")
+
+
 class SessionEndRequest(BaseModel):
     """End the session."""
 
@@ -225,6 +271,7 @@ _ACCEPTED = {hand_api.PATH: hand_api.ACCEPTED, "/session/end": '{"empty": true|f
              "/calibrate": '{"sets": ["<colour>", "<other colour>"] (lower-case names), "mixed": '
                            'true|false, "first": 0|1, "ruleset": "<name>"}',
              "/pair": '{"code": "ABCD-1234"}',
+             "/pair/revoke": '{"id": "<a browser\'s id from GET /pair/browsers>"}',
              "/dice": '{"dice": [faces]} (physical dice, e.g. [3, 4]), {} or no body'}
 
 
@@ -270,6 +317,13 @@ AUTH_ERRORS = {
     401: {"model": ErrorResponse, "description": "token required"},
     403: {"model": ErrorResponse, "description": "token or origin refused"},
 }
+HOST_ONLY_ERRORS = {  # the pairing routes for programs on the host (hostd/api.py host_only)
+    401: {"model": ErrorResponse, "description": "token required (or, without one, a client "
+                                                 "a proxy forwards)"},
+    403: {"model": ErrorResponse, "description": "from a browser (`not_from_browser`), or the "
+                                                 "token or origin refused"},
+}
+BODY_ERRORS = {k: ERRORS[k] for k in (400, 413, 415, 422)}  # what any JSON body may get
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -355,6 +409,29 @@ async def _maybe_await(value):
 def _error(status, code, message, headers=None):
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
                         headers=headers)
+
+
+def _peer(request):
+    """The client's address (a TLS proxy's client's, when hostd/server.py trusts it)."""
+    return request.client.host if request.client else None
+
+
+def _require_local(request):
+    """Without a token the API takes commands from this host only.  On a loopback bind
+    every peer is local, except a browser's that a TLS proxy on this host names in
+    X-Forwarded-For (hostd/server.py): that one is refused (401), as on a LAN bind."""
+    peer = _peer(request)
+    if peer is not None and not is_loopback(peer):
+        raise Unauthorized("this daemon has no API token, so it takes commands only from "
+                           "programs on its own host, and this request came from %s through "
+                           "a proxy: start it with `jantaku run --token-file PATH` and send "
+                           "the token (--token or $JANTAKU_TOKEN)" % _cut(peer, 60))
+
+
+def _https(request):
+    """Whether the browser reached the API over HTTPS (directly, or through a TLS proxy on
+    this host: hostd/server.py): its cookie may then be ``Secure``, never over plain HTTP."""
+    return request.url.scheme == "https"
 
 
 def _cut(value, n=LOG_VALUE_CHARS):
@@ -656,14 +733,15 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
 
     async def require_token(request: Request,
                             creds: Optional[HTTPAuthorizationCredentials] = Depends(bearer)):
-        if pairing.check(request.cookies.get(COOKIE)):
-            return  # a paired browser (docs/API.md §Security)
+        if pairing.touch(request.cookies.get(COOKIE), client=_peer(request)):
+            return  # a paired browser (docs/API.md §Security), seen now
         if request.headers.get("origin") is not None and not _bearer_ok(creds):
             # a browser (it sends Origin with every POST): pairing, or the token
             raise Unauthorized("this browser is not paired: type the pairing code shown by "
                                "`jantaku run` (or `jantaku pair --new`) on the table's host",
                                code="not_paired")
         if token is None:
+            _require_local(request)
             return
         if creds is None:
             auth = request.headers.get("authorization")
@@ -677,15 +755,21 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
             log.warning("token_refused", path=request.url.path)
             raise Forbidden("API token refused")
 
-    async def require_program(request: Request):
-        """A pairing code is made only for a program on the host (the CLI): never for a
-        browser, paired or not."""
-        if request.headers.get("origin") is not None:
-            raise Forbidden("a pairing code is made on the table's host (`jantaku pair "
-                            "--new`), not by a browser", code="not_from_browser")
-        if token is not None and not _bearer_ok(await bearer(request)):
-            raise Unauthorized("a pairing code needs the API token (--token or "
-                               "$JANTAKU_TOKEN)")
+    def host_only(done, what, cli):
+        """A dependency: for a program on the host (the CLI) only, never for a browser,
+        paired or not; the token when one is configured.  ``done``: 'a pairing code is
+        made', ``what``: 'a pairing code', ``cli``: the command that does it."""
+        async def require_program(request: Request):
+            if request.headers.get("origin") is not None:
+                raise Forbidden("%s on the table's host (`%s`), not by a browser"
+                                % (done, cli), code="not_from_browser")
+            if token is None:
+                _require_local(request)
+            elif not _bearer_ok(await bearer(request)):
+                raise Unauthorized("%s needs the API token (--token or $JANTAKU_TOKEN)"
+                                   % what)
+
+        return [Depends(require_program)]
 
     # the motor commands: the token when one is configured; from a browser, pairing
     cmd_deps = [Depends(require_token if token else require_pairing)]
@@ -842,31 +926,85 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
 
     @app.get("/pair", response_model=dict[str, Any], tags=["pairing"])
     async def pair_state(request: Request):
-        """Whether this browser is paired (may press the motor commands)."""
-        return {"paired": pairing.check(request.cookies.get(COOKIE)), **pairing.summary()}
+        """Whether this browser is paired (may press the motor commands), and its `id`
+        (null when not paired)."""
+        id_ = pairing.touch(request.cookies.get(COOKIE), client=_peer(request))
+        return {"paired": id_ is not None, "id": id_, **pairing.summary()}
 
     @app.post("/pair", response_model=dict[str, Any], tags=["pairing"],
               responses={**ERRORS,
                          403: {"model": ErrorResponse, "description": "code refused"},
-                         429: {"model": ErrorResponse, "description": "too many wrong codes"}})
-    async def pair(body: PairRequest):
+                         429: {"model": ErrorResponse,
+                               "description": "too many wrong codes (`pair_rate_limited`): 5 "
+                                              "a minute from one address, 60 from all"}})
+    async def pair(body: PairRequest, request: Request):
         """Exchange the one-time pairing code for a browser session (an HttpOnly,
-        SameSite=Strict cookie): this browser may then press the motor commands."""
-        cookie = pairing.exchange(body.code)
-        log.info("browser_paired")
-        resp = JSONResponse({"paired": True, "expires_in": SESSION_TTL_S})
-        resp.set_cookie(COOKIE, cookie, max_age=SESSION_TTL_S, path="/", httponly=True,
-                        samesite="strict")
+        SameSite=Strict cookie, Secure over HTTPS): this browser may then press the motor
+        commands.  Wrong codes: 5 a minute from one address, 60 a minute from all
+        together (429).  A browser that pairs again replaces its own session."""
+        paired = pairing.exchange(body.code, client=_peer(request),
+                                  agent=request.headers.get("user-agent"),
+                                  previous=request.cookies.get(COOKIE))
+        if paired.replaced:
+            log.info("browser_unpaired", id=paired.replaced, how="paired_again")
+        log.info("browser_paired", id=paired.id)
+        resp = JSONResponse({"paired": True, "id": paired.id, "expires_in": SESSION_TTL_S})
+        resp.set_cookie(COOKIE, paired.cookie, max_age=SESSION_TTL_S, path="/",
+                        httponly=True, samesite="strict", secure=_https(request))
         return resp
 
     @app.post("/pair/new", response_model=dict[str, Any], tags=["pairing"],
-              responses={**ERRORS, **AUTH_ERRORS}, dependencies=[Depends(require_program)])
+              responses={**ERRORS, **AUTH_ERRORS},
+              dependencies=host_only("a pairing code is made", "a pairing code",
+                                     "jantaku pair --new"))
     async def pair_new():
         """A fresh one-time pairing code (the last one stops working); from a program on
         the host only (no Origin; the token when one is configured)."""
         from hostd.pairing import CODE_TTL_S
 
         return {"code": pairing.new_code(), "expires_in": CODE_TTL_S}
+
+    @app.get("/pair/browsers", response_model=BrowsersResponse, tags=["pairing"],
+             responses=HOST_ONLY_ERRORS,
+             dependencies=host_only("the paired browsers are listed",
+                                    "the list of paired browsers", "jantaku pair --list"))
+    async def pair_browsers():
+        """The paired browsers, oldest first: id, when each paired and was last seen, its
+        address and what its User-Agent says; from a program on the host only (no Origin;
+        the token when one is configured)."""
+        return {"browsers": pairing.browsers()}
+
+    @app.post("/pair/revoke", response_model=RevokeResponse, tags=["pairing"],
+              responses={**BODY_ERRORS, **HOST_ONLY_ERRORS,
+                         404: {"model": ErrorResponse,
+                               "description": "no paired browser has that id "
+                                              "(`unknown_browser`); the message names the "
+                                              "paired ones"}},
+              dependencies=host_only("a browser is unpaired", "unpairing a browser",
+                                     "jantaku pair --revoke ID"))
+    async def pair_revoke(body: RevokeRequest):
+        """End one browser's session, by the id `GET /pair/browsers` lists: it must pair
+        again to press; from a program on the host only (no Origin; the token when one is
+        configured).  A browser ends its own with `POST /pair/forget`."""
+        revoked = pairing.revoke(body.id)
+        log.info("browser_unpaired", id=revoked, how="revoked")
+        return {"revoked": revoked}
+
+    @app.post("/pair/forget", response_model=ForgetResponse, tags=["pairing"],
+              responses={**{k: v for k, v in BODY_ERRORS.items() if k != 422},
+                         403: {"model": ErrorResponse,
+                               "description": "from another origin (`cross_origin`)"}})
+    async def pair_forget(request: Request):
+        """This browser forgets its pairing: the session of the cookie it carries ends,
+        and the cookie is cleared (an expired Set-Cookie).  `forgotten` is false when it
+        was not paired.  From the page (same origin) or any program."""
+        forgotten = pairing.forget(request.cookies.get(COOKIE))
+        if forgotten:
+            log.info("browser_unpaired", id=forgotten, how="forgotten")
+        resp = JSONResponse({"forgotten": forgotten is not None})
+        resp.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict",
+                           secure=_https(request))
+        return resp
 
     @app.post("/pair/revoke-all", response_model=dict[str, Any], tags=["pairing"],
               responses=cmd_errors, dependencies=cmd_deps)

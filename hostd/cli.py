@@ -562,7 +562,7 @@ COMMANDS: list[Command] = [
     Command("hand-over", "end the hand: drop the played deck, raise the next walls, rebuild",
             _lazy("hostd.cli_daemon", "configure_hand_over"), _lazy("hostd.cli_daemon", "cmd_hand_over")),
     Command("pair", "let a browser press the table's buttons: a one-time code (and QR code); "
-            "--revoke-all ends every browser session",
+            "--list the paired browsers, --revoke ID one, --revoke-all every one",
             _lazy("hostd.cli_daemon", "configure_pair"), _lazy("hostd.cli_daemon", "cmd_pair")),
     Command("history", "past sessions from the journal: games, decks, hands, throws, faults",
             _lazy("hostd.cli_daemon", "configure_history"),

@@ -385,12 +385,47 @@ def pair_text(code, page_url, expires_in, qr=True):
     return "\n".join(lines)
 
 
+def browsers_text(data):
+    """`jantaku pair --list`: one line a paired browser (local times)."""
+    rows = data.get("browsers") or []
+    if not rows:
+        return "no browser is paired (`jantaku pair --new` makes a code for one)"
+    table = [("ID", "BROWSER", "ADDRESS", "PAIRED", "LAST SEEN")]
+    table += [(b["id"], b["browser"], b["address"], _local_time(b["paired_at"]),
+               _local_time(b["last_seen"])) for b in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in table]
+    lines.append("`jantaku pair --revoke ID` unpairs one; --revoke-all every one")
+    return "\n".join(lines)
+
+
+def _local_time(iso):
+    """'2025-05-01T18:30:05+00:00' -> '2025-05-01 20:30' (this machine's time zone)."""
+    import datetime
+
+    try:
+        return datetime.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (TypeError, ValueError):
+        return str(iso)
+
+
 def cmd_pair(args):
     if args.revoke_all:
         data, rc = _request(args, "POST", "/pair/revoke-all")
         if rc == 0:
             _print(args, data, lambda d: "%d browser session(s) ended: every browser must pair "
                                          "again (`jantaku pair --new`)" % d["revoked"])
+        return rc
+    if args.list:
+        data, rc = _request(args, "GET", "/pair/browsers")
+        if rc == 0:
+            _print(args, data, browsers_text)
+        return rc
+    if args.revoke is not None:
+        data, rc = _request(args, "POST", "/pair/revoke", {"id": args.revoke})
+        if rc == 0:
+            _print(args, data, lambda d: "browser %s unpaired: it must pair again to press "
+                                         "(`jantaku pair --new`)" % d["revoked"])
         return rc
     data, rc = _request(args, "POST", "/pair/new")
     if rc == 0:
@@ -404,6 +439,11 @@ def configure_pair(p):
     g.add_argument("--new", action="store_true",
                    help="a fresh one-time code for a browser (the default; the last code stops "
                         "working)")
+    g.add_argument("--list", action="store_true",
+                   help="the paired browsers: id, browser, address, when each paired and was "
+                        "last seen")
+    g.add_argument("--revoke", metavar="ID", default=None,
+                   help="end one browser's session (its id from --list): it must pair again")
     g.add_argument("--revoke-all", action="store_true",
                    help="end every browser session: each must pair again")
     p.add_argument("--page-url", metavar="URL", default=None,

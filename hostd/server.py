@@ -11,6 +11,12 @@ anyone for ever:
 * idle keep-alive connections close after KEEP_ALIVE_S;
 * request bodies are limited by the API itself (hostd.api.MAX_BODY_BYTES).
 
+Behind a TLS proxy on the same host (caddy, nginx: docs/DEPLOY.md): ``X-Forwarded-Proto``
+and ``X-Forwarded-For`` are honoured from loopback only (TRUSTED_PROXIES), so the API sees
+the browser's scheme (``https``: its Origin matches, the pairing cookie is ``Secure``) and
+address (each browser's own limit on wrong pairing codes).  From any other address they
+are ignored; ``$FORWARDED_ALLOW_IPS`` (uvicorn's) cannot widen that.
+
 ``make_server(app, host, port)`` returns a ``uvicorn.Server``; ``await server.serve()``.
 """
 
@@ -21,6 +27,7 @@ HEADER_TIMEOUT_S = 10.0
 MAX_CONNECTIONS = 64
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_S = 5
+TRUSTED_PROXIES = "127.0.0.1,::1"  # whose X-Forwarded-Proto / -For count: a proxy on this host
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -77,8 +84,9 @@ def make_config(app, host="127.0.0.1", port=8737, **kw):
     opts = dict(host=host, port=port, http=GuardedH11Protocol, log_config=None,
                 log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE_S,
                 h11_max_incomplete_event_size=MAX_HEADER_BYTES, server_header=False,
-                # no Forwarded/X-Forwarded-* trust: the Host and client are what came in
-                proxy_headers=False)
+                # X-Forwarded-Proto / -For from a proxy on this host only; the Host is
+                # always what came in (the proxy passes the browser's on: docs/DEPLOY.md)
+                proxy_headers=True, forwarded_allow_ips=TRUSTED_PROXIES)
     opts.update(kw)
     return uvicorn.Config(app, **opts)
 

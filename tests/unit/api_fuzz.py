@@ -4,8 +4,8 @@ rulesets refused, commands refused while busy, a short event stream.
 
 Used by tests/unit/test_api_fuzz.py (a bounded pass in `make test`) and by
 bench/api_fuzz.py (a longer one, with the figures).  ``run_pass(examples)`` returns the
-figures: operations, examples sent, responses by status, failures (each with its check and
-the request that found it).
+figures: operations, examples sent, responses by status (all, and by operation), failures
+(each with its check and the request that found it).
 """
 import asyncio
 import collections
@@ -148,7 +148,8 @@ def run_pass(examples, seed=0):
     app = create_app(FuzzDaemon(), token=TOKEN, bind_host="127.0.0.1")
     figures = {"operations": 0, "examples": 0, "statuses": collections.Counter(),
                "failures": [], "integer_as_float_refused": 0, "hand_notation_refused": 0,
-               "by_mode": collections.Counter()}
+               "by_mode": collections.Counter(),
+               "by_operation": collections.defaultdict(collections.Counter)}
     with ServerThread(app) as base:
         schema = schemathesis.openapi.from_url(base + "/openapi.json")
         session = requests.Session()
@@ -169,6 +170,7 @@ def run_pass(examples, seed=0):
                         base_url=base, session=session, timeout=10,
                         headers={"Authorization": "Bearer " + TOKEN})
                     figures["statuses"][resp.status_code] += 1
+                    figures["by_operation"][op.label][resp.status_code] += 1
                 except (Exception, BaseExceptionGroup) as e:  # a check failed: keep it
                     if _integer_as_float(case.body) and "Schema-valid request rejected" in str(e):
                         # JSON Schema counts 42.0 as an integer; this API wants 42 (strict)
@@ -190,5 +192,7 @@ def run_pass(examples, seed=0):
                 pass  # nothing negative to say about an operation without parameters
     figures["statuses"] = dict(sorted(figures["statuses"].items()))
     figures["by_mode"] = dict(figures["by_mode"])
+    figures["by_operation"] = {k: dict(sorted(v.items()))
+                               for k, v in sorted(figures["by_operation"].items())}
     figures["checks"] = len(CHECKS.get_all()) if hasattr(CHECKS, "get_all") else None
     return figures
