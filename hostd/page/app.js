@@ -119,7 +119,8 @@
       fact(dl, W.facts.ruleset, (rs ? rs.title + " — " : "") + s.ruleset + " · " +
         (s.mixed_deck ? W.facts.mixed : W.facts.normal), "fact-ruleset");
       if (s.game !== undefined && s.game !== null) fact(dl, W.facts.game, W.game(s.game), "fact-game");
-      fact(dl, W.facts.hand, s.hand ? W.hand(s.hand, s.game_hand, s.game) : W.facts.noHand, "fact-hand");
+      fact(dl, W.facts.hand, s.hand && s.game_hand !== 0 ? W.hand(s.hand, s.game_hand, s.game)
+        : W.facts.noHand, "fact-hand");
       Object.keys(s.decks || {}).sort().forEach((d) => {
         fact(dl, W.deck(d), W.where[s.decks[d].where] || s.decks[d].where, "fact-deck-" + d);
       });
@@ -375,8 +376,10 @@
     const s = state.status && state.status.session, box = $("table-top");
     $("top-title").textContent = W.topTitle;
     const t = currentThrow();
-    const onTop = s && Object.keys(s.decks || {}).some((d) => s.decks[d].where === "top") && s.hand > 0;
-    const key = JSON.stringify([t, onTop, stacksPerWall(), !!(s && s.hand > 0)]);
+    // (a new game's first hand not begun yet: the last game's walls are being pushed in)
+    const onTop = s && Object.keys(s.decks || {}).some((d) => s.decks[d].where === "top") &&
+      s.hand > 0 && s.game_hand !== 0;
+    const key = JSON.stringify([t, onTop, stacksPerWall(), !!(s && s.hand > 0 && s.game_hand !== 0)]);
     if (box.dataset.key === key) return;
     box.dataset.key = key;
     box.textContent = "";
@@ -384,7 +387,7 @@
     $("dead").textContent = "";
     $("double").hidden = true;
     if (!onTop || !s) {
-      $("throw").textContent = s && s.hand > 0 ? W.topNoneNow : W.topNone;
+      $("throw").textContent = s && s.hand > 0 && s.game_hand !== 0 ? W.topNoneNow : W.topNone;
       return;
     }
     if (!t) {
@@ -725,6 +728,7 @@
     $("controls-title").textContent = W.controlsTitle;
     $("pair-form").hidden = paired || state.paired === null;
     setSentence($("pair-note"), state.paired === null ? "" : paired ? W.paired : W.pairNeeded);
+    $("forget").hidden = !paired;
     $("start-form").hidden = !can.has("start");
     $("start").disabled = !paired || state.sending;
     fillRulesets();
@@ -825,8 +829,27 @@
     render();
   }
 
+  // this browser's pairing ends (a shared tablet handed back, a phone going home)
+  async function forget() {
+    try {
+      const r = await fetch("/pair/forget", { method: "POST", cache: "no-store",
+                                               credentials: "same-origin" });
+      if (r.ok) {
+        state.paired = false;
+        state.answer = { text: W.forgotten, bad: false };
+      } else {
+        state.answer = { text: W.refused(W.forgetButton, "HTTP " + r.status), bad: true };
+      }
+    } catch (err) {
+      state.answer = { text: W.unreachable(W.forgetButton), bad: true };
+    }
+    render();
+  }
+
   function setupControls() {
     $("pair-label").textContent = W.pairLabel;
+    $("forget").textContent = W.forgetButton;
+    $("forget").addEventListener("click", forget);
     $("pair-button").textContent = W.pairButton;
     $("ruleset-label").textContent = W.start.ruleset;
     $("mixed-label").textContent = W.start.mixed;

@@ -168,6 +168,8 @@ window.JANTAKU_WORDS = {
     "shown by `jantaku run` (or `jantaku pair --new`) on the table's host.",
   paired: "This browser is paired: it may run the table.",
   pairedNow: "Paired: this browser may now run the table.",
+  forgetButton: "Forget this browser",
+  forgotten: "This browser is no longer paired: type a fresh code to run the table again.",
   start: {
     ruleset: "Ruleset",
     mixed: "Mixed Deck",
@@ -355,6 +357,8 @@ window.JANTAKU_WORDS_JA = {
   pairNeeded: "このブラウザは卓を見られますが操作できません。卓のホストで `jantaku run`(または `jantaku pair --new`)が表示するコードを入力してください。",
   paired: "このブラウザはペアリング済みです。卓を操作できます。",
   pairedNow: "ペアリングしました。このブラウザで卓を操作できます。",
+  forgetButton: "このブラウザのペアリングを解除",
+  forgotten: "ペアリングを解除しました。また操作するには新しいコードを入力してください。",
   start: {
     ruleset: "ルール",
     mixed: "ミックスデッキ",
@@ -638,6 +642,14 @@ window.jantakuTranslator = function (phrases, joins) {
       (m[1] === "too old" ? "期限切れです" : "違います")),
     P("get a fresh one on the table's host with `jantaku pair --new`",
       "卓のホストで `jantaku pair --new` を実行して新しいコードを出してください"),
+    P("this browser typed (\\d+) wrong pairing codes", (m) =>
+      "このブラウザは間違ったペアリングコードを" + m[1] + "回入力しました"),
+    P("wait a minute, then type the code again", "1分待ってからもう一度コードを入力してください"),
+    P("too many wrong pairing codes on the network \\((\\d+) a minute from all browsers " +
+      "together\\)", (m) => "ネットワーク全体で間違ったペアリングコードが多すぎます(全ブラウザで1分に" +
+      m[1] + "回まで)"),
+    P("wait a minute, or make a fresh code with `jantaku pair --new` on the table's host",
+      "1分待つか、卓のホストで `jantaku pair --new` を実行して新しいコードを出してください"),
     // a button press the table took or refused
     P("taken", "受け付けました"),
     P("not now", "今はできません"),

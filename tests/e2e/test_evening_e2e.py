@@ -347,6 +347,32 @@ def test_revoke_all_unpairs_and_a_scanned_code_pairs_without_staying_in_the_addr
     no_console_errors(browser)
 
 
+def test_the_owner_sees_each_paired_browser_and_a_browser_can_forget_itself(table, browser):
+    """`jantaku pair --list` names this browser (Chrome on Linux); "Forget this browser"
+    ends its pairing (the list is empty again); a fresh code pairs it again."""
+    from selenium.webdriver.common.by import By
+
+    listed = json.loads(table.cli("pair", "--list", "--json").stdout)["browsers"]
+    assert len(listed) == 1 and listed[0]["browser"] == "Chrome on Linux"
+    assert listed[0]["address"] == "127.0.0.1"
+    assert listed[0]["id"] in table.cli("pair", "--list").stdout
+    wait_page(browser, "const b = document.getElementById('forget'); "
+              "return b.offsetParent !== null && b.textContent === 'Forget this browser'",
+              "the forget button")
+    browser.driver.find_element(By.ID, "forget").click()
+    wait_page(browser, "return window.jantakuPage.paired === false && "
+              "document.getElementById('answer').textContent.includes('no longer paired')",
+              "unpaired by forgetting")
+    assert not shown(browser, "forget") and shown(browser, "pair-form")
+    assert browser.js("return document.getElementById('start').disabled") is True
+    assert "no browser is paired" in table.cli("pair", "--list").stdout
+    code = json.loads(table.cli("pair", "--new", "--json").stdout)["code"]
+    browser.driver.find_element(By.ID, "pair-code").send_keys(code)
+    browser.driver.find_element(By.ID, "pair-button").click()
+    wait_page(browser, "return window.jantakuPage.paired === true", "paired again")
+    no_console_errors(browser)
+
+
 def japanese_font():
     """A font with Japanese glyphs for Chromium (Debian: fonts-noto-cjk)."""
     import shutil

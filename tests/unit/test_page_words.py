@@ -67,10 +67,32 @@ def daemon_tables():
     return texts
 
 
+def pairing_refusals():
+    """What a browser is told when its pairing code is refused (hostd/pairing.py)."""
+    from hostd.errors import JantakuError
+    from hostd.pairing import CODE_TTL_S, MAX_TRIES_ALL, Pairing
+
+    now = [0.0]
+    p, out = Pairing(clock=lambda: now[0]), set()
+    p.new_code()
+    for n in range(2 * MAX_TRIES_ALL):  # one browser too many times, then the network
+        try:
+            p.exchange("ZZZZ-0000", client="10.0.0.%d" % (n // 6))
+        except JantakuError as e:
+            out.add(str(e))
+    now[0] += CODE_TTL_S + 61
+    try:
+        p.exchange("ZZZZ-0000", client="10.0.1.1")
+    except JantakuError as e:
+        out.add(str(e))
+    assert len(out) == 4, out  # not right, too old, this browser, the network
+    return sorted(out)
+
+
 def test_every_daemon_sentence_has_its_japanese(tmp_path):
     from daemon_sentences import gather
 
-    sentences = gather(tmp_path) + daemon_tables()
+    sentences = gather(tmp_path) + daemon_tables() + pairing_refusals()
     assert len(sentences) > 80  # the runs met the states they are meant to
     out = words(sentences)
     assert out["missed"] == [], "no Japanese for these parts of the daemon's sentences " \
