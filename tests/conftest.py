@@ -69,6 +69,19 @@ def hil_port(request):
 TIERS = {"unit": "tests/unit", "e2e": "tests/e2e"}
 
 
+@pytest.fixture
+def log_buffer():
+    """The daemon's structured log, as JSON lines, into a buffer the test reads."""
+    import io
+
+    from hostd import logging as jlog
+
+    buf = io.StringIO()
+    jlog.configure("debug", stream=buf, json=True)
+    yield buf
+    jlog.unconfigure()
+
+
 def pytest_collection_finish(session):
     full = [str(a).rstrip("/") for a in session.config.args] in (["tests"], [str(ROOT / "tests")])
     if not full or session.config.option.keyword or session.config.option.markexpr:

@@ -4,6 +4,8 @@ asked, a stop's message and what to do, fault messages, events' messages and ref
 The page's translations (hostd/page/words.js) are checked against them
 (tests/unit/test_page_words.py): a new sentence without a translation fails there.
 """
+import contextlib
+
 from daemon_harness import Harness
 
 # faults that stop a session, each met by its own run (docs/FAULTS.md)
@@ -47,11 +49,21 @@ class Sentences:
         self.look()
 
 
-def _evening(tmp_path, out):
+@contextlib.contextmanager
+def _run(tmp_path, out, faults=()):
+    """A daemon on a Mixed Deck loaded table (with `faults`): what it says goes to `out`."""
     tmp_path.mkdir()
-    h = Harness(tmp_path, seed=3, mixed_loading=True)
+    h = Harness(tmp_path, seed=3, faults=faults, mixed_loading=True)
     try:
-        w, d = Sentences(h), h.daemon
+        w = Sentences(h)
+        yield w, h, h.daemon
+        out |= w.seen
+    finally:
+        h.close()
+
+
+def _evening(tmp_path, out):
+    with _run(tmp_path, out) as (w, h, d):
         w.call(d.hand_over())  # no session
         w.call(d.throw_dice())
         w.call(d.continue_())
@@ -91,16 +103,10 @@ def _evening(tmp_path, out):
         w.look()
         w.call(d.continue_())
         w.settle()
-        out |= w.seen
-    finally:
-        h.close()
 
 
 def _stop(tmp_path, spec, out):
-    tmp_path.mkdir()
-    h = Harness(tmp_path, seed=3, faults=(spec,), mixed_loading=True)
-    try:
-        w, d = Sentences(h), h.daemon
+    with _run(tmp_path, out, faults=(spec,)) as (w, _, d):
         w.call(d.start_session("riichi", True))
         w.settle()
         for _ in range(2):
@@ -111,9 +117,6 @@ def _stop(tmp_path, spec, out):
         w.settle()
         w.call(d.hand_over())
         w.settle()
-        out |= w.seen
-    finally:
-        h.close()
 
 
 def gather(tmp_path):

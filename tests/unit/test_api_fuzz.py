@@ -1,7 +1,6 @@
 """A schemathesis pass over /openapi.json (bounded: a longer one is bench/api_fuzz.py):
 every check holds on every operation, positive and negative bodies, and nothing secret
 reaches the log while it runs."""
-import io
 import json
 
 import pytest
@@ -10,14 +9,6 @@ from hostd import logging as jlog
 from tests.unit.api_fuzz import TOKEN, run_pass
 
 EXAMPLES = 30  # per operation and mode: a few seconds
-
-
-@pytest.fixture
-def log_buffer():
-    buf = io.StringIO()
-    jlog.configure("debug", stream=buf, json=True)
-    yield buf
-    jlog.unconfigure()
 
 
 def test_schemathesis_pass_finds_nothing_and_logs_no_secret(log_buffer):

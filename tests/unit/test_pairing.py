@@ -3,7 +3,6 @@ cookie; motor commands from a browser need it (or the token); docs/API.md §Secu
 import asyncio
 import collections
 import hashlib
-import io
 import itertools
 import json
 
@@ -465,16 +464,6 @@ def test_pairing_again_replaces_the_browser_session_and_old_ones_are_not_listed(
 
 def log_events(buf):
     return [json.loads(line) for line in buf.getvalue().splitlines() if line.startswith("{")]
-
-
-@pytest.fixture
-def log_buffer():
-    from hostd import logging as jlog
-
-    buf = io.StringIO()
-    jlog.configure("debug", stream=buf, json=True)
-    yield buf
-    jlog.unconfigure()
 
 
 def test_the_host_lists_and_revokes_browsers_and_a_browser_forgets_itself(log_buffer):
