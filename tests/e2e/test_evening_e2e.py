@@ -34,11 +34,12 @@ SHOTS = ROOT / "docs" / "page" if os.environ.get("JANTAKU_PAGE_SHOTS") == "1" el
 def table(tmp_path_factory, hil_port):
     if hil_port:
         pytest.skip("the evening from the page runs on the simulated table")
-    # the centre stays open 600 table seconds (30 s here) unless Continue closes it; a
-    # hand's curtain breaks for 200 ms during hand over 3's lift (the first lift after
-    # build 3 starts)
+    # the table at 50 times the wall clock; the centre stays open 600 table seconds (12 s
+    # here) unless Continue closes it; a hand's curtain breaks for 200 ms during hand
+    # over 3's lift (the first lift after build 3 starts)
     d = start_daemon(tmp_path_factory.mktemp("evening"), None, extra=[
-        "--sim-mixed-deck", "--push-window", "600", "--sim-fault", "guard:build=3,during=lift"])
+        "--sim-mixed-deck", "--sim-speed", "50", "--push-window", "600",
+        "--sim-fault", "guard:build=3,during=lift"])
     yield d
     d.proc.kill()
 
@@ -172,6 +173,11 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
     shoot(browser, "3-start")
     press(browser, "start")
     answered(browser, "the session started")
+    # the table does not know where the tiles are: the centre opens for people to push
+    # any on the top in, until they say they are done
+    wait_offered(browser, "continue", "the start's push window", 60)
+    press(browser, "continue")
+    answered(browser, "the centre closed")
     wait_offered(browser, "hand-over", "deck A built inside", 90)
     s = table.status()["session"]
     assert s["ruleset"] == "riichi" and s["mixed_deck"] is True and s["hand"] == 0
