@@ -883,8 +883,16 @@
       ev.preventDefault();
       const body = { ruleset: $("ruleset").value, mixed_deck: $("mixed").checked };
       if (!body.mixed_deck && $("loaded").checked) body.loaded = true;
-      const a = $("colour-a").value.trim(), b = $("colour-b").value.trim();
-      if (a || b) body.colours = [a || b, b || a];
+      // colour class names are short lowercase words (a phone capitalises the first letter)
+      const a = $("colour-a").value.trim().toLowerCase(), b = $("colour-b").value.trim().toLowerCase();
+      if (a || b) {
+        body.colours = [a || b, b || a];
+        if (body.colours.some((c) => !/^[a-z][a-z0-9-]{0,15}$/.test(c))) {
+          state.answer = { text: W.badColours, bad: true };
+          render();
+          return;
+        }
+      }
       send("start", body);
     });
     document.querySelectorAll("#buttons [data-cmd]").forEach((b) => {

@@ -203,6 +203,8 @@ window.JANTAKU_WORDS = {
   refused: (label, message) => label + ": refused — " + message,
   unreachable: (label) => label + ": the daemon did not answer (is `jantaku run` up?)",
   badDice: "Type the faces of the dice, e.g. 3,4",
+  badColours: "Type each set's back colour as one short word, e.g. blue and green (the same " +
+    "word twice for two sets whose backs look alike).",
   confirmAbort: "Stop every motor and end the session?",
   confirmEnd: "End the session?",
   // the daemon's own sentences (what to do next, a fault, a refusal) are English already
@@ -389,6 +391,8 @@ window.JANTAKU_WORDS_JA = {
   refused: (label, message) => label + ":拒否 — " + window.JANTAKU_WORDS.say(message),
   unreachable: (label) => label + ":デーモンが応答しません(`jantaku run` は動いていますか?)",
   badDice: "サイコロの目を入力してください(例 3,4)",
+  badColours: "それぞれの組の背の色を短い英単語で入力してください(例 blue と green。背が同じ2組なら" +
+    "同じ単語を2回)。",
   confirmAbort: "すべてのモーターを止めてセッションを終了しますか?",
   confirmEnd: "セッションを終了しますか?",
   say: null,  // below: the daemon's English sentences in Japanese
@@ -548,6 +552,11 @@ window.jantakuTranslator = function (phrases, joins) {
     P("wait for the build to finish", "積み終わるまでお待ちください"),
     // starting: the sets and their backs
     P("the table does not know back colour ([^:;]+)", (m) => "卓は背の色「" + m[1] + "」を知りません"),
+    P("give exactly two back colours, e.g\\. blue,green, or the same name twice \\(blue,blue\\) " +
+      "for two sets whose backs look alike \\(got (.+)\\)", (m) => "背の色をちょうど2つ入力してください" +
+      "(例 blue,green。背が同じ2組なら blue,blue)。入力:" + m[1]),
+    P("back colour (.+): use a short lowercase name such as blue or green", (m) =>
+      "背の色 " + m[1] + ":blue や green のような短い小文字の名前にしてください"),
     P("its colour classes are (.+)", (m) => "知っている色は " + m[1].replace(/, /g, "、") + " です"),
     P("the normal rotation needs the two sets apart and the table cannot sort them",
       "通常の交代には2組の牌が分かれている必要がありますが、卓では仕分けられません"),

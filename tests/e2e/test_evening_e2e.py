@@ -170,6 +170,16 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
     wait_offered(browser, "start", "the start form")
     Select(browser.driver.find_element(By.ID, "ruleset")).select_by_value("riichi")
     browser.driver.find_element(By.ID, "mixed").click()
+    colour_a = browser.driver.find_element(By.ID, "colour-a")
+    colour_b = browser.driver.find_element(By.ID, "colour-b")
+    colour_a.send_keys("blue green")  # two words in one box: said at once, nothing sent
+    press(browser, "start")
+    text = wait_page(browser, "const a = document.getElementById('answer'); return "
+                     "a.className === 'refused' && a.textContent", "the colours refused")
+    assert "one short word" in text and table.status()["session"] is None
+    colour_a.clear()
+    colour_a.send_keys("Blue")  # as a phone capitalises it
+    colour_b.send_keys("Green")
     shoot(browser, "3-start")
     press(browser, "start")
     answered(browser, "the session started")
@@ -181,6 +191,7 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
     wait_offered(browser, "hand-over", "deck A built inside", 90)
     s = table.status()["session"]
     assert s["ruleset"] == "riichi" and s["mixed_deck"] is True and s["hand"] == 0
+    assert s["sets"] == ["blue", "green"]
     assert "Mixed Deck" in browser.text("#fact-ruleset")
     # only what the table can take: no dice before a hand, no session start twice
     assert offered(browser) == {"hand-over", "end", "abort"}

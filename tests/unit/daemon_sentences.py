@@ -71,6 +71,8 @@ def _evening(tmp_path, out):
         w.call(d.end_session())
         w.call(d.new_game())
         w.call(d.start_session("riichi", True, colours=("blue", "pink")))
+        w.call(d.start_session("riichi", True, colours=("Blue", "green")))
+        w.call(d.start_session("riichi", True, colours=("blue",)))
         w.call(d.start_session("riichi", True))
         w.look()
         w.call(d.start_session("riichi", True))  # one is open
