@@ -336,8 +336,9 @@ window.JANTAKU_WORDS_JA = {
     session_ended: (e) => "セッション " + e.session + " " +
       ({ ended: "終了", aborted: "中止", failed: "エラーで終了" }[e.how] || e.how) +
       (e.reason ? ":" + window.JANTAKU_WORDS.say(e.reason) : ""),
-    link: (e) => "卓 " + ({ connected: "接続", disconnected: "切断" }[e.what] || e.what) +
-      (e.detail ? ":" + e.detail : ""),
+    link: (e) => "卓:" + ({ connected: "接続しました", up: "接続しました", reset: "再起動しました",
+      disconnected: "切断されました" }[e.what] || e.what) +
+      (e.detail ? "(" + window.JANTAKU_WORDS.say(e.detail) + ")" : ""),
     abort_pending: (e) => window.JANTAKU_WORDS.say(e.message),
     abort_confirmed: (e) => window.JANTAKU_WORDS.say(e.message),
     emptied: () => "中の山は卓上にあります",
@@ -439,12 +440,6 @@ window.jantakuTranslator = function (phrases, joins) {
 };
 
 (function () {
-  // the page's buttons for the CLI's commands the daemon names
-  const BTN = {
-    "`jantaku continue`": "「続行」", "`jantaku clear-fault`": "「エラー解消」",
-    "`jantaku hand-over`": "「局の交代」", "`jantaku dice`": "「サイコロを振る」",
-    "`jantaku abort`": "「中止」", "`jantaku session end`": "「セッション終了」",
-  };
   const STEP = { start: "開始", hand_over: "局の交代", new_game: "次の半荘", empty: "牌を出す",
                  resume: "再開", selftest: "自己診断", calibrate: "校正" };
   const SEAT = { "the thrower": "振った人", "the thrower's right": "振った人の下家",
@@ -659,12 +654,23 @@ window.jantakuTranslator = function (phrases, joins) {
       m[1] + "回まで)"),
     P("wait a minute, or make a fresh code with `jantaku pair --new` on the table's host",
       "1分待つか、卓のホストで `jantaku pair --new` を実行して新しいコードを出してください"),
-    // a button press the table took or refused
+    // a button press the table took (what it did) or refused
     P("taken", "受け付けました"),
     P("not now", "今はできません"),
+    P("continue", "続行"),
+    P("hand over", "局の交代"),
+    P("throw", "サイコロを振りました"),
+    // how a session ended, the link to the table
+    P("ended by request", "操作で終了"),
+    P("aborted by request", "操作で中止"),
+    P("aborted by request \\((.+)\\)", (m, say) => "操作で中止(" + say(m[1]) + ")"),
+    P("confirmed when the table came back", "卓が戻ったときに確認"),
+    P("the table went silent", "卓からの応答が途絶えました"),
+    P("reconnecting", "再接続しています"),
+    P("the table speaks another protocol version", "卓が別のバージョンのプロトコルを使っています"),
+    P("link lost: (.+)", (m) => "通信が切れました(" + m[1] + ")"),
   ];
   window.JANTAKU_WORDS_JA.say = window.jantakuTranslator(phrases, { ":": ":", ";": "。", ".": "。" });
-  window.JANTAKU_WORDS_JA.buttons = BTN;  // (the CLI's commands the daemon names, as the page's buttons)
 })();
 
 // The language: the one chosen on the page (kept in this browser), else the browser's.

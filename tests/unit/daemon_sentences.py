@@ -13,13 +13,24 @@ STOPS = ("jam:build=1,track=2,count=0", "missing-tile:build=2,count=1",
          "missing-tile:build=2,count=40", "extra-tile:build=2", "gate-slow:build=1,track=3",
          "misread:build=1,count=0,rate=0.5", "lift-stall:build=1",
          "limit-stuck:build=1,switch=top,state=open", "guard:build=1,during=lift",
-         "reset:build=1,after=50", "dead-gate:track=2")
+         "reset:build=1,after=50", "dead-gate:track=2", "unplug:build=1,after=40,ms=3000")
+
+
+# the events' fields the page shows (hostd/page/words.js `log`)
+EVENT_WORDS = ("message", "reason", "detail", "why", "did", "ask")
 
 
 class Sentences:
     def __init__(self, h):
         self.h = h
         self.seen = set()
+        publish = h.daemon.publish
+
+        def heard(event):  # every event the daemon publishes, as the page would get it
+            self.add(*(event.get(k) for k in EVENT_WORDS if isinstance(event.get(k), str)))
+            return publish(event)
+
+        h.daemon.publish = heard
 
     def look(self):
         st = self.h.status()
@@ -43,6 +54,12 @@ class Sentences:
             self.add(answer.get("next"))
         self.look()
         return answer, err
+
+    def press(self, button):
+        """The table's start or dice button, pressed by a person."""
+        self.h.sim.press(button)
+        self.h.settle(max_s=60)
+        self.look()
 
     def settle(self):
         self.h.settle()
@@ -77,7 +94,10 @@ def _evening(tmp_path, out):
         w.look()
         w.call(d.start_session("riichi", True))  # one is open
         w.call(d.hand_over())  # busy
+        w.press("start")  # busy: refused
         w.settle()
+        w.press("start")  # the hand over
+        w.press("dice")
         w.call(d.throw_dice())  # no walls up yet
         for n in range(3):
             w.call(d.hand_over())

@@ -115,6 +115,9 @@ def test_a_sentence_no_phrase_knows_stays_english_and_is_noted():
 
 
 @pytest.mark.parametrize("english,japanese", [
+    ("aborted by request (confirmed when the table came back)", "操作で中止(卓が戻ったときに確認)"),
+    ("aborted by request (deck A: counted 49 of 136: track 2 is jammed)",
+     "操作で中止(デッキA:136枚中49枚:トラック2が詰まっています)"),
     ("hand 3: the guard was broken: motion stopped",
      "第3局:安全装置(ライトカーテンかふた)が遮られました:動きを止めました"),
     ("dice 3+4 = 7: across breaks, 7 stacks from the right end of their wall; dead wall 14 tiles",
