@@ -1007,9 +1007,13 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         return resp
 
     @app.post("/pair/revoke-all", response_model=dict[str, Any], tags=["pairing"],
-              responses=cmd_errors, dependencies=cmd_deps)
+              responses=HOST_ONLY_ERRORS,
+              dependencies=host_only("every browser is unpaired", "unpairing every browser",
+                                     "jantaku pair --revoke-all"))
     async def pair_revoke_all():
-        """End every browser session and the open code: browsers must pair again."""
+        """End every browser session and the open code: browsers must pair again.  From a
+        program on the host only (as `/pair/revoke`): a browser unpairs itself with
+        `/pair/forget`, never the others."""
         n = pairing.revoke_all()
         log.info("browsers_unpaired", n=n)
         return {"revoked": n}

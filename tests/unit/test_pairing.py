@@ -488,6 +488,9 @@ def test_the_host_lists_and_revokes_browsers_and_a_browser_forgets_itself(log_bu
                    "revoked": await host.post("/pair/revoke", json={"id": ids["iphone"]}),
                    "iphone_press": await iphone.post("/hand-over"),
                    "phone_press": await phone.post("/hand-over"),
+                   # a paired browser unpairs itself, never the others
+                   "phone_revokes_all": await phone.post("/pair/revoke-all"),
+                   "phone_lists": await phone.get("/pair/browsers"),
                    "unknown": await host.post("/pair/revoke", json={"id": ids["iphone"]}),
                    "other_state": await other.get("/pair"),
                    "forgot": await phone.post("/pair/forget"),
@@ -506,6 +509,9 @@ def test_the_host_lists_and_revokes_browsers_and_a_browser_forgets_itself(log_bu
     assert got["state"].json()["paired"] is True and got["state"].json()["id"] == ids["phone"]
     assert got["revoked"].json() == {"revoked": ids["iphone"]}
     assert got["iphone_press"].status_code == 401 and got["phone_press"].status_code == 200
+    for refused in ("phone_revokes_all", "phone_lists"):
+        assert got[refused].status_code == 403
+        assert got[refused].json()["error"]["code"] == "not_from_browser"
     assert got["unknown"].status_code == 404
     err = got["unknown"].json()["error"]
     assert err["code"] == "unknown_browser" and ids["phone"] in err["message"]
