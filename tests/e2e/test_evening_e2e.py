@@ -423,6 +423,23 @@ def test_a_normal_start_after_mixed_deck_is_refused_with_what_to_do(table, brows
     assert table.status()["session"] is None
     shoot(browser, "9-refused")
     no_console_errors(browser, meant=(422,))  # the refusal, as the API answers it
+    # ticked, the start says the sets are loaded apart (caught before it reaches the table,
+    # which would build from tiles that are in truth still mixed)
+    from selenium.webdriver.common.by import By
+
+    browser.driver.find_element(By.ID, "loaded").click()
+    browser.js("window.sentBody = null; window.realFetch = window.fetch; window.fetch = "
+               "(url, opts) => { window.sentBody = [url, opts.body]; "
+               "return Promise.reject(new Error('held back by the test')); };")
+    try:
+        press(browser, "start")
+        sent = wait_page(browser, "return window.sentBody", "the start's request")
+    finally:
+        browser.js("window.fetch = window.realFetch;")
+        browser.driver.find_element(By.ID, "loaded").click()
+    assert sent[0] == "/session"
+    assert json.loads(sent[1]) == {"ruleset": "riichi", "mixed_deck": False, "loaded": True}
+    assert table.status()["session"] is None
 
 
 def test_abort_while_people_are_asked_then_start_again(table, browser):
