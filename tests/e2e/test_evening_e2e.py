@@ -88,11 +88,27 @@ def wait_offered(browser, cmd, what, timeout=60):
               % (json.dumps(button), json.dumps(cmd)), what, timeout)
 
 
-def press(browser, cmd):
+def press(browser, cmd, confirm=False):
+    """Click the command's button (`confirm`: and say yes to the page's question)."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     browser.js("document.getElementById('answer').className = ''")  # the last answer is old
     browser.driver.find_element(By.ID, "start" if cmd == "start" else "cmd-" + cmd).click()
+    if confirm:
+        WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+
+
+def people_done_then_built(browser, what, check=None):
+    """The centre open for people (the start's or a new game's push window): Continue
+    closes it once they are done (`check()` first looks at the page), then deck A is
+    built inside and the hand over is offered."""
+    wait_offered(browser, "continue", "the push window (%s)" % what, 60)
+    if check is not None:
+        check()
+    press(browser, "continue")
+    answered(browser, "the centre closed (%s)" % what)
+    wait_offered(browser, "hand-over", "deck A built (%s)" % what, 120)
 
 
 def answered(browser, what):
@@ -185,10 +201,7 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
     answered(browser, "the session started")
     # the table does not know where the tiles are: the centre opens for people to push
     # any on the top in, until they say they are done
-    wait_offered(browser, "continue", "the start's push window", 60)
-    press(browser, "continue")
-    answered(browser, "the centre closed")
-    wait_offered(browser, "hand-over", "deck A built inside", 90)
+    people_done_then_built(browser, "the start")
     s = table.status()["session"]
     assert s["ruleset"] == "riichi" and s["mixed_deck"] is True and s["hand"] == 0
     assert s["sets"] == ["blue", "green"]
@@ -319,11 +332,8 @@ def test_a_page_of_another_origin_cannot_command_the_table(table, browser, other
 
 
 def test_end_the_session_from_the_page(table, browser):
-    from selenium.webdriver.support.ui import WebDriverWait
-
     wait_offered(browser, "end", "the end of the session", 60)
-    press(browser, "end")
-    WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+    press(browser, "end", confirm=True)
     answered(browser, "the session ended")
     table.wait(lambda s: s["session"] is None and not s["busy"], what="no session")
     wait_page(browser, "return document.getElementById('headline').textContent === 'No session'",
@@ -445,28 +455,21 @@ def test_a_normal_start_after_mixed_deck_is_refused_with_what_to_do(table, brows
 def test_abort_while_people_are_asked_then_start_again(table, browser):
     """Start, abort, start: the sequence that once hung. The abort comes while the
     centre is open for people; the next start collects again and builds."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
     start_from_page(browser, mixed=True)
     answered(browser, "the session started")
     wait_offered(browser, "continue", "the collect's push window", 60)
     first = table.status()["session"]["id"]
-    press(browser, "abort")
-    WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+    press(browser, "abort", confirm=True)
     answered(browser, "the abort")
     table.wait(lambda s: s["session"] is None and not s["busy"], what="no session")
     wait_page(browser, "const li = document.querySelector('#history-list li[data-session=\"%d\"]');"
               " return li && li.textContent.includes('aborted')" % first, "the aborted session")
     start_from_page(browser, mixed=True)
     answered(browser, "the session started again")
-    wait_offered(browser, "continue", "the push window again", 60)
-    press(browser, "continue")
-    answered(browser, "the centre closed")
-    wait_offered(browser, "hand-over", "deck A built", 120)
+    people_done_then_built(browser, "the start again")
     st = table.status()["session"]
     assert st["id"] == first + 1 and st["decks"]["A"]["tiles"] == 136
-    press(browser, "end")
-    WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+    press(browser, "end", confirm=True)
     answered(browser, "the session ended")
     sessions = {h["id"]: h["state"] for h in
                 json.loads(table.cli("history", "--json").stdout)["sessions"]}
@@ -478,7 +481,7 @@ def test_the_page_speaks_japanese_when_chosen(table, browser):
     """In Japanese, a hand from the page: the page's words and the daemon's sentences (what
     to do next, the answers) are Japanese; nothing the daemon said was left in English."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
 
     Select(browser.driver.find_element(By.ID, "lang")).select_by_value("ja")
     wait_page(browser, "return document.getElementById('headline').textContent === "
@@ -490,11 +493,10 @@ def test_the_page_speaks_japanese_when_chosen(table, browser):
     start_from_page(browser, mixed=True)
     answered(browser, "the session started")
     assert browser.text("#answer").startswith("セッション開始:完了。")
-    wait_offered(browser, "continue", "the push window", 60)
-    assert browser.text("#next").startswith("卓上の牌をすべて中央に落としてください")
-    press(browser, "continue")
-    answered(browser, "the centre closed")
-    wait_offered(browser, "hand-over", "deck A built", 120)
+    def asked_in_japanese():
+        assert browser.text("#next").startswith("卓上の牌をすべて中央に落としてください")
+
+    people_done_then_built(browser, "in Japanese", check=asked_in_japanese)
     press(browser, "hand-over")
     answered(browser, "the hand over")
     wait_offered(browser, "dice", "the walls up", 60)
@@ -508,8 +510,7 @@ def test_the_page_speaks_japanese_when_chosen(table, browser):
     assert browser.js("return Array.from(window.JANTAKU_WORDS.say.missed)") == []
     if japanese_font():  # (else the screenshot would show boxes; a phone has the font)
         shoot(browser, "ja")
-    press(browser, "end")
-    WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+    press(browser, "end", confirm=True)
     answered(browser, "the session ended")
     Select(browser.driver.find_element(By.ID, "lang")).select_by_value("en")
     wait_page(browser, "return document.getElementById('headline').textContent === "
