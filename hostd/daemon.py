@@ -257,7 +257,7 @@ class Daemon:
             return START
         if s.asking:
             return s.asking
-        if s.stopped and not self._busy():  # (busy: the recovery is under way)
+        if s.stopped and not self._recovering():
             return "%s: %s" % (s.stopped["message"], s.stopped["ask"])
         progress = " (%d of %d tiles)" % (sum(t.per_track()), sum(t.targets)) if t.targets else ""
         playing = "hand %d is being played; " % s.hand if s.hand and s.top else ""
@@ -273,8 +273,10 @@ class Daemon:
             if s.phase == "building":
                 return "%sdeck %s is being built inside%s: wait" % (playing, s.building or "?",
                                                                   progress)
-            if s.phase == "hand_over":
+            if s.phase == "hand_over" and s.raising:
                 return "raising the walls for hand %d: wait" % (s.hand + 1)
+            if s.phase == "hand_over":  # the walls are up: the hand has begun
+                return "%sthe lift goes back down: wait" % playing
             if s.phase is None:
                 return "getting the table ready for the session: wait"
             return "the table is busy (%s): wait" % self._step_name
@@ -294,6 +296,16 @@ class Daemon:
     # -- the steps --------------------------------------------------------------------------
     def _busy(self):
         return self._step is not None and not self._step.done()
+
+    def _recovering(self):
+        """A step runs while the session is stopped: the recovery, which says what now
+        happens.  (Not the step that stopped, which reports its stop before it ends.)"""
+        if not self._busy():
+            return False
+        try:
+            return self._step is not asyncio.current_task()
+        except RuntimeError:  # no loop runs here (a test's look between its steps)
+            return True
 
     def _run_step(self, name, coro):
         async def step():

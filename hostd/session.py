@@ -188,6 +188,11 @@ class Session:
         """The deck being built inside (or a build of it a fault stopped), or None."""
         return self._building
 
+    @property
+    def raising(self):
+        """A hand over's walls are on their way up (or stopped on the way)."""
+        return self._pending_raise is not None
+
     def lift_stopped(self):
         """A hand over's lift was stopped (guard, stall): pressing start again repeats it."""
         return (self.stopped is not None and self.stopped["step"] == "hand_over"
@@ -728,8 +733,8 @@ class Session:
             next_hand = self.hand + 1
             # committed before anything moves: a restart knows a hand over was under way
             self._phase("hand_over", inside=raised, top=dropped, hand=next_hand)
-            self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
             self._pending_raise = (raised, dropped, next_hand, started)
+            self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
         else:  # repeated after a stop (guard broken, ...): the cause must be gone
             raised, dropped, next_hand, _ = self._pending_raise
         try:

@@ -470,6 +470,7 @@ window.jantakuTranslator = function (phrases, joins) {
     P("deck ([AB]) is being built inside(?: \\((\\d+) of (\\d+) tiles\\))?", (m) =>
       "デッキ" + m[1] + "を中で積んでいます" + (m[2] ? "(" + m[3] + "枚中" + m[2] + "枚)" : "")),
     P("raising the walls for hand (\\d+)", (m) => "第" + m[1] + "局の山を上げています"),
+    P("the lift goes back down", "リフトが下がっています"),
     P("deck ([AB]) is built inside", (m) => "デッキ" + m[1] + "が中で積み上がりました"),
     P("press start \\(`jantaku hand-over`\\) to raise it and begin hand 1(?: of game (\\d+))?",
       (m) => "スタート(「局の交代」)を押すと山が上がり、" + (m[1] ? "半荘" + m[1] + "の" : "") +

@@ -87,10 +87,15 @@ def test_a_jam_that_stays_is_named_and_clear_fault_is_refused_until_it_is_gone(t
     h = Harness(tmp_path, seed=3, faults=("jam:build=1,track=2,count=0",))
     try:
         d = h.daemon
+        got = _events(h)
         h.call(d.start_session("riichi", True))
         h.settle()
         st = h.status()
         assert "take the stuck tile out of track 2 by hand" in st["next"]
+        # what `session start --wait` prints as it stops: the stop and what to do, not the
+        # build it stopped ("deck A is being built inside: wait")
+        failed = [e for e in got if e["type"] == "step_failed"]
+        assert len(failed) == 1 and failed[0]["next"] == st["next"]
         _, err = h.call(d.hand_over())
         assert err.status == 409 and "track 2 is jammed" in str(err)
         _, err = h.call(d.clear_fault())
@@ -275,6 +280,38 @@ class _Recorder:
 
     def put_nowait(self, ev):
         self.into.append(ev)
+
+
+class _Next(_Recorder):
+    """Keeps what `status` says to do next as each event is published."""
+
+    def __init__(self, into, daemon):
+        super().__init__(into)
+        self.daemon = daemon
+
+    def put_nowait(self, ev):
+        self.into.append((ev["type"], self.daemon.next_step()))
+
+
+def test_what_to_do_next_through_a_hand_over(h):
+    d = h.daemon
+    h.call(d.start_session("riichi", True))
+    h.settle()
+    h.call(d.hand_over())
+    h.settle()
+    seen = []
+    d._subscribers.add(_Next(seen, d))
+    h.call(d.hand_over())
+    h.settle()
+    said = {}
+    for kind, text in seen:  # the first thing said at each kind of event
+        said.setdefault(kind, text)
+    assert said["hand_over"] == "raising the walls for hand 2: wait"
+    # the walls are up: hand 2 has begun while the lift comes down, and its throw is due
+    assert said["hand"] == ("hand 2: press dice for the throw (`jantaku dice`); the lift "
+                            "goes back down: wait")
+    assert said["build_started"].startswith("hand 2: press dice for the throw (`jantaku "
+                                            "dice`); deck A is being built inside")
 
 
 def test_a_restart_during_the_new_game_collect_carries_on_with_that_game(h):
