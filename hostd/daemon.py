@@ -279,6 +279,8 @@ class Daemon:
                 return "%sthe lift goes back down: wait" % playing
             if s.phase is None:
                 return "getting the table ready for the session: wait"
+            if self._step_name == "new_game":  # (about to bring the walls up)
+                return "bringing every tile into the mixer: wait"
             return "the table is busy (%s): wait" % self._step_name
         if s.phase == "built" and s.inside:
             if s.game_hand() == 0 and not s.top:

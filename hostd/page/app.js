@@ -52,6 +52,7 @@
       renderDecks();
       renderLog();
       renderControls();
+      renderHistory();
     });
   }
 
@@ -323,7 +324,14 @@
     $("walls-title").textContent = W.wallsTitle;
     if (!b) { node.textContent = W.noBuild; return; }
     const total = b.tracks.reduce((a, t, k) => a + counted(k), 0);
+    // built, then raised to the table top (or dropped): these were its walls
+    const s = state.status && state.status.session;
+    const where = b.done && !b.failed && b.deck && s && s.decks && s.decks[b.deck] &&
+      s.decks[b.deck].where;
+    const gone = !!where && where !== "inside" && where !== "split";
+    $("tracks").classList.toggle("gone", gone);
     if (b.failed) node.textContent = W.stoppedBuild(b.deck);
+    else if (gone) node.textContent = W.builtGone(b.deck, W.where[where] || where);
     else if (b.done) node.textContent = W.built(b.deck, total, b.ok);
     else node.textContent = W.building(b.deck);
   }
@@ -929,7 +937,7 @@
   const HISTORY_KEEP = 5;
   async function loadHistory() {
     try {
-      const r = await fetch("/history?limit=" + HISTORY_KEEP, { cache: "no-store" });
+      const r = await fetch("/history?limit=" + (HISTORY_KEEP + 1), { cache: "no-store" });
       if (!r.ok) return;
       state.history = (await r.json()).sessions || [];
     } catch (err) { return; }
@@ -939,8 +947,14 @@
   function renderHistory() {
     $("history-title").textContent = W.historyTitle;
     const box = $("history-list");
+    if (!state.history) return;  // not fetched yet
+    // the session open now is shown above, live: here the earlier ones
+    const now = state.status && state.status.session;
+    const list = state.history.filter((h) => !(now && h.id === now.id)).slice(0, HISTORY_KEEP);
+    const key = JSON.stringify([state.history, now && now.id]);
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
     box.textContent = "";
-    const list = state.history || [];
     if (!list.length) { box.appendChild(el("li", null, W.historyNone)); return; }
     list.forEach((h) => {
       const hands = (h.games || []).reduce((a, g) => a + (g.hands || []).length, 0);

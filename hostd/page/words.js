@@ -81,6 +81,7 @@ window.JANTAKU_WORDS = {
   built: (deck, n, ok) => (deck ? "Deck " + deck : "Walls") + " built: " + n + " tiles" +
     (ok === false ? " — the count is wrong (see the fault)" : ""),
   stoppedBuild: (deck) => (deck ? "Deck " + deck : "The build") + " stopped",
+  builtGone: (deck, where) => "Deck " + deck + " was built here; now " + where,
   noBuild: "No walls built yet.",
   joined: "Faded tiles: counted by the table while this page did not see them (drawn " +
     "grouped by colour, from the table's counts).",
@@ -138,7 +139,7 @@ window.JANTAKU_WORDS = {
     dice: (e) => "Dice for hand " + e.hand + ": " + e.dice.join(" + ") + " = " + e.total,
     table_fault: (e) => "Table fault: " + e.message,
     fault: (e) => e.message,
-    fault_recovered: () => "A fault was recovered from",
+    fault_recovered: () => "Fault cleared: the table carries on",
     stopped: (e) => "Stopped: " + e.message,
     ask: (e) => e.message,
     step_failed: (e) => e.message,
@@ -191,7 +192,7 @@ window.JANTAKU_WORDS = {
     "abort": "Abort: stop the table",
   },
   historyTitle: "Earlier sessions",
-  historyNone: "No session yet.",
+  historyNone: "No earlier session.",
   // one past session (GET /history): its number, ruleset, how it ended, games and hands
   historyLine: (h, hands) => "Session " + h.id + ": " + h.ruleset +
     (h.mixed_deck ? ", Mixed Deck" : "") + " — " + ({ ended: "ended", aborted: "aborted",
@@ -285,6 +286,7 @@ window.JANTAKU_WORDS_JA = {
   built: (deck, n, ok) => (deck ? "デッキ " + deck : "山") + " 積み上がり:" + n + "枚" +
     (ok === false ? " — 数が合いません(エラーを見てください)" : ""),
   stoppedBuild: (deck) => (deck ? "デッキ " + deck + " の" : "") + "山積みが止まりました",
+  builtGone: (deck, where) => "デッキ " + deck + " はここで積まれました(今は" + where + ")",
   noBuild: "まだ山は積まれていません。",
   joined: "薄い牌:このページが見ていない間に卓が数えた牌(卓の数に基づき色ごとにまとめて表示)。",
   unknownColour: "不明",
@@ -382,7 +384,7 @@ window.JANTAKU_WORDS_JA = {
     "abort": "中止:卓を止める",
   },
   historyTitle: "これまでのセッション",
-  historyNone: "まだセッションはありません。",
+  historyNone: "これまでのセッションはありません。",
   historyLine: (h, hands) => "セッション " + h.id + ":" + h.ruleset +
     (h.mixed_deck ? "、ミックスデッキ" : "") + " — " + ({ ended: "終了", aborted: "中止",
       failed: "エラーで終了", open: "進行中" }[h.state] || h.state) + "、半荘 " +

@@ -140,7 +140,7 @@ def test_an_unpaired_browser_sees_the_table_but_cannot_press(table, browser):
               "document.getElementById('headline').textContent === 'No session' && "
               "window.jantakuPage.paired === false", "the table, not paired")
     assert "cannot press" in browser.text("#pair-note")
-    assert browser.text("#history-list") == "No session yet."
+    assert browser.text("#history-list") == "No earlier session."
     assert shown(browser, "pair-form") and shown(browser, "start-form")
     assert browser.js("return document.getElementById('start').disabled") is True
     # even a request made by hand from the page is refused: the daemon wants pairing
@@ -260,10 +260,16 @@ def test_a_new_game_from_the_page(table, browser):
     wait_offered(browser, "game", "a new game", 90)
     press(browser, "game")
     answered(browser, "the new game taken")
+    assert browser.text("#answer") == ("New game: done. Next: bringing every tile into the "
+                                       "mixer: wait")
     # the walls inside come up and the centre opens: people push everything in, then say so
     wait_offered(browser, "continue", "the push window", 60)
     assert "push every tile" in browser.text("#next")
     assert table.status()["session"]["asking"]
+    # the last walls built inside went up to the table top: the panel says so
+    wait_page(browser, "return document.getElementById('build-title').textContent === "
+              "'Deck B was built here; now on the table top' && "
+              "document.getElementById('tracks').classList.contains('gone')", "the walls gone up")
     shoot(browser, "6-push")
     press(browser, "continue")
     answered(browser, "the centre closed")
@@ -469,6 +475,13 @@ def test_abort_while_people_are_asked_then_start_again(table, browser):
     people_done_then_built(browser, "the start again")
     st = table.status()["session"]
     assert st["id"] == first + 1 and st["decks"]["A"]["tiles"] == 136
+    # the page opened afresh: the open session is shown live above, not as an earlier one
+    browser.driver.refresh()
+    wait_page(browser, "const p = window.jantakuPage, q = (id) => document.querySelector("
+              "'#history-list li[data-session=\"' + id + '\"]'); return p.status && "
+              "p.status.session && p.status.session.id === %d && q(%d) && !q(%d)"
+              % (st["id"], first, st["id"]), "the page again: the aborted session earlier, "
+              "not the open one")
     press(browser, "end", confirm=True)
     answered(browser, "the session ended")
     sessions = {h["id"]: h["state"] for h in
