@@ -310,7 +310,7 @@ def configure_dice(p):
 def history_text(data):
     lines = []
     for s in data.get("sessions") or ():
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s["created_at"]))
+        when = _local_time(s["created_at"])
         hands = sum(len(g["hands"]) for g in s["games"])
         lines.append("session %d  %s  %s%s, sets %s: %s%s; %d game%s, %d hand%s, %d build%s%s"
                      % (s["id"], when, s["ruleset"], " (Mixed Deck)" if s["mixed_deck"] else "",
@@ -399,14 +399,19 @@ def browsers_text(data):
     return "\n".join(lines)
 
 
-def _local_time(iso):
-    """'2025-05-01T18:30:05+00:00' -> '2025-05-01 20:30' (this machine's time zone)."""
+def _local_time(when):
+    """Seconds since the epoch, or '2025-05-01T18:30:05+00:00' -> '2025-05-01 20:30' (this
+    machine's time zone); what is neither is shown as it came."""
     import datetime
 
+    if when is None:
+        return "-"
     try:
-        return datetime.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
-    except (TypeError, ValueError):
-        return str(iso)
+        if isinstance(when, str):
+            when = datetime.datetime.fromisoformat(when).timestamp()
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(when))
+    except (TypeError, ValueError, OverflowError, OSError):
+        return str(when)
 
 
 def cmd_pair(args):

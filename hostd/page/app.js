@@ -119,7 +119,7 @@
       const rs = state.rulesets[s.ruleset];
       fact(dl, W.facts.ruleset, (rs ? rs.title + " — " : "") + s.ruleset + " · " +
         (s.mixed_deck ? W.facts.mixed : W.facts.normal), "fact-ruleset");
-      if (s.game !== undefined && s.game !== null) fact(dl, W.facts.game, W.game(s.game), "fact-game");
+      if (s.game !== undefined && s.game !== null) fact(dl, W.facts.game, String(s.game), "fact-game");
       fact(dl, W.facts.hand, s.hand && s.game_hand !== 0 ? W.hand(s.hand, s.game_hand, s.game)
         : W.facts.noHand, "fact-hand");
       Object.keys(s.decks || {}).sort().forEach((d) => {

@@ -44,13 +44,6 @@ window.JANTAKU_WORDS = {
     session: "Session",
     noSession: "none",
   },
-  game: (g) => {
-    if (g === null || g === undefined) return "";
-    if (typeof g !== "object") return String(g);
-    const n = g.number !== undefined ? g.number : (g.game !== undefined ? g.game : g.id);
-    const kind = g.kind || g.name || g.length || "";
-    return [n !== undefined ? "game " + n : "", kind].filter(Boolean).join(", ");
-  },
   hand: (hand, gameHand, game) => gameHand !== undefined && gameHand !== null && game
     ? gameHand + " of game " + game + " (hand " + hand + " of the session)" : String(hand),
   tableName: (id) => id ? id.board + " · firmware " + id.firmware : "unknown",
@@ -252,13 +245,6 @@ window.JANTAKU_WORDS_JA = {
     table: "卓",
     session: "セッション",
     noSession: "なし",
-  },
-  game: (g) => {
-    if (g === null || g === undefined) return "";
-    if (typeof g !== "object") return String(g);
-    const n = g.number !== undefined ? g.number : (g.game !== undefined ? g.game : g.id);
-    const kind = g.kind || g.name || g.length || "";
-    return [n !== undefined ? "半荘 " + n : "", kind].filter(Boolean).join("、");
   },
   hand: (hand, gameHand, game) => gameHand !== undefined && gameHand !== null && game
     ? "半荘" + game + "の第" + gameHand + "局(セッションの第" + hand + "局)" : "第" + hand + "局",

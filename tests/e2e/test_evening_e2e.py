@@ -78,14 +78,18 @@ def shown(browser, id_):
     return browser.driver.find_element(By.ID, id_).is_displayed()
 
 
+def button_id(cmd):
+    """The page's button for a command: the start form's, or one of #buttons."""
+    return "start" if cmd == "start" else "cmd-" + cmd
+
+
 def wait_offered(browser, cmd, what, timeout=60):
     """The table can take ``cmd`` (status), and the page draws its button, enabled and
     saying what it does (the page renders on the next frame: both are polled together)."""
-    button = "start" if cmd == "start" else "cmd-" + cmd
     wait_page(browser, "const b = document.getElementById(%s); "
               "return window.jantakuPage.offered().includes(%s) && !window.jantakuPage.sending"
               " && b.offsetParent !== null && !b.disabled && b.textContent.length > 3"
-              % (json.dumps(button), json.dumps(cmd)), what, timeout)
+              % (json.dumps(button_id(cmd)), json.dumps(cmd)), what, timeout)
 
 
 def press(browser, cmd, confirm=False):
@@ -94,7 +98,7 @@ def press(browser, cmd, confirm=False):
     from selenium.webdriver.support.ui import WebDriverWait
 
     browser.js("document.getElementById('answer').className = ''")  # the last answer is old
-    browser.driver.find_element(By.ID, "start" if cmd == "start" else "cmd-" + cmd).click()
+    browser.driver.find_element(By.ID, button_id(cmd)).click()
     if confirm:
         WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
 

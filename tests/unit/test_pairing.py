@@ -27,8 +27,10 @@ def run(coro):
 
 
 class Clock:
-    def __init__(self):
-        self.t = 1000.0
+    """A clock a test moves by hand (``clock.t += 60``)."""
+
+    def __init__(self, t=1000.0):
+        self.t = t
 
     def __call__(self):
         return self.t
@@ -406,16 +408,11 @@ def test_a_browser_is_described_by_its_user_agent(agent, said):
     assert describe_agent(agent) == said
 
 
-class Wall:
-    def __init__(self):
-        self.t = 1_746_123_000.0  # 2025-05-01T18:10:00+00:00
-
-    def __call__(self):
-        return self.t
+WALL = 1_746_123_000.0  # a wall-clock time: 2025-05-01T18:10:00+00:00
 
 
 def test_each_browser_has_its_own_id_and_the_host_sees_which_is_which():
-    clock, wall = Clock(), Wall()
+    clock, wall = Clock(), Clock(WALL)
     p = Pairing(clock, wall)
     phone = p.exchange(p.new_code(), client="192.168.1.7", agent=PHONE)
     wall.t += 60
@@ -538,7 +535,7 @@ def test_the_host_lists_and_revokes_browsers_and_a_browser_forgets_itself(log_bu
 def test_last_seen_moves_with_each_command_and_get_pair():
     d = FakeDaemon()
     app = create_app(d)
-    wall = Wall()
+    wall = Clock(WALL)
     app.state.pairing.wall = wall
 
     async def go():
