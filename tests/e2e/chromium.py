@@ -64,8 +64,14 @@ class Browser:
         return self.driver.execute_script(script, *args)
 
     def text(self, css):
+        from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.common.by import By
 
+        for _ in range(4):  # the page redraws whole cards: one may go between find and read
+            try:
+                return self.driver.find_element(By.CSS_SELECTOR, css).text
+            except StaleElementReferenceException:
+                continue
         return self.driver.find_element(By.CSS_SELECTOR, css).text
 
     # -- the viewport ---------------------------------------------------------------------
