@@ -446,8 +446,6 @@ def _configure_sim(p):
 
 
 def cmd_sim(args) -> int:
-    import signal
-
     if args.sim_command == "press":
         from hw_sim.control import request
         from hw_sim.guard import BUTTONS
@@ -483,11 +481,9 @@ def cmd_sim(args) -> int:
     from hostd.session import check_sets
     from hw_sim import serve
 
-    def _term(signum, frame):  # SIGTERM ends it like Ctrl-C: the port link is removed
-        raise KeyboardInterrupt
+    from hw_sim.lifetime import stop_on_signals
 
-    signal.signal(signal.SIGTERM, _term)
-    signal.signal(signal.SIGHUP, _term)
+    stop_on_signals()  # SIGTERM ends it like Ctrl-C: the port link is removed
     from hostd.demo import watch_parent
 
     watch_parent()  # started by `run --sim` or `demo`: end with that process, however it ends

@@ -3,7 +3,6 @@ hand-over, abort).  Registered in hostd.cli.COMMANDS; imported lazily from there
 import asyncio
 import json
 import os
-import signal
 import sys
 import time
 
@@ -760,10 +759,6 @@ def _prepare_db(args):
     return db
 
 
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def cmd_run(args):
     from hostd.cli import UsageError
     from hostd.demo import SimStartError
@@ -783,8 +778,9 @@ def cmd_run(args):
     db = _prepare_db(args)
     # systemd stops a service with SIGTERM, a closed terminal sends SIGHUP: both end the
     # daemon as Ctrl-C does (the table stopped cleanly, the simulated table ended)
-    signal.signal(signal.SIGTERM, _raise_interrupt)
-    signal.signal(signal.SIGHUP, _raise_interrupt)
+    from hw_sim.lifetime import stop_on_signals
+
+    stop_on_signals()
     sim = None
     speed = 1.0
     try:

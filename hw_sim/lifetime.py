@@ -8,6 +8,9 @@
 #       the child gets SIGTERM when the parent dies (Linux PR_SET_PDEATHSIG, set between
 #       fork and exec, so no moment is left uncovered: if the parent is already gone by
 #       then, the child ends itself at once);
+#   stop_on_signals()   SIGTERM and SIGHUP end the process as Ctrl-C does (KeyboardInterrupt:
+#       its `finally` cleans up); a repeat of either is ignored, so the clean-up that the
+#       first started is not cut short (the port link, the folder in /tmp removed)
 #   watch_parent()   in the child (sim serve): the same from inside (PDEATHSIG is per
 #       thread of the parent, so a thread that ends does not count as the parent ending)
 #       plus a thread that looks at getppid() twice a second, for a parent that ends on
@@ -40,6 +43,23 @@ def die_with_parent(sig=signal.SIGTERM):
             os._exit(1)
 
     return preexec
+
+
+def stop_on_signals(sigs=(signal.SIGTERM, signal.SIGHUP)):
+    """``sigs`` raise KeyboardInterrupt in the main thread once; any later one is ignored
+    (a stop asked twice, say by a service manager and by the parent's death, would
+    otherwise break into the clean-up the first began).  SIGKILL still ends it."""
+    asked = []
+
+    def stop(signum, frame):
+        # (a flag, not SIG_IGN: changing the handler here would turn a signal already
+        # pending into "OSError: Signal 15 ignored due to race condition")
+        if not asked:
+            asked.append(signum)
+            raise KeyboardInterrupt
+
+    for sig in sigs:
+        signal.signal(sig, stop)
 
 
 def child_env(env=None):

@@ -49,6 +49,32 @@ def test_run_sim_leaves_nothing_behind(tmp_path, sig, hil_port):
     d.proc.kill()
 
 
+def test_run_sim_asked_to_stop_again_and_again_still_cleans_up(tmp_path, hil_port):
+    """A stop that comes more than once (systemd's SIGTERM to every process of the service,
+    then the daemon's own to its simulated table) does not cut short the clean-up the
+    first began: the sim's port folder goes, and the daemon exits 0."""
+    if hil_port:
+        pytest.skip("--sim only")
+    d = start_daemon(tmp_path, None)
+    pid = d.proc.p.pid
+    tree = procs.descendants(pid)
+    sims = sim_pids(tree)
+    assert sims, "run --sim started no simulated table"
+    os.kill(pid, signal.SIGTERM)
+    end = time.monotonic() + 10
+    while time.monotonic() < end and any(procs.alive(p) for p in sims):
+        for p in sims:  # again and again until it is gone
+            try:
+                os.kill(p, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    rc = d.proc.p.wait(10)
+    assert procs.wait_gone(tree, 2.0) == []
+    assert not [p for p in sims if os.path.exists(sim_dir(p))]
+    assert rc == 0 and "Traceback" not in d.proc.log(), (rc, d.proc.log())
+    d.proc.kill()
+
+
 def test_demo_pty_leaves_nothing_and_reports_the_guard(tmp_path, hil_port):
     if hil_port:
         pytest.skip("the demo drives the simulated table only")
