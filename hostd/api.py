@@ -1029,6 +1029,9 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
         if inspect.isawaitable(stream):
             stream = await stream
         log.info("events_subscribed", client=request.client and request.client.host)
+        end = getattr(stream, "end", None)  # the server's stop ends it (end_streams)
+        if end is not None:
+            streams.add(end)
         closer = getattr(stream, "aclose", None) or getattr(stream, "close", None)
         close_stream = _once(closer) if closer is not None else None
         if close_stream is not None:  # also closed when the request ends, however (_BodyGuard)
@@ -1046,10 +1049,21 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
                     continue
                 yield ev
         finally:
+            streams.discard(end)
             if close_stream is not None:
                 with anyio.CancelScope(shield=True):
                     await close_stream()
             log.info("events_unsubscribed")
+
+    streams = set()  # the `end` of each event stream open now
+
+    def end_streams():
+        """The server stops: each event stream ends (after the events it has queued), so
+        its request completes instead of holding the shutdown up (hostd/server.py)."""
+        for end in list(streams):
+            end()
+
+    app.state.end_streams = end_streams
 
     return app
 

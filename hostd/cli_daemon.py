@@ -212,6 +212,7 @@ def _follow(args, done):
     except httpx.HTTPError as e:
         out.say("lost the daemon's events (%s)" % e)
         return 1
+    out.say("the daemon stopped, and its events with it (`jantaku status` once it runs again)")
     return 1
 
 
@@ -865,7 +866,7 @@ async def _serve(args, port, colours, speed, db):
                         **({"outbox_limit": args.mqtt_outbox} if args.mqtt_outbox else {}))
         await bridge.start()
         daemon.reporters["mqtt"] = bridge.get_status
-    server = make_server(app, args.api_host, args.api_port)
+    server = make_server(app, args.api_host, args.api_port, on_shutdown=app.state.end_streams)
     extra = [asyncio.create_task(sdnotify.watchdog_loop(healthy=lambda: True)),
              asyncio.create_task(journal.flush_every())]
     try:

@@ -31,6 +31,48 @@ KEEP_DAYS = 90  # days an ended session keeps its event detail in the journal
 MAX_EMPTY_ROUNDS = 4  # drain rounds of `session end --empty` (two sets fill two rounds)
 
 
+class Subscription:
+    """One listener's events: an async iterator over its own queue (a stalled listener
+    loses events, never the daemon: Daemon.publish).  ``end()`` ends the iteration after
+    the events already queued (an HTTP server that stops ends its event streams so);
+    ``aclose()``, or the iteration cancelled, stops the listening."""
+
+    _END = object()
+
+    def __init__(self, subscribers):
+        self._subscribers = subscribers
+        self._queue = asyncio.Queue()
+        subscribers.add(self._queue)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        if self._queue is None:
+            raise StopAsyncIteration
+        try:
+            ev = await self._queue.get()
+        except BaseException:  # cancelled: the listener is gone
+            self._stop()
+            raise
+        if ev is self._END:
+            self._stop()
+            raise StopAsyncIteration
+        return ev
+
+    def end(self):
+        if self._queue is not None:
+            self._queue.put_nowait(self._END)
+
+    def _stop(self):
+        if self._queue is not None:
+            self._subscribers.discard(self._queue)
+            self._queue = None
+
+    async def aclose(self):
+        self._stop()
+
+
 class Daemon:
     def __init__(self, *, transport, journal, colours=("blue", "green"), seed=None, resume=True,
                  push_window=PUSH_WINDOW_S, keep_days=KEEP_DAYS, journal_max_bytes=None):
@@ -119,14 +161,9 @@ class Daemon:
             self.journal.event(self.session.id, kind, **{k: v for k, v in event.items()
                                                          if k not in ("type", "session")})
 
-    async def subscribe(self):
-        q = asyncio.Queue()
-        self._subscribers.add(q)
-        try:
-            while True:
-                yield await q.get()
-        finally:
-            self._subscribers.discard(q)
+    def subscribe(self):
+        """The daemon's events from now on, in order, for one listener (`async for`)."""
+        return Subscription(self._subscribers)
 
     async def start(self):
         self._tasks.append(asyncio.create_task(self.link.run(), name="link"))

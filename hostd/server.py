@@ -9,7 +9,12 @@ anyone for ever:
   (each event stream holds one: a table has a handful of screens, not hundreds);
 * headers larger than MAX_HEADER_BYTES are refused (h11's incomplete-event limit);
 * idle keep-alive connections close after KEEP_ALIVE_S;
-* request bodies are limited by the API itself (hostd.api.MAX_BODY_BYTES).
+* request bodies are limited by the API itself (hostd.api.MAX_BODY_BYTES);
+* when the daemon is stopped (SIGTERM, Ctrl-C), ``on_shutdown`` runs first (the API ends
+  its event streams: a page left open on a phone never ends one by itself, and uvicorn
+  would wait for it for ever, so systemd would kill the daemon before it stopped the
+  table's step and closed the journal); requests still running after SHUTDOWN_S are
+  cancelled.
 
 Behind a TLS proxy on the same host (caddy, nginx: docs/DEPLOY.md): ``X-Forwarded-Proto``
 and ``X-Forwarded-For`` are honoured from loopback only (TRUSTED_PROXIES), so the API sees
@@ -17,7 +22,8 @@ the browser's scheme (``https``: its Origin matches, the pairing cookie is ``Sec
 address (each browser's own limit on wrong pairing codes).  From any other address they
 are ignored; ``$FORWARDED_ALLOW_IPS`` (uvicorn's) cannot widen that.
 
-``make_server(app, host, port)`` returns a ``uvicorn.Server``; ``await server.serve()``.
+``make_server(app, host, port, on_shutdown=None)`` returns a ``uvicorn.Server``;
+``await server.serve()``.
 """
 
 import uvicorn
@@ -27,6 +33,7 @@ HEADER_TIMEOUT_S = 10.0
 MAX_CONNECTIONS = 64
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_S = 5
+SHUTDOWN_S = 2  # for requests still running when the daemon stops (event streams)
 TRUSTED_PROXIES = "127.0.0.1,::1"  # whose X-Forwarded-Proto / -For count: a proxy on this host
 
 
@@ -83,6 +90,7 @@ class GuardedH11Protocol(H11Protocol):
 def make_config(app, host="127.0.0.1", port=8737, **kw):
     opts = dict(host=host, port=port, http=GuardedH11Protocol, log_config=None,
                 log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE_S,
+                timeout_graceful_shutdown=SHUTDOWN_S,
                 h11_max_incomplete_event_size=MAX_HEADER_BYTES, server_header=False,
                 # X-Forwarded-Proto / -For from a proxy on this host only; the Host is
                 # always what came in (the proxy passes the browser's on: docs/DEPLOY.md)
@@ -91,8 +99,22 @@ def make_config(app, host="127.0.0.1", port=8737, **kw):
     return uvicorn.Config(app, **opts)
 
 
-def make_server(app, host="127.0.0.1", port=8737, **kw):
-    return uvicorn.Server(make_config(app, host, port, **kw))
+class Server(uvicorn.Server):
+    """uvicorn's server, which calls ``on_shutdown()`` as it begins to shut down, before it
+    waits for the requests still running."""
+
+    def __init__(self, config, on_shutdown=None):
+        super().__init__(config)
+        self.on_shutdown = on_shutdown
+
+    async def shutdown(self, sockets=None):
+        if self.on_shutdown is not None:
+            self.on_shutdown()
+        await super().shutdown(sockets)
+
+
+def make_server(app, host="127.0.0.1", port=8737, on_shutdown=None, **kw):
+    return Server(make_config(app, host, port, **kw), on_shutdown=on_shutdown)
 
 
 def bind_socket(host, port):

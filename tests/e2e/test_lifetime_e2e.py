@@ -75,6 +75,41 @@ def test_run_sim_asked_to_stop_again_and_again_still_cleans_up(tmp_path, hil_por
     d.proc.kill()
 
 
+def test_a_stop_is_not_held_up_by_someone_following_the_table(tmp_path, hil_port):
+    """Event streams never end by themselves (a page open on a phone, `session start
+    --wait`): stopping the daemon ends them, so it stops at once, cleanly, and the one
+    following is told."""
+    if hil_port:
+        pytest.skip("--sim only")
+    d = start_daemon(tmp_path, None, extra=["--push-window", "600"])  # the start waits for people
+    pid = d.proc.p.pid
+    sims = sim_pids(procs.descendants(pid))
+    follower = subprocess.Popen([tool("jantaku"), "session", "start", "--ruleset", "riichi",
+                                 "--mixed-deck", "--wait", "--api", d.url], cwd=str(ROOT),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        d.wait(lambda s: (s["session"] or {}).get("asking"), what="the start asking for people")
+        t0 = time.monotonic()
+        os.kill(pid, signal.SIGTERM)
+        try:
+            rc = d.proc.p.wait(5)
+        except subprocess.TimeoutExpired:
+            rc = None
+        took = time.monotonic() - t0
+        log = d.proc.log()
+        said = follower.communicate(timeout=10)[0]
+    finally:
+        d.proc.kill()
+        if follower.poll() is None:
+            follower.kill()
+            follower.wait()
+    assert rc == 0 and took < 3, (rc, took, log)
+    assert "timeout graceful shutdown" not in log and "Traceback" not in log
+    assert follower.returncode == 1 and "the daemon stopped" in said, said
+    assert procs.wait_gone(sims, 2.0) == []
+    assert not [p for p in sims if os.path.exists(sim_dir(p))]
+
+
 def test_demo_pty_leaves_nothing_and_reports_the_guard(tmp_path, hil_port):
     if hil_port:
         pytest.skip("the demo drives the simulated table only")
