@@ -26,16 +26,22 @@ def sim_pids(tree):
     return [p for p in tree if "sim serve" in procs.cmdline(p)]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL, signal.SIGHUP])
-def test_run_sim_leaves_nothing_behind(tmp_path, sig, hil_port):
+def run_sim(tmp_path, hil_port, extra=()):
+    """`jantaku run --sim` -> (daemon, its process tree, the `sim serve` pids in it)."""
     if hil_port:
         pytest.skip("--sim only")
-    d = start_daemon(tmp_path, None)
-    pid = d.proc.p.pid
-    tree = procs.descendants(pid)
+    d = start_daemon(tmp_path, None, extra=extra)
+    tree = procs.descendants(d.proc.p.pid)
     sims = sim_pids(tree)
     assert sims, "run --sim started no simulated table"
     assert all(os.path.isdir(sim_dir(p)) for p in sims)  # the sim's port folder
+    return d, tree, sims
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL, signal.SIGHUP])
+def test_run_sim_leaves_nothing_behind(tmp_path, sig, hil_port):
+    d, tree, sims = run_sim(tmp_path, hil_port)
+    pid = d.proc.p.pid
     os.kill(pid, sig)  # the daemon alone, not its process group
     rc = d.proc.p.wait(10)
     left = procs.wait_gone(tree, 2.0)
@@ -53,13 +59,8 @@ def test_run_sim_asked_to_stop_again_and_again_still_cleans_up(tmp_path, hil_por
     """A stop that comes more than once (systemd's SIGTERM to every process of the service,
     then the daemon's own to its simulated table) does not cut short the clean-up the
     first began: the sim's port folder goes, and the daemon exits 0."""
-    if hil_port:
-        pytest.skip("--sim only")
-    d = start_daemon(tmp_path, None)
+    d, tree, sims = run_sim(tmp_path, hil_port)
     pid = d.proc.p.pid
-    tree = procs.descendants(pid)
-    sims = sim_pids(tree)
-    assert sims, "run --sim started no simulated table"
     os.kill(pid, signal.SIGTERM)
     end = time.monotonic() + 10
     while time.monotonic() < end and any(procs.alive(p) for p in sims):
@@ -79,11 +80,8 @@ def test_a_stop_is_not_held_up_by_someone_following_the_table(tmp_path, hil_port
     """Event streams never end by themselves (a page open on a phone, `session start
     --wait`): stopping the daemon ends them, so it stops at once, cleanly, and the one
     following is told."""
-    if hil_port:
-        pytest.skip("--sim only")
-    d = start_daemon(tmp_path, None, extra=["--push-window", "600"])  # the start waits for people
+    d, _, sims = run_sim(tmp_path, hil_port, ["--push-window", "600"])  # the start waits for people
     pid = d.proc.p.pid
-    sims = sim_pids(procs.descendants(pid))
     follower = subprocess.Popen([tool("jantaku"), "session", "start", "--ruleset", "riichi",
                                  "--mixed-deck", "--wait", "--api", d.url], cwd=str(ROOT),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
