@@ -33,7 +33,7 @@ HEADER_TIMEOUT_S = 10.0
 MAX_CONNECTIONS = 64
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_S = 5
-SHUTDOWN_S = 2  # for requests still running when the daemon stops (event streams)
+SHUTDOWN_S = 2  # then requests still running as the daemon stops are cancelled
 TRUSTED_PROXIES = "127.0.0.1,::1"  # whose X-Forwarded-Proto / -For count: a proxy on this host
 
 
