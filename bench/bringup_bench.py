@@ -26,11 +26,12 @@ class Bench:
     made = 0
 
     def __init__(self, folder, seed, sim=None, colours=("blue", "green")):
-        from hostd.daemon import Daemon
-        from hostd.demo import board_profile, sim_sets
-        from hostd.journal import Journal
-        from hostd.rulesets import get_ruleset
-        from hostd.transport import InProcessTransport
+        from hostd.core.daemon import Daemon
+        from hostd.table.sim import board_profile
+        from hostd.cli.demo import sim_sets
+        from hostd.core.journal import Journal
+        from hostd.core.rulesets import get_ruleset
+        from hostd.table.transport import InProcessTransport
         from hw_sim.inprocess import InProcessTable
 
         self.loop = asyncio.new_event_loop()
@@ -70,7 +71,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
-    from hostd import bringup
+    from hostd.bringup import steps as bringup
     from hostd import logging as jlog
 
     jlog.configure("warning", stream=sys.stderr)

@@ -1,5 +1,5 @@
 """The fleet at scale: N simulated tables (default 50) in this process, each the real daemon
-(hostd.daemon.Daemon on hw_sim's in-process table) with its own MQTT bridge and its own
+(hostd.core.daemon.Daemon on hw_sim's in-process table) with its own MQTT bridge and its own
 user on one Mosquitto (tests/mqtt_broker.py: the per-table ACL of docs/FLEET.md), each
 playing hands, paced at --speed times real time.  A subscriber in a separate process
 (paho, persistent session, QoS 1) takes every table's events.  Halfway, the broker is
@@ -101,7 +101,7 @@ SIM_CPU = [0.0]  # thread CPU seconds spent inside the simulated tables
 
 
 def paced_transport(table, speed):
-    from hostd.transport import InProcessTransport
+    from hostd.table.transport import InProcessTransport
 
     class Paced(InProcessTransport):
         """The in-process table, its virtual time kept at most `speed` x the wall's; the
@@ -131,10 +131,11 @@ def paced_transport(table, speed):
 
 class Table:
     def __init__(self, i, tmp, broker, speed):
-        from hostd.daemon import Daemon
-        from hostd.demo import board_profile, sim_sets
-        from hostd.journal import Journal
-        from hostd.rulesets import get_ruleset
+        from hostd.core.daemon import Daemon
+        from hostd.table.sim import board_profile
+        from hostd.cli.demo import sim_sets
+        from hostd.core.journal import Journal
+        from hostd.core.rulesets import get_ruleset
         from hw_sim.inprocess import InProcessTable
 
         self.id = "t%02d" % i
@@ -159,7 +160,7 @@ class Table:
         await self.daemon.link.wait_connected(timeout=60)
 
     async def start_bridge(self, user_broker, prefix):
-        from hostd.mqtt import Bridge
+        from hostd.fleet.mqtt import Bridge
 
         self.bridge = Bridge(self.daemon, user_broker, self.id, commands=False,
                              discovery_prefix=prefix, sw_version="bench")
@@ -214,7 +215,7 @@ def pct(xs, p):
 
 
 async def run(args, b, tmp, report):
-    from hostd.broker import parse
+    from hostd.fleet.broker import parse
     from tests.mqtt_broker import USERS, table_user
 
     def user_broker(user):

@@ -59,7 +59,7 @@ class Args:
 
 def run(hands, seed, every, db, trace=False, mixed_deck=True):
     from hostd import logging as jlog
-    from hostd.demo import run_demo
+    from hostd.cli.demo import run_demo
 
     jlog.configure("error", stream=sys.stderr)
     a = Args()

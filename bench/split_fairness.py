@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 def deck_a_blue(seed):
     from hostd import logging as jlog
-    from hostd.demo import run_demo
+    from hostd.cli.demo import run_demo
 
     jlog.configure("warning", stream=sys.stderr)
     class A:

@@ -24,13 +24,6 @@ class Mixer:
         if w is not None:
             w.up = True
 
-    def take_change(self):
-        """True once per burst of mixer_empty edges (task context)."""
-        if self.changed:
-            self.changed = False
-            return True
-        return False
-
     def start(self):
         if not self.motor.running:
             self.starts += 1

@@ -73,13 +73,6 @@ class Refused(JantakuError):
     status = 422
 
 
-class TableFault(JantakuError):
-    """The table reported a fault that stopped the operation."""
-
-    code = "table_fault"
-    status = 503
-
-
 class ConfigError(JantakuError):
     """The daemon's own configuration is wrong (refuses to start)."""
 
@@ -88,7 +81,7 @@ class ConfigError(JantakuError):
 
 
 class JournalError(JantakuError):
-    """The journal file cannot be used (see hostd.journal)."""
+    """The journal file cannot be used (see hostd.core.journal)."""
 
     code = "journal"
     status = 500

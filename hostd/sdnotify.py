@@ -70,10 +70,6 @@ def stopping(status=None, *, env=None):
     return notify(msg, env=env)
 
 
-def reloading(*, env=None):
-    return notify("RELOADING=1", env=env)
-
-
 def _one_line(text):
     return " ".join(str(text).splitlines())
 

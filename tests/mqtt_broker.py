@@ -52,7 +52,7 @@ def acl_text(tables=TABLES, admins=()):
     Assistant discovery configs) and reads only its own commands; the operator reads
     everything, commands every table and retires one (clears its retained messages and
     discovery configs); a viewer (signage, the fleet view) only reads."""
-    from hostd.ha import node_id
+    from hostd.fleet.ha import node_id
 
     out = []
     for t in tables:

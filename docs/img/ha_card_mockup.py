@@ -1,6 +1,6 @@
 """A MOCK-UP of a Home Assistant entities card for one table (docs/FLEET.md "Home
 Assistant"): not Home Assistant's rendering.  The rows are real: the table's discovery
-configs (hostd/ha.py), each value template rendered with Jinja2 as Home Assistant renders
+configs (hostd/fleet/ha.py), each value template rendered with Jinja2 as Home Assistant renders
 it, on the status a real daemon (the in-process simulated table) gave after its first
 hand; only the drawing is ours.  Draws ha-card-mockup.png next to this file with Debian's
 chromium (headless), from a page made in a temporary folder.
@@ -23,12 +23,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 async def a_status(tmp):
     """compact_status of a real daemon after its first hand and throw."""
     from hostd import logging as jlog
-    from hostd.daemon import Daemon
-    from hostd.demo import board_profile, sim_sets
-    from hostd.journal import Journal
-    from hostd.mqtt import compact_status
-    from hostd.rulesets import get_ruleset
-    from hostd.transport import InProcessTransport
+    from hostd.core.daemon import Daemon
+    from hostd.table.sim import board_profile
+    from hostd.cli.demo import sim_sets
+    from hostd.core.journal import Journal
+    from hostd.fleet.mqtt import compact_status
+    from hostd.core.rulesets import get_ruleset
+    from hostd.table.transport import InProcessTransport
     from hw_sim.inprocess import InProcessTable
 
     jlog.configure("error")
@@ -56,7 +57,7 @@ async def a_status(tmp):
 def main():
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    from hostd import ha
+    from hostd.fleet import ha
 
     with tempfile.TemporaryDirectory(prefix="jantaku-ha-mockup-") as tmp:
         st = asyncio.run(a_status(tmp))

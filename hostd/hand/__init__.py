@@ -4,7 +4,7 @@ Deck's yaku. docs/HANDS.md says what it decides and why.
 
 Modules: ``notation`` (reading a hand), ``shapes`` (decompositions), ``waits``, ``yaku``,
 ``analysis`` (all of it as one dict), ``api`` (``POST /hand/check``); the CLI is
-``hostd.cli_hand`` (``jantaku hand check``).
+``hostd.cli.hand`` (``jantaku hand check``).
 """
 from hostd.hand.analysis import analyse, parse_backs
 from hostd.hand.notation import FACES, Hand, HandError, parse_hand

@@ -1,4 +1,4 @@
-"""``POST /hand/check``: the hand analyser on the daemon's API (hostd.api includes this
+"""``POST /hand/check``: the hand analyser on the daemon's API (hostd.web.api includes this
 router). Not a motor command: no token needed; the API's Host and Origin checks apply.
 
 Body (strict: a wrong type is 422, an unknown field too)::

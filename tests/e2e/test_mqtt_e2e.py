@@ -13,7 +13,7 @@ import time
 import httpx
 import pytest
 
-from hostd.api import parse_events
+from hostd.web.api import parse_events
 from tests.conftest import ROOT, tool
 from tests.e2e.conftest import start_daemon
 from tests.mqtt_broker import USERS, mqtt_broker  # noqa: F401 (fixture)

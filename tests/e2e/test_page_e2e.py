@@ -1,4 +1,4 @@
-"""The table's page (hostd/page/, served at `/`) in a real browser: Debian's Chromium,
+"""The table's page (hostd/web/page/, served at `/`) in a real browser: Debian's Chromium,
 driven by Selenium through chromium-driver, against `jantaku run --sim`.
 
 One daemon and one browser for the module; the tests run in order, as an evening goes:

@@ -1,5 +1,5 @@
 """A schemathesis pass over the API's /openapi.json, on a real server (the daemon's own
-settings, hostd.server) in front of a fake daemon with the real one's answers: unknown
+settings, hostd.web.server) in front of a fake daemon with the real one's answers: unknown
 rulesets refused, commands refused while busy, a short event stream.
 
 Used by tests/unit/test_api_fuzz.py (a bounded pass in `make test`) and by
@@ -13,11 +13,11 @@ import socket
 import threading
 import time
 
-from hostd.api import create_app
+from hostd.web.api import create_app
 from hostd.errors import NotReady
-from hostd.rulesets import get_ruleset, list_rulesets
-from hostd.session import check_sets
-from hostd.server import make_server
+from hostd.core.rulesets import get_ruleset, list_rulesets
+from hostd.core.session import check_sets
+from hostd.web.server import make_server
 
 TOKEN = "fuzz-token-0123456789-abcdefghij"
 
@@ -92,7 +92,7 @@ class FuzzDaemon:
         return {"builds": 0, "tracks": [], "lift": {"hand_overs": 0}, "flags": [], "ok": True}
 
     async def bench_step(self, name, work):
-        """A self-test or calibration (hostd/bringup.py): refused while a session is open,
+        """A self-test or calibration (hostd/bringup/steps.py): refused while a session is open,
         as the real daemon does; otherwise an empty report (no table here)."""
         if self.session is not None:
             raise NotReady("session %s is open: end it first" % self.session["id"],

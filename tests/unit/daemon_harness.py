@@ -1,4 +1,4 @@
-"""The real daemon (hostd.daemon.Daemon) against the in-process simulated table, in
+"""The real daemon (hostd.core.daemon.Daemon) against the in-process simulated table, in
 virtual time: for the daemon's tests and the model-based test.
 
     h = Harness(tmp_path, seed=3, faults=(), players="auto", loading="normal")
@@ -7,11 +7,12 @@ virtual time: for the daemon's tests and the model-based test.
 """
 import asyncio
 
-from hostd.daemon import Daemon
-from hostd.demo import board_profile, sim_sets
-from hostd.journal import Journal
-from hostd.rulesets import get_ruleset
-from hostd.transport import InProcessTransport
+from hostd.core.daemon import Daemon
+from hostd.table.sim import board_profile
+from hostd.cli.demo import sim_sets
+from hostd.core.journal import Journal
+from hostd.core.rulesets import get_ruleset
+from hostd.table.transport import InProcessTransport
 from hw_sim.inprocess import InProcessTable
 
 MOVING = ("mixer_pwm", "lift_pwm", "door_pwm")

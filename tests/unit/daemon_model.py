@@ -33,7 +33,7 @@ PERSON_FAULTS = ("jam:build=2,track=3,count=0", "missing-tile:build=2,count=1",
 SELF_FAULTS = ("jam:build=2,count=2", "misread:build=2,count=2", "guard:during=lift,build=2",
                "reset:build=2,after=50", "reset:build=2,during=lift", "unplug:build=2,ms=3000",
                "noise:rate=1e-4")
-# what `next` says when a person must act (ASK in hostd/session.py, the daemon's words)
+# what `next` says when a person must act (ASK in hostd/core/session.py, the daemon's words)
 PERSON_WORDS = ("by hand", "find the missing", "take the extra", "clean the colour",
                 "check ", "look for", "sort the tiles", "push ", "counted wrong", "take it out")
 STEP_S = 400.0  # simulated seconds a step may take (a collect, a build and a hand over)

@@ -1,7 +1,7 @@
 """The daemon's sentences a person meets on the page, gathered from real runs of the daemon
 against the in-process table (tests/unit/daemon_harness.py): `next`, what people are
 asked, a stop's message and what to do, fault messages, events' messages and refusals.
-The page's translations (hostd/page/words.js) are checked against them
+The page's translations (hostd/web/page/words.js) are checked against them
 (tests/unit/test_page_words.py): a new sentence without a translation fails there.
 """
 import contextlib
@@ -16,7 +16,7 @@ STOPS = ("jam:build=1,track=2,count=0", "missing-tile:build=2,count=1",
          "reset:build=1,after=50", "dead-gate:track=2", "unplug:build=1,after=40,ms=3000")
 
 
-# the events' fields the page shows (hostd/page/words.js `log`)
+# the events' fields the page shows (hostd/web/page/words.js `log`)
 EVENT_WORDS = ("message", "reason", "detail", "why", "did", "ask")
 
 

@@ -1,4 +1,4 @@
-"""hostd.api against a fake daemon: endpoints, bodies, tokens, origins, events, OpenAPI."""
+"""hostd.web.api against a fake daemon: endpoints, bodies, tokens, origins, events, OpenAPI."""
 import asyncio
 import socket
 import threading
@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from api_fuzz import ServerThread as Server  # the daemon's server settings, on a free port
-from hostd import api
-from hostd.api import create_app, load_or_create_token, parse_events
+from hostd.web import api
+from hostd.web.api import create_app, load_or_create_token, parse_events
 from hostd.errors import BadRequest, ConfigError, NotReady, Refused
 
 TOKEN = "s3cret-token-for-tests-0123456789"
@@ -155,7 +155,7 @@ def test_lifecycle_commands_reach_the_daemon():
 
 
 def test_a_refusal_reaches_the_caller_with_its_status_and_words():
-    from hostd.link import TableGone
+    from hostd.table.link import TableGone
 
     d = FakeDaemon()
     d.raise_next = TableGone("the table is not connected (no such port): check its cable")
@@ -645,7 +645,7 @@ def test_a_body_declared_over_1_mib_is_413_unread_and_the_connection_closed():
 
 
 def test_slow_headers_time_out(monkeypatch):
-    from hostd import server
+    from hostd.web import server
 
     monkeypatch.setattr(server.GuardedH11Protocol, "header_timeout_s", 0.5)
     with Server(create_app(FakeDaemon())) as base:
@@ -660,7 +660,7 @@ def test_slow_headers_time_out(monkeypatch):
 
 
 def test_connections_are_capped(monkeypatch):
-    from hostd import server
+    from hostd.web import server
 
     monkeypatch.setattr(server.GuardedH11Protocol, "max_connections", 5)
     with Server(create_app(FakeDaemon())) as base:

@@ -1,9 +1,9 @@
-"""hostd.boardfile: the club's copy of the board profile, written with a backup and a diff."""
+"""hostd.bringup.boardfile: the club's copy of the board profile, written with a backup and a diff."""
 import json
 
 import pytest
 
-from hostd import boardfile
+from hostd.bringup import boardfile
 from hostd.errors import ConfigError
 
 

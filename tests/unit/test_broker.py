@@ -1,9 +1,9 @@
-"""hostd.broker: the broker URL, the password (never on the command line), TLS, table ids."""
+"""hostd.fleet.broker: the broker URL, the password (never on the command line), TLS, table ids."""
 import os
 
 import pytest
 
-from hostd.broker import Broker, BrokerConfigError, check_table_id, parse, read_password, topic
+from hostd.fleet.broker import Broker, BrokerConfigError, check_table_id, parse, read_password, topic
 
 
 def test_urls_give_host_port_tls_and_user():

@@ -1,4 +1,4 @@
-"""hostd.calibrate: references, radii and the separation figure from readings (pure math);
+"""hostd.bringup.calibrate: references, radii and the separation figure from readings (pure math);
 the passes on a table are tests/unit/test_bringup.py's."""
 import copy
 import random
@@ -6,7 +6,7 @@ import random
 import pytest
 
 from firmware import profile as fp
-from hostd import calibrate as cal
+from hostd.bringup import calibrate as cal
 from hostd.errors import BadRequest
 
 PINK = (0.45, 0.25, 0.30)

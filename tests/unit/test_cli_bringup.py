@@ -1,11 +1,11 @@
-"""hostd.cli_bringup: `jantaku selftest`, `calibrate`, `health` refuse bad input before
+"""hostd.cli.bringup: `jantaku selftest`, `calibrate`, `health` refuse bad input before
 asking the daemon (exit 2, naming what is accepted) and print reports a person can read."""
 import io
 
 import pytest
 
-from hostd import cli
-from hostd.cli_bringup import calibrate_text, health_text, selftest_text
+from hostd.cli import main as cli
+from hostd.cli.bringup import calibrate_text, health_text, selftest_text
 
 NOWHERE = ["--api", "http://127.0.0.1:9"]  # nothing listens: a request would fail with 1
 

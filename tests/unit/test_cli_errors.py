@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from hostd import cli
+from hostd.cli import main as cli
 from tests.conftest import ROOT, tool
 
 
@@ -108,7 +108,7 @@ def test_every_option_has_help():
                for p, a in walk(parser)
                if a.help in (None, "") and not isinstance(a, argparse._HelpAction)]
     assert missing == [], missing
-    importlib.import_module("hostd.cli_daemon")
+    importlib.import_module("hostd.cli.daemon")
 
 
 def test_demo_help_says_text_by_default():
@@ -144,11 +144,11 @@ def test_session_step_failure_is_one_line_on_the_console():
 
 
 def test_help_stays_light():
-    code = ("import sys; from hostd import cli; cli.build_parser(); "
+    code = ("import sys; from hostd.cli import main as cli; cli.build_parser(); "
             "print(sorted(m for m in ('structlog', 'pydantic', 'fastapi', 'uvicorn') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT))
     assert r.stdout.strip() == "[]", r.stdout + r.stderr
-    from hostd import cli_daemon
+    from hostd.cli import daemon as cli_daemon
     from hostd import logging as jlog
 
     assert cli_daemon.LOG_LEVELS == jlog.LEVEL_CHOICES

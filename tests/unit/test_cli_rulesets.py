@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from hostd import cli
+from hostd.cli import main as cli
 
 JANTAKU = pathlib.Path(sys.executable).parent / "jantaku"
 if not JANTAKU.exists():  # pragma: no cover
@@ -149,8 +149,8 @@ def test_bad_input_subprocess():
 # --------------------------------------------------------------------------- skeleton
 
 def test_help_is_light_and_lists_the_subcommands():
-    code = ("import sys, hostd.cli as c\n"
-            "bad = [m for m in ('pydantic', 'hostd.rulesets', 'hostd.dice') if m in sys.modules]\n"
+    code = ("import sys, hostd.cli.main as c\n"
+            "bad = [m for m in ('pydantic', 'hostd.core.rulesets', 'hostd.core.dice') if m in sys.modules]\n"
             "assert not bad, bad\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

@@ -1,4 +1,4 @@
-"""hostd.daemon: every operator action from the states a person meets, against the
+"""hostd.core.daemon: every operator action from the states a person meets, against the
 in-process simulated table in virtual time (tests/unit/daemon_harness.py)."""
 import pytest
 

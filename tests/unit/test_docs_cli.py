@@ -3,7 +3,7 @@ docs/*.md (in code) names a command and options that the CLI has."""
 import argparse
 import re
 
-from hostd import cli
+from hostd.cli import main as cli
 from tests.conftest import ROOT
 
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md")) + [ROOT / "udev" / "jantaku.service"]

@@ -1,4 +1,4 @@
-"""hostd.flash: a real dry run (real mpy-cross), the mpremote command lines with a fake
+"""hostd.bringup.flash: a real dry run (real mpy-cross), the mpremote command lines with a fake
 runner, and EXIT_REPL over a real pseudo-terminal to a protocol device link."""
 import os
 import pathlib
@@ -9,8 +9,8 @@ import tty
 
 import pytest
 
-from hostd import flash as fl
-from hostd.flash import FlashError, board_sources, flash
+from hostd.bringup import flash as fl
+from hostd.bringup.flash import FlashError, board_sources, flash
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

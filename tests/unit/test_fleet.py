@@ -1,13 +1,13 @@
-"""hostd.fleet: every table a broker knows, from the retained messages (a real Mosquitto,
+"""hostd.fleet.view: every table a broker knows, from the retained messages (a real Mosquitto,
 tests/mqtt_broker.py; skipped without it), and how they are shown."""
 import asyncio
 import json
 
 import pytest
 
-from hostd import fleet
-from hostd.broker import parse
-from hostd.cli import main
+from hostd.fleet import view as fleet
+from hostd.fleet.broker import parse
+from hostd.cli.main import main
 from tests.mqtt_broker import USERS, mqtt_broker  # noqa: F401 (fixture)
 
 
@@ -147,8 +147,8 @@ def test_the_fleet_command_keeps_jantaku_help_light():
 
     from tests.conftest import ROOT
 
-    code = ("import sys; from hostd import cli; cli.build_parser(); print(sorted(m for m in "
-            "('aiomqtt', 'paho', 'hostd.broker', 'hostd.mqtt') if m in sys.modules))")
+    code = ("import sys; from hostd.cli import main as cli; cli.build_parser(); print(sorted(m for m in "
+            "('aiomqtt', 'paho', 'hostd.fleet.broker', 'hostd.fleet.mqtt') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT))
     assert r.stdout.strip() == "[]", r.stdout + r.stderr
-    assert fleet.ROOT == __import__("hostd.broker").broker.ROOT
+    assert fleet.ROOT == __import__("hostd.fleet.broker").fleet.broker.ROOT

@@ -1,4 +1,4 @@
-"""hostd.ha: Home Assistant MQTT discovery, each config checked against the discovery
+"""hostd.fleet.ha: Home Assistant MQTT discovery, each config checked against the discovery
 schema as Home Assistant documents it, read back retained from a real Mosquitto
 (tests/mqtt_broker.py; skipped without it), a button pressed end to end, and `jantaku
 fleet retire` removing it all."""
@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from hostd import ha
-from hostd.broker import parse
-from hostd.cli import main
-from hostd.mqtt import compact_status, parse_command
+from hostd.fleet import ha
+from hostd.fleet.broker import parse
+from hostd.cli.main import main
+from hostd.fleet.mqtt import compact_status, parse_command
 from tests.mqtt_broker import USERS, mqtt_broker  # noqa: F401 (fixture)
 from tests.unit.test_mqtt import STATUS, FakeDaemon, Watcher, bridge_for
 
@@ -276,7 +276,7 @@ def test_fleet_retire_removes_the_device_and_the_retained_status(mqtt_broker, ca
                           "(12 Home Assistant entities)" % url)
     assert retained(mqtt_broker) == {} and retained(mqtt_broker, topics="jantaku/#") == {}
     b = parse(mqtt_broker.url("viewer"), env=mqtt_broker.env("viewer"))
-    from hostd import fleet
+    from hostd.fleet import view as fleet
 
     assert asyncio.run(fleet.collect(b, wait=2)) == {}  # gone from `fleet status` too
 

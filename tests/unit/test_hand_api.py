@@ -4,7 +4,7 @@ import asyncio
 import httpx
 import pytest
 
-from hostd.api import create_app
+from hostd.web.api import create_app
 
 BASE = "http://127.0.0.1:8737"
 TOKEN = "s3cret-token-for-tests-0123456789"

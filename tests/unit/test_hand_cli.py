@@ -1,4 +1,4 @@
-"""``jantaku hand check`` (hostd.cli_hand): the CLI contract of issue 19."""
+"""``jantaku hand check`` (hostd.cli.hand): the CLI contract of issue 19."""
 import json
 import os
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from hostd.cli import main
+from hostd.cli.main import main
 
 CONTRACT = {"tiles", "complete", "tenpai", "waits", "wait_types", "mixed_deck_yaku"}
 

@@ -1,4 +1,4 @@
-"""hostd.health: table health from the journal.  A simulated table whose colour sensors
+"""hostd.bringup.health: table health from the journal.  A simulated table whose colour sensors
 drift (sim option sensor_drift_pm) plays hand after hand; `health` flags the track that
 drifts most before it misreads a single back."""
 import pytest

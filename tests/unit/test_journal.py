@@ -1,4 +1,4 @@
-"""hostd.journal: schema, idempotency, read-back, and crash safety under SIGKILL."""
+"""hostd.core.journal: schema, idempotency, read-back, and crash safety under SIGKILL."""
 import json
 import os
 import random
@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from hostd.journal import (
+from hostd.core.journal import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     Journal,
@@ -128,7 +128,7 @@ def _run_as_nobody(code):
     imports, so file permissions apply to it (root's os.access always says yes)."""
     drop = "import os\nif os.getuid() == 0:\n    os.setgroups([]); os.setgid(65534); os.setuid(65534)\n"
     env = dict(os.environ, PYTHONPATH=ROOT, PYTHONDONTWRITEBYTECODE="1")
-    pre = "from hostd.journal import Journal, JournalNotWritable\n"
+    pre = "from hostd.core.journal import Journal, JournalNotWritable\n"
     return subprocess.run([sys.executable, "-c", pre + drop + code], capture_output=True,
                           text=True, timeout=60, env=env, cwd="/")
 
@@ -412,7 +412,7 @@ def test_journal_errors_are_jantaku_errors():
 
 CHILD = r'''
 import sys
-from hostd.journal import Journal
+from hostd.core.journal import Journal
 
 j = Journal(sys.argv[1], flush_interval=0.05)
 say = lambda *a: (sys.stdout.write(" ".join(str(x) for x in a) + "\n"), sys.stdout.flush())
@@ -549,7 +549,7 @@ def test_sessions_end_as_ended_aborted_or_failed_with_the_reason(j):
 
 def _schema_v2():
     """Version 2's tables: no games (decks keyed by session and name, hands without game)."""
-    from hostd import journal as jmod
+    from hostd.core import journal as jmod
 
     out = []
     for stmt in jmod._SCHEMA:

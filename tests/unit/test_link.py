@@ -4,9 +4,9 @@ import asyncio
 
 import pytest
 
-from hostd.link import CommandRejected, LinkClient, TableGone
-from hostd.table import TableClient, TableFault
-from hostd.transport import InProcessTransport
+from hostd.table.link import CommandRejected, LinkClient, TableGone
+from hostd.table.client import TableClient, TableFault
+from hostd.table.transport import InProcessTransport
 from protocol import link as plink
 from protocol import messages as m
 

@@ -1,4 +1,4 @@
-"""hostd.mqtt: commands answered as the API answers, the compact status, the outbox, and
+"""hostd.fleet.mqtt: commands answered as the API answers, the compact status, the outbox, and
 the bridge against a real Mosquitto (tests/mqtt_broker.py; skipped without it)."""
 import asyncio
 import json
@@ -7,12 +7,14 @@ import time
 import httpx
 import pytest
 
-from hostd import mqtt
-from hostd.api import create_app
-from hostd.broker import parse
-from hostd.errors import BadRequest, NotReady, TableFault
-from hostd.link import TableGone
-from hostd.mqtt import Bridge, Outbox, compact_status, parse_command, run_command
+from hostd.fleet import mqtt
+from hostd.web.api import create_app
+from hostd.fleet.broker import parse
+from hostd.errors import BadRequest, NotReady
+from hostd.table.client import TableFault
+from protocol.messages import F_JAM
+from hostd.table.link import TableGone
+from hostd.fleet.mqtt import Bridge, Outbox, compact_status, parse_command, run_command
 from tests.mqtt_broker import USERS, mqtt_broker, mqtt_broker_tls  # noqa: F401 (fixtures)
 
 STATUS = {  # docs/API.md's example, as Daemon.status() gives it
@@ -33,7 +35,7 @@ STATUS = {  # docs/API.md's example, as Daemon.status() gives it
 
 
 class FakeDaemon:
-    """What the bridge needs of hostd.daemon.Daemon: subscribe(), status() and the verbs."""
+    """What the bridge needs of hostd.core.daemon.Daemon: subscribe(), status() and the verbs."""
 
     def __init__(self):
         self.calls = []
@@ -130,7 +132,7 @@ API_ROUTES = {"hand_over": "/hand-over", "continue": "/continue", "clear_fault":
     NotReady("the table is busy (hand_over): wait", code="busy"),
     NotReady("nothing waits for people: start a session", code="nothing_to_continue"),
     TableGone("the table is not connected (no such port): check its cable"),
-    TableFault("the table reported a jam on track 2"),
+    TableFault(F_JAM, 2),
     BadRequest("bad values"),
 ])
 @pytest.mark.parametrize("verb", sorted(API_ROUTES))
@@ -469,7 +471,7 @@ def test_module_constants_stay_sane():
     (["--mqtt", "mqtt://h", "--table-id", "t1", "--mqtt-ca", "ca.pem"], "--mqtt-ca is for TLS"),
 ])
 def test_run_refuses_bad_mqtt_options_before_anything_starts(argv, words, capsys, tmp_path):
-    from hostd.cli import main
+    from hostd.cli.main import main
 
     assert main(["run", "--sim", "--db", str(tmp_path / "j.sqlite")] + argv) == 2
     err = capsys.readouterr().err

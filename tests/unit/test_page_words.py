@@ -1,4 +1,4 @@
-"""The page's words (hostd/page/words.js), run by Node: the Japanese table has every word
+"""The page's words (hostd/web/page/words.js), run by Node: the Japanese table has every word
 of the English one, and the daemon's own sentences (what to do next, faults, refusals),
 gathered from real runs of the daemon (daemon_sentences.py) and from its tables of
 fault texts and asks, all translate: a new English sentence without its Japanese fails
@@ -44,7 +44,7 @@ process.stdout.write(JSON.stringify({
 
 def words(sentences=(), lang="ja"):
     r = subprocess.run([NODE, "-e", RUN], input=json.dumps({
-        "file": str(ROOT / "hostd" / "page" / "words.js"), "sentences": list(sentences),
+        "file": str(ROOT / "hostd" / "web" / "page" / "words.js"), "sentences": list(sentences),
         "lang": lang}), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
@@ -59,8 +59,8 @@ def test_the_japanese_table_has_every_english_word():
 
 def daemon_tables():
     """Every ask and fault text the daemon has, filled in as the daemon fills them."""
-    from hostd.session import ASK
-    from hostd.table import FAULT_TEXT
+    from hostd.core.session import ASK
+    from hostd.table.client import FAULT_TEXT
 
     texts = [t.format(deck="B", track=3) for t in ASK.values()]
     texts += [t.format(track=2, detail=0) for t in FAULT_TEXT.values()]
@@ -68,9 +68,9 @@ def daemon_tables():
 
 
 def pairing_refusals():
-    """What a browser is told when its pairing code is refused (hostd/pairing.py)."""
+    """What a browser is told when its pairing code is refused (hostd/web/pairing.py)."""
     from hostd.errors import JantakuError
-    from hostd.pairing import CODE_TTL_S, MAX_TRIES_ALL, Pairing
+    from hostd.web.pairing import CODE_TTL_S, MAX_TRIES_ALL, Pairing
 
     now = [0.0]
     p, out = Pairing(clock=lambda: now[0]), set()
@@ -96,7 +96,7 @@ def test_every_daemon_sentence_has_its_japanese(tmp_path):
     assert len(sentences) > 80  # the runs met the states they are meant to
     out = words(sentences)
     assert out["missed"] == [], "no Japanese for these parts of the daemon's sentences " \
-        "(add a phrase to hostd/page/words.js):\n" + "\n".join(out["missed"])
+        "(add a phrase to hostd/web/page/words.js):\n" + "\n".join(out["missed"])
     for english, japanese, same in out["said"]:
         assert same == english  # English is the daemon's own words
         assert japanese != english

@@ -1,4 +1,4 @@
-"""Pairing a browser (hostd/pairing.py, POST /pair ...): a one-time code for an HttpOnly
+"""Pairing a browser (hostd/web/pairing.py, POST /pair ...): a one-time code for an HttpOnly
 cookie; motor commands from a browser need it (or the token); docs/API.md §Security."""
 import asyncio
 import collections
@@ -9,8 +9,8 @@ import json
 import httpx
 import pytest
 
-from hostd.api import create_app
-from hostd.pairing import (CODE_SPACE, CODE_TTL_S, MAX_CLIENTS, MAX_TRIES, MAX_TRIES_ALL,
+from hostd.web.api import create_app
+from hostd.web.pairing import (CODE_SPACE, CODE_TTL_S, MAX_CLIENTS, MAX_TRIES, MAX_TRIES_ALL,
                            SESSION_TTL_S, TRY_WINDOW_S, Pairing, describe_agent,
                            guess_chance, max_guesses, normalise)
 from tests.unit.test_api import BASE, TOKEN, FakeDaemon
@@ -126,7 +126,7 @@ def test_a_code_life_allows_300_guesses_one_in_11_million():
 
 
 def test_a_flood_of_addresses_does_not_grow_the_table(monkeypatch):
-    from hostd import pairing
+    from hostd.web import pairing
 
     clock = Clock()
     p = Pairing(clock)
@@ -271,7 +271,7 @@ def test_with_a_token_a_code_needs_the_token_and_a_browser_may_use_either():
 def test_the_terminal_shows_the_code_and_a_qr_code_of_the_page_with_it():
     import segno
 
-    from hostd.cli_daemon import pair_text
+    from hostd.cli.daemon import pair_text
 
     text = pair_text("ABCD-1234", "http://table.local:8737/", 300)
     first, rest = text.split("\n", 1)
@@ -311,7 +311,7 @@ def test_the_cookie_is_secure_over_https_only():
 
 
 def test_behind_a_tls_proxy_on_the_host_the_cookie_is_secure_and_the_origin_matches():
-    """Through the daemon's own server (hostd/server.py): a proxy on loopback (caddy,
+    """Through the daemon's own server (hostd/web/server.py): a proxy on loopback (caddy,
     nginx) that says X-Forwarded-Proto: https and passes the browser's Host on."""
     from api_fuzz import ServerThread
 
@@ -339,7 +339,7 @@ def test_behind_a_tls_proxy_on_the_host_the_cookie_is_secure_and_the_origin_matc
 def test_forwarded_headers_count_from_loopback_only(monkeypatch):
     """The server's app as uvicorn wraps it: X-Forwarded-Proto from a LAN address changes
     nothing (and $FORWARDED_ALLOW_IPS does not widen the trust)."""
-    from hostd.server import make_config
+    from hostd.web.server import make_config
 
     monkeypatch.setenv("FORWARDED_ALLOW_IPS", "*")
     config = make_config(create_app(FakeDaemon(), allowed_hosts=["table.local"]))
@@ -622,7 +622,7 @@ def test_forget_from_another_origin_is_refused_and_ends_nothing():
 def test_the_cli_lists_and_revokes_browsers(capsys, log_buffer):  # (the log: not stdout)
     from api_fuzz import ServerThread
 
-    from hostd import cli
+    from hostd.cli import main as cli
 
     app = create_app(FakeDaemon())
     with ServerThread(app) as base:

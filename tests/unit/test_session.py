@@ -5,12 +5,12 @@ import random
 
 import pytest
 
-from hostd.dice import Dice
+from hostd.core.dice import Dice
 from hostd.errors import NotReady
-from hostd.journal import Journal
-from hostd.rulesets import TableFitError, get_ruleset
-from hostd.session import CompositionMismatch, Session
-from hostd.table import TableFault
+from hostd.core.journal import Journal
+from hostd.core.rulesets import TableFitError, get_ruleset
+from hostd.core.session import CompositionMismatch, Session
+from hostd.table.client import TableFault
 
 
 class FakeTable:

@@ -9,13 +9,14 @@ import threading
 
 import pytest
 
-from hostd import cli
-from hostd.demo import board_profile, sim_sets
+from hostd.cli import main as cli
+from hostd.table.sim import board_profile
+from hostd.cli.demo import sim_sets
 from hostd.errors import BadRequest
-from hostd.link import LinkClient
-from hostd.rulesets import get_ruleset
-from hostd.table import TableClient
-from hostd.transport import InProcessTransport
+from hostd.table.link import LinkClient
+from hostd.core.rulesets import get_ruleset
+from hostd.table.client import TableClient
+from hostd.table.transport import InProcessTransport
 from hw_sim.control import Control, request
 from hw_sim.guard import PRESS_MS
 from hw_sim.inprocess import InProcessTable

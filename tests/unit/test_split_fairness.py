@@ -4,7 +4,7 @@ those tiles), and those permutations give the hypergeometric law (mean 68, sd ~4
 import asyncio
 import math
 
-from hostd.demo import run_demo
+from hostd.cli.demo import run_demo
 from hw_sim import rng as R
 
 

@@ -1,4 +1,4 @@
-"""hostd.webpage: the table's page and its assets, served by the API with a 'self'-only
+"""hostd.web.webpage: the table's page and its assets, served by the API with a 'self'-only
 Content-Security-Policy, every file in the package, nothing from another origin.
 (The page itself, in a real browser: tests/e2e/test_page_e2e.py.)"""
 import asyncio
@@ -10,8 +10,8 @@ import tomllib
 
 import httpx
 
-from hostd import webpage
-from hostd.api import create_app
+from hostd.web import webpage
+from hostd.web.api import create_app
 from tests.conftest import ROOT
 
 BASE = "http://127.0.0.1:8737"
@@ -117,7 +117,7 @@ def test_a_wheel_ships_every_file_of_the_page():
     files = webpage.page_files()
     assert {"index.html", "app.js", "words.js", "style.css", "icon.svg"} <= set(files)
     for name in files:
-        assert any(fnmatch.fnmatch("page/" + name, g) for g in globs), name
+        assert any(fnmatch.fnmatch("web/page/" + name, g) for g in globs), name
     # and nothing in the folder that would not be served (or shipped) unnoticed
     assert sorted(os.listdir(webpage.PAGE_DIR)) == files
 

@@ -1,0 +1,357 @@
+"""`jantaku selftest`: every device of the board, in a safe order (layer: table client's
+user; docs/FIRMWARE.md §3.4).
+
+Order: the guard first (curtain, lid: nothing moves unless both read safe); then what only
+reads (end switches, entry beams, colour sensors with no tile under them, the lift current
+at rest, buttons); then short pulses (mixer, stackers, pushers, status light); then the
+gates with tiles (one tile each: the mixer offers, the gate opens, the entry beam counts
+the tile, the gate closes on that count); then one lift stroke (up and down, timed; it
+also raises the gate test's tiles to the table top) and one door stroke (open and close,
+timed).  Each device is reported ok / failed / absent with its reading and the board
+profile's value it was compared with.
+
+Every step goes through the table client's verbs (TableClient.self_test, build, raise
+walls, door), so the firmware's own guard and timeouts keep every motion safe.
+"""
+import asyncio
+
+from hostd.errors import BadRequest
+from hostd.table.link import CommandRejected
+from hostd.table.client import TableFault
+from protocol import messages as m
+
+GATE_WAIT_S = 3.0  # table seconds for a tile to reach an open gate (offers are 0.25..0.95 s apart)
+TEST_BUILD_ID = 65000  # the gate test's one-tile build (sessions number theirs from 1)
+RESULT = {m.TEST_PASS: "ok", m.TEST_FAIL: "failed", m.TEST_ABSENT: "absent"}
+
+# device name -> (kind, per track?, what it is)
+DEVICES = {}
+for _k in range(1, len(m.DEVICES)):
+    DEVICES[m.DEVICES[_k]] = (_k, _k in m.TRACK_DEVICES)
+READINGS = ("curtain", "lid", "lift_bottom", "lift_top", "door_closed", "door_open", "mixer_empty",
+            "entry", "colour", "lift_current", "start_button", "dice_button")
+PULSES = ("mixer", "stacker", "pusher", "status_light")
+MOTIONS = ("gate", "lift", "door")  # need tiles or move a big part: the guard must be safe
+ORDER = READINGS + PULSES + MOTIONS
+
+
+def accepted_devices():
+    return ", ".join(ORDER)
+
+
+def check_request(device, track, tracks):
+    """BadRequest naming what is wrong (nothing moves on bad input)."""
+    if device is not None and device not in ORDER:
+        raise BadRequest("unknown device %r; accepted: %s" % (device, accepted_devices()))
+    if track is not None:
+        if device is None or not DEVICES[device][1]:
+            raise BadRequest("--track goes with a per-track device (gate, entry, colour, stacker, "
+                             "pusher), got %s" % (device or "no --device"))
+        if not isinstance(track, int) or not 1 <= track <= tracks:
+            raise BadRequest("track %r is not a track of this table; accepted: 1..%d" % (track, tracks))
+
+
+def _entry(device, track, result, reading=None, profile=None, message=None, **extra):
+    e = {"device": device, "track": track, "result": result, "reading": reading,
+         "profile": profile, "message": message}
+    e.update(extra)
+    return e
+
+
+class SelfTest:
+    def __init__(self, table, profile, *, device=None, track=None):
+        self.table = table
+        self.profile = profile
+        self.device = device
+        self.track = track
+        ident = table.identity or {}
+        self.ntracks = ident.get("tracks") or profile["tracks"]
+        self.devices = []
+        self.skipped = []
+        self.measured = {}
+        self.tiles_out = 0
+
+    def wanted(self, name):
+        return self.device is None or self.device == name
+
+    def tracks(self):
+        return [self.track] if self.track else list(range(1, self.ntracks + 1))
+
+    async def run(self):
+        await self.table.query_status()
+        guard_ok = await self._guard()
+        for name in READINGS[2:]:
+            if self.wanted(name):
+                await self._reading(name)
+        motions = [n for n in PULSES + MOTIONS if self.wanted(n)]
+        if motions and not guard_ok:
+            self.skipped += [{"device": n, "why": "the guard is not safe (curtain or lid): nothing "
+                              "moves until it is"} for n in motions]
+            motions = []
+        for i, name in enumerate(motions):
+            if self.table.state == "fault" and name in MOTIONS:
+                f = self.table.fault or {}
+                self.skipped += [{"device": n, "why": "the table reports a fault (%s): fix it, "
+                                  "`jantaku clear-fault`, then test again"
+                                  % f.get("message", "unknown")} for n in motions[i:]]
+                break
+            try:
+                if name in PULSES:
+                    await self._pulse(name)
+                elif name == "gate":
+                    await self._gates()
+                elif name == "lift":
+                    await self._lift()
+                elif name == "door":
+                    await self._door()
+            except (TableFault, CommandRejected) as e:
+                self.devices.append(_entry(name, None, "failed", None, None,
+                                           "the %s test stopped: %s" % (name, e)))
+        if motions:
+            await self.table.query_status()  # where the table is now (walls, counts)
+        return self.report()
+
+    def report(self):
+        failed = [d for d in self.devices if d["result"] == "failed"]
+        out = {"devices": self.devices, "skipped": self.skipped, "failed": len(failed),
+               "ok": not failed and not self.skipped, "board": self.profile["id"],
+               "measured": self.measured}
+        if self.tiles_out:
+            lifted = any(d["device"] == "lift" and d["result"] == "ok" for d in self.devices)
+            out["tiles"] = ("%d tile(s) went through the gates for the test%s" % (
+                self.tiles_out, ", and the lift stroke raised them to the table top: put them "
+                "back in the centre" if lifted else ": they are inside the tracks (a lift "
+                "stroke raises them: `jantaku selftest --device lift`)"))
+        return out
+
+    # -- readings ----------------------------------------------------------------------------
+    async def _guard(self):
+        ok = True
+        for name in ("curtain", "lid"):
+            res, val = await self.table.self_test(DEVICES[name][0], 0)
+            r = RESULT.get(res, "failed")
+            if r == "failed":
+                ok = False
+            if self.wanted(name) or r == "failed":
+                self.devices.append(_entry(name, None, r, val if r != "absent" else None, 1,
+                                           None if r != "failed" else
+                                           "reads unsafe: close the %s" % ("lid" if name == "lid"
+                                                                           else "light curtain's path")))
+        return ok
+
+    async def _reading(self, name):
+        kind, per_track = DEVICES[name]
+        for idx in (self.tracks() if per_track else [0]):
+            res, val = await self.table.self_test(kind, idx)
+            r = RESULT.get(res, "failed")
+            track = idx or None
+            e = _entry(name, track, r, val if r != "absent" else None)
+            p = self.profile
+            if name == "lift_bottom":
+                e["profile"] = 1
+                if r == "ok" and val != 1:
+                    e.update(result="failed", message="the lift's bottom switch is not pressed with "
+                             "the lift at rest: the lift is not down, or the switch is broken")
+            elif name == "lift_top":
+                e["profile"] = 0
+                if r == "ok" and val != 0:
+                    e.update(result="failed", message="the lift's top switch reads pressed with the "
+                             "lift at rest: a stuck switch")
+            elif name == "door_closed":
+                e["profile"] = 1
+                if r == "ok" and val != 1:
+                    e.update(result="failed", message="the door's closed switch is not pressed: the "
+                             "door is open, or the switch is broken")
+            elif name == "door_open":
+                e["profile"] = 0
+                if r == "ok" and val != 0:
+                    e.update(result="failed", message="the door's open switch reads pressed with the "
+                             "door closed: a stuck switch")
+            elif name == "entry":
+                e["profile"] = 1
+                if r == "failed":
+                    e["message"] = "the entry beam of track %d is dark: a tile stuck in it, or the " \
+                                   "sensor is dirty or unplugged" % idx
+            elif name == "colour":
+                mc = p["calibration"]["min_clear"]
+                e["profile"] = {"min_clear": mc}
+                if r == "failed":
+                    e["message"] = "the colour sensor of track %d does not answer on the I2C bus" % idx
+                elif r == "ok" and val >= mc:
+                    e.update(result="failed", message="the colour sensor of track %d reads clear %d "
+                             "with no tile under it (at least min_clear %d): light leaks in, or a "
+                             "tile is stuck under it" % (idx, val, mc))
+            elif name == "lift_current":
+                thr = p["thresholds"]["lift_stall_current_u16"]
+                e["profile"] = {"lift_stall_current_u16": thr}
+                if r == "failed":
+                    e["message"] = "the lift current at rest (%d) is above the stall threshold " \
+                                   "(%d): a shorted motor or a broken sense" % (val, thr)
+            elif name == "mixer_empty":
+                e["reading"] = "empty" if val else "tiles"
+            self.devices.append(e)
+
+    # -- pulses ------------------------------------------------------------------------------
+    async def _pulse(self, name):
+        kind, per_track = DEVICES[name]
+        t = self.profile["timings_ms"]
+        prof = {"stacker": t["stacker"], "pusher": t["pusher"]}.get(name)
+        for idx in (self.tracks() if per_track else [0]):
+            res, val = await self.table.self_test(kind, idx)
+            r = RESULT.get(res, "failed")
+            self.devices.append(_entry(name, idx or None, r, None,
+                                       {"%s_ms" % name: prof} if prof else None,
+                                       "pulsed: nothing senses it, watch or listen" if r == "ok" else None))
+
+    # -- gates, with tiles ---------------------------------------------------------------------
+    async def _gates(self):
+        res, empty = await self.table.self_test(m.D_MIXER_EMPTY, 0)
+        tracks = self.tracks()
+        if self.table.walls_inside():
+            self.skipped += [{"device": "gate", "track": k, "why": "tiles are inside the tracks: "
+                              "a lift stroke raises them first (`jantaku selftest --device "
+                              "lift`)"} for k in tracks]
+            return
+        if res == m.TEST_PASS and empty:
+            self.skipped += [{"device": "gate", "track": k, "why": "the mixer is empty: put tiles "
+                              "in to test the gates"} for k in tracks]
+            return
+        targets = [1 if (k + 1) in tracks else 0 for k in range(self.ntracks)]
+        first = {}
+        t0 = self.table.mark()
+
+        def on_tile(i, v):
+            if i == m.TILE and v[0] == TEST_BUILD_ID and v[1] not in first:
+                first[v[1]] = self.table.seconds_since(t0)
+            return False
+
+        spy = self.table.expect(on_tile)
+        fault = None
+        task = asyncio.ensure_future(self.table.build(TEST_BUILD_ID, targets, stacks=1,
+                                                      expect_empty=False))
+        try:
+            while not task.done() and self.table.seconds_since(t0) < GATE_WAIT_S:
+                await self.table.pause(0.05)
+            if task.done():
+                try:
+                    task.result()
+                except TableFault as e:
+                    fault = e
+            else:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                await self.table.stop()
+        finally:
+            spy.cancel()
+        if fault is not None:
+            try:
+                await self.table.clear_fault()
+            except Exception:
+                pass
+        if self.table.state in ("paused", "building", "fault"):
+            await self.table.abort()
+        gc = self.profile["timings_ms"]["gate_close"]
+        for k in tracks:
+            got = self.table.counts[k - 1] if k - 1 < len(self.table.counts) else []
+            n = sum(got)
+            self.tiles_out += n
+            e = _entry("gate", k, "ok", None, {"gate_close_ms": gc, "wait_s": GATE_WAIT_S})
+            if fault is not None and fault.track == k and fault.kind == "overfill":
+                e.update(result="failed", reading={"tiles": n},
+                         message="the gate of track %d did not close in time: a second tile "
+                         "entered behind the first (the profile gives it %d ms)" % (k, gc))
+            elif k in first:
+                e["reading"] = {"first_tile_ms": int(first[k] * 1000), "tiles": n}
+                e["message"] = "opened; a tile entered and the gate closed on its count"
+            else:
+                e.update(result="failed", reading={"tiles": 0},
+                         message="no tile entered track %d within %.0f s with its gate open: the "
+                         "gate does not open (coil, wire, driver), or the mouth is blocked"
+                         % (k, GATE_WAIT_S))
+            self.devices.append(e)
+        if fault is not None and fault.kind not in ("overfill", "build-timeout"):
+            self.devices.append(_entry("gate", fault.track, "failed", None, None,
+                                       "the gate test stopped: %s" % fault))
+
+    # -- strokes ---------------------------------------------------------------------------------
+    async def _lift(self):
+        p = self.profile
+        nominal = p["timings_ms"]["lift_stroke"]
+        limit = p["timeouts_ms"]["lift"]
+        stall = p.get("thresholds", {}).get("lift_stall_current_u16")
+        prof = {"lift_stroke_ms": nominal, "timeout_ms": limit, "stall_current": stall}
+        t0 = self.table.mark()
+        # the table's own report of the upward stroke (LIFT_STROKE, protocol minor 1)
+        stroke = self.table.expect(lambda i, v: i == m.LIFT_STROKE and v[0] == m.LIFT_TOP)
+        top = self.table.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_TOP)
+        bottom = self.table.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
+        try:
+            await self.table.link.command(m.LIFT, ())
+            await top
+            up = self.table.seconds_since(t0)
+            await bottom
+            down = self.table.seconds_since(t0) - up
+        except TableFault as e:
+            top.cancel()
+            bottom.cancel()
+            stroke.cancel()
+            self.devices.append(_entry("lift", None, "failed", None, prof,
+                                       "the lift stroke failed: %s" % e, fault=e.kind))
+            return
+        except CommandRejected as e:
+            top.cancel()
+            bottom.cancel()
+            stroke.cancel()
+            self.devices.append(_entry("lift", None, "failed", None, prof,
+                                       "the table refused the lift stroke: %s" % e))
+            return
+        up_ms, down_ms = int(up * 1000), int(down * 1000)
+        self.measured["lift_stroke_ms"] = max(up_ms, down_ms)
+        peak = None
+        if stroke.done() and not stroke.cancelled() and stroke.exception() is None:
+            peak = stroke.result()[2]
+        else:  # a firmware of protocol minor 0 reports no stroke
+            stroke.cancel()
+        e = _entry("lift", None, "ok", {"up_ms": up_ms, "down_ms": down_ms,
+                                       "peak_current_up": peak}, prof,
+                   "one stroke up and down, its end switches met")
+        if peak is not None and stall and peak >= 0.8 * stall:
+            e.update(result="failed", message="the upward stroke drew %d, %.0f%% of the stall "
+                     "threshold %d: the lift drags (something rubbing, a worn motor)"
+                     % (peak, 100.0 * peak / stall, stall))
+        if max(up_ms, down_ms) > nominal * 1.25:
+            e.update(result="failed", message="the stroke took %d ms, more than 1.25 x the "
+                     "profile's %d ms: a weak motor, a dragging lift, or a profile to measure "
+                     "again (`jantaku selftest --write-timings`)" % (max(up_ms, down_ms), nominal))
+        self.devices.append(e)
+
+    async def _door(self):
+        p = self.profile
+        nominal = p["timings_ms"]["door_move"]
+        prof = {"door_move_ms": nominal, "timeout_ms": p["timeouts_ms"]["door"]}
+        try:
+            t0 = self.table.mark()
+            await self.table.open_door()
+            opened = self.table.seconds_since(t0)
+            t1 = self.table.mark()
+            await self.table.close_door()
+            closed = self.table.seconds_since(t1)
+        except (TableFault, CommandRejected) as e:
+            self.devices.append(_entry("door", None, "failed", None, prof,
+                                       "the door stroke failed: %s" % e,
+                                       fault=getattr(e, "kind", None)))
+            return
+        o_ms, c_ms = int(opened * 1000), int(closed * 1000)
+        self.measured["door_move_ms"] = max(o_ms, c_ms)
+        e = _entry("door", None, "ok", {"open_ms": o_ms, "close_ms": c_ms}, prof,
+                   "opened and closed, its end switches met")
+        if max(o_ms, c_ms) > nominal * 1.25:
+            e.update(result="failed", message="the door took %d ms, more than 1.25 x the profile's "
+                     "%d ms" % (max(o_ms, c_ms), nominal))
+        self.devices.append(e)
+
+
+async def run_selftest(table, profile, *, device=None, track=None):
+    ident = table.identity or {}
+    check_request(device, track, ident.get("tracks") or profile["tracks"])
+    return await SelfTest(table, profile, device=device, track=track).run()

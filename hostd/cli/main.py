@@ -1,0 +1,566 @@
+"""``jantaku``: the one command line of the project.
+
+Structure (for whoever adds a subcommand): each subcommand is a :class:`Command` in the
+``COMMANDS`` table: a name, a one-line help, a ``configure(parser)`` function that adds
+its arguments (it may add its own sub-subparsers, e.g. ``sim serve``), and a
+``run(args) -> int`` function. ``main(argv=None)`` builds the parser from the table and
+returns the exit status:
+
+* 0 done; 1 the operation failed (the table refused, a fault...);
+* 2 bad input (unknown ruleset, bad dice, argparse errors): a message on stderr naming the
+  problem and what is accepted, nothing on stdout. Raise :class:`UsageError` for it.
+
+Keep this module's top free of heavy imports (pydantic, the daemon...): ``jantaku
+--help`` must stay fast. Import what a subcommand needs inside its ``run`` function.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hostd.cli.common import (  # noqa: F401 - the subcommands' shared names
+    EXIT_FAILURE, EXIT_OK, EXIT_USAGE, PROG, Command, UsageError, add_ruleset_options,
+    emit_json, fault_arg, load_ruleset, set_colour_arg)
+
+
+# --------------------------------------------------------------------------- rulesets
+
+def _configure_rulesets(p):
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="show only these rulesets, with their composition (default: all)")
+    p.add_argument("--json", action="store_true", help="a JSON list, one object per ruleset")
+    p.add_argument("--mixed-deck", action="store_true",
+                   help="also show the Mixed Deck overlay (both sets together)")
+    p.add_argument("--colours", "--colors", default="blue,green", metavar="A,B",
+                   help="back colours of the two sets for --mixed-deck (default: blue,green)")
+    p.add_argument("--table", action="store_true",
+                   help="ask the running daemon (--api) which of them its table cannot build")
+    p.add_argument("--api", metavar="URL", default=None,
+                   help="with --table: the daemon's API (default $JANTAKU_API or "
+                        "http://127.0.0.1:8737)")
+
+
+def _table_fit(args):
+    """{name: why} for the rulesets the running daemon's table cannot build, from GET
+    /rulesets; None (with a message on stderr) when the daemon cannot tell."""
+    import httpx
+
+    from hostd.cli.client import api_url
+
+    try:
+        r = httpx.get(api_url(args) + "/rulesets", timeout=10)
+        r.raise_for_status()
+        items = r.json()
+    except (httpx.HTTPError, ValueError) as e:
+        raise UsageError("--table: cannot ask the daemon at %s (%s); is `jantaku run` up?"
+                         % (api_url(args), e)) from None
+    if all(i.get("table") is None for i in items):
+        sys.stderr.write("jantaku rulesets: the daemon has no table connected: it cannot "
+                         "say which rulesets the table builds\n")
+        return None
+    return {i["name"]: i["table"]["why"] for i in items
+            if i.get("table") and not i["table"].get("can_build")}
+
+
+def _break_text(proc) -> str:
+    origin = "thrower" if proc.origin_seat == "self" else "thrower's " + proc.origin_seat
+    return "%s from %s=%d, %s" % (
+        "ccw" if proc.count_direction == "counter-clockwise" else "cw",
+        origin, proc.origin_value, proc.unit)
+
+
+def _faces_text(profile) -> list[str]:
+    from hostd.core.rulesets import face_sort_key
+
+    groups: dict = {}
+    for face, n in profile.faces.items():
+        groups.setdefault(face_sort_key(face, profile.notation)[0], []).append(
+            face if n == 1 else "%s×%d" % (face, n))
+    return ["    " + " ".join(g) for g in groups.values()]
+
+
+def cmd_rulesets(args) -> int:
+    from hostd.core.rulesets import RulesetError, get_ruleset, list_rulesets, mixed_deck
+
+    try:
+        profiles = [get_ruleset(n) for n in args.names] if args.names else list_rulesets()
+        overlays = ([mixed_deck(p, args.colours.split(",")) for p in profiles]
+                    if args.mixed_deck else [None] * len(profiles))
+    except RulesetError as e:
+        raise UsageError(str(e)) from None
+
+    cannot = _table_fit(args) if args.table else None
+
+    if args.json:
+        items = []
+        for p, md in zip(profiles, overlays):
+            item = p.summary()
+            if md is not None:
+                item["mixed_deck"] = md.model_dump(exclude={"ruleset"})
+            if cannot is not None:
+                item["table"] = {"can_build": p.name not in cannot, "why": cannot.get(p.name)}
+            items.append(item)
+        emit_json(items)
+        return EXIT_OK
+
+    width = max(len(p.name) for p in profiles)
+    head = "%-*s  %5s  %11s  %9s  %-13s  %s" % (
+        width, "name", "tiles", "stacks/wall", "dead wall", "dice", "break count")
+    lines = [head, "-" * len(head)]
+    for p in profiles:
+        dice = " or ".join([p.dice, *p.dice_alternatives])
+        dead = str(p.dead_wall_tiles) + ("+%d/kong" % p.dead_wall_per_kong if p.dead_wall_per_kong else "")
+        lines.append("%-*s  %5d  %11d  %9s  %-13s  %s" % (
+            width, p.name, p.tiles_per_deck, p.stacks_per_wall, dead, dice,
+            _break_text(p.break_procedure)))
+    if args.names or args.mixed_deck:
+        for p, md in zip(profiles, overlays):
+            lines.append("")
+            lines.append("%s (%s%s): %d tiles, %d walls x %d stacks x 2; dead wall %d tiles"
+                         % (p.name, p.title, ", seed " + p.seed if p.seed else "",
+                            p.tiles_per_deck, p.walls, p.stacks_per_wall, p.dead_wall_tiles))
+            if args.names:
+                lines.extend(_faces_text(p))
+                lines.extend("  - " + n for n in p.notes)
+            if md is not None:
+                lines.append("  Mixed Deck (%s + %s): %d tiles in the mixer, two decks of %d, "
+                             "up to %d copies of a face per deck"
+                             % (md.colours[0], md.colours[1], md.total_tiles, md.deck_tiles,
+                                md.max_copies_per_face))
+    if cannot is not None:
+        lines.append("")
+        shown = [p.name for p in profiles if p.name in cannot]
+        lines.append("the connected table cannot build: %s" % ("none of these" if not shown else ""))
+        lines.extend("  %s: %s" % (n, cannot[n]) for n in shown)
+    if not args.names:
+        lines.append("")
+        lines.append("break count: seats counted ccw (the order of play) with the given seat "
+                     "as the given number; the breaker counts that many stacks or tiles from "
+                     "the right end of their wall. `jantaku rulesets NAME` shows a composition.")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- break
+
+def _dice_arg(text):
+    from hostd.core.dice import DiceError, parse_dice
+
+    try:
+        return parse_dice(text)
+    except DiceError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _configure_break(p):
+    add_ruleset_options(p, mixed_deck=False)
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--dice", type=_dice_arg, metavar="A,B[,...]",
+                     help="the thrown faces, e.g. 3,4 (Ùzje: three d6, or one d20)")
+    src.add_argument("--seed", metavar="S",
+                     help="roll from this seed (demos, simulator) instead of the "
+                          "cryptographic source")
+    p.add_argument("--dice-spec", metavar="NdS",
+                   help="when rolling, throw this instead of the ruleset's main dice "
+                        "(must be one the ruleset allows, e.g. 1d20 for Ùzje)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"total", "breaker", "break_from_right", "unit", '
+                        '"dead_wall_tiles"} (and "dice" when rolled)')
+
+
+_SEAT_TEXT = {
+    "self": "self (the thrower)",
+    "right": "right (the thrower's right-hand neighbour, next in play)",
+    "across": "across (opposite the thrower)",
+    "left": "left (the thrower's left-hand neighbour)",
+}
+
+
+def cmd_break(args) -> int:
+    from hostd.core.dice import DiceError, break_wall, roll_for
+
+    profile = load_ruleset(args)
+    try:
+        if args.dice is not None:
+            if args.dice_spec:
+                raise UsageError("--dice-spec is for rolling; with --dice the number of dice "
+                                 "chooses the throw")
+            dice, how = args.dice, "given"
+        elif args.seed is not None:
+            dice = roll_for(profile, seed=args.seed, spec=args.dice_spec)
+            how = "rolled from seed %s" % args.seed
+        else:
+            dice = roll_for(profile, spec=args.dice_spec)
+            how = "rolled, cryptographic source"
+        result = break_wall(profile, dice)
+    except DiceError as e:
+        raise UsageError(str(e)) from None
+
+    if args.json:
+        out = result.contract_dict()
+        if args.dice is None:
+            out["dice"] = list(result.dice)
+        emit_json(out)
+        return EXIT_OK
+
+    proc = profile.break_procedure
+    count = "%d %s" % (result.break_from_right, result.unit)
+    if result.unit == "tiles":
+        count += " (%g stacks)" % result.stacks_from_right
+    lines = [
+        "%s: %s %s = %d (%s)" % (profile.name, result.dice_spec,
+                                 " + ".join(str(d) for d in result.dice), result.total, how),
+        "wall breaker: %s" % _SEAT_TEXT[result.breaker],
+        "break: count %s from the right end of the breaker's wall, leftwards" % count,
+        "dead wall: %d tiles (%d stacks), from the break to the right"
+        % (result.dead_wall_tiles, result.dead_wall_stacks),
+    ]
+    if proc.breaker_becomes_dealer:
+        lines.append("on a game's first hand the breaker is the dealer (the starting dealer; "
+                     "later dealers follow the results)")
+    if profile.dice_double_multiplier > 1 and len(set(result.dice)) == 1 and len(result.dice) > 1:
+        lines.append("a double: the hand's value is multiplied by %d" % profile.dice_double_multiplier)
+    sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- the table
+
+#: Subcommands, in the order ``jantaku --help`` lists them. To add one: write
+#: ``_configure_x(parser)`` and ``cmd_x(args) -> int`` and append a Command here
+#: (planned: run, status, session, hand-over, abort, demo, sim, flash).
+# --------------------------------------------------------------------------- daemon & friends
+# Thin shims: the work lives in hostd.cli.daemon / hostd.cli.demo / hw_sim.serve / hostd.bringup.flash,
+# imported only when the subcommand runs (keeps `jantaku --help` fast).
+
+def _lazy(module, func):
+    def call(arg):
+        import importlib
+
+        return getattr(importlib.import_module(module), func)(arg)
+
+    return call
+
+
+def _configure_demo(p):
+    add_ruleset_options(p)
+    p.add_argument("--hands", type=int, default=4, metavar="N",
+                   help="hands to play in each game (default 4)")
+    p.add_argument("--via", choices=("api", "buttons"), default="api",
+                   help="how the players drive the table: api (the daemon's verbs, default) "
+                        "or buttons (the simulated table's start and dice buttons, through "
+                        "the real daemon; over --transport pty, its control channel)")
+    p.add_argument("--games", type=int, default=1, metavar="G",
+                   help="games to play (default 1); Mixed Deck splits the sets afresh for each")
+    p.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="seed of the simulated table and the dice (default 1)")
+    p.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
+                   help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
+    p.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython",
+                   help="run the firmware under CPython (default) or the MicroPython unix port")
+    p.add_argument("--transport", choices=("inprocess", "pty"), default="inprocess",
+                   help="inprocess: the table in this process, in virtual time (default); "
+                        "pty: `jantaku sim serve` in a child process, over a pseudo-terminal")
+    p.add_argument("--table-stacks", type=int, default=None, metavar="N",
+                   help="most stacks per wall of the simulated table (default 18, or 29 when needed)")
+    p.add_argument("--db", metavar="PATH", default=None,
+                   help="keep the session's journal there (default: a temporary file, removed "
+                        "at the end)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (default: a text report)")
+
+
+def cmd_demo(args) -> int:
+    import asyncio
+
+    from hostd import logging as jlog
+    from hostd.cli.demo import run_demo, text_report
+
+    jlog.configure("warning", stream=sys.stderr)  # stdout carries the report only
+    if args.hands < 0:
+        raise UsageError("--hands must be 0 or more")
+    if args.games < 1:
+        raise UsageError("--games must be 1 or more")
+    load_ruleset(args)  # a bad name is a usage error before anything starts
+    from hostd.cli.demo import demo_sets
+    from hostd.table.sim import SimStartError, board_profile
+    from hostd.errors import JantakuError
+
+    try:
+        demo_sets(args, board_profile())
+    except JantakuError as e:
+        raise UsageError("--colours: %s" % e) from None
+
+    try:
+        out, ok = asyncio.run(run_demo(args))
+    except SimStartError as e:
+        sys.stderr.write("jantaku demo: %s\n" % e)
+        return EXIT_FAILURE
+    if args.json:
+        emit_json(out)
+    else:
+        sys.stdout.write(text_report(out))
+    return EXIT_OK if ok else EXIT_FAILURE
+
+
+def _configure_sim(p):
+    sub = p.add_subparsers(dest="sim_command", required=True, metavar="ACTION")
+    s = sub.add_parser("serve", help="the simulated table on a pseudo-terminal (prints PORT <path>)")
+    add_ruleset_options(s)
+    s.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="seed of the simulated table: the mixing, the faults' randomness (default 1)")
+    s.add_argument("--speed", type=float, default=1.0, metavar="X",
+                   help="mechanics run this many times faster than the wall, above 0 (default "
+                        "1; link timing stays wall time)")
+    s.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
+                   help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
+    s.add_argument("--table-stacks", type=int, default=None, metavar="N",
+                   help="most stacks per wall of the simulated table (default 18, or 29 when "
+                        "the ruleset needs it)")
+    s.add_argument("--firmware-runtime", choices=("cpython", "micropython"), default="cpython",
+                   help="run the firmware under CPython (default) or the MicroPython unix port")
+    s.add_argument("--link", metavar="PATH", default=None,
+                   help="the stable symlink to offer the port at (default: a new temporary path)")
+    s.add_argument("--state", metavar="PATH", default=None,
+                   help="keep the table's physical state (motors, tiles, guard, safety latencies) "
+                        "as JSON in this file, rewritten every 50 ms")
+    s.add_argument("--set-colour", "--set-color", dest="set_colour", action="append", default=[],
+                   metavar="NAME=R,G,B", type=set_colour_arg,
+                   help="a set's true back colour, normalised r,g,b (e.g. pink=0.45,0.25,0.30); "
+                        "give it twice, once per set (the set in the mixer first). Without it "
+                        "the sets' backs are what the board profile's references say")
+    s.add_argument("--sensor-bias", type=int, default=0, metavar="PM",
+                   help="each track's colour sensor reads every channel off by a fixed amount "
+                        "within +-PM per mille (drawn per track from the seed; default 0)")
+    s.add_argument("--sensor-drift", type=int, default=0, metavar="PM",
+                   help="each track's sensor drifts by up to +-PM per mille more every 1000 reads "
+                        "(a sensor getting dirty; default 0)")
+    s.add_argument("--players", choices=("auto", "manual"), default="auto",
+                   help="the simulated people: auto (default) push the played tiles into the "
+                        "centre when it opens; manual do nothing by themselves (`jantaku "
+                        "continue` and a person's `sim push` stand in)")
+    pu = sub.add_parser("push", help="people push every tile on the simulated table's top into "
+                                     "the centre (with --players manual)")
+    pu.add_argument("--link", metavar="PATH", required=True,
+                    help="the port path `sim serve` printed (PORT <path>)")
+    pu.add_argument("--keep-hand", action="store_true",
+                    help="leave the walls of the hand being played (push only the played tiles)")
+    pr = sub.add_parser("press", help="a person presses a button of the simulated table")
+    pr.add_argument("button", metavar="BUTTON", help="start or dice")
+    pr.add_argument("--link", metavar="PATH", required=True,
+                    help="the port path `sim serve` printed (PORT <path>)")
+
+
+def cmd_sim(args) -> int:
+    if args.sim_command == "press":
+        from hw_sim.control import request
+        from hw_sim.guard import BUTTONS
+
+        if args.button not in BUTTONS:
+            raise UsageError("no button %r; accepted: %s" % (args.button, ", ".join(BUTTONS)))
+        try:
+            r = request(args.link, "press", button=args.button)
+        except OSError as e:
+            sys.stderr.write("jantaku sim press: %s\n" % e)
+            return EXIT_FAILURE
+        if not r.get("ok"):
+            sys.stderr.write("jantaku sim press: %s\n" % r.get("error"))
+            return EXIT_FAILURE
+        sys.stdout.write("pressed %s\n" % args.button)
+        return EXIT_OK
+    if args.sim_command == "push":
+        from hw_sim.control import request
+
+        try:
+            r = request(args.link, "push", keep=1 if args.keep_hand else 0)
+        except OSError as e:
+            sys.stderr.write("jantaku sim push: %s\n" % e)
+            return EXIT_FAILURE
+        if not r.get("ok"):
+            sys.stderr.write("jantaku sim push: %s\n" % r.get("error"))
+            return EXIT_FAILURE
+        sys.stdout.write("pushed %d tiles into the centre\n" % r["pushed"])
+        return EXIT_OK
+
+    from hostd.table.sim import board_profile
+    from hostd.cli.demo import sim_sets
+    from hostd.errors import JantakuError
+    from hostd.core.session import check_sets
+    from hw_sim import serve
+
+    from hw_sim.lifetime import stop_on_signals
+
+    stop_on_signals()  # SIGTERM ends it like Ctrl-C: the port link is removed
+    from hostd.table.sim import watch_parent
+
+    watch_parent()  # started by `run --sim` or `demo`: end with that process, however it ends
+
+    profile = load_ruleset(args)
+    if args.speed <= 0:
+        raise UsageError("--speed must be above 0, e.g. 1 (real time) or 20")
+    stacks = args.table_stacks or (29 if profile.stacks_per_wall > 18 else None)
+    sim = {}
+    if args.set_colour:
+        if len(args.set_colour) != 2:
+            raise UsageError("--set-colour is given once per set: twice (got %d), e.g. "
+                             "--set-colour pink=0.45,0.25,0.30 --set-colour yellow=0.40,0.42,0.18"
+                             % len(args.set_colour))
+        sim["set_colours"] = list(args.set_colour)
+        colours = None  # the sets' backs are the set colours, set 1 in the mixer
+    else:
+        try:
+            colours = check_sets(args.colours, board_profile(stacks)["colours"])
+        except JantakuError as e:
+            raise UsageError("--colours: %s" % e) from None
+    for opt, key in (("sensor_bias", "sensor_bias_pm"), ("sensor_drift", "sensor_drift_pm")):
+        v = getattr(args, opt)
+        if not 0 <= v <= 100:
+            raise UsageError("--%s must be 0..100 per mille, got %d" % (opt.replace("_", "-"), v))
+        if v:
+            sim[key] = v
+    try:
+        return serve.serve(board_profile(stacks), sim_sets(profile, colours), seed=args.seed,
+                           speed=args.speed, faults=tuple(args.fault), sim=sim or None,
+                           mixed_deck=args.mixed_deck, firmware_runtime=args.firmware_runtime,
+                           port_link_path=args.link, state_path=args.state,
+                           players=args.players) or 0
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _configure_flash(p):
+    p.add_argument("--port", metavar="PATH", help="the board's serial port (not needed with --dry-run)")
+    p.add_argument("--board", default="reference-18",
+                   help="board profile id or JSON path to install (default reference-18)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="compile and list what would be copied, with sizes; copy nothing")
+
+
+def cmd_flash(args) -> int:
+    from hostd.errors import JantakuError
+    from hostd.bringup.flash import flash
+
+    if not args.port and not args.dry_run:
+        raise UsageError("--port PATH is needed (the board's serial port), or --dry-run")
+    try:
+        flash(args.port, dry_run=args.dry_run, board=args.board)
+    except JantakuError as e:
+        sys.stderr.write("jantaku flash: %s\n" % e)
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+COMMANDS: list[Command] = [
+    Command("rulesets", "list the rulesets the table can serve (tiles, walls, dead wall, dice)",
+            _configure_rulesets, cmd_rulesets),
+    Command("break", "throw the dice (or take a throw) and show where the wall breaks",
+            _configure_break, cmd_break),
+    Command("run", "the daemon: connect to the table (--port PATH, or --sim) and serve the API",
+            _lazy("hostd.cli.daemon", "configure_run"), _lazy("hostd.cli.daemon", "cmd_run")),
+    Command("status", "the table's and the session's state, from the running daemon",
+            _lazy("hostd.cli.daemon", "configure_status"), _lazy("hostd.cli.daemon", "cmd_status")),
+    Command("session", "start or end a session on the running daemon (session start --ruleset R, "
+            "session end)",
+            _lazy("hostd.cli.daemon", "configure_session"), _lazy("hostd.cli.daemon", "cmd_session")),
+    Command("hand-over", "end the hand: drop the played deck, raise the next walls, rebuild",
+            _lazy("hostd.cli.daemon", "configure_hand_over"), _lazy("hostd.cli.daemon", "cmd_hand_over")),
+    Command("pair", "let a browser press the table's buttons: a one-time code (and QR code); "
+            "--list the paired browsers, --revoke ID one, --revoke-all every one",
+            _lazy("hostd.cli.daemon", "configure_pair"), _lazy("hostd.cli.daemon", "cmd_pair")),
+    Command("history", "past sessions from the journal: games, decks, hands, throws, faults",
+            _lazy("hostd.cli.daemon", "configure_history"),
+            _lazy("hostd.cli.daemon", "cmd_history")),
+    Command("dice", "the hand's throw: the table throws (as the dice button does), or enter "
+            "physical dice (`jantaku dice 3,4`)", _lazy("hostd.cli.daemon", "configure_dice"),
+            _lazy("hostd.cli.daemon", "cmd_dice")),
+    Command("game", "games: `game new` ends the game and begins the next",
+            _lazy("hostd.cli.daemon", "configure_game"), _lazy("hostd.cli.daemon", "cmd_game")),
+    Command("continue", "people did what the table asked (tiles pushed in, a fault fixed): "
+            "carry on", _lazy("hostd.cli.daemon", "configure_continue"),
+            _lazy("hostd.cli.daemon", "cmd_continue")),
+    Command("clear-fault", "the table's fault is fixed: clear it and carry on",
+            _lazy("hostd.cli.daemon", "configure_clear_fault"),
+            _lazy("hostd.cli.daemon", "cmd_clear_fault")),
+    Command("abort", "stop every motor and end the session (the next start collects the tiles)",
+            _lazy("hostd.cli.daemon", "configure_abort"), _lazy("hostd.cli.daemon", "cmd_abort")),
+    Command("selftest", "exercise every device of the table in a safe order (or one: --device "
+            "gate --track 2); exit 1 if one failed",
+            _lazy("hostd.cli.bringup", "configure_selftest"), _lazy("hostd.cli.bringup", "cmd_selftest")),
+    Command("calibrate", "colour calibration for the club's two sets (--sets pink,yellow): "
+            "the table reads them, the profile is written",
+            _lazy("hostd.cli.bringup", "configure_calibrate"), _lazy("hostd.cli.bringup", "cmd_calibrate")),
+    Command("health", "the table's health over time: misreads, jams and sensor drift per track, "
+            "the lift; exit 1 when something is flagged",
+            _lazy("hostd.cli.bringup", "configure_health"), _lazy("hostd.cli.bringup", "cmd_health")),
+    Command("demo", "a whole session against the simulated table, reported as text (--json: JSON)",
+            _configure_demo, cmd_demo),
+    Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),
+    Command("flash", "compile the firmware with mpy-cross and copy it to a board with mpremote",
+            _configure_flash, cmd_flash),
+    Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku",
+            _lazy("hostd.cli.hand", "configure"), _lazy("hostd.cli.hand", "cmd_hand")),
+    Command("fleet", "every table on an MQTT broker (fleet status --mqtt URL): online, state, "
+            "session, hand, fault; fleet retire ID: one taken out of service", _lazy("hostd.fleet.view", "configure"),
+            _lazy("hostd.fleet.view", "cmd_fleet")),
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument said in one line (and where to look), exit status 2."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, "%s: error: %s (see `%s --help`)\n" % (self.prog, message, self.prog))
+
+
+def build_parser(commands=None) -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="jantaku: controller software for an automatic mahjong table")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="show the installed version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for c in COMMANDS if commands is None else commands:
+        p = sub.add_parser(c.name, help=c.help, description=c.description)
+        c.configure(p)
+        p.set_defaults(_run=c.run)
+    return parser
+
+
+class _VersionAction(argparse.Action):
+    """``--version`` without importing importlib.metadata unless asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write("%s %s\n" % (PROG, _version()))
+        parser.exit()
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("jantaku")
+    except Exception:  # pragma: no cover - not installed
+        return "unknown"
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, argparse errors (status 2)
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    if getattr(args, "_run", None) is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        status = args._run(args)
+    except UsageError as e:
+        sys.stderr.write("%s %s: error: %s\n" % (PROG, args.command, e))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    return EXIT_OK if status is None else int(status)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""Where the MQTT broker is and how to log in to it (CPython only).
+
+Shared by the daemon's bridge (hostd/fleet/mqtt.py, `jantaku run --mqtt URL`) and the fleet view
+(hostd/fleet/view.py, `jantaku fleet status --mqtt URL`); docs/FLEET.md.
+
+    mqtt://HOST[:PORT]          plain TCP (port 1883)
+    mqtts://HOST[:PORT]         TLS (port 8883), the server's certificate checked against
+                                the system's CAs or ``--mqtt-ca FILE``, and its name
+    mqtt://USER@HOST:PORT       log in as USER
+
+The password never goes on the command line (every user of the machine sees a process's
+arguments): it comes from a file (``--mqtt-password-file PATH``, readable by its owner
+only) or from the environment (``$JANTAKU_MQTT_PASSWORD``).  A URL holding a password is
+refused, saying where to put it.
+"""
+import os
+import re
+from urllib.parse import unquote, urlsplit
+
+from hostd.errors import ConfigError
+
+PASSWORD_ENV = "JANTAKU_MQTT_PASSWORD"
+ROOT = "jantaku"  # every topic is jantaku/<table id>/...
+SCHEMES = {"mqtt": (1883, False), "mqtts": (8883, True)}
+TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+TABLE_ID_ACCEPTED = ("1 to 64 letters, digits, '_', '-' or '.', starting with a letter or "
+                     "digit (no '/', '+', '#' or spaces: it is a part of MQTT topics)")
+
+
+class BrokerConfigError(ConfigError):
+    """A broker setting is wrong: the message names it and what is accepted."""
+
+    code = "mqtt_config"
+
+
+def check_table_id(text):
+    """``text`` if it can name a table in topics, else BrokerConfigError."""
+    if not isinstance(text, str) or not TABLE_ID.match(text):
+        raise BrokerConfigError("table id %r cannot be used: give %s, e.g. t1 or table-07"
+                                % (text, TABLE_ID_ACCEPTED))
+    return text
+
+
+def topic(table_id, *parts):
+    return "/".join((ROOT, table_id) + parts)
+
+
+def read_password(path):
+    """The first line of ``path``; refused if others may read the file or it is empty."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            mode = os.fstat(f.fileno()).st_mode & 0o777
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise BrokerConfigError("cannot read the MQTT password file %s: %s"
+                                % (path, getattr(e, "strerror", None) or e)) from None
+    if mode & 0o077:
+        raise BrokerConfigError("the MQTT password file %s may be read by others (mode %04o): "
+                                "`chmod 600 %s`" % (path, mode, path))
+    password = text.split("\n", 1)[0].rstrip("\r")
+    if not password:
+        raise BrokerConfigError("the MQTT password file %s is empty: its first line is the "
+                                "password" % path)
+    return password
+
+
+class Broker:
+    """One broker's address and credentials: ``client_kwargs()`` for aiomqtt.Client."""
+
+    __slots__ = ("host", "port", "tls", "username", "password", "ca_file", "_tls_context")
+
+    def __init__(self, host, port, *, tls=False, username=None, password=None, ca_file=None):
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.username = username
+        self.password = password
+        self.ca_file = ca_file
+        self._tls_context = None
+        if tls:
+            import ssl
+
+            try:
+                self._tls_context = ssl.create_default_context(cafile=ca_file)
+            except (OSError, ssl.SSLError) as e:
+                raise BrokerConfigError("cannot use the CA file %s: %s (give a PEM file of the "
+                                        "CA that signed the broker's certificate)"
+                                        % (ca_file, getattr(e, "strerror", None) or e)) from None
+
+    def url(self):
+        """The URL without any secret (for logs and output)."""
+        host = "[%s]" % self.host if ":" in self.host else self.host
+        return "%s://%s%s:%d" % ("mqtts" if self.tls else "mqtt",
+                                 self.username + "@" if self.username else "", host, self.port)
+
+    def client_kwargs(self):
+        kw = {"hostname": self.host, "port": self.port}
+        if self.username is not None:
+            kw["username"] = self.username
+            kw["password"] = self.password
+        if self._tls_context is not None:
+            kw["tls_context"] = self._tls_context
+        return kw
+
+    def __repr__(self):  # never the password
+        return "Broker(%s)" % self.url()
+
+
+def parse(url, *, password_file=None, ca_file=None, env=None):
+    """A :class:`Broker` from the command line's pieces, or BrokerConfigError saying what
+    is wrong and what is accepted."""
+    env = os.environ if env is None else env
+    accepted = "mqtt://[USER@]HOST[:PORT] or mqtts://[USER@]HOST[:PORT]"
+    try:
+        parts = urlsplit(url)
+    except ValueError as e:
+        raise BrokerConfigError("broker URL %r: %s; accepted: %s" % (url, e, accepted)) from None
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise BrokerConfigError("broker URL %r: the port must be a number 1-65535; accepted: %s"
+                                % (url, accepted))
+    scheme = parts.scheme.lower()
+    if scheme not in SCHEMES:
+        raise BrokerConfigError("broker URL %r: the scheme must be mqtt or mqtts; accepted: %s"
+                                % (url, accepted))
+    if not parts.hostname:
+        raise BrokerConfigError("broker URL %r has no host; accepted: %s" % (url, accepted))
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise BrokerConfigError("broker URL %r: nothing may follow the host and port; "
+                                "accepted: %s" % (url, accepted))
+    if parts.password is not None:
+        raise BrokerConfigError(
+            "the broker URL holds a password: every user of this machine can read a "
+            "command line; put the password in a file only you can read "
+            "(--mqtt-password-file PATH) or in $%s, and keep only the user in the URL "
+            "(mqtt://USER@HOST)" % PASSWORD_ENV)
+    default_port, tls = SCHEMES[scheme]
+    if ca_file and not tls:
+        raise BrokerConfigError("--mqtt-ca is for TLS: use an mqtts:// URL")
+    username = unquote(parts.username) if parts.username else None
+    password = None
+    if password_file:
+        password = read_password(password_file)
+    elif env.get(PASSWORD_ENV):
+        password = env[PASSWORD_ENV]
+    if password is not None and username is None:
+        raise BrokerConfigError("an MQTT password was given but no user: put the user in the "
+                                "URL (mqtt://USER@HOST)")
+    return Broker(parts.hostname, port or default_port, tls=tls, username=username,
+                  password=password, ca_file=ca_file)
+
+
+def describe_error(exc):
+    """One line for an error of aiomqtt or the socket under it."""
+    text = str(exc) or type(exc).__name__
+    low = text.lower()
+    if "not authori" in low or "[code:135]" in low or "[code:5]" in low:
+        return "%s (the broker refused the user or password)" % text
+    if "certificate" in low:
+        return "%s (the broker's certificate is not trusted: --mqtt-ca FILE)" % text
+    return text

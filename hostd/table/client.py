@@ -1,0 +1,609 @@
+"""The table client (layer: table client).
+
+Turns the table's events into a current picture of the table (state, fault, counts,
+lift and door) and offers the session the verbs it needs — `build`, `raise_walls`,
+`settle` — each of which returns when the table has done it, or raises a TableFault
+whose message a player can read.  Knows messages, never bytes; knows nothing of
+rulesets.
+"""
+import asyncio
+
+import structlog
+
+from hostd.errors import BadRequest, JantakuError
+from protocol import messages as m
+
+log = structlog.get_logger("jantaku.table")
+
+# What a player reads for each fault code (track numbers are 1..4 as on the table).
+FAULT_TEXT = {
+    m.F_JAM: "track {track} is jammed",
+    m.F_SHORT: "the mixer ran empty before the walls were complete",
+    m.F_SURPLUS: "tiles were left in the mixer after the walls were complete",
+    m.F_OVERFILL: "track {track} took one tile too many",
+    m.F_MISREAD: "back colours could not be read on track {track}",
+    m.F_LIFT_STALL: "the lift stalled",
+    m.F_LIMIT: "a lift limit switch is stuck",
+    m.F_GUARD: "the guard was broken: motion stopped",
+    m.F_DOOR: "the centre door did not reach its position",
+    m.F_BUILD_TIMEOUT: "the build took too long",
+    m.F_LINK_LOST: "the table lost contact with the host",
+    m.F_RESET: "the table restarted",
+    m.F_SENSOR: "a sensor on track {track} does not answer",
+    m.F_COLOUR: "the colour sensor on track {track} does not answer",
+    m.F_INTERNAL: "the firmware hit an internal error",
+}
+
+
+def fault_message(code, track, detail=0):
+    text = FAULT_TEXT.get(code, "fault %s" % m.code_name(m.FAULTS, code))
+    return text.format(track=track, detail=detail)
+
+
+class TableFault(JantakuError):
+    """The table reported a fault while doing what was asked."""
+
+    def __init__(self, code, track, detail=0, message=None):
+        super().__init__(message or fault_message(code, track, detail), code="fault_" +
+                         m.code_name(m.FAULTS, code), status=409)
+        self.fault = code
+        self.kind = m.code_name(m.FAULTS, code).replace("_", "-")
+        self.track = track or None
+        self.detail = detail
+
+
+class TableClient:
+    def __init__(self, link, *, colours=("blue", "green"), on_event=None, on_button=None):
+        self.link = link
+        self._on_button = on_button  # a press of the start or dice button: "start" / "dice"
+        self.colours = tuple(colours)  # class 1.. names, as the board profile orders them
+        self._emit = on_event or (lambda ev: None)
+        self.state = "unknown"
+        self.fault = None  # {"kind", "track", "detail", "message"} while faulted
+        self.lift = None  # "top" / "bottom" / None
+        self.door = "unknown"
+        self.guard = {"curtain": True, "lid": True}
+        self.build_id = 0
+        self.targets = []
+        self.counts = []  # per track, per colour class (0 = unknown first)
+        self._waiters = []  # (predicate, future)
+        self._op = None  # what is awaited: a build or a raise, for _reconcile
+        self._raised = None  # the build whose walls the lift raised last
+        self._lift_top_at = None  # a hand over's lift reached the top (a mark): health
+        self._lift_up_s = self._lift_down_s = None
+        self._strokes = {}  # LIFT_STROKE by position: (ms, peak current)
+        self._tasks = set()
+        self.light = "auto"  # the host's light pattern last set (re-sent after a reconnect)
+        self.readings = None  # a list while a calibration pass listens: (track, class, c, r, g, b)
+        # per track, per class: [tiles, sum r, sum g, sum b] of normalised readings in the
+        # current build (table health: a sensor drifting shows here before it misreads)
+        self._sums = []
+
+    # -- events in ---------------------------------------------------------------------------
+    @property
+    def identity(self):
+        ident = self.link.identity
+        if ident is None:
+            return None
+        about = self.link.about
+        if about:  # the table names its colour classes in the handshake
+            self.colours = tuple(about["colours"].split(","))
+        return {"tracks": ident["tracks"], "max_stacks": ident["max_stacks"],
+                "colours": list(self.colours[: ident["colours"]]),
+                "runtime": "%s %s" % (about["implementation"], about["version"]) if about else None,
+                "board": ident["board"], "firmware": ident["firmware"],
+                "boot_nonce": ident["boot_nonce"]}
+
+    def on_event(self, msgid, v):
+        """Called by the link for every event (in order, exactly once)."""
+        if msgid == m.TILE:
+            build_id, track, index, colour = v[0], v[1], v[2], v[3]
+            if build_id == self.build_id and 1 <= track <= len(self.counts):
+                row = self.counts[track - 1]
+                if colour < len(row):
+                    row[colour] += 1
+            if build_id == self.build_id:
+                if self.readings is not None:
+                    self.readings.append((track, colour, v[4], v[5], v[6], v[7]))
+                self._sum(track, colour, v[5], v[6], v[7])
+            self._emit({"type": "tile", "build": build_id, "track": track, "index": index,
+                        "colour": self.colour_name(colour)})
+        elif msgid == m.STATE:
+            self.state = m.code_name(m.STATES, v[0])
+            if self.state not in ("fault", "testing"):  # a self-test from fault returns to it
+                self.fault = None
+            self._emit({"type": "table_state", "state": self.state})
+        elif msgid == m.FAULT:
+            code, track, detail = v
+            self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"),
+                          "track": track or None, "detail": detail,
+                          "message": fault_message(code, track, detail), "code": code}
+            self._emit(dict(self.fault, type="table_fault"))
+        elif msgid == m.LIFT_DONE:
+            self.lift = "top" if v[0] == m.LIFT_TOP else "bottom"
+            if v[0] == m.LIFT_BOTTOM and self._lift_top_at is not None:
+                self._lift_down_s = self.link.seconds_since(self._lift_top_at)
+        elif msgid == m.LIFT_STROKE:  # the table's own timing and peak current (minor 1)
+            self._strokes[v[0]] = (v[1], v[2])
+        elif msgid == m.DOOR_STATE:
+            self.door = ("closed", "open", "moving", "unknown")[v[0]]
+        elif msgid == m.GUARD:
+            self.guard = {"curtain": bool(v[0]), "lid": bool(v[1])}
+            self._emit({"type": "guard", "curtain": bool(v[0]), "lid": bool(v[1])})
+        elif msgid == m.HEARTBEAT:  # (from the link client) the table dropped events
+            if self._op is not None and self._op["kind"] == "build":
+                self._op["interrupted"] = True  # its build_done may be what was lost
+            self._tasks.add(asyncio.create_task(self._reconcile()))
+        elif msgid == m.STATUS_REPLY:
+            self._take_status(v)
+        elif msgid == m.LOG:
+            log.info("table says", level=v[0], text=v[1])
+        elif msgid == m.BUILD_DONE:
+            self._last_build_done = v
+            if v[0] == self.build_id and self.targets:
+                # the table's own counts: right even if tile events were lost (SPEC §10)
+                self._take_counts(v[1])
+        elif msgid == m.BUTTON and self._on_button is not None:
+            self._on_button("dice" if v[0] == m.BUTTON_DICE else "start")
+        self._check_waiters(msgid, v)
+
+    def _take_counts(self, flat):
+        ncls = self._ncol() + 1
+        c = list(flat)
+        self.counts = [c[i * ncls:(i + 1) * ncls] for i in range(len(self.targets))]
+
+    def _take_status(self, v):
+        st = dict(zip(m.field_names(m.STATUS_REPLY), v))
+        self.state = m.code_name(m.STATES, st["state"])
+        if self.state == "fault" and self.fault is None and st["fault"]:
+            # a fault raised before this host connected (its FAULT event went to another)
+            code = st["fault"]
+            self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"), "track": None,
+                          "detail": 0, "message": fault_message(code, 0), "code": code}
+        self.build_id = st["build_id"]
+        self.targets = list(st["targets"])
+        self._take_counts(st["counts"])
+
+    def _sum(self, track, cls, r, g, b):
+        t = r + g + b
+        if t <= 0 or not 1 <= track <= len(self._sums):
+            return
+        row = self._sums[track - 1]
+        while len(row) <= cls:
+            row.append([0, 0.0, 0.0, 0.0])
+        a = row[cls]
+        a[0] += 1
+        a[1] += r / t
+        a[2] += g / t
+        a[3] += b / t
+
+    def build_health(self, build_id):
+        """Per track: tiles, unknown backs and each colour's mean normalised reading in
+        this build (journalled as a `build_health` event; hostd/bringup/health.py)."""
+        tracks = []
+        for k, row in enumerate(self._sums):
+            means = {}
+            for cls, a in enumerate(row):
+                if cls and a[0]:
+                    means[self.colour_name(cls)] = [round(a[1] / a[0], 4), round(a[2] / a[0], 4),
+                                                    round(a[3] / a[0], 4)]
+            counts = self.counts[k] if k < len(self.counts) else []
+            tracks.append({"track": k + 1, "tiles": sum(counts),
+                           "unknown": counts[0] if counts else 0, "means": means})
+        return {"type": "build_health", "build": build_id, "tracks": tracks}
+
+    def _check_waiters(self, msgid, v):
+        keep = []
+        for pred, fut in self._waiters:
+            if fut.done():
+                continue
+            try:
+                if msgid == m.FAULT:
+                    fut.set_exception(TableFault(v[0], v[1], v[2]))
+                    continue
+                if pred(msgid, v):
+                    fut.set_result(v)
+                    continue
+            except Exception as e:  # a predicate bug must not kill the pump
+                fut.set_exception(e)
+                continue
+            keep.append((pred, fut))
+        self._waiters = keep
+
+    def expect(self, pred):
+        """A future resolved by the first event for which pred(msgid, values) holds, or
+        failed by a FAULT event."""
+        fut = asyncio.get_running_loop().create_future()
+        # a waiter nobody awaits any more (the lift's return after a fault) is not an error
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._waiters.append((pred, fut))
+        return fut
+
+    def link_changed(self, what, detail):
+        """From the link.  A firmware reset fails whatever waits: walls built by another
+        boot can't be trusted.  A lost link fails nothing: the table paused (keeping its
+        counts) or stopped its lift, and once the link is back `_reconcile` asks where it
+        is and carries on."""
+        if what == "reset":
+            exc = TableFault(m.F_RESET, 0)
+            for _, fut in self._waiters:
+                if not fut.done():
+                    fut.set_exception(exc)
+            self._waiters = []
+            self._op = None
+            self.state, self.lift, self.door = "boot", None, "unknown"
+        if what == "disconnected" and self._op is not None:
+            self._op["interrupted"] = True  # only what the outage cut is carried on
+        if what in ("connected", "up", "reset") and self.link.connected:
+            self._tasks.add(asyncio.create_task(self._reconcile()))
+            for t in [t for t in self._tasks if t.done()]:
+                self._tasks.discard(t)
+
+    async def _reconcile(self):
+        """Ask the table where it is, and carry on what the link's outage (or a lost
+        event: SPEC §10) interrupted: a paused build, a build done or a lift at the top
+        whose event never came."""
+        try:
+            await self.query_status()
+            if self.light != "auto":  # the table forgot it with the link (its safe default)
+                await self.set_light(self.light)
+            op = self._op
+            if op is None or not op.get("interrupted"):
+                return
+            op["interrupted"] = False
+            if op["kind"] == "build" and self.build_id == op["id"] and not op["done"].done():
+                if self.state == "paused":
+                    log.info("resuming the paused build", build=op["id"])
+                    await self.link.command(m.BUILD, (op["id"],))
+                elif self.state == "built":  # finished while the link was down
+                    op["done"].set_result((op["id"], tuple(self._flat_counts()), None))
+            elif op["kind"] == "raise" and not op["bottom"].done():
+                if self.state == "idle" and not op["top"].done():
+                    op["top"].set_result((m.LIFT_TOP,))  # it got there; the event was lost
+                if self.state in ("built", "idle"):
+                    log.info("repeating the lift stopped by the link loss")
+                    await self.link.command(m.LIFT, ())
+        except Exception as e:  # the link may go again; the next reconnect retries
+            log.warning("could not carry on after the link came back", error=str(e))
+
+    async def close(self):
+        """Cancel the follow-ups still running (a reconnect's status query)."""
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+
+    def colour_name(self, cls):
+        if cls == m.COLOUR_UNKNOWN or cls > len(self.colours):
+            return "unknown"
+        return self.colours[cls - 1]
+
+    # -- verbs --------------------------------------------------------------------------------
+    async def build(self, build_id, targets, *, stacks, expect_empty, colours=None):
+        """Configure and run one build; returns per-track counts, backs by colour and the
+        build's duration in table seconds.  `colours`: the colour classes the build's
+        tiles have (a tile of another stops it as a stray); None: every class; []: the
+        backs are not checked (identical backs)."""
+        ncol = self._ncol()
+        if colours is None:
+            colours = list(range(1, ncol + 1))
+        await self.link.command(m.CONFIGURE_BUILD, (
+            build_id, list(targets), stacks, list(colours), 1 if expect_empty else 0))
+        # set after the table confirmed: a status reply to an earlier query (which comes
+        # before this RESULT on the line) must not overwrite the new build's picture
+        self.build_id = build_id
+        self.targets = list(targets)
+        self.counts = [[0] * (ncol + 1) for _ in targets]
+        self._sums = [[] for _ in targets]
+        return await self._run_build(build_id, ((m.BUILD, (build_id,)),))
+
+    async def resume_build(self, build_id):
+        """Carry on with a build the table paused (it kept its counts): after a lost link
+        or a restarted daemon.  If the table finished it meanwhile, its status has the
+        counts."""
+        await self.query_status()
+        if self.build_id != build_id:
+            raise TableFault(m.F_RESET, 0, 0, "the table does not know build %d (it is on build %d)"
+                             % (build_id, self.build_id))
+        if self.state == "built":
+            return self._result(self._flat_counts(), 0.0, None)
+        return await self._run_build(build_id, ((m.BUILD, (build_id,)),))
+
+    def backs(self):
+        """Colours counted so far in the current build."""
+        out = {}
+        for row in self.counts:
+            for cls, n in enumerate(row):
+                if n:
+                    out[self.colour_name(cls)] = out.get(self.colour_name(cls), 0) + n
+        return out
+
+    def per_track(self):
+        """Tiles counted so far on each track of the current build (from TILE events)."""
+        return [sum(r) for r in self.counts]
+
+    def _ncol(self):
+        ident = self.link.identity
+        return ident["colours"] if ident else len(self.colours)
+
+    def _flat_counts(self):
+        out = []
+        for row in self.counts:
+            out += row
+        return out
+
+    async def _run_build(self, build_id, commands):
+        done = self.expect(lambda i, v: i == m.BUILD_DONE and v[0] == build_id)
+        self._op = {"kind": "build", "id": build_id, "done": done}
+        t0 = self.link.mark()
+        try:
+            for msgid, values in commands:
+                await self.link.command(msgid, values)
+            self._emit({"type": "build_progress", "build": build_id,
+                        "tiles": sum(sum(r) for r in self.counts), "of": sum(self.targets)})
+            v = await done
+            self._emit(self.build_health(build_id))
+        finally:
+            self._op = None
+            if not done.done():
+                done.cancel()
+        return self._result(list(v[1]), self.link.seconds_since(t0),
+                            None if v[2] is None else bool(v[2]))
+
+    def _result(self, counts, seconds, mixer_empty):
+        per = self._ncol() + 1
+        rows = [counts[i * per:(i + 1) * per] for i in range(len(counts) // per)]
+        backs = {}
+        for row in rows:
+            for cls, n in enumerate(row):
+                if n:
+                    name = self.colour_name(cls)
+                    backs[name] = backs.get(name, 0) + n
+        return {"per_track": [sum(r) for r in rows], "backs": backs,
+                "backs_per_track": [{self.colour_name(c): n for c, n in enumerate(r) if n}
+                                    for r in rows],
+                "seconds": seconds, "mixer_empty": mixer_empty}
+
+    async def raise_walls(self, *, open_door):
+        """Hand over: open the door (the played deck drops into the mixer) and raise the
+        walls built inside, at the same time; returns the turnaround in table seconds
+        (command to lift at the top).  The lift then returns on its own; `settle` waits
+        for it and closes the door."""
+        top = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_TOP)
+        self._bottom = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
+        self._op = {"kind": "raise", "top": top, "bottom": self._bottom}
+        self._door_open = None
+        t0 = self.link.mark()
+        if open_door:
+            self._door_open = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
+            await self.link.command(m.DOOR, (1,))
+        await self.link.command(m.LIFT, ())
+        await top
+        self.lift = "top"
+        self._raised = self.build_id  # its walls are up: its counts are history
+        self._lift_top_at = self.link.mark()
+        self._lift_up_s = self.link.seconds_since(t0)
+        return self._lift_up_s
+
+    async def settle(self):
+        """Wait for the lift to be back down and the door (if opened) closed again."""
+        if self._door_open is not None:
+            await self._door_open
+            closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
+            await self.link.command(m.DOOR, (0,))
+            await closed
+            self._door_open = None
+        try:
+            await self._bottom
+        finally:
+            self._op = None
+        self.lift = "bottom"
+        if self._lift_top_at is not None:
+            # the lift's stroke times of this hand over (table health), each from its own
+            # LIFT_DONE event, and what the table measured itself (LIFT_STROKE): the
+            # stroke to the switch and the motor's peak current
+            down = self._lift_down_s
+            up_t, down_t = self._strokes.get(m.LIFT_TOP), self._strokes.get(m.LIFT_BOTTOM)
+            self._emit({"type": "lift_stroke", "up_s": round(self._lift_up_s, 3),
+                        "down_s": None if down is None else round(down, 3),
+                        "up_ms": up_t[0] if up_t else None,
+                        "down_ms": down_t[0] if down_t else None,
+                        "peak_current_up": up_t[1] if up_t else None,
+                        "peak_current_down": down_t[1] if down_t else None})
+            self._lift_top_at = None
+            self._lift_down_s = None
+            self._strokes = {}
+
+    async def flush_tracks(self, strokes=3):
+        """Stack and push whatever a reset left on the tracks' ramps (its counts were lost
+        with the firmware's memory), so that the lift takes every tile: a stacker and a
+        pusher stroke per ramp place, through the self-test command."""
+        ident = self.link.identity
+        for _ in range(strokes):
+            for track in range(1, (ident["tracks"] if ident else 4) + 1):
+                for kind in (m.D_STACKER, m.D_PUSHER):
+                    done = self.expect(lambda i, v, k=kind, t=track: i == m.SELF_TEST_RESULT
+                                       and v[0] == k and v[1] == t)
+                    await self.link.command(m.SELF_TEST, (kind, track))
+                    await done
+
+    async def self_test(self, kind, index=0):
+        """One SELF_TEST: (result, value) of its SELF_TEST_RESULT (protocol TEST_*)."""
+        done = self.expect(lambda i, v: i == m.SELF_TEST_RESULT and v[0] == kind and v[1] == index)
+        try:
+            await self.link.command(m.SELF_TEST, (kind, index))
+        except BaseException:
+            done.cancel()
+            raise
+        v = await done
+        return v[2], v[3]
+
+    async def set_calibration(self, track, max_distance, refs):
+        """New references (class order, normalised r, g, b) and radius for one track (0 =
+        every track), used by the table at once (SET_CALIBRATION)."""
+        sc = m.REF_SCALE
+        flat = []
+        for ref in refs:
+            q = [int(round(x * sc)) for x in ref]
+            flat += q
+        await self.link.command(m.SET_CALIBRATION, (track, max(1, int(max_distance * sc)), flat))
+
+    async def set_colour_names(self, names):
+        """The table's colour classes renamed (SET_COLOUR_NAMES); the host's picture too."""
+        await self.link.command(m.SET_COLOUR_NAMES, (",".join(names),))
+        self.colours = tuple(names)
+        if self.link.about is not None:
+            self.link.about["colours"] = ",".join(names)
+
+    def walls_inside(self):
+        """The table reports walls on its tracks: a build finished, paused, or stopped
+        part way (its counts kept), and not raised since."""
+        return self.state in ("built", "paused") or (
+            any(self.per_track()) and self.build_id != self._raised)
+
+    async def bring_walls_up(self):
+        """Walls inside (whole or partial) up to the table top, the door closed: what a
+        stopped build left on the ramps is stacked first (only an idle table takes the
+        strokes; a built one has none), then a lift cycle."""
+        if self.state == "idle":
+            await self.flush_tracks()
+        await self.raise_walls(open_door=False)
+        await self.settle()
+
+    async def drain(self, build_id, stacks):
+        """What the mixer holds onto the tracks, up to full walls of `stacks`: a build
+        that ends short when the mixer runs empty (the point: emptying it), with what was
+        on the ramps stacked.  Returns (tiles on the tracks, the mixer ran empty)."""
+        tracks = (self.identity or {}).get("tracks") or len(self.per_track()) or 4
+        try:
+            res = await self.build(build_id, [2 * stacks] * tracks, stacks=stacks,
+                                   expect_empty=False, colours=[])
+            return sum(res["per_track"]), bool(res.get("mixer_empty"))
+        except TableFault as e:
+            if e.kind != "short":
+                raise
+        await self.query_status()
+        if self.state == "fault":  # SHORT: the build pauses once cleared; then it ends
+            await self.clear_fault()
+        if self.state != "built":
+            await self.abort()
+            await self.flush_tracks()
+        return sum(self.per_track()), True
+
+    async def settle_after_restart(self):
+        """After the daemon restarted during a hand over whose walls are up: bring the
+        lift to the bottom (a lift cycle) and close the door."""
+        bottom = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
+        await self.link.command(m.LIFT, ())
+        await bottom
+        closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
+        await self.link.command(m.DOOR, (0,))
+        try:  # the table reports the door only when it changes: already closed is quiet
+            await asyncio.wait_for(asyncio.shield(closed), 3.0)
+        except asyncio.TimeoutError:
+            closed.cancel()
+
+    async def drop_top(self):
+        """Open the centre door so everything on the table top falls into the mixer, then
+        close it again."""
+        opened = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
+        await self.link.command(m.DOOR, (1,))
+        await opened
+        closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
+        await self.link.command(m.DOOR, (0,))
+        await closed
+
+    async def open_door(self):
+        """Open the centre door: what people pushed onto it falls into the mixer."""
+        await self._door(m.DOOR_OPEN, "open")
+
+    async def close_door(self):
+        await self._door(m.DOOR_CLOSED, "closed")
+
+    async def _door(self, state, name):
+        was = self.door  # already there: the table reports the door only when it changes
+        there = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == state)
+        await self.link.command(m.DOOR, (1 if state == m.DOOR_OPEN else 0,))
+        if was == name and self.door == name:
+            there.cancel()
+            return
+        await there
+
+    async def pause(self, seconds, stop=None):
+        """Wait `seconds` of table time (virtual in-process, scaled on a sped-up
+        simulator), or until the asyncio.Event `stop` is set; True if it was."""
+        mark = self.mark()
+        virtual = getattr(self.link.transport, "virtual", False)
+        while self.seconds_since(mark) < seconds:
+            if stop is not None and stop.is_set():
+                return True
+            await asyncio.sleep(0 if virtual else 0.02)
+        return bool(stop is not None and stop.is_set())
+
+    async def wait_ready(self, timeout=None):
+        """Until the table is connected again (after a reset or an unplug)."""
+        await self.link.wait_connected(timeout)
+
+    def mark(self):
+        return self.link.mark()
+
+    def seconds_since(self, mark):
+        return self.link.seconds_since(mark)
+
+    async def clear_fault(self):
+        """Acknowledge the table's fault (it refuses while its cause is still there)."""
+        await self.link.command(m.CLEAR_FAULT, (0,))
+        self.fault = None
+
+    async def stop(self):
+        await self.link.command(m.STOP, ())
+
+    async def abort(self):
+        await self.link.command(m.ABORT, ())
+
+    async def set_light(self, name):
+        """Show a pattern on the table's status light for what only the host knows:
+        "people" (waiting for people), "dice" (the walls are up: throw), "ready",
+        "refused" (a one-shot: a button press was not taken) or "auto" (the firmware's
+        own pattern).  The firmware's fault, motion and building patterns win over it
+        (docs/FIRMWARE.md "The status light"); it is sent again after a reconnect.
+        Returns False without sending when the table's firmware predates the command
+        (protocol minor 0): its light then shows only the firmware's own patterns."""
+        if name not in m.LIGHTS:
+            raise BadRequest("unknown light pattern %r; accepted: %s" % (name, ", ".join(m.LIGHTS)),
+                             code="bad_light")
+        if name != "refused":
+            self.light = name
+        ident = self.link.identity
+        if ident is not None and ident.get("minor", 0) < 1:
+            log.info("the table's firmware has no light command (protocol minor 0)",
+                     pattern=name)
+            return False
+        await self.link.command(m.LIGHT, (m.LIGHTS.index(name),))
+        return True
+
+    async def query_status(self):
+        reply = self.expect(lambda i, v: i == m.STATUS_REPLY)
+        await self.link.command(m.STATUS, ())
+        await reply
+        return self.get_status()
+
+    def get_status(self):
+        ident = self.identity
+        return {
+            "connected": self.link.connected,
+            "error": self.link.error,
+            "state": self.state if self.link.connected else "disconnected",
+            "fault": self.fault,
+            "lift": self.lift,
+            "door": self.door,
+            "guard": self.guard,
+            "build": {"id": self.build_id, "targets": self.targets,
+                      "per_track": [sum(r) for r in self.counts],
+                      # each track's count by back colour (the page draws a build it
+                      # joined half-way from these; the order of the tiles is not kept)
+                      "backs": [{self.colour_name(c): n for c, n in enumerate(r) if n}
+                                for r in self.counts]} if self.targets else None,
+            "identity": ident,
+            "resets": self.link.resets,
+        }

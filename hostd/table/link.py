@@ -1,0 +1,220 @@
+"""The host end of the serial link (layer: link).
+
+Keeps a link to the table up for as long as the daemon runs: opens the transport, runs
+the protocol's handshake (protocol.link.Link in the host role), reconnects with backoff
+after an unplug, notices a firmware reset by its boot nonce, and turns the table's
+RESULT events into awaited command outcomes.  Above this module nothing sees bytes.
+"""
+import asyncio
+
+import structlog
+
+from hostd.errors import JantakuError, NotReady
+from hostd.table.transport import TransportLost
+from protocol import link as plink
+from protocol import messages as m
+
+log = structlog.get_logger("jantaku.link")
+
+
+class TableGone(NotReady):
+    """The table is not connected (unplugged, resetting, or never found)."""
+
+    def __init__(self, message):
+        super().__init__(message, code="not_connected", status=503)
+
+
+class CommandRejected(JantakuError):
+    """The table answered a command with an error code."""
+
+    def __init__(self, msgid, code, field, values):
+        name = m.name_of(msgid)
+        fields = m.lookup(msgid)[3]
+        what = m.code_name(m.ERRORS, code)
+        if field != m.NO_FIELD and field < len(fields):
+            fname = fields[field][0]
+            text = "the table refused %s: %s (field %s=%r)" % (name, what, fname, values[field])
+        else:
+            text = "the table refused %s: %s" % (name, what)
+        super().__init__(text, code="table_" + what, status=409)
+        self.msgid, self.result, self.field = msgid, code, field
+
+
+class LinkClient:
+    """Owns the transport and the protocol Link; one task (`run`) pumps both."""
+
+    def __init__(self, transport, *, on_event, on_change=None, backoff=(0.2, 5.0),
+                 command_timeout=10.0):
+        self.transport = transport
+        self._on_event = on_event  # (msgid, values) for every event but RESULT
+        self._on_change = on_change or (lambda what, detail: None)
+        self._backoff = backoff
+        self._timeout = command_timeout
+        self.link = None
+        self.identity = None  # dict, once the handshake is done
+        self.about = None  # runtime and colour names (ABOUT, right after IDENTITY)
+        self.connected = False
+        self.error = None  # why we are not connected, in words
+        self.resets = 0  # firmware resets noticed (boot nonce changed)
+        self._pending = {}  # command seq -> (future, msgid, values)
+        self._up = asyncio.Event()
+        self._about = asyncio.Event()
+        self._stop = False
+        self._logged_why = None
+
+    # -- the pump -------------------------------------------------------------------------
+    async def run(self):
+        delay = self._backoff[0]
+        while not self._stop:
+            try:
+                await self.transport.open()
+            except TransportLost as e:
+                self._down(str(e))
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self._backoff[1])
+                continue
+            delay = self._backoff[0]
+            self.link = plink.Link(self.transport.clock, self._write, self._on_message,
+                                   role="host", on_link=self._on_link, on_bad=self._on_bad)
+            try:
+                await self._pump()
+            except TransportLost as e:
+                self._down("link lost: %s" % e)
+            finally:
+                self.transport.close()
+                self.link = None
+
+    async def _pump(self):
+        link = self.link
+        dropped = None  # the table's count of events it could not send (SPEC §10)
+        while not self._stop:
+            link.poll()
+            data = await self.transport.read(min(link.next_due_ms(), 50))
+            if data:
+                link.feed(data)
+            hb = link.peer_heartbeat
+            if hb is not None and hb[4] != dropped:
+                if dropped is not None and hb[4] > dropped:
+                    # events were lost (its window was full): the table client asks
+                    # the table where it is, as after a reconnect
+                    log.warning("the table dropped events", dropped=hb[4] - dropped)
+                    self._on_event(m.HEARTBEAT, hb)
+                dropped = hb[4]
+
+    def stop(self):
+        self._stop = True
+        self.transport.close()
+
+    def _write(self, buf, n):
+        self.transport.write(bytes(buf[:n]))
+
+    # -- link callbacks ---------------------------------------------------------------------
+    def _on_message(self, msgid, values):
+        if msgid == m.RESULT:
+            seq, cmd, code, field = values
+            pending = self._pending.pop(seq, None)
+            if pending is not None and not pending[0].done():
+                fut, sent_id, sent_values = pending
+                if code == m.OK:
+                    fut.set_result(None)
+                else:
+                    fut.set_exception(CommandRejected(sent_id, code, field, sent_values))
+            return
+        if msgid == m.IDENTITY:
+            self.identity = dict(zip(m.field_names(m.IDENTITY), values))
+        elif msgid == getattr(m, "ABOUT", -1):
+            self.about = dict(zip(m.field_names(msgid), values))
+            self._about.set()
+        self._on_event(msgid, values)
+
+    def _on_link(self, ev):
+        link = self.link
+        if ev == plink.NEW:
+            self._about.clear()
+            if link.identity is not None:  # the IDENTITY that made the session
+                self.identity = dict(zip(m.field_names(m.IDENTITY), link.identity))
+            rebooted = link.peer_rebooted
+            if rebooted:
+                self.resets += 1
+            self.connected, self.error = True, None
+            self._up.set()
+            log.info("table connected", board=self.identity and self.identity["board"],
+                     firmware=self.identity and self.identity["firmware"], rebooted=rebooted)
+            self._on_change("reset" if rebooted else "connected", self.identity)
+        elif ev == plink.UP:
+            self.connected, self.error = True, None
+            self._up.set()
+            self._on_change("up", None)
+        elif ev == plink.LOST:
+            self._down("the table went silent")
+        elif ev == plink.PEER_RESET:
+            self._down("the table restarted; reconnecting", reset=True)
+        elif ev == plink.INCOMPATIBLE:
+            self._down(link.error or "the table speaks another protocol version")
+            log.error("protocol version mismatch", error=self.error)
+
+    def _on_bad(self, msgid, code, field):
+        log.warning("bad frame from table", msgid=m.name_of(msgid),
+                    error=m.code_name(m.ERRORS, code), field=field)
+
+    def _down(self, why, reset=False):
+        was = self.connected
+        self.connected, self.error = False, why
+        self._up.clear()
+        for fut, _, _ in self._pending.values():
+            if not fut.done():
+                fut.set_exception(TableGone("command lost: %s" % why))
+        self._pending.clear()
+        if was or reset:
+            log.warning("table disconnected", why=why)
+            self._on_change("reset" if reset else "disconnected", why)
+        elif why != self._logged_why:  # why it cannot connect, said once per new reason
+            log.warning("table not connected", why=why)
+        self._logged_why = why
+
+    # -- commands ---------------------------------------------------------------------------
+    async def wait_connected(self, timeout=None):
+        try:
+            await asyncio.wait_for(self._up.wait(), timeout)
+        except asyncio.TimeoutError:
+            raise TableGone("no table connected: %s" % (self.error or "waiting for the handshake")) from None
+        try:  # `about` follows `identity` at once (older firmware may not send it)
+            await asyncio.wait_for(self._about.wait(), 1.0)
+        except asyncio.TimeoutError:
+            pass
+
+    async def command(self, msgid, values=(), *, timeout=None):
+        """Send a command and wait for the table's RESULT; raises CommandRejected or
+        TableGone.  Exactly-once delivery is the protocol's job."""
+        if not self.connected or self.link is None:
+            raise TableGone("no table connected: %s" % (self.error or "not yet"))
+        link = self.link
+        while not link.send(msgid, values):
+            if not self.connected:
+                raise TableGone("no table connected: %s" % self.error)
+            await asyncio.sleep(0.005)  # window full: the pump drains it
+        seq = link.sent_seq
+        fut = asyncio.get_running_loop().create_future()
+        self._pending[seq] = (fut, msgid, tuple(values))
+        try:
+            return await asyncio.wait_for(fut, timeout or self._timeout)
+        except asyncio.TimeoutError:
+            self._pending.pop(seq, None)
+            raise TableGone("the table did not answer %s within %.0f s"
+                            % (m.name_of(msgid), timeout or self._timeout)) from None
+
+    def mark(self):
+        """An instant on the link clock, for `seconds_since`."""
+        return self.transport.clock.ticks_ms()
+
+    def seconds_since(self, mark):
+        """Table seconds since `mark` (virtual time in-process; the wall times the
+        simulator's speed on a sped-up pseudo-terminal)."""
+        ms = plink.ticks_diff(self.transport.clock.ticks_ms(), mark)
+        return ms / 1000.0 * self.transport.time_scale
+
+    def get_status(self):
+        st = {"connected": self.connected, "error": self.error, "resets": self.resets}
+        if self.link is not None:
+            st["link"] = self.link.stats()
+        return st

@@ -1,0 +1,308 @@
+"""Letting a browser in (DESIGN §4: "from a browser, motor commands need a token").
+
+A browser never holds the API token.  Instead the daemon makes a short one-time
+**pairing code** (``ABCD-1234``), shown on the host's terminal (``jantaku run``, ``jantaku
+pair --new``); the page sends it once in a POST body (``POST /pair``) and gets back a
+**browser session**: a random cookie, ``HttpOnly; SameSite=Strict``, never in a URL, never
+readable by the page's scripts.  docs/API.md §Security has the rules.
+
+* a code lives CODE_TTL_S, is good once, and a new code replaces the old one;
+* wrong codes are rate-limited per client (MAX_TRIES per TRY_WINDOW_S for one peer
+  address, so one browser typing wrong codes keeps no other from pairing) and for all
+  clients together (MAX_TRIES_ALL per TRY_WINDOW_S, counted afresh for each new code), so
+  a code's life allows at most MAX_TRIES_ALL * CODE_TTL_S / TRY_WINDOW_S = 300 guesses
+  among the CODE_SPACE ~3.3·10⁹ codes: a chance of 1 in ~11 million (:func:`guess_chance`);
+* sessions are kept in memory only, under the SHA-256 digest of the cookie (a daemon's
+  dump or log holds no usable cookie); each has a short random ``id`` (not derived from
+  the cookie) by which the host lists (``jantaku pair --list``) and ends
+  (``jantaku pair --revoke ID``) it; a browser ends its own (``POST /pair/forget``); a
+  daemon restart or ``jantaku pair --revoke-all`` ends them all; each lasts SESSION_TTL_S.
+
+No web framework here: the API layer (hostd/web/api.py) passes plain values in (the peer's
+address, its User-Agent, the cookie).
+"""
+import collections
+import datetime
+import hashlib
+import hmac
+import re
+import secrets
+import time
+
+from hostd.errors import Forbidden, JantakuError, NotFound
+
+CODE_TTL_S = 300
+MAX_TRIES = 5  # wrong codes per TRY_WINDOW_S from one client (peer address)
+MAX_TRIES_ALL = 60  # wrong codes per TRY_WINDOW_S from every client together
+TRY_WINDOW_S = 60
+MAX_CLIENTS = 256  # clients whose wrong codes are remembered; the oldest are dropped
+SESSION_TTL_S = 24 * 3600
+MAX_SESSIONS = 64
+COOKIE = "jantaku_session"
+LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read off a screen, typed on a phone
+DIGITS = "0123456789"
+CODE_SPACE = len(LETTERS) ** 4 * len(DIGITS) ** 4  # 3 317 760 000
+ID_BYTES = 3  # a browser's id: 6 hex digits
+DESCRIPTION_CHARS = 60
+
+
+class TooManyTries(JantakuError):
+    status = 429
+    code = "pair_rate_limited"
+
+
+def guess_chance():
+    """The chance that guessing finds a code within its life: the most wrong codes the
+    limit for all clients lets through in CODE_TTL_S, over the number of codes."""
+    return max_guesses() / CODE_SPACE
+
+
+def max_guesses():
+    """The most wrong codes a code's life lets through: MAX_TRIES_ALL in each
+    TRY_WINDOW_S of its CODE_TTL_S (the count starts afresh with each code, and a code of
+    age CODE_TTL_S is already too old)."""
+    return MAX_TRIES_ALL * -(-CODE_TTL_S // TRY_WINDOW_S)
+
+
+def _digest(value):
+    return hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
+
+
+def normalise(code):
+    """'abcd 1234', 'ABCD-1234' -> 'ABCD1234'."""
+    return "".join(c for c in str(code).upper() if c.isalnum())
+
+
+def iso(t):
+    """Wall-clock seconds -> '2025-05-01T18:30:05+00:00'."""
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+# -- what a User-Agent says -----------------------------------------------------------------
+
+# (token in the User-Agent, name); the first that matches wins, so the browsers built on
+# Chrome come before it, and Chrome before Safari (Chrome's User-Agent says Safari too)
+_BROWSERS = (("EdgA/", "Edge"), ("EdgiOS/", "Edge"), ("Edg/", "Edge"), ("OPR/", "Opera"),
+             ("OPiOS/", "Opera"), ("SamsungBrowser/", "Samsung Internet"),
+             ("FxiOS/", "Firefox"), ("Firefox/", "Firefox"), ("CriOS/", "Chrome"),
+             ("Chromium/", "Chromium"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
+# an iPhone's says "like Mac OS X", an Android's "Linux": they come first
+_SYSTEMS = (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("CrOS", "ChromeOS"),
+            ("Windows", "Windows"), ("Macintosh", "macOS"), ("Mac OS X", "macOS"),
+            ("Linux", "Linux"))
+
+
+def describe_agent(agent):
+    """A short description of a browser from its User-Agent ('Chrome on Android', 'Safari
+    on iPhone'), or the User-Agent's first DESCRIPTION_CHARS characters when it is not
+    one of the common browsers; printable characters only (it is shown on a terminal)."""
+    agent = re.sub(r"[^\x20-\x7e]", "?", str(agent or "")).strip()
+    if not agent:
+        return "unknown (no User-Agent)"
+    browser = next((name for token, name in _BROWSERS if token in agent), None)
+    system = next((name for token, name in _SYSTEMS if token in agent), None)
+    if browser and system:
+        return "%s on %s" % (browser, system)
+    if browser:
+        return browser
+    return agent[:DESCRIPTION_CHARS]
+
+
+# -- the rate limit -------------------------------------------------------------------------
+
+class _Tries:
+    """The times of wrong codes within TRY_WINDOW_S: per client and for all together.
+
+    The per-client table is ordered by each client's latest wrong code; entries older than
+    the window are dropped from its front, and beyond MAX_CLIENTS the oldest go too, so a
+    flood of addresses cannot make it grow without bound."""
+
+    def __init__(self):
+        self.all = collections.deque()
+        self.clients = collections.OrderedDict()  # client -> deque of times
+
+    def _prune(self, now):
+        while self.all and now - self.all[0] >= TRY_WINDOW_S:
+            self.all.popleft()
+        while self.clients:
+            client, times = next(iter(self.clients.items()))
+            if now - times[-1] < TRY_WINDOW_S and len(self.clients) <= MAX_CLIENTS:
+                break
+            del self.clients[client]
+
+    def refusal(self, client, now):
+        """None when ``client`` may try a code now, else the :class:`TooManyTries`."""
+        self._prune(now)
+        mine = [t for t in self.clients.get(client, ()) if now - t < TRY_WINDOW_S]
+        if len(mine) >= MAX_TRIES:
+            return TooManyTries(
+                "this browser typed %d wrong pairing codes: wait a minute, then type the "
+                "code again" % MAX_TRIES)
+        if len(self.all) >= MAX_TRIES_ALL:
+            return TooManyTries(
+                "too many wrong pairing codes on the network (%d a minute from all browsers "
+                "together): wait a minute, or make a fresh code with `jantaku pair --new` on "
+                "the table's host" % MAX_TRIES_ALL)
+        return None
+
+    def wrong(self, client, now):
+        self.all.append(now)
+        times = self.clients.pop(client, None) or collections.deque(maxlen=MAX_TRIES)
+        times.append(now)
+        self.clients[client] = times  # now the newest
+        self._prune(now)
+
+    def new_code(self):
+        """Wrong guesses at the last code say nothing about the next: the limit for all
+        clients starts afresh (each browser's own does not)."""
+        self.all.clear()
+
+
+# -- the sessions ---------------------------------------------------------------------------
+
+class _Browser:
+    __slots__ = ("id", "paired_at", "last_seen", "expires", "address", "browser")
+
+    def __init__(self, id, paired_at, expires, address, browser):
+        self.id = id
+        self.paired_at = paired_at  # wall clock
+        self.last_seen = paired_at  # wall clock
+        self.expires = expires  # the monotonic clock
+        self.address = address
+        self.browser = browser
+
+
+class Paired:
+    """What a right code gives: the cookie's value (for the browser only), the new
+    session's id (for the log, the list) and the id of the session it replaced (the same
+    browser's, paired before), if any."""
+
+    __slots__ = ("cookie", "id", "replaced")
+
+    def __init__(self, cookie, id, replaced=None):
+        self.cookie = cookie
+        self.id = id
+        self.replaced = replaced
+
+
+class Pairing:
+    def __init__(self, clock=time.monotonic, wall=time.time):
+        self.clock = clock
+        self.wall = wall
+        self._code = None  # (digest of the normalised code, expires at)
+        self._tries = _Tries()
+        self._sessions = {}  # digest of the cookie -> _Browser
+
+    def new_code(self):
+        """A fresh one-time code (the previous one no longer works)."""
+        code = ("".join(secrets.choice(LETTERS) for _ in range(4)) + "-"
+                + "".join(secrets.choice(DIGITS) for _ in range(4)))
+        self._code = (_digest(normalise(code)), self.clock() + CODE_TTL_S)
+        self._tries.new_code()
+        return code
+
+    def exchange(self, code, *, client=None, agent=None, previous=None):
+        """A :class:`Paired` for a right code (which is then spent), else an error.
+
+        ``client``: the peer's address (the key of its own limit on wrong codes, and shown
+        in the list); ``agent``: its User-Agent (described in the list); ``previous``: the
+        cookie the browser already carries, whose session this one replaces."""
+        now = self.clock()
+        client = str(client or "unknown")
+        refusal = self._tries.refusal(client, now)
+        if refusal is not None:
+            raise refusal
+        given = _digest(normalise(code))
+        if (self._code is None or now >= self._code[1]
+                or not hmac.compare_digest(given, self._code[0])):
+            self._tries.wrong(client, now)
+            expired = self._code is not None and now >= self._code[1]
+            raise Forbidden("that pairing code is %s: get a fresh one on the table's host "
+                            "with `jantaku pair --new`" % ("too old" if expired else "not right"),
+                            code="pair_refused")
+        self._code = None
+        old = self._sessions.pop(_digest(previous), None) if previous else None
+        self._drop_expired(now)
+        while len(self._sessions) >= MAX_SESSIONS:  # the oldest goes
+            del self._sessions[min(self._sessions, key=lambda k: self._sessions[k].expires)]
+        cookie = secrets.token_urlsafe(32)
+        browser = _Browser(self._new_id(), self.wall(), now + SESSION_TTL_S, client,
+                           describe_agent(agent))
+        self._sessions[_digest(cookie)] = browser
+        return Paired(cookie, browser.id, old.id if old and old.expires >= now else None)
+
+    def _new_id(self):
+        known = {b.id for b in self._sessions.values()}
+        while True:
+            id_ = secrets.token_hex(ID_BYTES)
+            if id_ not in known:
+                return id_
+
+    def _drop_expired(self, now):
+        self._sessions = {k: b for k, b in self._sessions.items() if b.expires >= now}
+
+    def _find(self, cookie):
+        if not cookie:
+            return None
+        browser = self._sessions.get(_digest(cookie))
+        if browser is None or self.clock() > browser.expires:
+            return None
+        return browser
+
+    def check(self, cookie):
+        """Whether ``cookie`` is a live browser session (nothing is recorded)."""
+        return self._find(cookie) is not None
+
+    def touch(self, cookie, *, client=None):
+        """The id of ``cookie``'s live session, which is seen now (from ``client``), or
+        None when it is not paired."""
+        browser = self._find(cookie)
+        if browser is None:
+            return None
+        browser.last_seen = self.wall()
+        if client:
+            browser.address = str(client)
+        return browser.id
+
+    def forget(self, cookie):
+        """End ``cookie``'s own session: its id, or None when it was not paired."""
+        browser = self._find(cookie)
+        if browser is None:
+            return None
+        del self._sessions[_digest(cookie)]
+        return browser.id
+
+    def revoke(self, id):
+        """End the session with this id (as listed); :class:`NotFound` naming the known
+        ids when there is none."""
+        self._drop_expired(self.clock())
+        wanted = str(id).strip().lower()
+        for key, browser in self._sessions.items():
+            if browser.id == wanted:
+                del self._sessions[key]
+                return browser.id
+        known = sorted(b.id for b in self._sessions.values())
+        raise NotFound("no paired browser has the id %r; %s" % (
+            str(id)[:40], "the paired ones: %s (`jantaku pair --list`)" % ", ".join(known)
+            if known else "no browser is paired"), code="unknown_browser")
+
+    def revoke_all(self):
+        n = len(self._sessions)
+        self._sessions.clear()
+        self._code = None
+        return n
+
+    def browsers(self):
+        """The live sessions, oldest first: id, paired_at and last_seen (ISO 8601, UTC),
+        address, browser (a description of its User-Agent) and expires_in (seconds)."""
+        now = self.clock()
+        self._drop_expired(now)
+        return [{"id": b.id, "paired_at": iso(b.paired_at), "last_seen": iso(b.last_seen),
+                 "address": b.address, "browser": b.browser,
+                 "expires_in": max(0, int(b.expires - now))}
+                for b in sorted(self._sessions.values(), key=lambda b: b.paired_at)]
+
+    def summary(self):
+        now = self.clock()
+        return {"browsers": sum(1 for b in self._sessions.values() if b.expires >= now),
+                "code_open": self._code is not None and now < self._code[1]}
