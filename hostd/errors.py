@@ -25,12 +25,23 @@ class JantakuError(Exception):
             self.code = code
         if status is not None:
             self.status = int(status)
+        self.details = {}  # more for the answer's error object (the daemon adds seq, next)
 
     def to_dict(self):
-        return {"code": self.code, "message": self.message}
+        return dict(self.details, code=self.code, message=self.message)
 
     def __str__(self):
         return self.message
+
+
+class NotNow(JantakuError):
+    """A command the table does not take in its present state (not in ``can``): 409, the
+    code naming the state; the answer carries the state's ``seq`` and ``next``."""
+
+    status = 409
+
+    def __init__(self, message, *, state):
+        super().__init__(message, code=state)
 
 
 class BadRequest(JantakuError):
@@ -85,3 +96,15 @@ class JournalError(JantakuError):
 
     code = "journal"
     status = 500
+
+
+def describe_validation(errors):
+    """pydantic's errors as one line: "dice: Input should be a valid list; track: ..."."""
+    parts = []
+    for e in errors:
+        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
+        msg = e.get("msg", "invalid")
+        if e.get("type") == "extra_forbidden":
+            msg = "unknown field"
+        parts.append("%s: %s" % (loc, msg))
+    return "; ".join(parts)

@@ -56,17 +56,26 @@ def make_inprocess_table(args, profile, colours):
 
 async def hand_over_like_players(session, table, attempts=3):
     """Players press start; if the guard stops the lift (a hand in the way), they step
-    back and press start again — the motion resumes only then."""
+    back and press start again — the motion resumes only then (the session's stop and
+    recovery, as the daemon runs them)."""
+    try:
+        return await session.hand_over()
+    except TableFault as e:
+        stop = e
     for attempt in range(attempts):
+        session.on_stopped("hand_over", stop)
+        if stop.kind != "guard" or attempt == attempts - 1:
+            raise stop
+        for _ in range(100000):  # until the curtain and lid are safe again
+            if table.guard["curtain"] and table.guard["lid"]:
+                break
+            await asyncio.sleep(0.001)
         try:
-            return await session.hand_over()
+            await session.recover()
+            return session.hands[-1]
         except TableFault as e:
-            if e.kind != "guard" or attempt == attempts - 1:
-                raise
-            for _ in range(100000):  # until the curtain and lid are safe again
-                if table.guard["curtain"] and table.guard["lid"]:
-                    break
-                await asyncio.sleep(0.001)
+            stop = e
+    raise stop
 
 
 def demo_sets(args, board):
@@ -135,6 +144,7 @@ async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_pro
                            "version": about.get("version")}
         out["builds"], out["hands"] = summ["builds"], summ["hands"]
         out["games"] = [{"game": g["game"], "decks": g["decks"], "walls": _walls(summ, g["game"]),
+                         "splits": g.get("splits") or [],
                          "hands": [h for h in summ["hands"] if h["game"] == g["game"]]}
                         for g in summ["games"]]
         out["decks"] = out["games"][0]["decks"]  # the first game's split
@@ -224,19 +234,21 @@ async def _play_via_buttons(args, profile, colours, transport, journal, table_si
     try:
         virtual = getattr(transport, "virtual", False)
 
+        def lift_stopped():  # pressing start again repeats the lift
+            return d.state.name == "stopped" and "hand_over" in d.can()
+
         async def until(pred, what, seconds=600.0):
             mark = d.table.mark()
             while not pred():
-                if d.session is not None and d.session.stopped is not None \
-                        and not d.session.lift_stopped():
-                    raise NotReady(d.next_step(), code=d.session.stopped["kind"])
+                if d.state.name == "stopped" and not lift_stopped():
+                    raise NotReady(d.next_step()["text"], code=d.state["kind"])
                 if d.table.seconds_since(mark) > seconds:
                     raise NotReady("no %s within %g table seconds: %s"
-                                   % (what, seconds, d.next_step()), code="timeout")
+                                   % (what, seconds, d.next_step()["text"]), code="timeout")
                 await asyncio.sleep(0 if virtual else 0.02)
 
         def idle():
-            return not d.status()["busy"]
+            return not d._busy()
 
         # the sets are where the demo's table has them: no collect before the first build
         d.known = {"mixed_deck": args.mixed_deck, "sets": list(colours),
@@ -252,7 +264,7 @@ async def _play_via_buttons(args, profile, colours, transport, journal, table_si
                 n = s.hand + 1
                 press("start")
                 while s.hand < n:  # a guard stop: press start again once it is clear
-                    await until(lambda: s.hand >= n or (s.lift_stopped() and idle()
+                    await until(lambda: s.hand >= n or (lift_stopped() and idle()
                                                         and d.table.guard["curtain"]
                                                         and d.table.guard["lid"]), "hand over")
                     if s.hand < n:
@@ -283,7 +295,8 @@ def _walls(summ, game):
 
 
 def text_report(out):
-    """The demo's result for a person."""
+    """The demo's result for a person: each game's decks (each split, when a restart made
+    the table split them again) and the hands played on them."""
     lines = ["%s%s, seed %s: %d builds, %d hands, %.1f s simulated in %.2f s" % (
         out["ruleset"], " + Mixed Deck" if out["mixed_deck"] else "", out["seed"],
         len(out["builds"]), len(out["hands"]), out["sim_seconds"], out["wall_seconds"])]
@@ -292,20 +305,28 @@ def text_report(out):
     games = out.get("games") or [{"game": 1, "decks": out["decks"]}]
     alike = len(set(out.get("sets") or ())) == 1
     for g in games:
-        head = "game %d: " % g["game"] if len(games) > 1 else ""
-        for name, d in sorted(g["decks"].items()):
-            lines.append("%sdeck %s: %d tiles, %s%s" % (head, name, d["tiles"], ", ".join(
-                "%s %d" % kv for kv in sorted(d["backs"].items())),
-                " (backs alike: colours not checked)" if alike else ""))
+        splits = g.get("splits") or [{"split": 1, "decks": g["decks"]}]
+        for sp in splits:
+            head = "game %d: " % g["game"] if len(games) > 1 else ""
+            if len(splits) > 1:
+                head += "split %d (hands %s): " % (sp["split"], ", ".join(
+                    str(h) for h in sp.get("hands") or ()) or "none")
+            for name, d in sorted(sp["decks"].items()):
+                lines.append("%sdeck %s: %d tiles, %s%s" % (head, name, d["tiles"], ", ".join(
+                    "%s %d" % kv for kv in sorted(d["backs"].items())),
+                    " (backs alike: colours not checked)" if alike else ""))
     for i, b in enumerate(out["builds"], 1):
         secs = "%.1f s" % b["sim_seconds"] if b["sim_seconds"] is not None else "stopped"
         lines.append("build %d (deck %s): %s tiles per track, %s%s" % (
             i, b["deck"], "/".join(map(str, b["per_track"])), secs,
             "" if b["ok"] else "  NOT OK"))
+    firsts = {g["game"]: min((h["hand"] for h in g.get("hands") or ()), default=1) for g in games}
     for h in out["hands"]:
-        lines.append("hand %d%s on deck %s: dice %s, breaker %s, turnaround %.2f s" % (
-            h["hand"], " (game %d)" % h["game"] if len(games) > 1 else "", h["deck"],
-            "+".join(map(str, h["dice"])), h["breaker"],
+        lines.append("hand %d%s on deck %s%s: dice %s, breaker %s, turnaround %.2f s" % (
+            h["hand"] - firsts.get(h["game"], 1) + 1,
+            " of game %d" % h["game"] if len(games) > 1 else "", h["deck"],
+            " (split %d)" % h["split"] if h.get("split", 1) > 1 else "",
+            "+".join(map(str, h["dice"])) or "none", h["breaker"] or "none",
             h["turnaround_sim_seconds"]))
     for f in out["faults"]:
         lines.append("fault %s%s: %s%s" % (f["kind"], " track %s" % f["track"] if f.get("track") else "",

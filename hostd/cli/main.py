@@ -456,39 +456,15 @@ COMMANDS: list[Command] = [
     Command("break", "throw the dice (or take a throw) and show where the wall breaks",
             _configure_break, cmd_break),
     Command("run", "the daemon: connect to the table (--port PATH, or --sim) and serve the API",
-            _lazy("hostd.cli.daemon", "configure_run"), _lazy("hostd.cli.daemon", "cmd_run")),
-    Command("status", "the table's and the session's state, from the running daemon",
-            _lazy("hostd.cli.daemon", "configure_status"), _lazy("hostd.cli.daemon", "cmd_status")),
-    Command("session", "start or end a session on the running daemon (session start --ruleset R, "
-            "session end)",
-            _lazy("hostd.cli.daemon", "configure_session"), _lazy("hostd.cli.daemon", "cmd_session")),
-    Command("hand-over", "end the hand: drop the played deck, raise the next walls, rebuild",
-            _lazy("hostd.cli.daemon", "configure_hand_over"), _lazy("hostd.cli.daemon", "cmd_hand_over")),
+            _lazy("hostd.cli.run", "configure_run"), _lazy("hostd.cli.run", "cmd_run")),
+    Command("status", "the table's state, what happens next and the session, from the running "
+            "daemon", _lazy("hostd.cli.reads", "configure_status"),
+            _lazy("hostd.cli.reads", "cmd_status")),
     Command("pair", "let a browser press the table's buttons: a one-time code (and QR code); "
             "--list the paired browsers, --revoke ID one, --revoke-all every one",
-            _lazy("hostd.cli.daemon", "configure_pair"), _lazy("hostd.cli.daemon", "cmd_pair")),
+            _lazy("hostd.cli.reads", "configure_pair"), _lazy("hostd.cli.reads", "cmd_pair")),
     Command("history", "past sessions from the journal: games, decks, hands, throws, faults",
-            _lazy("hostd.cli.daemon", "configure_history"),
-            _lazy("hostd.cli.daemon", "cmd_history")),
-    Command("dice", "the hand's throw: the table throws (as the dice button does), or enter "
-            "physical dice (`jantaku dice 3,4`)", _lazy("hostd.cli.daemon", "configure_dice"),
-            _lazy("hostd.cli.daemon", "cmd_dice")),
-    Command("game", "games: `game new` ends the game and begins the next",
-            _lazy("hostd.cli.daemon", "configure_game"), _lazy("hostd.cli.daemon", "cmd_game")),
-    Command("continue", "people did what the table asked (tiles pushed in, a fault fixed): "
-            "carry on", _lazy("hostd.cli.daemon", "configure_continue"),
-            _lazy("hostd.cli.daemon", "cmd_continue")),
-    Command("clear-fault", "the table's fault is fixed: clear it and carry on",
-            _lazy("hostd.cli.daemon", "configure_clear_fault"),
-            _lazy("hostd.cli.daemon", "cmd_clear_fault")),
-    Command("abort", "stop every motor and end the session (the next start collects the tiles)",
-            _lazy("hostd.cli.daemon", "configure_abort"), _lazy("hostd.cli.daemon", "cmd_abort")),
-    Command("selftest", "exercise every device of the table in a safe order (or one: --device "
-            "gate --track 2); exit 1 if one failed",
-            _lazy("hostd.cli.bringup", "configure_selftest"), _lazy("hostd.cli.bringup", "cmd_selftest")),
-    Command("calibrate", "colour calibration for the club's two sets (--sets pink,yellow): "
-            "the table reads them, the profile is written",
-            _lazy("hostd.cli.bringup", "configure_calibrate"), _lazy("hostd.cli.bringup", "cmd_calibrate")),
+            _lazy("hostd.cli.reads", "configure_history"), _lazy("hostd.cli.reads", "cmd_history")),
     Command("health", "the table's health over time: misreads, jams and sensor drift per track, "
             "the lift; exit 1 when something is flagged",
             _lazy("hostd.cli.bringup", "configure_health"), _lazy("hostd.cli.bringup", "cmd_health")),
@@ -512,6 +488,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, "%s: error: %s (see `%s --help`)\n" % (self.prog, message, self.prog))
 
 
+def _table_commands():
+    """The table's commands, made from the one list (hostd/core/commands.py, through
+    hostd/cli/table.py): `session start|end`, `hand-over`, `dice`, `game new` ..."""
+    from hostd.cli import table
+
+    return [Command(word, help, table.configure(word, actions), table.run)
+            for word, help, actions in table.entries()]
+
+
 def build_parser(commands=None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -519,7 +504,7 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction, nargs=0,
                         help="show the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for c in COMMANDS if commands is None else commands:
+    for c in (COMMANDS[:2] + _table_commands() + COMMANDS[2:]) if commands is None else commands:
         p = sub.add_parser(c.name, help=c.help, description=c.description)
         c.configure(p)
         p.set_defaults(_run=c.run)

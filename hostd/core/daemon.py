@@ -4,29 +4,31 @@ One asyncio loop.  The link task pumps the serial line; session steps (bringing 
 together, a build, a hand over, a recovery) run as one background task at a time, so the
 API answers at once and progress arrives as events.
 
-Every operator command (start, hand over, continue, clear fault, end, abort) is taken
-under one lock before anything is awaited, so commands are serialised; each either
-starts its step and answers, or is refused with the reason and the next step (a
-JantakuError: the API's status and message, the CLI's exit status 1).  While the table is
-not connected, commands that move motors are refused at once (503).  `status()` always
-carries `next`: what happens next, or what a person must do.
+The table's one state (hostd/core/state.py) says what the daemon accepts: every command
+(hostd/core/commands.py) is judged against ``can`` under one lock before anything is
+awaited, so commands are serialised; a command not in ``can`` is refused with 409 and a
+code naming the state, while the table is not connected the motor commands answer 503.
+Every answer, accepted or refused, carries the ``seq`` of the state it was judged in and
+``next``: what happens next as a code (hostd/core/codes.py).
 """
 import asyncio
+import time
 
 import structlog
 
 from hostd.core import rulesets
-from hostd.core.dice import Dice
-from hostd.errors import JantakuError, NotReady
-from hostd.table.link import CommandRejected, LinkClient, TableGone
-from hostd.core.session import ASK, PUSH_WINDOW_S, STUCK, Session, check_sets
+from hostd.core.codes import Context, fault_of, next_step
+from hostd.core.commands import BY_NAME, can
+from hostd.core.dice import Dice, DiceError, check_dice
+from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
+from hostd.core.state import Machine, State, where
+from hostd.errors import BadRequest, JantakuError, NotNow
 from hostd.table.client import TableClient
+from hostd.table.link import CommandRejected, LinkClient, TableGone
 
 log = structlog.get_logger("jantaku.daemon")
 
-START = "start a session: `jantaku session start --ruleset R` (add --mixed-deck to mix both sets)"
-
-
+API_VERSION = 2
 KEEP_DAYS = 90  # days an ended session keeps its event detail in the journal
 MAX_EMPTY_ROUNDS = 4  # drain rounds of `session end --empty` (two sets fill two rounds)
 
@@ -77,29 +79,119 @@ class Daemon:
     def __init__(self, *, transport, journal, colours=("blue", "green"), seed=None, resume=True,
                  push_window=PUSH_WINDOW_S, keep_days=KEEP_DAYS, journal_max_bytes=None):
         self.journal = journal
-        self.colours = tuple(colours)
+        self.colours = tuple(colours)  # the sets' backs by default (`run --colours`, calibrate)
         self.seed = seed  # dice from a seed (demos, the simulator) or None: cryptographic
         self.resume = resume  # carry on the journal's open session (a real table)
         self.push_window = push_window
         self.keep_days = keep_days  # the journal's retention (Journal.prune)
         self.journal_max_bytes = journal_max_bytes
+        self.m = Machine(on_change=self._state_changed)
         self.link = LinkClient(transport, on_event=self._on_table_event,
                                on_change=self._on_link_change)
         self.table = TableClient(self.link, colours=self.colours, on_event=self.publish,
                                  on_button=self._pressed)
         self.session = None
         self.known = None  # where the last session left the tiles, for the next start
-        self.abort_pending = None  # {"session": id} while an abort waits for the table
         self.last_end = None  # how the last session ended: {"id", "how", "reason"}
-        self.asking = None  # what people are asked while no session is open (emptying)
-        self._people_done = asyncio.Event()  # `continue` while they are asked
+        self._people_done = asyncio.Event()  # `continue` while the top is being cleared
         self._step = None  # the running step (task)
-        self._step_name = None
         self._subscribers = set()
         self._tasks = []
         self._lock = asyncio.Lock()  # one operator command at a time
         self._light_shown = "auto"  # the host pattern last sent to the status light
+        self._judged = None  # the seq the command being answered was judged at
         self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
+
+    # -- the state and what it means ----------------------------------------------------------
+    @property
+    def state(self):
+        return self.m.state
+
+    def context(self):
+        s = self.session
+        return Context(connected=self.link.connected, error=self.link.error,
+                       first_hand=s.game_first_hand if s else 1, colours=self.colours,
+                       session=s.id if s else None, mixed_deck=bool(s and s.mixed_deck))
+
+    def next_step(self):
+        """What happens next: {"code", "params", "text", "action"}."""
+        return next_step(self.state, self.context(), table_fault=self.table.fault)
+
+    def can(self):
+        return can(self.state, self.context())
+
+    def fault(self):
+        table_fault = self.table.fault if self.table.state == "fault" else None
+        return fault_of(self.state, table_fault if self.link.connected else None)
+
+    def _state_changed(self, state, seq):
+        self.publish({"type": "state", "state": dict(state.to_dict(), seq=seq),
+                      "next": self.next_step(), "can": self.can(), "fault": self.fault()})
+
+    def _sync(self):
+        """Between sessions, the state follows the table: a fault it reports (a person
+        must fix it before anything starts), or idle with its walls inside or not."""
+        if self.state.name not in ("idle", "table_fault") or self._busy():
+            return
+        t = self.table
+        if self.link.connected and t.state == "fault" and t.fault:
+            self.m.set("table_fault", kind=t.fault["kind"], track=t.fault.get("track"))
+        else:
+            self.m.set("idle", walls_inside=bool(self.link.connected and t.walls_inside()),
+                       where=(self.known or {}).get("where"))
+
+    def _to_idle(self):
+        """No session and nothing running: idle (or the fault the table reports)."""
+        self.m.set("idle", walls_inside=bool(self.link.connected and self.table.walls_inside()),
+                   where=(self.known or {}).get("where"))
+        self._sync()
+
+    def judge(self, command):
+        """Refuse `command` unless the daemon would accept it now (``can``): 503 while the
+        table is not connected (a motor command), else 409 with the state's name.  Returns
+        the seq it was judged at (every answer carries it)."""
+        if command in self.can():
+            self._judged = self.m.seq
+            return self._judged
+        if not self.link.connected and BY_NAME[command].motors and self.state.name != "aborting":
+            raise self._gone()
+        raise self._not_now(command)
+
+    def _gone(self):
+        e = TableGone("the table is not connected (%s): nothing can move until it is; "
+                      "check its cable and power" % (self.link.error or "waiting for it"))
+        return self._answer_error(e)
+
+    def _not_now(self, command):
+        st = self.state
+        nxt = self.next_step()
+        why = {
+            ("start", True): "a session is open: end it, abort it, or replace it",
+            ("selftest", False): "walls are built inside the table: bring them up first "
+                                 "(end with empty), then run the self-test",
+            ("calibrate", False): "walls are built inside the table: bring them up first "
+                                  "(end with empty), then calibrate",
+            ("dice", True): "the throw comes once a hand's walls are on the table top, once "
+                            "a hand",
+            ("game_new", True): "a new game begins once a hand of this game was played and "
+                                "nothing is being recovered or asked",
+        }.get((command, self.session is not None), None)
+        if st.name == "idle" and command in ("selftest", "calibrate") and not st.get("walls_inside"):
+            why = None
+        text = "%s is not possible now (%s)%s. Next: %s" % (
+            command.replace("_", " "), st.name.replace("_", " "),
+            ": " + why if why else "", nxt["text"])
+        return self._answer_error(NotNow(text, state=st.name))
+
+    def _answer_error(self, e):
+        e.details.update(seq=self.m.seq, next=self.next_step())
+        return e
+
+    def answer(self, **data):
+        """A command's answer: its data, the seq of the state it was judged in, and what
+        happens next now."""
+        seq, self._judged = self._judged or self.m.seq, None
+        return dict(data, seq=seq, next=self.next_step())
 
     # -- plumbing -------------------------------------------------------------------------
     def _on_table_event(self, msgid, values):
@@ -108,12 +200,10 @@ class Daemon:
     def _light_wanted(self):
         """The status light's host pattern (docs/FIRMWARE.md "The status light"): people
         are asked, or the hand's walls are up without a throw; else the firmware's own."""
-        s = self.session
-        if s is None:
-            return "auto"
-        if s.asking or s.stopped:
+        nxt = self.next_step()
+        if nxt["action"] in ("continue", "clear_fault") or self.state.name == "stopped":
             return "people"
-        if s.hands and s.throw is None and s.top == s.hands[-1]["deck"] and s.hand:
+        if nxt["action"] == "dice":
             return "dice"
         return "auto"
 
@@ -147,17 +237,21 @@ class Daemon:
         self.table.link_changed(what, detail)  # it asks the table where it is
         self.publish({"type": "link", "what": what,
                       "detail": detail if isinstance(detail, str) else None})
-        if what in ("connected", "up", "reset") and self.abort_pending is not None:
-            self._tasks.append(asyncio.create_task(self._send_pending_abort()))
+        self.m.bump()  # what is accepted changes with the connection
+        if what in ("connected", "up", "reset") and self.state.name == "aborting":
+            self._spawn(self._send_pending_abort())
 
     def publish(self, event):
-        if event.get("type") not in ("tile", "build_progress"):
+        kind = event.get("type")
+        if kind not in ("tile", "build_progress", "state"):
+            if kind in ("table_state", "table_fault"):
+                self._sync()
             self._light()
         for q in list(self._subscribers):
             if q.qsize() < 1000:  # a stalled client loses events, never the daemon
                 q.put_nowait(event)
-        kind = event.get("type")
-        if kind not in ("tile", "build_progress") and self.session is not None and self.session.id:
+        if kind not in ("tile", "build_progress", "state") and self.session is not None \
+                and self.session.id:
             self.journal.event(self.session.id, kind, **{k: v for k, v in event.items()
                                                          if k not in ("type", "session")})
 
@@ -179,6 +273,7 @@ class Daemon:
             if last is not None:
                 self.known = {"mixed_deck": last["mixed_deck"], "sets": last["sets"],
                               "where": (last.get("phase_data") or {}).get("where")}
+                self._sync()
 
     def _restore(self, saved):
         """The session the journal says is open: restore it and, once the table answers,
@@ -190,9 +285,9 @@ class Daemon:
             return
         self.session = Session.restore(saved, table=self.table, journal=self.journal,
                                        profile=profile, dice=Dice(saved.get("seed")),
-                                       on_event=self.publish)
+                                       on_event=self.publish, machine=self.m)
         self.session.push_window = self.push_window
-        log.info("resuming session", session=saved["id"], phase=saved["phase"])
+        log.info("resuming session", session=saved["id"], state=self.state.name)
 
         async def resume():
             await self.link.wait_connected()
@@ -249,102 +344,37 @@ class Daemon:
         return out
 
     def status(self):
-        s = self.session
-        sess = None
-        nxt = self.next_step()
-        if s is not None:
-            summ = s.summary()
-            where = s.where()
-            decks = {d: dict(summ["decks"].get(d, {}), where=where[d],
-                             colours_checked=summ["colours_checked"]) for d in sorted(where)}
-            sess = {"id": summ["id"], "ruleset": summ["ruleset"], "mixed_deck": summ["mixed_deck"],
-                    "sets": summ["sets"], "colours_checked": summ["colours_checked"],
-                    "game": summ["game"], "game_hand": summ["game_hand"], "games": summ["games"],
-                    "hand": summ["hand"], "decks": decks, "builds": summ["builds"],
-                    "hands": summ["hands"], "faults": summ["faults"], "dice": summ["dice"],
-                    "busy": self._step_name if self._busy() else None,
-                    "phase": s.phase, "asking": s.asking, "stopped": s.stopped, "next": nxt}
-        out = {"table": self.table.get_status(), "session": sess, "next": nxt,
-               "busy": self._step_name if self._busy() else None,
-               "abort_pending": self.abort_pending is not None, "last_end": self.last_end}
+        """The one status (hostd/core/status.py's model): the state, next, can, the fault,
+        the table, the session."""
+        st = self.state
+        out = {"api": API_VERSION,
+               "state": dict(st.to_dict(), seq=self.m.seq, since=self.m.changed_at),
+               "next": self.next_step(), "can": self.can(), "fault": self.fault(),
+               "table": self.table.get_status(), "session": self._session_status(),
+               "last_end": self.last_end}
         out.update((name, get()) for name, get in self.reporters.items())
         return out
 
-    def next_step(self):
-        """What happens next, or what a person must do: one sentence, never empty."""
-        t = self.table
-        if self.abort_pending is not None:
-            return ("the abort is not confirmed yet: it is sent again as soon as the table is "
-                    "connected (%s)" % (self.link.error or "reconnecting"))
-        if not self.link.connected:
-            return ("the table is not connected (%s): check its cable and power; the daemon "
-                    "reconnects by itself" % (self.link.error or "waiting for it"))
+    def _session_status(self):
         s = self.session
         if s is None:
-            if self.asking:
-                return self.asking
-            if self._busy():
-                return "bringing the tiles up to the table top: wait"
-            if self.known and self._step_name == "empty" and not self._step.cancelled():
-                return ("the walls are on the table top: take the tiles out, or " + START)
-            if t.state == "fault" and t.fault:
-                what = ASK.get(t.fault["kind"], "fix it, then `jantaku clear-fault`")
-                return "the table reports a fault: %s: %s" % (t.fault["message"], what.format(
-                    deck="?", track=t.fault.get("track") or "?"))
-            return START
-        if s.asking:
-            return s.asking
-        if s.stopped and not self._recovering():
-            return "%s: %s" % (s.stopped["message"], s.stopped["ask"])
-        progress = " (%d of %d tiles)" % (sum(t.per_track()), sum(t.targets)) if t.targets else ""
-        playing = "hand %d is being played; " % s.hand if s.hand and s.top else ""
-        if playing and s.throw is None and s.hands and s.hands[-1]["deck"] == s.top:
-            playing = "hand %d: press dice for the throw (`jantaku dice`); " % s.hand
-        elif playing and s.throw is not None:
-            playing = "hand %d is being played (dice %s); " % (
-                s.hand, "+".join(str(v) for v in s.throw["dice"]))
-        if self._busy():
-            if s.phase == "preparing":
-                return "bringing every tile into the mixer%s: wait" % (
-                    " for game %d" % s.game if s.game > 1 else "")
-            if s.phase == "building":
-                return "%sdeck %s is being built inside%s: wait" % (playing, s.building or "?",
-                                                                  progress)
-            if s.phase == "hand_over" and s.raising:
-                return "raising the walls for hand %d: wait" % (s.hand + 1)
-            if s.phase == "hand_over":  # the walls are up: the hand has begun
-                return "%sthe lift goes back down: wait" % playing
-            if s.phase is None:
-                return "getting the table ready for the session: wait"
-            if self._step_name == "new_game":  # (about to bring the walls up)
-                return "bringing every tile into the mixer: wait"
-            return "the table is busy (%s): wait" % self._step_name
-        if s.phase == "built" and s.inside:
-            if s.game_hand() == 0 and not s.top:
-                return ("deck %s is built inside: press start (`jantaku hand-over`) to raise it "
-                        "and begin hand 1%s" % (s.inside, " of game %d" % s.game if s.game > 1
-                                                else ""))
-            return ("%sdeck %s is built inside: when the hand ends, push the played tiles into "
-                    "the centre and press start (`jantaku hand-over`)" % (playing, s.inside))
-        if s.phase in ("resplit_pending", "swap_pending"):
-            return ("%sthe walls inside are not trusted after a table restart: press start "
-                    "(`jantaku hand-over`) when the hand ends; the table sorts it out"
-                    % playing)
-        return "session %s is %s: `jantaku abort` ends it" % (s.id, s.phase)
+            return None
+        summ = s.summary()
+        places = where(self.state) or {d: "unknown" for d in ("A", "B")}
+        decks = {d: dict(summ["decks"].get(d, {}), where=places[d],
+                         colours_checked=summ["colours_checked"]) for d in sorted(places)}
+        return {k: summ[k] for k in ("id", "ruleset", "mixed_deck", "sets", "colours_checked",
+                                     "game", "game_hand", "hand", "games", "builds", "hands",
+                                     "faults", "dice")} | {"decks": decks, "split": s.split}
 
     # -- the steps --------------------------------------------------------------------------
     def _busy(self):
         return self._step is not None and not self._step.done()
 
-    def _recovering(self):
-        """A step runs while the session is stopped: the recovery, which says what now
-        happens.  (Not the step that stopped, which reports its stop before it ends.)"""
-        if not self._busy():
-            return False
-        try:
-            return self._step is not asyncio.current_task()
-        except RuntimeError:  # no loop runs here (a test's look between its steps)
-            return True
+    async def _begin_step(self, name, coro):
+        """Run a step, and let it take its first state before the command answers."""
+        self._run_step(name, coro)
+        await asyncio.sleep(0)
 
     def _run_step(self, name, coro):
         async def step():
@@ -352,20 +382,26 @@ class Daemon:
                 return await coro
             except asyncio.CancelledError:
                 raise
-            except Exception as e:  # reported, never silent: status says what to do
-                s = self.session
-                if s is not None:
-                    s.on_stopped(name, e)
-                if isinstance(e, JantakuError):
-                    log.warning("step stopped", step=name, error=str(e))
-                else:
-                    log.exception("step failed", step=name)
-                self.publish({"type": "step_failed", "step": name, "message": str(e),
-                              "next": self.next_step()})
+            except Exception as e:  # reported, never silent: the state says what to do
+                self._step_failed(name, e)
+            finally:
+                self._sync()
 
-        self._step_name = name
         self._step = asyncio.create_task(step(), name=name)
         return self._step
+
+    def _step_failed(self, name, e):
+        s = self.session
+        if s is not None:
+            s.on_stopped(name, e)
+        if isinstance(e, JantakuError):
+            log.warning("step stopped", step=name, error=str(e))
+        else:
+            log.exception("step failed", step=name)
+        if s is None and self.state.name in ("emptying", "bench"):
+            self._to_idle()
+        self.publish({"type": "step_failed", "step": name, "message": str(e),
+                      "next": self.next_step()})
 
     async def _cancel_step(self):
         if self._busy():
@@ -373,25 +409,44 @@ class Daemon:
             await asyncio.gather(self._step, return_exceptions=True)
 
     async def bench_step(self, name, work):
-        """A self-test or a calibration (hostd/bringup/steps.py): only with no session open and
-        nothing running; it runs as the daemon's step (status says busy) and answers with
-        its report.  work(daemon) is the coroutine function."""
+        """A self-test or a calibration (hostd/bringup/steps.py): only with no session
+        open and nothing running; it runs as the daemon's step (state bench) and answers
+        with its report.  work(daemon) is the coroutine function."""
         async with self._lock:
-            self._require_table()
-            if self.session is not None:
-                raise NotReady("session %s is open: end it first (`jantaku session end`), then %s"
-                               % (self.session.id, name), code="session_open")
-            self._refuse_busy("wait for it to finish")
-            self._step_name = name
-            self._step = asyncio.create_task(work(self), name=name)
+            self.judge(name)
+            self.m.set("bench", what=name)
+
+            async def run():
+                try:
+                    return await work(self)
+                finally:
+                    if self.state.name == "bench":
+                        self._to_idle()
+
+            self._step = asyncio.create_task(run(), name=name)
             step = self._step
         return await asyncio.shield(step)  # a client that leaves does not stop a motion half-way
 
+    async def selftest(self, device=None, track=None, write_timings=False):
+        from hostd.bringup import steps
+
+        rep = await self.bench_step("selftest", steps.selftest(device, track,
+                                                               write_timings=write_timings))
+        return self.answer(**rep)
+
+    async def calibrate(self, sets, mixed=False, first=0, ruleset="riichi"):
+        from hostd.bringup import steps
+
+        rep = await self.bench_step("calibrate", steps.calibration(
+            sets, mixed, sets[first] if mixed else None, ruleset))
+        if rep.get("ok"):  # the calibrated sets are the sessions' sets from now on
+            self.colours = tuple(sets)
+        return self.answer(**rep)
+
     def table_health(self):
-        """Trends per track and of the lift, from the journal (hostd/bringup/health.py), against
-        the connected board's profile."""
-        from hostd.bringup import boardfile
-        from hostd.bringup import health
+        """Trends per track and of the lift, from the journal (hostd/bringup/health.py),
+        against the connected board's profile."""
+        from hostd.bringup import boardfile, health
 
         profile = None
         ident = self.table.identity
@@ -402,198 +457,173 @@ class Daemon:
                 profile = None
         return health.table_health(self.journal, profile)
 
-    def _require_table(self):
-        if not self.link.connected:
-            raise TableGone("the table is not connected (%s): nothing can move until it is; "
-                            "check its cable and power" % (self.link.error or "waiting for it"))
-
-    def _refuse_busy(self, what):
-        if self._busy():
-            raise NotReady("the table is busy (%s): %s" % (self._step_name, what), code="busy")
-
     def _ended(self, s, how, reason):
-        where = s.where()
-        try:
-            self.journal.phase(s.id, "ended", where=where)
-        except JantakuError:
-            pass  # already ended
+        places = where(self.state) if self.state.in_session else s.where()
+        if self.state.name == "stopped":
+            places = where(State.from_dict(self.state["resume"])) if self.state["resume"] else places
         self.journal.end_session(s.id, how, reason=reason)
-        self.known = {"mixed_deck": s.mixed_deck, "sets": list(s.sets), "where": where}
+        self.known = {"mixed_deck": s.mixed_deck, "sets": list(s.sets), "where": places}
         self.last_end = {"id": s.id, "how": how, "reason": reason}
         if self.session is s:
             self.session = None
+        self.m.set("idle", walls_inside=self.link.connected and self.table.walls_inside(),
+                   where=places)
         self.publish({"type": "session_ended", "session": s.id, "how": how, "reason": reason})
 
-    @staticmethod
-    def _open_fault(s):
-        if s.stopped:
-            return s.stopped["message"]
-        left = [f for f in s.faults if not f["recovered"]]
-        return left[-1]["message"] if left else None
+    def _open_fault(self):
+        f = self.fault()
+        return f["message"] if f and self.state.name == "stopped" else None
 
-    # -- the API's verbs --------------------------------------------------------------------
+    # -- the commands (hostd/core/commands.py) -------------------------------------------------
     async def start_session(self, ruleset, mixed_deck=False, seed=None, *, replace=False,
                             loaded=False, colours=None):
         """Open a session; `colours`: the two sets' back colours (default: `run
-        --colours`), each a colour class the table knows, the same twice for identical
-        backs."""
+        --colours`, or the sets last calibrated), each a colour class the table knows,
+        the same twice for identical backs."""
         profile = rulesets.get_ruleset(ruleset)  # BadRequest naming what is accepted
         sets = check_sets(self.colours if colours is None else colours)
         async with self._lock:
-            if self.abort_pending is not None:
-                raise NotReady(self.next_step(), code="abort_pending", status=503)
-            self._require_table()
             prev = self.session
-            if prev is not None and not replace:
-                raise NotReady(
-                    "session %s (%s%s) is open: end it with `jantaku session end`, abort it "
-                    "with `jantaku abort`, or replace it (`session start --replace`)"
-                    % (prev.id, prev.profile.name, ", Mixed Deck" if prev.mixed_deck else ""),
-                    code="session_open")
-            if prev is None:
-                self._refuse_busy("wait for it to finish, or `jantaku abort`")
+            if not (replace and prev is not None and self.link.connected):
+                self.judge("start")
             s = Session(table=self.table, journal=self.journal, profile=profile,
                         mixed_deck=mixed_deck, sets=sets,
                         dice=Dice(seed if seed is not None else self.seed),
-                        on_event=self.publish, push_window=self.push_window)
-            s._check_table()  # refuse (naming both numbers) before ending anything
+                        on_event=self.publish, push_window=self.push_window, machine=self.m)
+            s.check_table()  # refuse (naming both numbers) before ending anything
             known = self.known
             if prev is not None:
                 known = {"mixed_deck": prev.mixed_deck, "sets": list(prev.sets),
                          "where": prev.where()}
             plan = s.plan_start(known, loaded=loaded)  # a refusal says what people must do
             if prev is not None:
+                fault = self._open_fault()
                 await self._cancel_step()
                 await self._abort_table()
-                how = "failed" if self._open_fault(prev) else "ended"
-                self._ended(prev, how, "replaced by a new session" + (
-                    ": %s" % self._open_fault(prev) if how == "failed" else ""))
+                self._ended(prev, "failed" if fault else "ended", "replaced by a new session"
+                            + (": %s" % fault if fault else ""))
             s.open()  # journals the session: nothing moves before
             self.session = s
-            self._run_step("start", s.begin(plan))
-            return {"id": s.id, "ruleset": profile.name, "mixed_deck": bool(mixed_deck),
-                    "sets": list(s.sets), "state": "starting", "next": self.next_step()}
+            await self._begin_step("start", s.begin(plan))
+            return self.answer(id=s.id, ruleset=profile.name, mixed_deck=bool(mixed_deck),
+                               sets=list(s.sets))
 
     async def hand_over(self, by="api"):
         """End the hand being played (or begin the first); `by`: the start button or the
         API, journalled with the hand."""
         async with self._lock:
+            self.judge("hand_over")
             s = self.session
-            if s is None:
-                raise NotReady("no session: " + START, code="no_session")
-            self._require_table()
-            if s.lift_stopped():
-                return await self._recover(s)  # pressed again once the cause is gone: go on
-            if s.stopped:
-                raise NotReady("the hand over must wait: " + self.next_step(), code="stopped")
-            self._refuse_busy("the hand over can come once it is done: " + self.next_step())
-            s.check_hand_over()
-            self._run_step("hand_over", s.hand_over(by))
-            return {"id": s.id, "hand": s.hand + 1, "state": "hand_over", "by": by}
+            if self.state.name == "stopped":  # a lift pressed again once the cause is gone
+                return await self._recover(s, "hand_over")
+            hand = s.hand + 1
+            await self._begin_step("hand_over", s.hand_over(by))
+            return self.answer(id=s.id, hand=hand, game=s.game,
+                               game_hand=hand - s.game_first_hand + 1, by=by)
 
-    async def throw_dice(self, values=None, by="api"):
+    async def throw_dice(self, dice=None, by="api"):
         """The hand's throw: the ruleset's dice from the daemon's random source (the dice
-        button, the API), or `values` people threw with physical dice (`entered`).
-        Nothing moves: it is taken while the next deck is built."""
+        button, the API), or the faces people threw with physical dice (`dice`, journalled
+        as `entered`).  Nothing moves: it is taken while the next deck is built."""
+        values = dice
         async with self._lock:
             s = self.session
-            if s is None:
-                raise NotReady("no session: " + START, code="no_session")
             if values is not None:
                 by = "entered"
+                if s is not None:
+                    try:
+                        check_dice(s.profile, values)
+                    except DiceError as e:
+                        raise BadRequest(str(e), code="bad_dice") from None
+            self.judge("dice")
             info = s.throw_dice(values, by)
-            return dict(info, next=self.next_step())
+            return self.answer(**info, game=s.game, game_hand=s.game_hand())
 
     async def new_game(self):
         """End the game and begin the next: Mixed Deck collects every tile and splits
         them afresh; the normal rotation's decks go on (nothing moves)."""
         async with self._lock:
+            self.judge("game_new")
             s = self.session
-            if s is None:
-                raise NotReady("no session: " + START, code="no_session")
-            if s.stopped:
-                raise NotReady("the new game must wait: " + self.next_step(), code="stopped")
+            game = s.game + 1
             if not s.mixed_deck:  # nothing moves: allowed while the next deck is built
                 await s.new_game()
-                return {"id": s.id, "game": s.game, "state": "playing", "next": self.next_step()}
-            self._require_table()
-            self._refuse_busy("the new game can begin once it is done: " + self.next_step())
-            s.check_new_game()
-            self._run_step("new_game", s.new_game())
-            return {"id": s.id, "game": s.game + 1, "state": "new_game", "next": self.next_step()}
+                return self.answer(id=s.id, game=s.game)
+            await self._begin_step("new_game", s.new_game())
+            return self.answer(id=s.id, game=game)
 
     async def continue_(self):
         """People did what they were asked: close the open centre, or carry on with the
         step that stopped (clearing the table's fault first)."""
         async with self._lock:
-            s = self.session
-            if s is not None and s.tell_continue():
-                return {"continued": "the centre closes", "next": self.next_step()}
-            if s is None and self.asking:
+            self.judge("continue")
+            st = self.state
+            if st.name == "emptying":
                 self._people_done.set()
-                return {"continued": "the next walls come up", "next": self.next_step()}
-            self._require_table()
-            if s is None or s.stopped is None:
-                if self.table.state == "fault":
-                    return await self._clear_table_fault(s)
-                raise NotReady("nothing waits for people: " + self.next_step(),
-                               code="nothing_to_continue")
-            return await self._recover(s)
+                self.m.set("emptying", stage="raise", round=st.get("round"))
+                return self.answer(continued="the next walls come up")
+            if st.name in ("preparing", "building"):
+                self.session.tell_continue()
+                return self.answer(continued="the centre closes")
+            return await self._recover(self.session, "continue")
 
     async def clear_fault(self):
         """A person fixed the table's fault: clear it, and carry on with what it stopped."""
         async with self._lock:
-            self._require_table()
-            s = self.session
-            if self.table.state != "fault":
-                if s is not None and s.stopped is not None:
-                    return await self._recover(s)
-                raise NotReady("the table has no fault to clear: " + self.next_step(),
-                               code="no_fault")
-            return await self._clear_table_fault(s)
+            self.judge("clear_fault")
+            if self.state.name == "table_fault":
+                cleared = await self._clear_table_fault()
+                self._sync()
+                return self.answer(cleared=cleared)
+            return await self._recover(self.session, "clear_fault")
 
-    async def _clear_table_fault(self, s):
-        fault = (self.table.fault or {}).get("message", "its fault")
+    async def _clear_table_fault(self):
+        fault = (self.table.fault or {}).get("message") or "its fault"
         try:
             await self.table.clear_fault()
         except CommandRejected:
-            ask = (s.stopped or {}).get("ask") if s is not None else None
-            raise NotReady("the fault is still there: %s%s" % (
-                fault, ": " + ask if ask else ""), code="fault_remains") from None
-        if s is not None and s.stopped is not None and not self._busy():
-            return await self._recover(s)
-        return {"cleared": fault, "next": self.next_step()}
+            f = self.fault() or {}
+            raise self._answer_error(JantakuError(
+                "the fault is still there: %s: %s" % (fault, f.get("todo") or "fix it first"),
+                code="fault_remains", status=409)) from None
+        return fault
 
-    async def _recover(self, s):
-        self._refuse_busy("wait for it to finish")
-        why = s.can_recover()
-        if why:
-            raise NotReady(why, code="cannot_continue")
+    async def _recover(self, s, how):
         if self.table.state == "fault":
-            await self._clear_table_fault(None)
-        step = s.stopped["step"]
-        self._run_step(step, s.recover())
-        return {"continued": step, "next": self.next_step()}
+            await self._clear_table_fault()
+        step = self.state["step"]
+        await self._begin_step(step, s.recover())
+        return self.answer(continued=step)
 
     async def end_session(self, *, empty=False):
-        """End the session normally (failed, with the fault, if one is open); `empty`
-        also brings the walls inside up to the table top, so people can take them out."""
+        """End the session (a step under way stops first; `failed`, with the fault, if
+        one is open); `empty` also brings every tile up to the table top, so people can
+        take them out."""
         async with self._lock:
             s = self.session
-            if s is None and not empty:
-                raise NotReady("no session is open: " + START, code="no_session")
-            self._refuse_busy("wait for it to finish, or `jantaku abort`")
-            if empty:
-                self._require_table()
+            self._judged = self.m.seq
+            if not (empty and self.state.name in ("idle", "table_fault")):
+                self.judge("end")
             ended = None
             if s is not None:
-                fault = self._open_fault(s)
+                fault = self._open_fault()
+                if self._busy():
+                    await self._cancel_step()
+                    await self._stop_table()
                 how = "failed" if fault else "ended"
                 self._ended(s, how, fault or "ended by request")
                 ended = {"id": s.id, "how": how}
             if empty:
-                self._run_step("empty", self._empty())
-            return {"ended": ended, "emptying": bool(empty), "next": self.next_step()}
+                self.m.set("emptying", stage="raise", round=0)
+                await self._begin_step("empty", self._empty())
+            return self.answer(ended=ended, emptying=bool(empty))
+
+    async def _stop_table(self):
+        """A step cut short (end): every motor off; the table keeps what it counted."""
+        try:
+            await self.table.abort()
+        except JantakuError as e:
+            log.warning("the table did not confirm the stop", error=str(e))
 
     async def _empty(self):
         """Every tile where people can take it out: the walls inside up to the table top,
@@ -610,58 +640,72 @@ class Daemon:
                 await t.abort()
             raised = sum(t.per_track())
             await t.bring_walls_up()
-        ident = t.identity or {}
-        stacks = ident.get("max_stacks") or 18
+        stacks = (t.identity or {}).get("max_stacks") or 18
         rounds = []
-        for _ in range(MAX_EMPTY_ROUNDS):
+        for n_round in range(1, MAX_EMPTY_ROUNDS + 1):
+            self.m.set("emptying", stage="drain", round=n_round)
             n, emptied = await t.drain(t.build_id + 1, stacks)
             if n:
-                await self._ask_people("take the tiles on the table top out: %d more come up "
-                                       "from the mixer" % n)
+                await self._ask_people(n, n_round)
                 await t.bring_walls_up()
                 rounds.append(n)
             if emptied or not n:
                 break
-        if self.known is not None:
-            self.known["where"] = {d: "top" for d in known} or {"A": "top", "B": "top"}
+        self.known = dict(self.known or {}, where={d: "top" for d in known} or
+                          {"A": "top", "B": "top"})
+        self.m.set("idle", walls_inside=False, where=self.known["where"])
         self.publish({"type": "emptied", "raised": raised, "from_mixer": rounds,
                       "mixer_empty": True})
 
-    async def _ask_people(self, what):
-        """Ask people (no session open) and wait `push_window` table seconds or until
-        `continue`."""
+    async def _ask_people(self, tiles, n_round):
+        """Ask people (no session open) to clear the top, for `push_window` table seconds
+        or until `continue`."""
         self._people_done.clear()
-        self.asking = "%s (in %g s; `jantaku continue` when the top is clear)" % (
-            what, self.push_window)
-        self.publish({"type": "ask", "message": self.asking})
-        try:
-            await self.table.pause(self.push_window, stop=self._people_done)
-        finally:
-            self.asking = None
+        until = time.time() + self.table.wall_seconds(self.push_window)
+        self.m.set("emptying", stage="clear_top", round=n_round, tiles=tiles, until=until)
+        await self.table.pause(self.push_window, stop=self._people_done)
+        self.m.set("emptying", stage="raise", round=n_round)
 
     async def abort(self):
-        """Stop every motor and end the session; answers only once the table confirmed
-        (an unconfirmed abort stays pending and is sent again when the table is back)."""
+        """Stop every motor and end the session: always accepted.  Confirmed by the table,
+        or (the table gone) pending: sent again as soon as it is back, and nothing else
+        is accepted meanwhile."""
         async with self._lock:
+            self._judged = self.m.seq  # always accepted
             s = self.session
+            fault = self._open_fault()
             await self._cancel_step()
-            await self._abort_table(pending_for=s)
+            confirmed = await self._abort_table(s)
             if s is not None:
-                self._ended(s, "aborted", "aborted by request" + (
-                    " (%s)" % self._open_fault(s) if self._open_fault(s) else ""))
-            return {"aborted": s.id if s is not None else None, "next": self.next_step()}
+                self._ended(s, "aborted", "aborted by request" + (" (%s)" % fault if fault else ""))
+            if not confirmed:
+                self.m.set("aborting", session=s.id if s is not None else None)
+            else:
+                self._to_idle()
+            return self.answer(aborted=s.id if s is not None else None, confirmed=confirmed)
 
-    async def _abort_table(self, pending_for=None):
+    async def _abort_table(self, s=None):
         try:
             if not self.link.connected:
                 raise TableGone(self.link.error or "not connected")
             await self.table.abort()
+            return True
         except TableGone as e:
-            self.abort_pending = {"session": pending_for.id if pending_for else None}
             self.publish({"type": "abort_pending", "message": str(e)})
-            raise TableGone("the abort is not confirmed by the table (%s): it stays pending and "
-                            "is sent again as soon as the table is back; `jantaku status` "
-                            "shows it" % e) from None
+            return False
+
+    async def _send_pending_abort(self):
+        async with self._lock:
+            if self.state.name != "aborting":
+                return
+            try:
+                await self.link.wait_connected(timeout=10)
+                await self.table.abort()
+            except JantakuError as e:
+                log.warning("the pending abort was not confirmed yet", error=str(e))
+                return
+            self._to_idle()
+            self.publish({"type": "abort_confirmed"})
 
     # -- the table's buttons -------------------------------------------------------------------
     async def _on_button(self, name):
@@ -680,27 +724,14 @@ class Daemon:
         self.publish({"type": "button", "button": name, "taken": True, "did": did})
 
     async def _press_start(self):
-        s = self.session
-        if s is None:
-            raise NotReady("no session: " + START, code="no_session")
-        if s.asking or (s.stopped and not s.lift_stopped()):
+        """The start button: the hand over (again, after a stopped lift), else continue
+        when people were asked; refused otherwise."""
+        allowed = self.can()
+        if "hand_over" in allowed:
+            await self.hand_over(by="button")
+            return "hand over"
+        if "continue" in allowed:
             await self.continue_()  # people are done: the centre closes, the step goes on
             return "continue"
-        await self.hand_over(by="button")
-        return "hand over"
-
-    async def _send_pending_abort(self):
-        async with self._lock:
-            if self.abort_pending is None:
-                return
-            try:
-                await self.link.wait_connected(timeout=10)
-                await self.table.abort()
-            except JantakuError as e:
-                log.warning("the pending abort was not confirmed yet", error=str(e))
-                return
-            self.abort_pending = None
-            s = self.session
-            if s is not None:
-                self._ended(s, "aborted", "aborted by request (confirmed when the table came back)")
-            self.publish({"type": "abort_confirmed"})
+        self.judge("hand_over")  # raises, with the reason
+        return "nothing"

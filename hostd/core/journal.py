@@ -51,7 +51,7 @@ import time
 
 from hostd.errors import JournalError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x4A4E544B  # b"JNTK"
 DECKS = ("A", "B")
 STATES = ("open", "ended", "aborted", "failed")
@@ -118,7 +118,8 @@ _SCHEMA = [
         backs       TEXT    NOT NULL,
         recorded_at REAL    NOT NULL,
         game        INTEGER NOT NULL DEFAULT 1 CHECK (game >= 1),
-        PRIMARY KEY (session_id, game, name)
+        split       INTEGER NOT NULL DEFAULT 1 CHECK (split >= 1),
+        PRIMARY KEY (session_id, game, split, name)
     )""",
     """CREATE TABLE builds (
         session_id  INTEGER NOT NULL REFERENCES sessions (id),
@@ -146,6 +147,7 @@ _SCHEMA = [
         game           INTEGER NOT NULL DEFAULT 1 CHECK (game >= 1),
         started_by     TEXT,
         dice_by        TEXT,
+        split          INTEGER NOT NULL DEFAULT 1 CHECK (split >= 1),
         PRIMARY KEY (session_id, hand)
     )""",
     """CREATE TABLE games (
@@ -191,7 +193,9 @@ _MIGRATIONS = {
         "ALTER TABLE sessions_v2 RENAME TO sessions",
         "CREATE UNIQUE INDEX sessions_one_open ON sessions (state) WHERE state = 'open'"],
     # 2 -> 3: games (a session holds games; a deck's composition is per game)
-    2: [_SCHEMA[2].replace("CREATE TABLE decks", "CREATE TABLE decks_v3"),
+    2: [_SCHEMA[2].replace("CREATE TABLE decks", "CREATE TABLE decks_v3")
+        .replace("        split       INTEGER NOT NULL DEFAULT 1 CHECK (split >= 1),\n", "")
+        .replace("PRIMARY KEY (session_id, game, split, name)", "PRIMARY KEY (session_id, game, name)"),
         "INSERT INTO decks_v3 (session_id, name, tiles, backs, recorded_at, game) "
         "SELECT session_id, name, tiles, backs, recorded_at, 1 FROM decks",
         "DROP TABLE decks",
@@ -202,7 +206,19 @@ _MIGRATIONS = {
         _SCHEMA[5],
         "INSERT INTO games (session_id, game, first_hand, started_at) "
         "SELECT id, 1, 1, created_at FROM sessions"],
+    # 3 -> 4: a game's decks may be split again (after a table restart): decks keyed by
+    # split too, and each hand says which split it was played on
+    3: [_SCHEMA[2].replace("CREATE TABLE decks", "CREATE TABLE decks_v4"),
+        "INSERT INTO decks_v4 (session_id, name, tiles, backs, recorded_at, game, split) "
+        "SELECT session_id, name, tiles, backs, recorded_at, game, 1 FROM decks",
+        "DROP TABLE decks",
+        "ALTER TABLE decks_v4 RENAME TO decks",
+        "ALTER TABLE hands ADD COLUMN split INTEGER NOT NULL DEFAULT 1 CHECK (split >= 1)"],
 }
+
+
+def _backs_text(backs):
+    return ", ".join("%s %d" % (k, backs[k]) for k in sorted(backs))
 
 
 def _dumps(obj):
@@ -612,12 +628,13 @@ class Journal:
 
         return self._commit(work)
 
-    def deck(self, session_id, name, composition, *, game=1):
-        """A deck's composition in game ``game`` is known: ``{"tiles": n, "backs":
-        {colour: n}}``.  Every rebuild must reproduce it; recording it again identically
+    def deck(self, session_id, name, composition, *, game=1, split=1):
+        """A deck's composition in split ``split`` of game ``game`` is known: ``{"tiles":
+        n, "backs": {colour: n}}`` (a game's decks are split again after a table restart:
+        split 2, 3...).  Every rebuild must reproduce it; recording it again identically
         changes nothing, a different one raises :class:`JournalConflict`."""
         _deck(name)
-        game = int(game)
+        game, split = int(game), int(split)
         backs = _backs(composition["backs"])
         tiles = int(composition.get("tiles", sum(backs.values())))
         if tiles != sum(backs.values()):
@@ -626,20 +643,21 @@ class Journal:
 
         def work(db):
             self._open_row(db, session_id)
-            old = db.execute("SELECT * FROM decks WHERE session_id = ? AND game = ? AND name = ?",
-                             (session_id, game, name)).fetchone()
+            old = db.execute("SELECT * FROM decks WHERE session_id = ? AND game = ? AND split = ?"
+                             " AND name = ?", (session_id, game, split, name)).fetchone()
             if old is not None:
                 if old["tiles"] != tiles or _loads(old["backs"]) != backs:
                     raise JournalConflict(
-                        "deck %s of session %d, game %d is already journalled as %d tiles %s; "
-                        "not %d tiles %s" % (name, session_id, game, old["tiles"],
-                                             _loads(old["backs"]), tiles, backs))
+                        "deck %s of session %d, game %d (split %d) is already journalled as "
+                        "%d tiles (%s), not %d tiles (%s)"
+                        % (name, session_id, game, split, old["tiles"],
+                           _backs_text(_loads(old["backs"])), tiles, _backs_text(backs)))
                 return {"name": name, "tiles": tiles, "backs": backs, "new": False}
-            db.execute("INSERT INTO decks (session_id, name, tiles, backs, recorded_at, game)"
-                       " VALUES (?, ?, ?, ?, ?, ?)",
-                       (session_id, name, tiles, _dumps(backs), now, game))
-            self._log(db, session_id, "deck",
-                      {"deck": name, "tiles": tiles, "backs": backs, "game": game}, now)
+            db.execute("INSERT INTO decks (session_id, name, tiles, backs, recorded_at, game,"
+                       " split) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (session_id, name, tiles, _dumps(backs), now, game, split))
+            self._log(db, session_id, "deck", {"deck": name, "tiles": tiles, "backs": backs,
+                                               "game": game, "split": split}, now)
             return {"name": name, "tiles": tiles, "backs": backs, "new": True}
 
         return self._commit(work)
@@ -728,6 +746,7 @@ class Journal:
         dice = _ints(record.get("dice") or [], "dice")
         breaker = record.get("breaker")
         game = int(record.get("game", 1))
+        split = int(record.get("split", 1))
         started_by = record.get("by")
         dice_by = record.get("dice_by")
         turnaround = record.get("turnaround_sim_seconds")
@@ -747,13 +766,13 @@ class Journal:
                 raise ValueError("session %d: hand %d journalled but the next hand number is %d"
                                  % (session_id, number, last + 1))
             db.execute("INSERT INTO hands (session_id, hand, deck, dice, breaker, break_position,"
-                       " turnaround_sim_seconds, recorded_at, game, started_by, dice_by)"
-                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       " turnaround_sim_seconds, recorded_at, game, started_by, dice_by, split)"
+                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (session_id, number, deck, _dumps(dice), breaker,
                         None if brk is None else _dumps(brk), turnaround, now, game,
-                        started_by, dice_by))
+                        started_by, dice_by, split))
             self._log(db, session_id, "hand",
-                      {"hand": number, "game": game, "deck": deck, "dice": dice,
+                      {"hand": number, "game": game, "split": split, "deck": deck, "dice": dice,
                        "breaker": breaker, "break_position": brk, "by": started_by,
                        "turnaround_sim_seconds": turnaround}, now)
             row = db.execute("SELECT * FROM hands WHERE session_id = ? AND hand = ?",
@@ -913,6 +932,7 @@ class Journal:
         d = {
             "hand": row["hand"],
             "game": row["game"],
+            "split": row["split"],
             "by": row["started_by"],
             "dice_by": row["dice_by"],
             "deck": row["deck"],
@@ -970,17 +990,11 @@ class Journal:
             if times:
                 out["created_at"] = s["created_at"]
                 out["ended_at"] = s["ended_at"]
-            games = {}
-            for r in db.execute("SELECT * FROM games WHERE session_id = ? ORDER BY game",
-                                (session_id,)):
-                games[r["game"]] = {"game": r["game"], "first_hand": r["first_hand"], "decks": {}}
-            for r in db.execute("SELECT * FROM decks WHERE session_id = ? ORDER BY game, name",
-                                (session_id,)):
-                g = games.setdefault(r["game"], {"game": r["game"], "first_hand": 1, "decks": {}})
-                g["decks"][r["name"]] = {"tiles": r["tiles"], "backs": _loads(r["backs"])}
-            out["games"] = [games[k] for k in sorted(games)]
-            out["game"] = max(games) if games else 1
-            out["decks"] = dict(games[out["game"]]["decks"]) if games else {}
+            out["games"] = self._games(db, session_id)
+            last = out["games"][-1] if out["games"] else None
+            out["game"] = last["game"] if last else 1
+            out["split"] = last["splits"][-1]["split"] if last and last["splits"] else 1
+            out["decks"] = dict(last["splits"][-1]["decks"]) if last and last["splits"] else {}
             for r in db.execute("SELECT * FROM builds WHERE session_id = ? ORDER BY build",
                                 (session_id,)):
                 out["builds"].append(self._build_dict(r, times=times))
@@ -993,6 +1007,27 @@ class Journal:
             return out
 
         return self._read(read)
+
+    @staticmethod
+    def _games(db, session_id):
+        """Each game with its splits (``splits``: each split's decks; ``decks``: the first
+        split's, as the game began)."""
+        games = {}
+        for r in db.execute("SELECT * FROM games WHERE session_id = ? ORDER BY game",
+                            (session_id,)):
+            games[r["game"]] = {"game": r["game"], "first_hand": r["first_hand"], "splits": {}}
+        for r in db.execute("SELECT * FROM decks WHERE session_id = ? ORDER BY game, split, name",
+                            (session_id,)):
+            g = games.setdefault(r["game"], {"game": r["game"], "first_hand": 1, "splits": {}})
+            g["splits"].setdefault(r["split"], {})[r["name"]] = {"tiles": r["tiles"],
+                                                                  "backs": _loads(r["backs"])}
+        out = []
+        for k in sorted(games):
+            g = games[k]
+            splits = [{"split": n, "decks": g["splits"][n]} for n in sorted(g["splits"])]
+            out.append({"game": g["game"], "first_hand": g["first_hand"],
+                        "decks": dict(splits[0]["decks"]) if splits else {}, "splits": splits})
+        return out
 
     def open_session(self):
         """The unfinished session (for resume) as :meth:`session_summary` with times, plus
@@ -1071,6 +1106,8 @@ class Journal:
             hands = s["hands"]
             for g in s["games"]:
                 g["hands"] = [h for h in hands if h["game"] == g["game"]]
+                for sp in g["splits"]:  # which decks each hand was played on
+                    sp["hands"] = [h["hand"] for h in g["hands"] if h["split"] == sp["split"]]
             out.append({"id": sid, "ruleset": s["ruleset"], "mixed_deck": s["mixed_deck"],
                         "sets": s["sets"], "state": s["state"], "reason": how["reason"],
                         "created_at": s["created_at"], "ended_at": s["ended_at"],

@@ -54,7 +54,8 @@ _ANY_SESSION = ("idle", "aborting")  # every session state may end (end, abort, 
 
 #: state -> the states it may change to (itself: a change of parameters)
 TRANSITIONS = {
-    "idle": ("idle", "table_fault", "bench", "emptying", "aborting", "preparing"),
+    # (idle -> building: a session on a table loaded as it starts, the demo's)
+    "idle": ("idle", "table_fault", "bench", "emptying", "aborting", "preparing", "building"),
     "table_fault": ("idle", "table_fault", "aborting", "emptying"),
     "bench": ("idle", "table_fault", "aborting"),
     "emptying": ("emptying", "idle", "table_fault", "aborting"),
@@ -151,6 +152,12 @@ class Machine:
         self.changed_at = time.time()
         self._on_change = on_change or (lambda state, seq: None)
 
+    def check(self, name):
+        """IllegalTransition unless the table lets the state change to ``name`` now."""
+        if name not in TRANSITIONS[self.state.name]:
+            raise IllegalTransition("%s -> %s is not in the transition table"
+                                    % (self.state.name, name))
+
     def set(self, name, **params):
         """Change to ``name`` with ``params`` (those not given are null).  A change the
         transition table does not list raises IllegalTransition; the same state with the
@@ -158,9 +165,7 @@ class Machine:
         new = State(name, params)
         if new == self.state:
             return new
-        if name not in TRANSITIONS[self.state.name]:
-            raise IllegalTransition("%s -> %s is not in the transition table"
-                                    % (self.state.name, name))
+        self.check(name)
         self.state = new
         self._changed()
         return new

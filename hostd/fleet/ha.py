@@ -25,6 +25,9 @@ import hashlib
 import json
 import re
 
+from hostd.core.codes import NEXT
+from hostd.core.commands import COMMANDS
+from hostd.core.state import STATES
 from hostd.fleet.broker import ROOT, topic
 
 PREFIX = "homeassistant"
@@ -36,10 +39,9 @@ STATE_MAX = 255  # Home Assistant refuses a longer state: texts are cut to this
 MANUFACTURER = "jantaku"
 MODEL = "automatic mahjong table"
 
-#: the buttons, by the verb they publish (bridge VERBS); only with commands on
-BUTTONS = (("hand_over", "Hand over", "mdi:swap-horizontal"),
-           ("dice", "Dice", "mdi:dice-multiple"),
-           ("continue", "Continue", "mdi:play"))
+#: the buttons, by the verb they publish (bridge VERBS), made from the one list of
+#: commands (each with a button); only with commands on
+BUTTONS = tuple((c.mqtt, c.ha[0], c.ha[1]) for c in COMMANDS if c.ha)
 
 
 def check_prefix(text):
@@ -91,10 +93,17 @@ def _sensors():
     """(key, name, config without the common part), the status topic read by each."""
     return [
         ("state", "State", {"value_template": "{{ value_json.state }}",
+                            "device_class": "enum", "options": list(STATES),
                             "icon": "mdi:table-furniture"}),
         ("game", "Game", {"value_template": _session_field("game"), "icon": "mdi:counter"}),
         ("hand", "Hand", {"value_template": _session_field("hand"), "icon": "mdi:cards"}),
-        ("next", "Next step", {"value_template": _cut("value_json.next"),
+        # what happens next as its code (docs/API.md "What happens next" lists them; a
+        # dashboard words them), its text, parameters and action as attributes
+        ("next", "Next step", {"value_template": "{{ value_json.next.code if value_json.next "
+                                                 "else 'None' }}",
+                               "device_class": "enum", "options": list(NEXT),
+                               "json_attributes_template": "{{ (value_json.next if value_json.next "
+                                                           "else {}) | tojson }}",
                                "icon": "mdi:arrow-right-bold-circle-outline"}),
         ("deck_a", "Deck A", _deck("A")),
         ("deck_b", "Deck B", _deck("B")),

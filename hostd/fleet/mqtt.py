@@ -33,9 +33,11 @@ import random
 import time
 
 import structlog
+from pydantic import ValidationError
 
+from hostd.core.commands import COMMANDS
 from hostd.fleet.broker import describe_error, topic
-from hostd.errors import JantakuError
+from hostd.errors import JantakuError, describe_validation
 
 log = structlog.get_logger("jantaku.mqtt")
 
@@ -53,28 +55,26 @@ REMEMBERED_IDS = 256  # a repeated command id is answered from here without runn
 
 
 class Verb:
-    __slots__ = ("method", "fields", "kwargs", "accepted")
+    """An MQTT verb: the command of the one list it runs (hostd/core/commands.py)."""
 
-    def __init__(self, method, fields=(), kwargs=None, accepted='{} or {"id": ID}'):
-        self.method = method  # the Daemon method the API calls
-        self.fields = fields  # body fields besides "id"
-        self.kwargs = kwargs or (lambda body: {})
-        self.accepted = accepted
+    __slots__ = ("command",)
+
+    def __init__(self, command):
+        self.command = command
+
+    @property
+    def method(self):
+        return self.command.method  # the Daemon method the API calls
+
+    @property
+    def accepted(self):
+        return "%s, each with an optional \"id\"" % self.command.accepted
 
 
-#: the commands, by verb: every one moves motors or changes the game, so all are off
-#: unless the table's owner turns them on (``jantaku run --mqtt-commands``).
-VERBS = {
-    "hand_over": Verb("hand_over"),
-    "continue": Verb("continue_"),
-    "clear_fault": Verb("clear_fault"),
-    "abort": Verb("abort"),
-    "dice": Verb("throw_dice", ("dice",),
-                 lambda body: {"values": body.get("dice"), "by": "api"},
-                 '{} (the daemon throws) or {"dice": [D1, D2]} (the faces of physical '
-                 'dice, as POST /dice), each with an optional "id"'),
-    "game_new": Verb("new_game"),
-}
+#: the commands, by verb, made from the one list (each command with an MQTT verb): every
+#: one moves motors or changes the game, so all are off unless the table's owner turns
+#: them on (``jantaku run --mqtt-commands``).
+VERBS = {c.mqtt: Verb(c) for c in COMMANDS if c.mqtt}
 ID_ACCEPTED = "a string of 1 to %d characters or an integer" % MAX_ID_CHARS
 
 
@@ -122,10 +122,12 @@ def parse_command(verb, payload):
     if not isinstance(body, dict):
         return None, _error(422, "bad_request", "the payload must be a JSON object, not %s; "
                             "accepted: %s" % (type(body).__name__, spec.accepted))
-    unknown = sorted(k for k in body if k != "id" and k not in spec.fields)
-    if unknown:
-        return None, _error(422, "bad_request", "%s: unknown field; accepted: %s"
-                            % (", ".join(k[:40] for k in unknown), spec.accepted))
+    fields = {k: v for k, v in body.items() if k != "id"}
+    try:
+        spec.command.request.model_validate(fields)
+    except ValidationError as e:
+        return None, _error(422, "bad_request", "%s; accepted: %s"
+                            % (describe_validation(e.errors()), spec.accepted))
     cid = body.get("id")
     if "id" in body and not (
             (isinstance(cid, str) and 0 < len(cid) <= MAX_ID_CHARS)
@@ -140,8 +142,9 @@ async def run_command(daemon, verb, body):
     gives (hostd/errors.py)."""
     spec = VERBS[verb]
     method = getattr(daemon, spec.method)
+    model = spec.command.request.model_validate({k: v for k, v in body.items() if k != "id"})
     try:
-        return 200, await method(**spec.kwargs(body))
+        return 200, await method(**model.model_dump())
     except JantakuError as e:
         return e.status, {"error": e.to_dict()}
     except Exception as e:  # as the API: a 500, the traceback in the log
@@ -151,48 +154,44 @@ async def run_command(daemon, verb, body):
 
 
 def compact_status(st):
-    """What a fleet needs of ``Daemon.status()``: the table's state and fault, the session,
-    its ruleset, game, hand, ``next``, where each deck is and its counts (not the builds,
+    """What a fleet needs of ``Daemon.status()``: the one state, what happens next, what
+    the table would accept, the open fault (and the last one), the table's own state,
+    the session's ruleset, game, hand, where each deck is and its counts (not the builds,
     hands and faults lists)."""
     t = st.get("table") or {}
     s = st.get("session")
-    fault = None
-    if s:
-        open_faults = [f for f in s.get("faults") or () if not f.get("recovered")]
-        if s.get("stopped"):
-            fault = {"kind": s["stopped"].get("kind"), "message": s["stopped"].get("message")}
-        elif open_faults:
-            fault = {"kind": open_faults[-1].get("kind"), "message": open_faults[-1].get("message")}
-    if fault is None and t.get("fault"):
-        fault = {"kind": t["fault"].get("kind"), "message": t["fault"].get("message")}
+    fault = st.get("fault")
+    if fault is not None:
+        fault = {k: fault.get(k) for k in ("kind", "track", "message", "todo", "action")}
     # the session's last fault, recovered or not (Home Assistant's "last fault"), else the
-    # table's own
+    # open one
     last_fault = None
     if s and s.get("faults"):
         f = s["faults"][-1]
         last_fault = {"kind": f.get("kind"), "message": f.get("message"),
                       "recovered": bool(f.get("recovered"))}
     if fault is not None and (last_fault is None or last_fault["recovered"]):
-        last_fault = dict(fault, recovered=False)
+        last_fault = {"kind": fault["kind"], "message": fault["message"], "recovered": False}
     build = t.get("build")
+    state = st.get("state") or {}
     out = {
-        "state": t.get("state"),
+        "state": state.get("name"),
+        "seq": state.get("seq"),
+        "table_state": t.get("state"),
         "connected": bool(t.get("connected")),
         "error": None if t.get("connected") else t.get("error"),
         "fault": fault,
         "last_fault": last_fault,
-        "busy": st.get("busy"),
-        "session": None,
         "next": st.get("next"),
-        "abort_pending": bool(st.get("abort_pending")),
+        "can": st.get("can"),
+        "session": None,
         "build": {"id": build.get("id"), "tiles": sum(build.get("per_track") or ()),
                   "of": sum(build.get("targets") or ())} if build else None,
     }
     if s:
         out["session"] = {
             "id": s.get("id"), "ruleset": s.get("ruleset"), "mixed_deck": s.get("mixed_deck"),
-            "game": s.get("game"), "hand": s.get("hand"), "phase": s.get("phase"),
-            "asking": s.get("asking"),
+            "game": s.get("game"), "hand": s.get("game_hand"),
             "decks": {name: {k: d[k] for k in ("where", "tiles", "backs") if k in d}
                       for name, d in sorted((s.get("decks") or {}).items())},
         }

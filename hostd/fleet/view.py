@@ -160,8 +160,10 @@ def rows(tables):
             "ruleset": sess.get("ruleset"),
             "game": sess.get("game"),
             "hand": sess.get("hand"),
-            "busy": st.get("busy"),
-            "next": st.get("next"),
+            "next": (st.get("next") or {}).get("text") if isinstance(st.get("next"), dict)
+            else st.get("next"),
+            "next_code": (st.get("next") or {}).get("code") if isinstance(st.get("next"), dict)
+            else None,
             "fault": fault.get("message") if isinstance(fault, dict) else fault,
             "events_dropped": st.get("events_dropped"),
             "updated": st.get("at"),

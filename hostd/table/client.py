@@ -544,6 +544,14 @@ class TableClient:
         """Until the table is connected again (after a reset or an unplug)."""
         await self.link.wait_connected(timeout)
 
+    def wall_seconds(self, table_seconds):
+        """Table seconds as wall-clock seconds: a sped-up simulator's pass faster; in
+        virtual time (in-process) they are given as they are."""
+        transport = self.link.transport
+        if getattr(transport, "virtual", False):
+            return table_seconds
+        return table_seconds / (getattr(transport, "time_scale", 1.0) or 1.0)
+
     def mark(self):
         return self.link.mark()
 

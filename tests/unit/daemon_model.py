@@ -5,10 +5,14 @@ step:
 
 * each call answers within bounded simulated time, and each step it starts ends (or
   stops, asking for people) within bounded simulated time;
+* `can` never lies: a command that was in `can` is accepted (the table's own
+  `fault_remains` counts as accepted), one that was not is refused with 409 (503 for a
+  motor command while the table is not connected), whenever the answer was judged on
+  the state the status showed (the same `seq`);
+* `next.code` is one of the documented codes, and its text names no command;
 * no motor runs while no step is under way;
 * every finished build conserves its deck (the count, and with Mixed Deck the two decks
   make up the two sets);
-* `next` is never empty;
 * and at the end, from whatever state: abort, clear the fault if needed, a Mixed Deck
   session start and two hand overs succeed, unless a person must fix something, which
   `next` names.
@@ -16,14 +20,16 @@ step:
 Used by tests/unit/test_daemon_model.py (a bounded run in `make test`) and
 bench/lifecycle_model.py (as long as asked, with figures).
 """
+import pathlib
 import shutil
 import tempfile
-import pathlib
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from daemon_harness import Harness
+from hostd.core.codes import NEXT
+from hostd.core.commands import BY_NAME
 
 # Faults that need a person's hands (the simulated players do not fix tables) and faults
 # the table and daemon get over with at most a `continue`.
@@ -33,13 +39,14 @@ PERSON_FAULTS = ("jam:build=2,track=3,count=0", "missing-tile:build=2,count=1",
 SELF_FAULTS = ("jam:build=2,count=2", "misread:build=2,count=2", "guard:during=lift,build=2",
                "reset:build=2,after=50", "reset:build=2,during=lift", "unplug:build=2,ms=3000",
                "noise:rate=1e-4")
-# what `next` says when a person must act (ASK in hostd/core/session.py, the daemon's words)
-PERSON_WORDS = ("by hand", "find the missing", "take the extra", "clean the colour",
-                "check ", "look for", "sort the tiles", "push ", "counted wrong", "take it out")
+# the codes of a state in which a person must act (a stop, a fault the table reports)
+PERSON_CODES = ("stopped", "table_fault")
 STEP_S = 400.0  # simulated seconds a step may take (a collect, a build and a hand over)
 CALL_S = 30.0  # simulated seconds a command may take to answer
+ASKING = ("push_all", "push_rest", "mixer_short", "clear_top")  # the centre open for people
 
-STATS = {"sequences": 0, "steps": 0, "recovered": 0, "person": 0, "findings": []}
+STATS = {"sequences": 0, "steps": 0, "recovered": 0, "person": 0, "findings": [],
+         "judged": 0, "stale": 0}
 
 
 class DaemonMachine(RuleBasedStateMachine):
@@ -66,40 +73,89 @@ class DaemonMachine(RuleBasedStateMachine):
                          mixed_loading=mixed_loading, push_window=2.0)
 
     # -- operator actions -----------------------------------------------------------------
-    def _do(self, coro):
+    def _command(self, name, make):
+        """Run command `name` (`make()` gives its coroutine) and check it against what the
+        status said the daemon would accept."""
         STATS["steps"] += 1
-        answer, err = self.h.call(coro, CALL_S)  # AssertionError: no answer in bounded time
+        d = self.h.daemon
+        before = d.status()
+        connected = d.link.connected
+        answer, err = self.h.call(make(), CALL_S)
+        seq = (answer or {}).get("seq") if err is None else err.details.get("seq")
+        if seq == before["state"]["seq"]:
+            STATS["judged"] += 1
+            self._check_judgement(name, before, connected, answer, err)
+        else:
+            STATS["stale"] += 1
         self._settle()
         return answer, err
 
+    @staticmethod
+    def _check_judgement(name, before, connected, answer, err):
+        where = "%s in %s (can %s)" % (name, before["state"]["name"], before["can"])
+        if name in before["can"]:
+            assert err is None or err.code == "fault_remains", \
+                "can lied: %s was refused: %s %s" % (where, err and err.status, err)
+            return
+        assert err is not None, "%s was not in can but was accepted: %s" % (where, answer)
+        want = 503 if (not connected and BY_NAME[name].motors) else 409
+        assert err.status == want, "%s refused with %s, not %s: %s" % (
+            where, err.status, want, err)
+        if want == 409:
+            assert err.code == before["state"]["name"], (where, err.code)
+
     def _settle(self):
         d = self.h.daemon
-        self.h.settle(until=lambda: not d._busy() or (d.session is not None and d.session.asking),
+        self.h.settle(until=lambda: not d._busy() or d.next_step()["code"] in ASKING,
                       max_s=STEP_S)
 
     @rule(mixed=st.booleans(), loaded=st.booleans(), replace=st.booleans())
     def start(self, mixed, loaded, replace):
-        self._do(self.h.daemon.start_session("riichi", mixed, replace=replace, loaded=loaded))
+        d = self.h.daemon
+        if "start" in d.can() and not replace:
+            mixed = True  # valid parameters: can's promise is about a valid request
+        answer, err = self._command("start", lambda: d.start_session(
+            "riichi", mixed, replace=replace, loaded=loaded))
 
     @rule()
     def hand_over(self):
-        self._do(self.h.daemon.hand_over())
+        self._command("hand_over", self.h.daemon.hand_over)
+
+    @rule(entered=st.booleans())
+    def dice(self, entered):
+        d = self.h.daemon
+        self._command("dice", lambda: d.throw_dice([3, 4] if entered else None))
+
+    @rule()
+    def new_game(self):
+        self._command("game_new", self.h.daemon.new_game)
 
     @rule()
     def abort(self):
-        self._do(self.h.daemon.abort())
+        self._command("abort", self.h.daemon.abort)
 
     @rule()
     def continue_(self):
-        self._do(self.h.daemon.continue_())
+        self._command("continue", self.h.daemon.continue_)
 
     @rule()
     def clear_fault(self):
-        self._do(self.h.daemon.clear_fault())
+        self._command("clear_fault", self.h.daemon.clear_fault)
 
     @rule(empty=st.booleans())
     def end(self, empty):
-        self._do(self.h.daemon.end_session(empty=empty))
+        d = self.h.daemon
+        if empty:  # not the default parameters: accepted or refused, never a lie about can
+            STATS["steps"] += 1
+            self.h.call(d.end_session(empty=True), CALL_S)
+            self._settle()
+        else:
+            self._command("end", lambda: d.end_session(empty=False))
+
+    @rule()
+    def selftest_guard(self):
+        d = self.h.daemon
+        self._command("selftest", lambda: d.selftest("guard"))
 
     @rule(keep=st.integers(0, 1))
     def people_push(self, keep):  # a person's hands (manual players): the table top in
@@ -123,22 +179,22 @@ class DaemonMachine(RuleBasedStateMachine):
 
     # -- invariants -------------------------------------------------------------------------
     @invariant()
-    def next_is_named(self):
+    def next_is_a_documented_code(self):
         if self.h is None:
             return
         nxt = self.h.status()["next"]
-        assert isinstance(nxt, str) and nxt.strip(), "empty next"
+        assert nxt["code"] in NEXT, nxt
+        assert nxt["text"] and "jantaku" not in nxt["text"], nxt
+        assert "None" not in nxt["text"] and "?" not in nxt["text"], nxt
+        assert nxt["action"] is None or nxt["action"] in BY_NAME, nxt
 
     @invariant()
     def nothing_moves_unasked(self):
         if self.h is None or self.h.daemon._busy():
             return
-        s = self.h.daemon.session
-        if s is not None and s.asking:
-            return
         driven = self.h.driven()
         assert driven == [], "motors %s run with no step under way (%s)" % (
-            driven, self.h.status()["next"])
+            driven, self.h.status()["next"]["text"])
 
     @invariant()
     def builds_conserve_their_decks(self):
@@ -165,42 +221,38 @@ class DaemonMachine(RuleBasedStateMachine):
                 self.h.close()
             shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def _person_needed(self):
-        nxt = self.h.status()["next"]
-        return any(w in nxt for w in PERSON_WORDS), nxt
-
     def _through(self):
         """Until the step is over, doing what people are asked on the way (a person's
         hands for manual players: push the table top in while the centre is open)."""
         d = self.h.daemon
-        while True:
+        for _ in range(20):
             self._settle()
             # a table that restarted reconnects by itself: people wait for it, as `next` says
             self.h.settle(until=lambda: d.link.connected, max_s=60)
-            s = d.session
-            if not (d._busy() and s is not None and s.asking):
+            code = d.next_step()["code"]
+            if code not in ASKING:
                 return
-            if self.players == "manual":
+            if self.players == "manual" or code == "mixer_short":
                 self._person_pushes()
                 self.h.call(d.continue_(), CALL_S)
             else:
-                self.h.settle(until=lambda: not s.asking, max_s=STEP_S)
+                self.h.settle(until=lambda: d.next_step()["code"] not in ASKING, max_s=STEP_S)
 
     def _person_pushes(self):
         """A person pushes the played tiles in, leaving the walls of a hand in play."""
-        s = self.h.daemon.session
-        in_play = s is not None and s.hand > 0 and s.top is not None and not s.asking
+        d = self.h.daemon
+        in_play = d.state.hand_in_play() and d.state.name != "preparing"
         self.h.sim.push(1 if in_play else 0)
 
     def _back_to_play(self):
         h = self.h
         d = h.daemon
         h.settle(until=lambda: d.link.connected, max_s=60)
-        h.settle(until=lambda: d.abort_pending is None, max_s=60)
+        h.settle(until=lambda: d.state.name != "aborting", max_s=60)
         _, err = h.call(d.abort(), CALL_S)
         assert err is None, "abort refused: %s" % err
         self._through()
-        if d.table.state == "fault":
+        if d.state.name == "table_fault":
             h.wait_s(2.0)
             _, err = h.call(d.clear_fault(), CALL_S)
             if err is not None:
@@ -210,13 +262,13 @@ class DaemonMachine(RuleBasedStateMachine):
             _, err = h.call(coro, CALL_S)
             if err is None:
                 self._through()
-            if err is not None or (d.session is not None and d.session.stopped):
+            if err is not None or d.state.name == "stopped":
                 h.wait_s(2.0)  # people see what is asked, step back, fix what they can
                 if self.players == "manual":
                     self._person_pushes()
                 _, err2 = h.call(d.continue_(), CALL_S)  # what the people were asked is done
                 self._through()
-                if d.session is None or d.session.stopped or err2 is not None:
+                if d.session is None or d.state.name == "stopped" or err2 is not None:
                     return self._must_be_person(what, err or err2)
                 if what != "start":
                     continue
@@ -226,9 +278,9 @@ class DaemonMachine(RuleBasedStateMachine):
         STATS["recovered"] += 1
 
     def _must_be_person(self, what, err):
-        person, nxt = self._person_needed()
-        finding = "%s stopped (%s): %s" % (what, err, nxt)
-        assert person, "back to play failed with nobody asked to act: " + finding
+        nxt = self.h.status()["next"]
+        finding = "%s stopped (%s): %s" % (what, err, nxt["text"])
+        assert nxt["code"] in PERSON_CODES, "back to play failed with nobody asked to act: " + finding
         assert self.faults or self.players == "manual", "a person was needed with no fault: " + finding
         STATS["person"] += 1
-        STATS["findings"].append((self.faults, self.players, nxt[:160]))
+        STATS["findings"].append((self.faults, self.players, nxt["text"][:160]))

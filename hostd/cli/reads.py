@@ -1,0 +1,132 @@
+"""`jantaku status`, `history` and `pair`: what the running daemon says (or, for
+history, its journal), and the browsers it lets press.  Registered in hostd.cli.main;
+imported lazily from there."""
+import os
+import sys
+
+from hostd.cli.client import _print, _request, add_api_option, api_url
+from hostd.cli.words import history_text, local_time, status_text
+
+
+def configure_status(p):
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+
+
+def cmd_status(args):
+    data, rc = _request(args, "GET", "/status")
+    if rc == 0:
+        _print(args, data, status_text)
+    return rc
+
+
+def cmd_history(args):
+    if args.db:
+        from hostd.core.journal import Journal, JournalError
+
+        if not os.path.isfile(args.db):
+            sys.stderr.write("jantaku history: no journal at %s (`jantaku run --db PATH` "
+                             "names the one a daemon keeps)\n" % args.db)
+            return 1
+        try:
+            with Journal(args.db, exclusive=False) as j:
+                data = {"sessions": j.history(limit=args.limit)}
+        except JournalError as e:
+            sys.stderr.write("jantaku history: %s\n" % e)
+            return 1
+        _print(args, data, history_text)
+        return 0
+    data, rc = _request(args, "GET", "/history?limit=%d" % args.limit)
+    if rc == 0:
+        _print(args, data, history_text)
+    return rc
+
+
+def configure_history(p):
+    p.add_argument("--limit", type=int, default=20, metavar="N",
+                   help="the latest N sessions (default 20)")
+    p.add_argument("--db", metavar="PATH", default=None,
+                   help="read this journal file directly (no daemon needed; beside a running "
+                        "one it only reads)")
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+
+
+def pair_text(code, page_url, expires_in, qr=True):
+    """The pairing code in words, and (``qr``) the page's address with the code as a QR
+    code for a phone's camera.  The QR code carries the code in the address's fragment
+    (``#pair=``): a fragment is never sent to any server, the page spends the code at once
+    and takes it out of the address bar (docs/API.md §Security)."""
+    lines = ["pair a browser: open %s and type the code %s (good once, for %d minutes)"
+             % (page_url, code, expires_in // 60)]
+    if qr:
+        try:
+            import io
+
+            import segno
+
+            buf = io.StringIO()
+            segno.make("%s#pair=%s" % (page_url, code), error="m").terminal(out=buf, compact=True)
+            lines.append("or scan this with the phone's camera:\n" + buf.getvalue().rstrip("\n"))
+        except ImportError:  # pragma: no cover - a dependency
+            pass
+    return "\n".join(lines)
+
+
+def browsers_text(data):
+    """`jantaku pair --list`: one line a paired browser (local times)."""
+    rows = data.get("browsers") or []
+    if not rows:
+        return "no browser is paired (`jantaku pair --new` makes a code for one)"
+    table = [("ID", "BROWSER", "ADDRESS", "PAIRED", "LAST SEEN")]
+    table += [(b["id"], b["browser"], b["address"], local_time(b["paired_at"]),
+               local_time(b["last_seen"])) for b in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in table]
+    lines.append("`jantaku pair --revoke ID` unpairs one; --revoke-all every one")
+    return "\n".join(lines)
+
+
+def cmd_pair(args):
+    if args.revoke_all:
+        data, rc = _request(args, "POST", "/pair/revoke-all")
+        if rc == 0:
+            _print(args, data, lambda d: "%d browser session(s) ended: every browser must pair "
+                                         "again (`jantaku pair --new`)" % d["revoked"])
+        return rc
+    if args.list:
+        data, rc = _request(args, "GET", "/pair/browsers")
+        if rc == 0:
+            _print(args, data, browsers_text)
+        return rc
+    if args.revoke is not None:
+        data, rc = _request(args, "POST", "/pair/revoke", {"id": args.revoke})
+        if rc == 0:
+            _print(args, data, lambda d: "browser %s unpaired: it must pair again to press "
+                                         "(`jantaku pair --new`)" % d["revoked"])
+        return rc
+    data, rc = _request(args, "POST", "/pair/new")
+    if rc == 0:
+        page = args.page_url or api_url(args).rstrip("/") + "/"
+        _print(args, data, lambda d: pair_text(d["code"], page, d["expires_in"], not args.no_qr))
+    return rc
+
+
+def configure_pair(p):
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--new", action="store_true",
+                   help="a fresh one-time code for a browser (the default; the last code stops "
+                        "working)")
+    g.add_argument("--list", action="store_true",
+                   help="the paired browsers: id, browser, address, when each paired and was "
+                        "last seen")
+    g.add_argument("--revoke", metavar="ID", default=None,
+                   help="end one browser's session (its id from --list): it must pair again")
+    g.add_argument("--revoke-all", action="store_true",
+                   help="end every browser session: each must pair again")
+    p.add_argument("--page-url", metavar="URL", default=None,
+                   help="the page's address as a phone reaches it (e.g. http://table.local:8737/; "
+                        "default: the API's)")
+    p.add_argument("--no-qr", action="store_true", help="the code only, no QR code")
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")

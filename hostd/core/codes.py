@@ -1,0 +1,342 @@
+"""What happens next, as a code with parameters (layer: session).
+
+``next_step(state, ctx)`` is a function of the table's one state (hostd/core/state.py) and
+a few facts of the session (``Context``): ``{"code", "params", "text", "action"}``.
+``code`` is one of NEXT (docs/API.md "What happens next" lists them all, with their
+parameters and English text); ``text`` is plain English that names no command of any
+front end; ``action`` is the command a person should take now (hostd/core/commands.py),
+or null.  Each front end words the code itself: the CLI in English naming `jantaku`
+commands, the page in English and Japanese naming its buttons, Home Assistant as an enum.
+
+``fault_of(state, table)`` is the one open fault, or None, for every front end alike.
+"""
+import datetime
+
+from hostd.core.state import State
+
+#: code -> (its parameters, its English text); a text's {names} are its parameters and
+#: a few derived words (``{deck}`` "deck A", ``{hand}`` "hand 2 of game 1", ``{fault}``,
+#: ``{todo}``, ``{until}`` a local time)
+NEXT = {
+    "table_disconnected": (("error",), "The table is not connected ({error}): check its cable "
+                                       "and power; the daemon reconnects by itself."),
+    "abort_pending": ((), "The abort is not confirmed yet: it is sent again as soon as the "
+                          "table answers."),
+    "start_session": (("colours",), "Start a session: choose a ruleset (the sets' backs: "
+                                    "{colours})."),
+    "take_tiles_out": (("colours",), "Every tile is on the table top: take the sets out, or "
+                                     "start a session."),
+    "table_fault": (("kind", "track"), "The table reports a fault: {fault}: {todo}."),
+    "self_test": ((), "The self-test is running: wait."),
+    "calibrating": ((), "The calibration is running: wait."),
+    "emptying": (("round",), "Bringing every tile up to the table top: wait."),
+    "clear_top": (("tiles", "until"), "Take the tiles on the table top out: {tiles} more come "
+                                      "up from the mixer (at {until}, or when people are done)."),
+    "collecting": (("game",), "Bringing every tile into the mixer for game {game}: wait."),
+    "push_all": (("game", "until"), "Push every tile on the table top into the centre (it "
+                                    "closes at {until}, or when people are done)."),
+    "mixer_short": (("deck",), "Deck A took every tile in the mixer, so the two sets were not "
+                               "both in it: push every tile on the table top into the open "
+                               "centre, then say it is done."),
+    "building": (("deck", "game"), "{deck} is being built inside for game {game}: wait."),
+    "push_rest": (("deck", "until"), "Push the rest of {deck}'s tiles into the centre (it "
+                                     "closes at {until}, or when people are done)."),
+    "press_start": (("deck", "hand", "game", "game_hand"),
+                    "{deck} is built inside: press start to raise it and begin {hand}."),
+    "press_dice": (("hand", "game", "game_hand"), "{hand}: press dice for the throw."),
+    "playing_building": (("hand", "game", "game_hand", "deck"),
+                         "{hand} is being played; {deck} is being built inside."),
+    "playing": (("hand", "game", "game_hand", "deck"),
+                "{hand} is being played; {deck} is built inside: when the hand ends, push the "
+                "played tiles into the centre and press start."),
+    "raising": (("hand", "game", "game_hand"), "Raising the walls for {hand}: wait."),
+    "lift_down": (("hand", "game", "game_hand"), "{hand} begins: the lift goes back down."),
+    "recovery_waits": (("hand", "game", "game_hand", "kind"),
+                       "{hand} is being played; the walls inside are not trusted after a table "
+                       "restart: when the hand ends, push the played tiles in and press start: "
+                       "the table sorts it out."),
+    "recovering": (("kind", "stage"), "The table is sorting out the walls a restart left "
+                                      "inside: wait."),
+    "stopped": (("step", "kind", "track", "deck"), "{fault}: {todo}."),
+}
+
+#: what people do about each stop or table fault (its kind): the command that carries on
+#: and the words (docs/FAULTS.md)
+TODO = {
+    "jam": ("clear_fault", "take the stuck tile out of {track} by hand, then clear the fault"),
+    "short": ("continue", "find the missing tiles of {deck}, put them into the mixer (lift the "
+                          "lid) and close the lid, then continue"),
+    "short-top": ("continue", "{deck}'s tiles did not all go into the centre: continue, then "
+                              "push the rest in when the centre opens"),
+    "surplus": ("continue", "take the extra tiles out of the mixer (lift the lid), then "
+                            "continue; if the two sets were mixed, abort and start Mixed Deck "
+                            "instead"),
+    "overfill": ("clear_fault", "take the extra tile off {track} by hand, then clear the fault"),
+    "misread": ("clear_fault", "clean the colour sensor of {track}, then clear the fault"),
+    "sensor": ("clear_fault", "check the wiring of {track}'s sensor, then clear the fault"),
+    "colour": ("clear_fault", "a tile of another back colour is in the table: take it out of "
+                              "{track}, then clear the fault"),
+    "guard": ("continue", "clear the light curtain and close the lid, then continue"),
+    "lift-stall": ("continue", "look for something blocking the lift, then continue"),
+    "limit": ("continue", "check the lift's end switches, then continue"),
+    "door": ("continue", "look for something blocking the centre door, then continue"),
+    "build-timeout": ("clear_fault", "look for a stuck tile or an empty mixer, then clear the "
+                                     "fault"),
+    "internal": ("clear_fault", "clear the fault; if it comes again, restart the table"),
+    "link-lost": ("continue", "check the table's cable, then continue"),
+    "composition": ("abort", "find the missing or stray tile, or abort and start a new Mixed "
+                             "Deck session, which collects every tile and splits them again"),
+    "not_connected": ("continue", "check the table's cable and power, then continue"),
+    "reset": ("end", "the sets can't be told apart by the table now: end the session, sort "
+                     "the tiles by back colour and start a new one"),
+    "unresumable": ("abort", "abort, then start again"),
+    "refused": ("continue", "continue tries again"),
+}
+KINDS = tuple(TODO)
+
+WAIT_CODES = ("self_test", "calibrating", "emptying", "collecting", "building", "raising",
+              "lift_down", "recovering", "playing_building", "abort_pending")
+
+
+class Context:
+    """The facts besides the state that words need: the link, the session's game's first
+    hand, the default sets, the session's id."""
+
+    __slots__ = ("connected", "error", "first_hand", "colours", "session", "mixed_deck")
+
+    def __init__(self, *, connected=True, error=None, first_hand=1, colours=("blue", "green"),
+                 session=None, mixed_deck=False):
+        self.connected = connected
+        self.error = error
+        self.first_hand = first_hand  # the session-wide number of the game's first hand
+        self.colours = tuple(colours)
+        self.session = session
+        self.mixed_deck = mixed_deck
+
+
+def _deck(d):
+    return "deck %s" % d if d else "the deck being built"
+
+
+def _track(t):
+    return "track %d" % t if t else "the track"
+
+
+def _hand(hand, game, game_hand):
+    if not hand:
+        return "the first hand"
+    return "hand %d of game %d" % (game_hand or hand, game or 1)
+
+
+def _until(t):
+    if not t:
+        return "when people are done"
+    return datetime.datetime.fromtimestamp(t).strftime("%H:%M:%S")
+
+
+def describe_backs(backs):
+    """"blue 64, green 72": a deck's back colours."""
+    return ", ".join("%s %d" % (k, backs[k]) for k in sorted(backs))
+
+
+def todo_text(kind, *, track=None, deck=None):
+    action, words = TODO.get(kind, TODO["refused"])
+    return words.format(track=_track(track), deck=_deck(deck))
+
+
+def todo_action(kind):
+    return TODO.get(kind, TODO["refused"])[0]
+
+
+def render(code, params, **words):
+    """The English text of ``code`` with ``params`` (and derived ``words``): never a
+    placeholder, never a Python value."""
+    keys, text = NEXT[code]
+    p = dict(params)
+    fmt = {k: ("none" if p.get(k) is None else p.get(k)) for k in keys}
+    fmt.update(words)
+    if "deck" in keys:
+        fmt["deck"] = _deck(p.get("deck"))
+    if "track" in keys:
+        fmt["track"] = _track(p.get("track"))
+    if "until" in keys:
+        fmt["until"] = _until(p.get("until"))
+    if "colours" in keys:
+        c = list(p.get("colours") or ())
+        fmt["colours"] = " and ".join(c) if c else "as the table is set up"
+    if "hand" in keys:
+        fmt["hand"] = _hand(p.get("hand"), p.get("game"), p.get("game_hand"))
+    if "error" in keys:
+        fmt["error"] = p.get("error") or "waiting for it"
+    out = text.format(**fmt)
+    return out[:1].upper() + out[1:]
+
+
+def _next(code, action=None, **params):
+    keys = NEXT[code][0]
+    params = {k: params.get(k) for k in keys}
+    return {"code": code, "params": params, "text": None, "action": action, "_words": {}}
+
+
+def _hand_params(state, ctx, hand=None):
+    hand = state.get("hand", 0) if hand is None else hand
+    return {"hand": hand, "game": state.get("game", 1),
+            "game_hand": max(0, hand - ctx.first_hand + 1) if hand else 0}
+
+
+def next_step(state, ctx, *, table_fault=None):
+    """What happens next in ``state``: ``{"code", "params", "text", "action"}``."""
+    if state.name == "aborting":
+        n = _next("abort_pending")
+    elif not ctx.connected:
+        n = _next("table_disconnected", error=ctx.error)
+    else:
+        n = _by_state(state, ctx, table_fault)
+    words = n.pop("_words")
+    n["text"] = render(n["code"], n["params"], **words)
+    return n
+
+
+def _by_state(state, ctx, table_fault):
+    p = state.params
+    name = state.name
+    if name == "idle":
+        where = p.get("where") or {}
+        code = ("take_tiles_out" if where and not p.get("walls_inside")
+                and all(w == "top" for w in where.values()) else "start_session")
+        return _next(code, "start", colours=list(ctx.colours))
+    if name == "table_fault":
+        return _stop_next("table_fault", p.get("kind"), p.get("track"), None,
+                          (table_fault or {}).get("message"), kind=p.get("kind"),
+                          track=p.get("track"))
+    if name == "bench":
+        return _next("calibrating" if p.get("what") == "calibrate" else "self_test")
+    if name == "emptying":
+        if p.get("stage") == "clear_top":
+            return _next("clear_top", "continue", tiles=p.get("tiles"), until=p.get("until"))
+        return _next("emptying", round=p.get("round"))
+    if name == "stopped":
+        return _stop_next("stopped", p.get("kind"), p.get("track"), p.get("deck"),
+                          (p.get("fault") or {}).get("message"), step=p.get("step"),
+                          kind=p.get("kind"), track=p.get("track"), deck=p.get("deck"),
+                          resume=p.get("resume"))
+    if name == "preparing":
+        return _preparing_next(p)
+    return _play_next(state, ctx)
+
+
+def _preparing_next(p):
+    if p.get("stage") == "push":
+        if p.get("reason") == "mixer_short":
+            return _next("mixer_short", "continue", deck="A")
+        return _next("push_all", "continue", game=p.get("game"), until=p.get("until"))
+    return _next("collecting", game=p.get("game"))
+
+
+def _stop_next(code, what, at_track, of_deck, message, **params):
+    action = todo_action(what)
+    resume = params.pop("resume", None)
+    if what in ("guard", "lift-stall", "limit") and resume and resume.get("name") == "hand_over":
+        action = "hand_over"  # pressing start again repeats the lift
+    n = _next(code, action, **params)
+    n["_words"] = {"fault": message or "the table stopped",
+                   "todo": todo_text(what, track=at_track, deck=of_deck)}
+    return n
+
+
+def _play_next(state, ctx):
+    p = state.params
+    hp = _hand_params(state, ctx)
+    in_play = state.hand_in_play()
+    if in_play and not p.get("thrown") and state.name != "hand_over" or (
+            state.name == "hand_over" and p.get("stage") == "settle" and not p.get("thrown")):
+        return _next("press_dice", "dice", **hp)
+    if state.name == "hand_over":
+        if p.get("stage") == "raise":
+            return _next("raising", **hp)
+        return _next("lift_down", **hp)
+    if state.name == "building":
+        if p.get("stage") == "push":
+            return _next("push_rest", "continue", deck=p.get("deck"), until=p.get("until"))
+        if in_play:
+            return _next("playing_building", deck=p.get("deck"), **hp)
+        return _next("building", deck=p.get("deck"), game=p.get("game"))
+    if state.name == "built":
+        if in_play:
+            return _next("playing", "hand_over", deck=p.get("deck"), **hp)
+        nxt = _hand_params(state, ctx, hand=(p.get("hand") or 0) + 1)
+        return _next("press_start", "hand_over", deck=p.get("deck"), **nxt)
+    # recovering
+    if p.get("stage") == "waiting":
+        return _next("recovery_waits", "hand_over", kind=p.get("kind"), **hp)
+    return _next("recovering", kind=p.get("kind"), stage=p.get("stage"))
+
+
+def fault_of(state, table_fault=None):
+    """The one open fault, the same for every front end: the stop a person must fix (its
+    step, kind, track, deck, message and what to do), or the fault the table reports; None
+    when nothing is wrong."""
+    if state.name == "stopped":
+        p = state.params
+        f = p.get("fault") or {}
+        return {"kind": p.get("kind"), "track": p.get("track"), "deck": p.get("deck"),
+                "step": p.get("step"), "message": f.get("message") or "the table stopped",
+                "todo": todo_text(p.get("kind"), track=p.get("track"), deck=p.get("deck")),
+                "action": _stop_next("stopped", p.get("kind"), None, None, None,
+                                     resume=p.get("resume"))["action"]}
+    if table_fault:
+        kind = table_fault.get("kind")
+        return {"kind": kind, "track": table_fault.get("track"), "deck": None, "step": None,
+                "message": table_fault.get("message"),
+                "todo": todo_text(kind, track=table_fault.get("track")),
+                "action": todo_action(kind)}
+    return None
+
+
+def documented():
+    """Every code (docs/API.md's table is checked against this)."""
+    return tuple(NEXT)
+
+
+def example_state(code):
+    """A state (and table fault) that gives ``code``: for the docs' table and its test."""
+    return _EXAMPLES[code]
+
+
+_H = {"hand": 3, "game": 1, "thrown": True}
+_EXAMPLES = {
+    "table_disconnected": (State("built", dict(_H, deck="B", top="A")), False, None),
+    "abort_pending": (State("aborting", {"session": 1}), False, None),
+    "start_session": (State("idle", {"walls_inside": False}), True, None),
+    "take_tiles_out": (State("idle", {"walls_inside": False, "where": {"A": "top", "B": "top"}}),
+                       True, None),
+    "table_fault": (State("table_fault", {"kind": "jam", "track": 2}), True,
+                    {"kind": "jam", "track": 2, "message": "track 2 is jammed"}),
+    "self_test": (State("bench", {"what": "selftest"}), True, None),
+    "calibrating": (State("bench", {"what": "calibrate"}), True, None),
+    "emptying": (State("emptying", {"stage": "raise", "round": 0}), True, None),
+    "clear_top": (State("emptying", {"stage": "clear_top", "round": 1, "tiles": 128,
+                                     "until": 1.8e9}), True, None),
+    "collecting": (State("preparing", {"game": 1, "stage": "raise"}), True, None),
+    "push_all": (State("preparing", {"game": 1, "stage": "push", "until": 1.8e9}), True, None),
+    "mixer_short": (State("preparing", {"game": 1, "stage": "push", "reason": "mixer_short"}),
+                    True, None),
+    "building": (State("building", {"deck": "A", "hand": 0, "game": 1}), True, None),
+    "push_rest": (State("building", dict(_H, deck="B", top="A", stage="push", until=1.8e9)),
+                  True, None),
+    "press_start": (State("built", {"deck": "A", "hand": 0, "game": 1}), True, None),
+    "press_dice": (State("building", dict(_H, deck="B", top="A", thrown=False)), True, None),
+    "playing_building": (State("building", dict(_H, deck="B", top="A")), True, None),
+    "playing": (State("built", dict(_H, deck="B", top="A")), True, None),
+    "raising": (State("hand_over", dict(_H, raising="B", dropping="A", stage="raise")), True,
+                None),
+    "lift_down": (State("hand_over", dict(_H, raising="B", dropping="A", stage="settle")), True,
+                  None),
+    "recovery_waits": (State("recovering", dict(_H, kind="resplit", stage="waiting", top="A")),
+                       True, None),
+    "recovering": (State("recovering", {"kind": "resplit", "stage": "resplit", "hand": 3,
+                                        "game": 1}), True, None),
+    "stopped": (State("stopped", {"step": "hand_over", "kind": "jam", "track": 2, "deck": "B",
+                                  "fault": {"message": "deck B: counted 48 of 136: track 2 is "
+                                                       "jammed"}}), True, None),
+}

@@ -1,0 +1,112 @@
+"""The commands' request models (pydantic), one per command of the list
+(hostd/core/commands.py): strict, an unknown field refused, each field described for
+the OpenAPI document."""
+from typing import Annotated, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+MAX_SEED = 2 ** 53 - 1  # the largest integer every JSON client reads exactly
+COLOUR_PATTERN = r"^[A-Za-z][A-Za-z0-9-]{0,15}$"
+
+
+def _ruleset_names():
+    from hostd.core.rulesets import list_rulesets
+
+    return [p.name for p in list_rulesets()]
+
+
+def _selftest_devices():
+    from hostd.bringup.selftest import ORDER
+
+    return ORDER
+
+
+# -- request models ------------------------------------------------------------------------
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class StartRequest(_Strict):
+    """Start a session."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "examples": [{"ruleset": "riichi", "mixed_deck": True, "seed": 42}]})
+
+    ruleset: str = Field(min_length=1, max_length=64,
+                         description="a ruleset name from GET /rulesets (Ùzje's options may "
+                                     "come in any order; an unknown name is 400)",
+                         json_schema_extra={"enum": _ruleset_names()})
+    mixed_deck: bool = Field(False, description="mix both tile sets and split them into two decks")
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED,
+                                description="seed for dice (and the simulator); omit for "
+                                            "cryptographic dice in real play")
+    replace: bool = Field(False, description="end the open session (motions stopped) and "
+                                             "start this one; without it a second start is 409")
+    loaded: bool = Field(False, description="normal rotation: the sets are loaded as "
+                                            "documented, whatever the last session did")
+    colours: Optional[list[Annotated[str, Field(pattern=COLOUR_PATTERN)]]] = Field(
+        None, description="the two sets' back colours, each a colour class the table knows "
+                          "(`GET /status`: table.identity.colours); the same name twice for "
+                          "sets whose backs look alike; default: the daemon's (`run "
+                          "--colours`, or the sets last calibrated)")
+
+
+class DiceRequest(_Strict):
+    """The hand's throw: the faces of physical dice, or none (the table throws)."""
+
+    dice: Optional[list[int]] = Field(
+        None, description="the faces people threw (e.g. [3, 4]; checked against the ruleset's "
+                          "dice: their number and sides); omit for a throw from the daemon's "
+                          "random source")
+
+
+class EmptyRequest(_Strict):
+    """No body, or {}."""
+
+
+class EndRequest(_Strict):
+    """End the session."""
+
+    empty: bool = Field(False, description="also bring every tile up to the table top (the "
+                                           "walls inside, then the mixer's a round at a time)")
+
+
+class SelfTestRequest(_Strict):
+    """Test the table's devices (all, or one)."""
+
+    device: Optional[str] = Field(None, description="one device, or all (null)",
+                                  json_schema_extra={"enum": list(_selftest_devices()) + [None]})
+    track: Optional[int] = Field(None, ge=1, le=8,
+                                 description="with a per-track device (gate, entry, colour, "
+                                             "stacker, pusher): that track only")
+    write_timings: bool = Field(False, description="write the measured strokes into the profile")
+
+
+SetName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,12}$",
+                               json_schema_extra={"not": {"const": "unknown"}})]
+
+
+class CalibrateRequest(_Strict):
+    """Calibrate the colour sensors for the two sets."""
+
+    sets: list[SetName] = Field(min_length=2, max_length=2,
+                                description="the two sets' back colours (lower-case names); one "
+                                            "at a time: the first is in the mixer, the second "
+                                            "on the table top", json_schema_extra={"uniqueItems": True})
+    mixed: bool = Field(False, description="both sets are mixed in the mixer (one pass)")
+    first: int = Field(0, ge=0, le=1, description="mixed: which of `sets` (0 or 1) the first tile "
+                                                  "read has")
+    ruleset: str = Field("riichi", description="the sets' ruleset: a pass builds one deck's walls",
+                         json_schema_extra={"enum": _ruleset_names()})
+
+    @field_validator("sets")
+    @classmethod
+    def _two_names(cls, v):
+        if "unknown" in v:
+            raise ValueError("'unknown' is the name of no colour (the class of an unread back)")
+        if len(set(v)) != len(v):
+            raise ValueError("two different names (sets with the same back need no calibration: "
+                             "identical-backs mode)")
+        return v

@@ -1,0 +1,142 @@
+"""Who may press (CPython only): the API token, pairing, programs on the host.
+
+DESIGN §4: on anything but loopback, or from a browser, motor commands need a token.
+docs/API.md "Security" says what each refusal means.
+"""
+import hmac
+import os
+import secrets
+
+import structlog
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from hostd.errors import ConfigError, Forbidden, Unauthorized
+from hostd.web.guards import cut, is_loopback
+from hostd.web.pairing import COOKIE
+
+MIN_TOKEN_CHARS = 16
+log = structlog.get_logger("jantaku.api")
+
+
+def load_or_create_token(path):
+    """Read the API token from ``path``, or create one (``secrets.token_urlsafe(32)``) in a
+    new file readable by its owner only.  Returns ``(token, created)``; a created token is
+    worth logging with the path (never the token itself).
+
+    A file others can read or write (mode 0644 ...) is refused: the token moves motors.
+    An empty or short one is refused too (:class:`ConfigError`, one line)."""
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            mode = os.fstat(f.fileno()).st_mode & 0o777
+            token = f.read().strip()
+    except FileNotFoundError:
+        token = None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError("cannot read the API token file %s: %s"
+                          % (path, getattr(e, "strerror", None) or e)) from None
+    if token is not None:
+        if mode & 0o077:
+            raise ConfigError("API token file %s is readable by others (mode %04o): the "
+                              "token moves the table's motors; `chmod 600 %s`"
+                              % (path, mode, path))
+        if not token:
+            raise ConfigError("API token file %s is empty: put a token in it or delete it "
+                              "to have one generated" % path)
+        if len(token) < MIN_TOKEN_CHARS or any(c.isspace() for c in token):
+            raise ConfigError("API token file %s holds a token of %d characters: a token "
+                              "is one line of at least %d characters without spaces (or "
+                              "delete the file to have one generated)"
+                              % (path, len(token), MIN_TOKEN_CHARS))
+        return token, False
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(token + "\n")
+    return token, True
+
+
+def peer(request):
+    """The client's address (a TLS proxy's client's, when hostd/web/server.py trusts it)."""
+    return request.client.host if request.client else None
+
+
+def _require_local(request):
+    """Without a token the API takes commands from this host only.  On a loopback bind
+    every peer is local, except a browser's that a TLS proxy on this host names in
+    X-Forwarded-For (hostd/web/server.py): that one is refused (401), as on a LAN bind."""
+    client = peer(request)
+    if client is not None and not is_loopback(client):
+        raise Unauthorized("this daemon has no API token, so it takes commands only from "
+                           "programs on its own host, and this request came from %s through "
+                           "a proxy: start it with `jantaku run --token-file PATH` and send "
+                           "the token (--token or $JANTAKU_TOKEN)" % cut(client, 60))
+
+
+def https(request):
+    """Whether the browser reached the API over HTTPS (directly, or through a TLS proxy on
+    this host: hostd/web/server.py): its cookie may then be ``Secure``, never over plain HTTP."""
+    return request.url.scheme == "https"
+
+
+class Security:
+    """The dependencies the routes take: ``commands`` (the token when one is configured;
+    from a browser, pairing or the token) and ``host_only(...)`` (a program on the host,
+    never a browser)."""
+
+    def __init__(self, token, pairing):
+        self.token = token
+        self.pairing = pairing
+        self.bearer = HTTPBearer(auto_error=False, description="the daemon's API token")
+        self.commands = [Depends(self._require_token if token else self._require_pairing)]
+
+    def bearer_ok(self, creds):
+        return (self.token is not None and creds is not None
+                and hmac.compare_digest(creds.credentials.encode(), self.token.encode()))
+
+    async def _require_pairing(self, request: Request):  # no token: no security in OpenAPI
+        await self._check(request, None)
+
+    async def _require_token(self, request: Request,
+                             creds: HTTPAuthorizationCredentials = Depends(HTTPBearer(
+                                 auto_error=False, description="the daemon's API token"))):
+        await self._check(request, creds)
+
+    async def _check(self, request, creds):
+        if self.pairing.touch(request.cookies.get(COOKIE), client=peer(request)):
+            return  # a paired browser (docs/API.md §Security), seen now
+        if request.headers.get("origin") is not None and not self.bearer_ok(creds):
+            # a browser (it sends Origin with every POST): pairing, or the token
+            raise Unauthorized("this browser is not paired: type the pairing code shown by "
+                               "`jantaku run` (or `jantaku pair --new`) on the table's host",
+                               code="not_paired")
+        if self.token is None:
+            _require_local(request)
+            return
+        if creds is None:
+            if request.headers.get("authorization"):
+                raise Forbidden("Authorization must be 'Bearer <token>'")
+            raise Unauthorized("this command moves motors and needs the API token: give it "
+                               "to the CLI with --token TOKEN or $JANTAKU_TOKEN (the daemon "
+                               "keeps it in its --token-file); over HTTP send "
+                               "'Authorization: Bearer <token>'")
+        if not self.bearer_ok(creds):
+            log.warning("token_refused", path=request.url.path)
+            raise Forbidden("API token refused")
+
+    def host_only(self, done, what, cli):
+        """A dependency: for a program on the host (the CLI) only, never for a browser,
+        paired or not; the token when one is configured.  ``done``: 'a pairing code is
+        made', ``what``: 'a pairing code', ``cli``: the command that does it."""
+        async def require_program(request: Request):
+            if request.headers.get("origin") is not None:
+                raise Forbidden("%s on the table's host (`%s`), not by a browser"
+                                % (done, cli), code="not_from_browser")
+            if self.token is None:
+                _require_local(request)
+            elif not self.bearer_ok(await self.bearer(request)):
+                raise Unauthorized("%s needs the API token (--token or $JANTAKU_TOKEN)"
+                                   % what)
+
+        return [Depends(require_program)]

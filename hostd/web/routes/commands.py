@@ -1,0 +1,58 @@
+"""The commands over HTTP (CPython only): one POST route per command of the one list
+(hostd/core/commands.py), each with its request model, made from the list."""
+from typing import Optional
+
+from fastapi import FastAPI
+
+from hostd.core.commands import COMMANDS
+from hostd.core.status import Answer, ErrorResponse
+
+ERRORS = {
+    400: {"model": ErrorResponse, "description": "bad request: an unknown ruleset or colour "
+                                                 "(`bad_request`, `unknown_colour`), a throw "
+                                                 "the ruleset's dice cannot make (`bad_dice`), "
+                                                 "a body that is not valid JSON (`bad_json`)"},
+    409: {"model": ErrorResponse, "description": "not in `can` now: the code names the state "
+                                                 "(e.g. `building`), the answer carries its "
+                                                 "`seq` and `next`; or the table's fault is "
+                                                 "still there (`fault_remains`)"},
+    413: {"model": ErrorResponse, "description": "body over 1 MiB"},
+    415: {"model": ErrorResponse, "description": "a body that is not sent as JSON"},
+    422: {"model": ErrorResponse, "description": "invalid body (a wrong type, an unknown "
+                                                 "field), or refused by the table"},
+    503: {"model": ErrorResponse, "description": "the table is not connected (a motor "
+                                                 "command; nothing moves)"},
+}
+AUTH_ERRORS = {
+    401: {"model": ErrorResponse, "description": "token required"},
+    403: {"model": ErrorResponse, "description": "token or origin refused"},
+}
+
+
+def _handler(daemon, c):
+    method = getattr(daemon, c.method)
+    if any(f.is_required() for f in c.request.model_fields.values()):
+        async def handler(body: c.request):
+            return await method(**body.model_dump())
+    else:
+        async def handler(body: Optional[c.request] = None):
+            return await method(**(body or c.request()).model_dump())
+    return handler
+
+
+def add(app: FastAPI, daemon, security):
+    """Every command's route on `app`."""
+    responses = {**ERRORS, **AUTH_ERRORS}
+    for c in COMMANDS:
+        app.add_api_route(
+            c.path, _handler(daemon, c), methods=["POST"], response_model=Answer,
+            tags=["commands"], responses=responses, dependencies=security.commands,
+            name=c.name, operation_id=c.name, summary=c.summary,
+            description="%s.\n\nCommand `%s`%s; accepted in: %s. Body: %s." % (
+                c.summary[:1].upper() + c.summary[1:], c.name,
+                " (moves motors)" if c.motors else " (nothing moves)", c.states, c.accepted))
+
+
+def accepted():
+    """{path: what its body may be, in words}, for the errors' messages."""
+    return {c.path: c.accepted for c in COMMANDS}
