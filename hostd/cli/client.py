@@ -41,9 +41,19 @@ def _request(args, method, path, body=None, timeout=30.0):
         code = err.get("code") if isinstance(err, dict) else None
         if r.status_code == 400 or (r.status_code == 422 and code == "bad_request"):
             raise UsageError(msg)  # the request itself was wrong: exit 2
-        sys.stderr.write("jantaku: %s\n" % msg)
+        hint = HINTS.get(code)
+        sys.stderr.write("jantaku: %s%s\n" % (msg, " (`%s`)" % hint if hint else ""))
         return data, 1
     return data, 0
+
+
+#: the commands that answer a refusal the daemon words without naming any (the CLI may)
+HINTS = {
+    "sets_not_apart": "jantaku session start --ruleset R --loaded, or --mixed-deck",
+    "walls_inside": "jantaku session end --empty",
+    "fault_remains": "jantaku clear-fault once it is fixed",
+    "not_connected": "jantaku status says why",
+}
 
 
 def _print(args, data, text_fn):

@@ -97,13 +97,16 @@ def _said_abort(d):
 
 SAID = {
     "start": _said_start,
-    "hand_over": lambda d: "hand over: game %s, hand %s begins" % (d["game"], d["game_hand"]),
+    "hand_over": lambda d: ("hand over: game %s, hand %s begins" % (d["game"], d["game_hand"])
+                            if "game_hand" in d else "carrying on: the hand over"),
     "dice": lambda d: "game %s, hand %s: %s" % (d.get("game", "-"), d.get("game_hand", d["hand"]),
                                                 d["text"]),
     "continue": lambda d: "carrying on: %s" % (d.get("continued") or "done").replace("_", " "),
     "clear_fault": lambda d: ("fault cleared: %s" % d["cleared"]) if d.get("cleared")
     else "carrying on: %s" % (d.get("continued") or "done").replace("_", " "),
-    "game_new": lambda d: "game %s begins" % d["game"],
+    "game_new": lambda d: "game %s begins%s" % (d["game"], (
+        ": every tile goes back into the mixer and is split afresh"
+        if d["next"]["code"] == "collecting" else "")),
     "end": _said_end,
     "abort": _said_abort,
 }
@@ -213,8 +216,10 @@ def run(args):
     if rc:
         return rc
     _print(args, data, lambda d: "%s\n%s" % (SAID[name](d), next_line(d.get("next"))))
+    if data.get("confirmed") is False:
+        return 1  # an abort the table has not confirmed yet: not done
     done = spec.wait(args, data) if spec.wait else None
-    if done is None or not _wait_wanted(args) or getattr(args, "json", False):
+    if done is None or not _wait_wanted(args):
         return 0
     return follow(args, done)
 

@@ -31,16 +31,16 @@ NEXT = {
     "calibrating": ((), "The calibration is running: wait."),
     "emptying": (("round",), "Bringing every tile up to the table top: wait."),
     "clear_top": (("tiles", "until"), "Take the tiles on the table top out: {tiles} more come "
-                                      "up from the mixer (at {until}, or when people are done)."),
+                                      "up from the mixer {until}."),
     "collecting": (("game",), "Bringing every tile into the mixer for game {game}: wait."),
-    "push_all": (("game", "until"), "Push every tile on the table top into the centre (it "
-                                    "closes at {until}, or when people are done)."),
+    "push_all": (("game", "until"), "Push every tile on the table top into the centre: it "
+                                    "closes {until}."),
     "mixer_short": (("deck",), "Deck A took every tile in the mixer, so the two sets were not "
                                "both in it: push every tile on the table top into the open "
-                               "centre, then say it is done."),
+                               "centre: it stays open until people say they are done."),
     "building": (("deck", "game"), "{deck} is being built inside for game {game}: wait."),
-    "push_rest": (("deck", "until"), "Push the rest of {deck}'s tiles into the centre (it "
-                                     "closes at {until}, or when people are done)."),
+    "push_rest": (("deck", "until"), "Push the rest of {deck}'s tiles into the centre: it "
+                                     "closes {until}."),
     "press_start": (("deck", "hand", "game", "game_hand"),
                     "{deck} is built inside: press start to raise it and begin {hand}."),
     "press_dice": (("hand", "game", "game_hand"), "{hand}: press dice for the throw."),
@@ -52,9 +52,9 @@ NEXT = {
     "raising": (("hand", "game", "game_hand"), "Raising the walls for {hand}: wait."),
     "lift_down": (("hand", "game", "game_hand"), "{hand} begins: the lift goes back down."),
     "recovery_waits": (("hand", "game", "game_hand", "kind"),
-                       "{hand} is being played; the walls inside are not trusted after a table "
-                       "restart: when the hand ends, push the played tiles in and press start: "
-                       "the table sorts it out."),
+                       "The walls inside are not trusted after a table restart: at the hand "
+                       "over (the played tiles in the centre, press start) the table sorts it "
+                       "out."),
     "recovering": (("kind", "stage"), "The table is sorting out the walls a restart left "
                                       "inside: wait."),
     "stopped": (("step", "kind", "track", "deck"), "{fault}: {todo}."),
@@ -129,9 +129,11 @@ def _hand(hand, game, game_hand):
 
 
 def _until(t):
+    """"at 20:15:04 (local time) or when people say they are done", or the latter."""
     if not t:
-        return "when people are done"
-    return datetime.datetime.fromtimestamp(t).strftime("%H:%M:%S")
+        return "when people say they are done"
+    return "at %s or when people say they are done" % (
+        datetime.datetime.fromtimestamp(t).strftime("%H:%M:%S"))
 
 
 def describe_backs(backs):
@@ -234,20 +236,25 @@ def _preparing_next(p):
 
 
 def _stop_next(code, what, at_track, of_deck, message, **params):
-    action = todo_action(what)
-    resume = params.pop("resume", None)
-    if what in ("guard", "lift-stall", "limit") and resume and resume.get("name") == "hand_over":
-        action = "hand_over"  # pressing start again repeats the lift
+    action = todo_action(what)  # (after a stopped lift, start pressed again works too)
+    params.pop("resume", None)
     n = _next(code, action, **params)
     n["_words"] = {"fault": message or "the table stopped",
                    "todo": todo_text(what, track=at_track, deck=of_deck)}
     return n
 
 
+def in_this_game(state, ctx):
+    """The hand in play (its number) if it is of the game under way, else 0: after a
+    new game of the normal rotation, the hand on the table was the last one's."""
+    hand = state.hand_in_play()
+    return hand if hand >= ctx.first_hand else 0
+
+
 def _play_next(state, ctx):
     p = state.params
     hp = _hand_params(state, ctx)
-    in_play = state.hand_in_play()
+    in_play = in_this_game(state, ctx)
     if in_play and not p.get("thrown") and state.name != "hand_over" or (
             state.name == "hand_over" and p.get("stage") == "settle" and not p.get("thrown")):
         return _next("press_dice", "dice", **hp)
@@ -315,15 +322,14 @@ _EXAMPLES = {
     "self_test": (State("bench", {"what": "selftest"}), True, None),
     "calibrating": (State("bench", {"what": "calibrate"}), True, None),
     "emptying": (State("emptying", {"stage": "raise", "round": 0}), True, None),
-    "clear_top": (State("emptying", {"stage": "clear_top", "round": 1, "tiles": 128,
-                                     "until": 1.8e9}), True, None),
+    "clear_top": (State("emptying", {"stage": "clear_top", "round": 1, "tiles": 128}), True,
+                  None),
     "collecting": (State("preparing", {"game": 1, "stage": "raise"}), True, None),
-    "push_all": (State("preparing", {"game": 1, "stage": "push", "until": 1.8e9}), True, None),
+    "push_all": (State("preparing", {"game": 1, "stage": "push"}), True, None),
     "mixer_short": (State("preparing", {"game": 1, "stage": "push", "reason": "mixer_short"}),
                     True, None),
     "building": (State("building", {"deck": "A", "hand": 0, "game": 1}), True, None),
-    "push_rest": (State("building", dict(_H, deck="B", top="A", stage="push", until=1.8e9)),
-                  True, None),
+    "push_rest": (State("building", dict(_H, deck="B", top="A", stage="push")), True, None),
     "press_start": (State("built", {"deck": "A", "hand": 0, "game": 1}), True, None),
     "press_dice": (State("building", dict(_H, deck="B", top="A", thrown=False)), True, None),
     "playing_building": (State("building", dict(_H, deck="B", top="A")), True, None),

@@ -12,6 +12,7 @@ commands answer 503); ``abort`` always is.
 """
 import importlib
 
+from hostd.core.codes import in_this_game
 from hostd.core.state import State
 
 
@@ -107,7 +108,7 @@ def can(state, ctx):
         return ["abort"]
     out = set(_by_state(state, ctx))
     out.add("abort")
-    if state.hand_in_play() and not _thrown(state):
+    if in_this_game(state, ctx) and not _thrown(state):
         out.add("dice")
     return [n for n in NAMES if n in out]
 

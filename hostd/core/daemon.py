@@ -122,11 +122,27 @@ class Daemon:
 
     def fault(self):
         table_fault = self.table.fault if self.table.state == "fault" else None
+        if self.state.name == "recovering" and self.session is not None:
+            return self._recovery_fault()
         return fault_of(self.state, table_fault if self.link.connected else None)
+
+    def _recovery_fault(self):
+        """While a table restart is recovered from, the restart is the open fault; what
+        people do is the hand over (the table sorts the rest out) or wait."""
+        left = [f for f in self.session.faults if not f["recovered"] and f["kind"] == "reset"]
+        if not left:
+            return None
+        waiting = self.state["stage"] == "waiting"
+        return {"kind": "reset", "track": None, "deck": self.state.get("deck"), "step": None,
+                "message": left[-1]["message"],
+                "todo": "nothing by hand: the table sorts it out %s" % (
+                    "at the next hand over" if waiting else "now"),
+                "action": "hand_over" if waiting else None}
 
     def _state_changed(self, state, seq):
         self.publish({"type": "state", "state": dict(state.to_dict(), seq=seq),
                       "next": self.next_step(), "can": self.can(), "fault": self.fault()})
+        self._light()
 
     def _sync(self):
         """Between sessions, the state follows the table: a fault it reports (a person
@@ -167,8 +183,12 @@ class Daemon:
         nxt = self.next_step()
         why = {
             ("start", True): "a session is open: end it, abort it, or replace it",
+            ("end", False): "no session is open (an end with empty brings every tile up "
+                            "without one)",
             ("selftest", False): "walls are built inside the table: bring them up first "
                                  "(end with empty), then run the self-test",
+            ("selftest", True): "a session is open: end it first, then run the self-test",
+            ("calibrate", True): "a session is open: end it first, then calibrate",
             ("calibrate", False): "walls are built inside the table: bring them up first "
                                   "(end with empty), then calibrate",
             ("dice", True): "the throw comes once a hand's walls are on the table top, once "
@@ -428,8 +448,10 @@ class Daemon:
         return await asyncio.shield(step)  # a client that leaves does not stop a motion half-way
 
     async def selftest(self, device=None, track=None, write_timings=False):
-        from hostd.bringup import steps
+        from hostd.bringup import selftest, steps
 
+        ident = self.table.identity or {}
+        selftest.check_request(device, track, ident.get("tracks") or 4)  # 400 before all else
         rep = await self.bench_step("selftest", steps.selftest(device, track,
                                                                write_timings=write_timings))
         return self.answer(**rep)

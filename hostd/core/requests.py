@@ -50,16 +50,21 @@ class StartRequest(_Strict):
         None, description="the two sets' back colours, each a colour class the table knows "
                           "(`GET /status`: table.identity.colours); the same name twice for "
                           "sets whose backs look alike; default: the daemon's (`run "
-                          "--colours`, or the sets last calibrated)")
+                          "--colours`, or the sets last calibrated)",
+        json_schema_extra={"minItems": 2, "maxItems": 2})
 
 
 class DiceRequest(_Strict):
     """The hand's throw: the faces of physical dice, or none (the table throws)."""
 
+    # the ruleset's dice (their number and sides) are checked by the daemon, which says
+    # what the ruleset throws; the schema gives the bounds of every ruleset's
     dice: Optional[list[int]] = Field(
         None, description="the faces people threw (e.g. [3, 4]; checked against the ruleset's "
                           "dice: their number and sides); omit for a throw from the daemon's "
-                          "random source")
+                          "random source",
+        json_schema_extra={"minItems": 1, "maxItems": 3,
+                           "items": {"type": "integer", "minimum": 1, "maximum": 20}})
 
 
 class EmptyRequest(_Strict):

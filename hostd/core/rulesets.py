@@ -560,12 +560,14 @@ def check_colours(colours) -> tuple[str, str]:
     try:
         a, b = (str(c).strip().lower() for c in colours)
     except (TypeError, ValueError):
+        got = ",".join(str(c) for c in colours) if isinstance(colours, (list, tuple)) else colours
         raise RulesetError("give exactly two back colours, e.g. blue,green, or the same name "
-                           "twice (blue,blue) for two sets whose backs look alike (got %r)"
-                           % (colours,)) from None
+                           "twice (blue,blue) for two sets whose backs look alike (got %s)"
+                           % (str(got)[:80] or "none")) from None
     for c in (a, b):
         if not re.fullmatch(r"[a-z][a-z0-9-]{0,15}", c):
-            raise RulesetError("back colour %r: use a short lowercase name such as blue or green" % c)
+            raise RulesetError("back colour '%s': use a short lowercase name such as blue or "
+                               "green" % c[:40])
         if c == "unknown":
             raise RulesetError("'unknown' is the colour sensor's no-answer class, not a back colour")
     return (a, b)

@@ -28,7 +28,7 @@ from hostd.core.dice import announcement
 from hostd.core.recovery import Recovery
 from hostd.core.rulesets import RulesetError, check_colours, check_fits
 from hostd.core.state import DECKS, UNKNOWN, Machine, State, other, where
-from hostd.errors import BadRequest, JantakuError, NotReady
+from hostd.errors import BadRequest, JantakuError, NotReady, Refused
 from hostd.table.client import TableFault
 from protocol.messages import F_RESET
 
@@ -245,11 +245,11 @@ class Session:
         return [names.index(c) + 1 for c in self.sets if c in names]
 
     # -- builds -------------------------------------------------------------------------
-    async def _build(self, deck, *, expect_empty, resume=None, check=True):
+    async def _build(self, deck, *, expect_empty, resume=None, split=False):
         """Build `deck` inside; `resume`: the stopped build to carry on ({"table_build",
         "missing", "kind"}), or "paused" for one the table kept while the daemon was away.
-        `check`: compare with the deck's composition (not the first build of a split,
-        which the caller checks once it knows the split happened)."""
+        `split`: the first build of a Mixed Deck split, which is a deck only if the mixer
+        did not run empty (else the other set was not in it: no deck, `mixer_empty`)."""
         number = len(self.builds) + 1
         if resume == "paused":
             self._event("build_resumed", build=number, deck=deck)
@@ -263,8 +263,11 @@ class Session:
             walls = [{self.sets[0]: n} for n in result["per_track"]]
         record = {"deck": deck, "game": self.game, "per_track": list(result["per_track"]),
                   "backs": backs, "walls": walls, "sim_seconds": round(result["seconds"], 3),
-                  "ok": True, "mixer_empty": result.get("mixer_empty")}
-        problem = self._check_composition(deck, backs) if check else None
+                  "ok": True, "mixer_empty": bool(result.get("mixer_empty"))}
+        if split and record["mixer_empty"]:
+            problem, record["ok"] = None, False  # no split: not a deck (mixer_short)
+        else:
+            problem = self._check_composition(deck, backs)
         if problem:
             record["ok"] = False
         self.builds.append(record)
@@ -462,9 +465,9 @@ class Session:
                "which collects every tile by itself" % (self.sets[0], self.sets[1]))
         if loaded or known is None:
             if walls:
-                raise BadRequest("the table has walls inside that no session of this daemon "
-                                 "accounts for: bring them up (end with empty), take them "
-                                 "out, then " + how, code="walls_inside")
+                raise Refused("the table has walls inside that no session of this daemon "
+                              "accounts for: bring them up (end with empty), take them out, "
+                              "then " + how, code="walls_inside")
             return {"raise": False, "window": False, "before": {"A": "mixer", "B": "top"}}
         if list(known.get("sets") or ()) == list(self.sets)[::-1]:  # its deck A was our B
             where = {"A": where.get("B", UNKNOWN), "B": where.get("A", UNKNOWN)}
@@ -472,9 +475,9 @@ class Session:
         if known.get("mixed_deck") or list(known.get("sets") or ()) != list(self.sets):
             why = ("the last session mixed the two sets (Mixed Deck)" if known.get("mixed_deck")
                    else "the last session's sets were %s" % ", ".join(known.get("sets") or ()))
-            raise BadRequest("the normal rotation needs the two sets apart and the table "
-                             "cannot sort them: %s. Sort the tiles by back colour, %s"
-                             % (why, how), code="sets_not_apart")
+            raise Refused("the normal rotation needs the two sets apart and the table "
+                          "cannot sort them: %s. Sort the tiles by back colour, %s"
+                          % (why, how), code="sets_not_apart")
         places = sorted(where.get(d, UNKNOWN) for d in DECKS)
         if places == ["mixer", "top"] or (places == ["inside", "top"] and self.table.state == "built"):
             first = "A" if where.get("A") in ("mixer", "inside") else "B"
@@ -483,12 +486,12 @@ class Session:
             adopt = places == ["inside", "top"]
             return {"raise": False, "window": False, "adopt": adopt,
                     "before": {"A": "inside" if adopt else "mixer", "B": "top"}}
-        raise BadRequest("the normal rotation needs one set in the mixer and the other out of "
-                         "it, and the last session left deck A %s and deck B %s, which the "
-                         "table cannot sort. Bring the walls up (end with empty) and sort the "
-                         "tiles by back colour, %s"
-                         % (where.get("A", UNKNOWN), where.get("B", UNKNOWN), how),
-                         code="sets_not_apart")
+        raise Refused("the normal rotation needs one set in the mixer and the other out of "
+                      "it, and the last session left deck A %s and deck B %s, which the "
+                      "table cannot sort. Bring the walls up (end with empty) and sort the "
+                      "tiles by back colour, %s"
+                      % (where.get("A", UNKNOWN), where.get("B", UNKNOWN), how),
+                      code="sets_not_apart")
 
     async def begin(self, plan):
         """The starting position (plan_start's plan), then deck A built inside."""
@@ -500,6 +503,7 @@ class Session:
         plan = self.plan
         top = None if self.mixed_deck else "B"
         if plan.get("adopt"):  # the last session's walls inside, counted and checked
+            self._to("preparing", stage="start", before=dict(plan["before"]))
             self._to("built", deck="A", top=top, hand=0)
             return
         await self._prepare(plan)
@@ -533,7 +537,7 @@ class Session:
             first_split = self.mixed_deck and not self.decks
             try:
                 record = await self._build("A", expect_empty=not self.mixed_deck,
-                                           check=not first_split)
+                                           split=first_split)
             except TableFault as e:
                 if e.fault != F_RESET:
                     raise
@@ -548,19 +552,15 @@ class Session:
                        "are not both in it" % MAX_MIXER_SHORT, code="mixer_short")
 
     async def finish_first_split(self, record, again=True):
-        """The first build of a Mixed Deck split is done: if the mixer ran empty it was
-        no split (False, after asking people for every tile; `again`: build A again
-        then); else its composition is journalled and checked, and A is built (True)."""
+        """The first build of a Mixed Deck split is done (and checked): if the mixer ran
+        empty it was no split (False, after asking people for every tile; `again`: build A
+        again then); else A is built (True)."""
         if record.get("mixer_empty"):
             await self._mixer_short()
             if again:
                 await self._build_first(top=None)
                 return True
             return False
-        problem = self._check_composition("A", record["backs"])
-        if problem:
-            self._fault("composition", None, len(self.builds), problem)
-            raise CompositionMismatch(problem, deck="A")
         self._to("built", deck="A", top=None, hand=self.hand)
         return True
 
@@ -639,9 +639,9 @@ class Session:
         """End the game and begin the next.  The normal rotation's decks simply go on.
         Mixed Deck: every tile back into the mixer (the walls inside come up, people push
         the table top into the open centre) and split afresh: the new game's decks."""
-        if not self.mixed_deck:  # nothing moves: the hand being played is the last one
+        if not self.mixed_deck:  # nothing moves: the hand on the table was the last one
             self._next_game()
-            self._update(game=self.game, thrown=False)
+            self._update(game=self.game)
             return
         async with self._lock:
             before = self.where()
@@ -703,7 +703,7 @@ class Session:
             if build is None:
                 return await self._build_first(top=None)
             self._to("building", deck="A", top=None, hand=self.hand, stage="build")
-            record = await self._build("A", expect_empty=False, resume=build, check=False)
+            record = await self._build("A", expect_empty=False, resume=build, split=True)
             await self.finish_first_split(record)
             return None
         if build is None and not self.hands and deck == "A":
@@ -812,7 +812,9 @@ class Session:
             if e.fault == F_RESET:
                 raise
             hand = self.state.get("hand") or self.hand
-            e.fault_ids = [self._fault(e.kind, e.track, None, "hand %d: %s" % (hand, e))]
+            e.message = "hand %d: %s" % (hand, e.message)  # as journalled: the stop says so
+            e.args = (e.message,)
+            e.fault_ids = [self._fault(e.kind, e.track, None, e.message)]
             raise
         for fid in fault_ids or ():
             self._recovered(fid)

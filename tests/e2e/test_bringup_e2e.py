@@ -37,7 +37,7 @@ def test_club_sets_misread_before_calibration_and_count_exactly_after(bench, tmp
     d = bench(["--set-colour", PINK, "--set-colour", YELLOW, "--sensor-bias", "20"])
     r = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--colours", "pink,yellow",
               check=False)
-    assert r.returncode == 1 and "pink" in r.stderr and "blue, green" in r.stderr
+    assert r.returncode == 2 and "pink" in r.stderr and "blue, green" in r.stderr  # bad input
     r = d.cli("calibrate", "--sets", "pink,yellow", "--yes", "--json", timeout=300)
     rep = json.loads(r.stdout)
     assert rep["ok"] and [t["track"] for t in rep["tracks"]] == [1, 2, 3, 4]

@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import ROOT, tool
 from tests.e2e.conftest import start_daemon, start_sim
+from tests.e2e.conftest import quiet
 
 pytestmark = pytest.mark.e2e
 
@@ -157,7 +158,7 @@ def test_players_run_hands_with_the_table_buttons_alone(tmp_path, hil_port):
         assert t["dead_wall_tiles"] == 16 and t["double"] == (t["dice"][0] == t["dice"][1])
         assert "dice %d+%d = %d" % (t["dice"][0], t["dice"][1], t["total"]) in d.cli("status").stdout
         read_state(state, lambda st: light(st)["host"] == "auto", what="the light back to its own")
-        d.wait(lambda st: st["busy"] is None, what="deck B built", timeout=120)
+        d.wait(lambda st: quiet(st), what="deck B built", timeout=120)
         assert press(link, "start").returncode == 0  # the next hand, by button again
         d.wait(lambda st: st["session"]["hand"] == 2 and st["session"]["dice"] is None,
                what="hand 2 without a throw yet")

@@ -9,6 +9,7 @@ import pytest
 
 from tests.e2e.conftest import start_daemon, start_sim
 from tests.e2e.test_session_e2e import built
+from tests.e2e.conftest import quiet
 
 pytestmark = pytest.mark.e2e
 
@@ -86,7 +87,7 @@ def test_guard_broken_mid_lift_stops_and_resumes_when_repeated(faulty):
     sim = still(d)  # the lift stopped where the curtain broke, and stays there
     assert 0 < sim["lift"]["position_ms"] < 4000 and not sim["lift"]["top"]
     assert sim["safety"] and all(0 <= s["latency_ms"] <= 10 for s in sim["safety"])
-    d.wait(lambda s: s["table"]["guard"]["curtain"] and not s["session"]["busy"],
+    d.wait(lambda s: s["table"]["guard"]["curtain"] and quiet(s),
            what="the curtain clear again")
     d.cli("hand-over")  # repeated with the guard clear: the lift resumes
     st = d.wait(built(2), timeout=120, what="deck B after the repeated hand over")
@@ -112,7 +113,7 @@ def test_lid_opened_mid_door_stops_door_and_lift_and_resumes_when_repeated(fault
     assert not sim["lift"]["top"]
     assert {s["motor"] for s in sim["safety"]} >= {"door"}
     assert all(0 <= s["latency_ms"] <= 10 for s in sim["safety"])
-    d.wait(lambda s: s["table"]["guard"]["lid"] and not s["session"]["busy"], what="the lid closed")
+    d.wait(lambda s: s["table"]["guard"]["lid"] and quiet(s), what="the lid closed")
     d.cli("hand-over")  # repeated: door and lift carry on
     st = d.wait(built(3), timeout=120, what="deck A again after the repeated hand over")
     assert st["session"]["hand"] == 2 and st["session"]["faults"][0]["recovered"] is True
@@ -124,7 +125,7 @@ def test_lid_opened_mid_door_stops_door_and_lift_and_resumes_when_repeated(fault
 def test_firmware_reset_mid_build_splits_the_decks_again(faulty):
     d = faulty("reset:build=1,after=40")
     d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
-    st = d.wait(lambda s: any(b["ok"] for b in s["session"]["builds"]) and not s["session"]["busy"],
+    st = d.wait(lambda s: any(b["ok"] for b in s["session"]["builds"]) and quiet(s),
                 timeout=180, what="the recovered split")
     s = st["session"]
     assert st["table"]["resets"] == 1  # noticed by the boot nonce
@@ -144,14 +145,14 @@ def test_firmware_reset_during_a_hand_splits_again_at_its_hand_over(faulty):
     d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck")
     d.wait(built(1), timeout=120, what="deck A")
     d.cli("hand-over")
-    st = d.wait(lambda s: s["session"]["faults"] and not s["session"]["busy"], timeout=120,
+    st = d.wait(lambda s: s["session"]["faults"] and quiet(s), timeout=120,
                 what="the reset")
     assert "both decks will be split again" in st["session"]["faults"][0]["message"]
     assert st["session"]["faults"][0]["recovered"] is False  # waits for the hand over
     still(d)  # nothing moves while hand 1 is played
     d.cli("hand-over")  # accepted although no walls are built inside: the re-split is due
     st = d.wait(lambda s: s["session"]["hand"] == 2 and len(s["session"]["builds"]) >= 4
-                and not s["session"]["busy"], timeout=240, what="the re-split and hand 2")
+                and quiet(s), timeout=240, what="the re-split and hand 2")
     s = st["session"]
     assert s["faults"][0]["recovered"] is True
     assert [b["ok"] for b in s["builds"]] == [True, False, True, True]
@@ -168,7 +169,7 @@ def test_firmware_reset_mid_lift_splits_again_and_the_hand_over_goes_on(faulty):
     d.wait(built(2), timeout=120, what="deck B")
     d.cli("hand-over")  # the table restarts on the way up
     st = d.wait(lambda s: s["session"]["hand"] == 2 and len(s["session"]["builds"]) >= 4
-                and not s["session"]["busy"], timeout=240, what="the re-split and hand 2")
+                and quiet(s), timeout=240, what="the re-split and hand 2")
     s = st["session"]
     assert st["table"]["resets"] == 1
     (fault,) = s["faults"]
@@ -189,7 +190,7 @@ def test_normal_rotation_reset_mid_build_swaps_the_decks_at_the_hand_over(faulty
     d.cli("session", "start", "--ruleset", "riichi")
     d.wait(built(1), timeout=120, what="deck A")
     d.cli("hand-over")
-    st = d.wait(lambda s: s["session"]["faults"] and not s["session"]["busy"], timeout=120,
+    st = d.wait(lambda s: s["session"]["faults"] and quiet(s), timeout=120,
                 what="the reset and the drain")
     (fault,) = st["session"]["faults"]
     assert fault["kind"] == "reset" and fault["recovered"] is False
@@ -200,7 +201,7 @@ def test_normal_rotation_reset_mid_build_swaps_the_decks_at_the_hand_over(faulty
     assert sim["mixer"]["tiles"] == 0 and sum(t["entered"] for t in sim["tracks"]) >= 136
     d.cli("hand-over")  # the swap: B up, A in and built, B back in; hand 2 on A
     st = d.wait(lambda s: s["session"]["hand"] == 2 and len(s["session"]["builds"]) >= 5
-                and not s["session"]["busy"], timeout=240, what="the swap and hand 2")
+                and quiet(s), timeout=240, what="the swap and hand 2")
     s = st["session"]
     assert s["faults"][0]["recovered"] is True
     assert [b["ok"] for b in s["builds"]] == [True, False, False, True, True]

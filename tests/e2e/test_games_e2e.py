@@ -6,6 +6,7 @@ import json
 import pytest
 
 from tests.e2e.conftest import sim_and_daemon
+from tests.e2e.conftest import quiet
 
 pytestmark = pytest.mark.e2e
 
@@ -22,7 +23,7 @@ def test_game_new_resplits_and_the_new_game_plays_on_its_decks(table):
     first = {k: v["backs"] for k, v in d.status()["session"]["decks"].items()}
     r = d.cli("game", "new", "--wait")
     assert "game 2 begins" in r.stdout and "split afresh" in r.stdout
-    assert "ready: deck A is built inside" in r.stderr
+    assert "ready: Deck A is built inside: press start to raise it and begin hand 1 of game 2." in r.stderr
     s = d.status()["session"]
     assert (s["game"], s["game_hand"], s["hand"]) == (2, 0, 1)
     games = s["games"]
@@ -42,7 +43,7 @@ def test_game_new_resplits_and_the_new_game_plays_on_its_decks(table):
 
     r = d.cli("session", "end", "--empty")
     assert "ended" in r.stdout
-    d.wait(lambda st: st["busy"] is None and st["next"].startswith("the walls are on the table"),
+    d.wait(lambda st: quiet(st) and st["next"]["code"] == "take_tiles_out",
            what="the table emptied", timeout=120)
     assert d.sim_state()["table_top_tiles"] == 272
     h = json.loads(d.cli("history", "--json").stdout)["sessions"][0]
@@ -55,6 +56,6 @@ def test_a_colour_the_table_does_not_know_is_refused_with_the_ones_it_knows(tabl
     d = table
     r = d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--colours", "red,blue",
               check=False)
-    assert r.returncode == 1 and "does not know back colour red" in r.stderr
+    assert r.returncode == 2 and "does not know back colour red" in r.stderr  # bad input
     assert "blue, green" in r.stderr and d.status()["session"] is None
     assert d.sim_state()["driven"] == []

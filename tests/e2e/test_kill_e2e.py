@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import ROOT, tool
 from tests.e2e.conftest import counts, start_daemon, start_sim
+from tests.e2e.conftest import quiet
 
 pytestmark = pytest.mark.e2e
 
@@ -48,7 +49,7 @@ def drive(d):
     if s is None:
         d.post("/session", {"ruleset": "riichi", "mixed_deck": True, "seed": SEED})
         return "start"
-    if not s["busy"] and s["hand"] < HANDS and s["builds"] and s["builds"][-1]["ok"]:
+    if "hand_over" in st["can"] and s["hand"] < HANDS and s["builds"] and s["builds"][-1]["ok"]:
         if d.post("/hand-over").status_code == 200:
             return "hand_over"
     return None
@@ -56,7 +57,7 @@ def drive(d):
 
 def done(st):
     s = st and st["session"]
-    return bool(s) and s["hand"] == HANDS and len(s["builds"]) >= HANDS + 1 and not s["busy"] \
+    return bool(s) and s["hand"] == HANDS and len(s["builds"]) >= HANDS + 1 and quiet(st) \
         and s["builds"][-1]["ok"]
 
 
@@ -97,7 +98,7 @@ def test_sigkill_at_20_moments_loses_nothing(tmp_path, hil_port):
     con = sqlite3.connect(db)
     hands = [r[0] for r in con.execute("SELECT hand FROM hands WHERE session_id = 1 ORDER BY hand")]
     sessions = con.execute("SELECT count(*) FROM sessions").fetchone()[0]
-    resumed = [json.loads(r[0])["phase"] for r in con.execute(
+    resumed = [json.loads(r[0])["state"] for r in con.execute(
         "SELECT data FROM events WHERE kind = 'session_resumed'")]
     con.close()
     # the kills really fell in the middle of things: resumed from builds and hand overs

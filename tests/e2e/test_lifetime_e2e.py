@@ -86,7 +86,7 @@ def test_a_stop_is_not_held_up_by_someone_following_the_table(tmp_path, hil_port
                                  "--mixed-deck", "--wait", "--api", d.url], cwd=str(ROOT),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        d.wait(lambda s: (s["session"] or {}).get("asking"), what="the start asking for people")
+        d.wait(lambda s: s["next"]["code"] == "push_all", what="the start asking for people")
         t0 = time.monotonic()
         os.kill(pid, signal.SIGTERM)
         try:

@@ -17,6 +17,7 @@ from hostd.web.api import parse_events
 from tests.conftest import ROOT, tool
 from tests.e2e.conftest import start_daemon
 from tests.mqtt_broker import USERS, mqtt_broker  # noqa: F401 (fixture)
+from tests.e2e.conftest import quiet
 
 pytestmark = pytest.mark.e2e
 
@@ -135,7 +136,7 @@ def test_a_table_on_the_broker_seen_by_the_fleet_and_commanded_over_mqtt(
         assert (t1["online"], t1["session"], t1["state"]) == (True, None, st["state"])
 
         d.post("/session", {"ruleset": "riichi", "seed": 5})
-        d.wait(lambda s: s["session"] and s["session"]["phase"] == "built" and not s["busy"],
+        d.wait(lambda s: s["session"] and s["state"]["name"] == "built" and quiet(s),
                what="deck A built inside")
         watch.wait(lambda w: json.loads(w.on("/t1/status")[-1])["session"]["decks"]["A"]
                    ["where"] == "inside", "the status to say deck A is inside")
@@ -154,8 +155,8 @@ def test_a_table_on_the_broker_seen_by_the_fleet_and_commanded_over_mqtt(
         op.wait(lambda o: len(o.on("/reply")) == 2, "the reply to hand_over")
         reply = json.loads(op.on("/reply")[-1])
         assert reply["status"] == 200 and reply["result"]["hand"] == 1, reply
-        d.wait(lambda s: s["session"]["hand"] == 1 and s["session"]["phase"] == "built"
-               and not s["busy"], what="hand 1 begun, deck B built")
+        d.wait(lambda s: s["session"]["hand"] == 1 and s["state"]["name"] == "built"
+               and quiet(s), what="hand 1 begun, deck B built")
         watch.wait(lambda w: any(e["type"] == "hand" and e.get("hand") == 1
                                  for e in w.events()), "the hand event over MQTT")
         assert fleet_status(mqtt_broker)["t1"]["hand"] == 1
@@ -243,21 +244,21 @@ def test_a_fault_seen_by_the_fleet_cleared_and_the_session_aborted_over_mqtt(
 
     try:
         d.post("/session", {"ruleset": "riichi", "seed": 5})
-        d.wait(lambda s: s["session"] and s["session"]["phase"] == "built" and not s["busy"],
+        d.wait(lambda s: s["session"] and s["state"]["name"] == "built" and quiet(s),
                what="deck A built inside")
         assert command("hand_over", b'{"id": 1}')["status"] == 200
-        st = d.wait(lambda s: s["table"]["state"] == "fault" and not s["busy"],
+        st = d.wait(lambda s: s["table"]["state"] == "fault" and quiet(s),
                     what="the lift to stall")
         # the owner's view: which table has a fault (its retained status follows the
         # table within STATUS_INTERVAL_S, or STATUS_CHECK_S without an event)
         end = time.monotonic() + 10
         while True:
             t1 = fleet_status(mqtt_broker)["t1"]
-            if t1["state"] == "fault" or time.monotonic() > end:
+            if t1["state"] == "stopped" or time.monotonic() > end:
                 break
             time.sleep(0.2)
-        assert t1["state"] == "fault" and "the lift stalled" in t1["fault"]
-        assert t1["next"] == st["next"]
+        assert t1["state"] == "stopped" and "the lift stalled" in t1["fault"]
+        assert t1["next"] == st["next"]["text"] and t1["next_code"] == "stopped"
 
         reply = command("clear_fault")
         assert reply["status"] == 200 and reply["result"]["continued"] == "hand_over", reply

@@ -50,7 +50,8 @@ def test_session_wait_off_a_terminal_prints_no_progress_bar(daemon):
     daemon.wait(lambda s: s["table"]["connected"], what="the table to connect")
     r = daemon.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--seed", "3", "--wait")
     assert "building [" not in r.stderr and "\r" not in r.stderr, r.stderr
-    assert r.stderr.strip().splitlines()[-1] == "ready: deck A is built inside"
+    assert r.stderr.strip().splitlines()[-1] == ("ready: Deck A is built inside: press start to "
+                                                 "raise it and begin hand 1 of game 1.")
 
 
 def test_log_lines_and_the_live_status_line_never_share_a_line(tmp_path, hil_port):

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from tests.e2e.conftest import quiet
 
 pytestmark = pytest.mark.e2e
 
@@ -11,7 +12,7 @@ def built(n):
     """A status predicate: n builds finished and nothing running."""
     def pred(st):
         s = st.get("session") or {}
-        return len(s.get("builds", [])) >= n and not s.get("busy")
+        return len(s.get("builds", [])) >= n and quiet(st)
     return pred
 
 

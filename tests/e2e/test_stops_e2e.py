@@ -12,6 +12,7 @@ from tests.conftest import ROOT, tool
 from tests.e2e.test_faults_e2e import faulty, still  # noqa: F401  (fixture)
 from tests.e2e.conftest import counts
 from tests.e2e.test_session_e2e import built
+from tests.e2e.conftest import quiet
 
 pytestmark = pytest.mark.e2e
 
@@ -33,7 +34,7 @@ def test_fault_stops_the_table_and_is_named(faulty, spec, step, kind, track, wor
     if step == "hand":
         d.wait(built(1), timeout=120, what="deck A")
         d.cli("hand-over")
-    st = d.wait(lambda s: s["session"]["faults"] and not s["session"]["busy"], timeout=120,
+    st = d.wait(lambda s: s["session"]["faults"] and quiet(s), timeout=120,
                 what="the %s fault" % kind)
     fault = st["session"]["faults"][-1]
     assert fault["kind"] == kind
@@ -89,7 +90,7 @@ def test_misread_backs_below_the_limit_are_reported_and_the_session_goes_on(faul
 def test_misread_backs_over_the_limit_flag_the_build(faulty):  # noqa: F811
     d = faulty("misread:build=1,count=9", seed=7)
     d.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--seed", "7")
-    st = d.wait(lambda s: s["session"]["faults"] and not s["session"]["busy"], timeout=120,
+    st = d.wait(lambda s: s["session"]["faults"] and quiet(s), timeout=120,
                 what="the untrusted build")
     fault = st["session"]["faults"][-1]
     assert fault["kind"] == "composition" and fault["build"] == 1

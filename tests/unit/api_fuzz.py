@@ -13,25 +13,58 @@ import socket
 import threading
 import time
 
-from hostd.web.api import create_app
-from hostd.errors import NotReady
+from fake_daemon import status_for
+from hostd.core.codes import Context, next_step
+from hostd.core.commands import can
+from hostd.core.dice import DiceError, check_dice
 from hostd.core.rulesets import get_ruleset, list_rulesets
 from hostd.core.session import check_sets
+from hostd.core.state import State
+from hostd.errors import BadRequest, NotNow
+from hostd.web.api import create_app
 from hostd.web.server import make_server
 
 TOKEN = "fuzz-token-0123456789-abcdefghij"
 
 
 class FuzzDaemon:
-    """What the API calls, answering as the real daemon does (without a table)."""
+    """What the API calls, answering as the real daemon does (without a table): the core's
+    own state, `next` and `can` decide; a command not in `can` is 409 with the state's
+    name, `seq` and `next`; bad parameters are 400."""
 
     def __init__(self):
+        self.state = State("idle", {"walls_inside": False})
+        self.seq = 1
         self.session = None
-        self.busy = False
+
+    def _set(self, name, **params):
+        self.state = State(name, params)
+        self.seq += 1
+
+    def _judge(self, command):
+        if command not in can(self.state, Context()):
+            e = NotNow("%s is not possible now (%s)" % (command, self.state.name),
+                       state=self.state.name)
+            e.details.update(seq=self.seq, next=next_step(self.state, Context()))
+            raise e
+
+    def _answer(self, **data):
+        return dict(data, seq=self.seq, next=next_step(self.state, Context()))
 
     def status(self):
-        return {"table": {"connected": True, "state": "idle", "build": None, "fault": None},
-                "session": self.session}
+        st = status_for(self.state, session=self._session())
+        st["state"]["seq"] = self.seq
+        return st
+
+    def _session(self):
+        s = self.session
+        if s is None:
+            return None
+        deck = {"where": "inside", "tiles": 136, "backs": {"blue": 68, "green": 68},
+                "colours_checked": True}
+        return dict(s, sets=["blue", "green"], colours_checked=True, game_hand=s["hand"],
+                    split=1, decks={"A": deck, "B": dict(deck, where="mixer")}, games=[],
+                    builds=[], hands=[], faults=[], dice=None)
 
     def history(self, limit=20, before=None):
         return {"sessions": [], "keep_days": 90}
@@ -44,60 +77,68 @@ class FuzzDaemon:
                             loaded=False, colours=None):
         profile = get_ruleset(ruleset)  # BadRequest (400) naming what is accepted
         check_sets(colours or ("blue", "green"))  # (the real table also checks the names)
-        if self.busy:
-            raise NotReady("the table is busy (build): wait for it to finish or abort")
-        if self.session is not None and not replace:
-            raise NotReady("session 1 is open: end it with `jantaku session end`",
-                           code="session_open")
-        self.session = {"id": 1, "ruleset": profile.name, "mixed_deck": mixed_deck, "hand": 0}
-        return {"id": 1, "ruleset": profile.name, "mixed_deck": bool(mixed_deck),
-                "state": "building"}
+        if not (replace and self.session is not None):
+            self._judge("start")
+        self.session = {"id": 1, "ruleset": profile.name, "mixed_deck": bool(mixed_deck),
+                        "hand": 0, "game": 1}
+        self._set("built", deck="A", hand=0, game=1, thrown=False)
+        return self._answer(id=1, ruleset=profile.name, mixed_deck=bool(mixed_deck),
+                            sets=["blue", "green"])
 
     async def hand_over(self):
-        if self.session is None:
-            raise NotReady("no session: start one with `jantaku session start --ruleset R`")
+        self._judge("hand_over")
         self.session["hand"] += 1
-        return {"id": 1, "hand": self.session["hand"], "state": "hand_over"}
+        self._set("built", deck="B", top="A", hand=self.session["hand"], game=1, thrown=False)
+        return self._answer(id=1, hand=self.session["hand"], game=1,
+                            game_hand=self.session["hand"], by="api")
+
+    async def throw_dice(self, dice=None):
+        if dice is not None and self.session is not None:
+            try:
+                check_dice(get_ruleset(self.session["ruleset"]), dice)
+            except DiceError as e:
+                raise BadRequest(str(e), code="bad_dice") from None
+        self._judge("dice")
+        self._set("built", **dict(self.state.params, thrown=True))
+        values = list(dice) if dice is not None else [3, 4]
+        return self._answer(hand=self.session["hand"], dice=values, by="api",
+                            total=sum(values), text="dice")
 
     async def abort(self):
         s, self.session = self.session, None
-        return {"aborted": s["id"] if s else None}
+        self._set("idle", walls_inside=False)
+        return self._answer(aborted=s["id"] if s else None, confirmed=True)
 
     async def end_session(self, *, empty=False):
-        if self.session is None and not empty:
-            raise NotReady("no session is open", code="no_session")
+        if not (empty and self.state.name == "idle"):
+            self._judge("end")
         s, self.session = self.session, None
-        return {"ended": {"id": s["id"], "how": "ended"} if s else None, "emptying": empty}
+        self._set("idle", walls_inside=False)
+        return self._answer(ended={"id": s["id"], "how": "ended"} if s else None,
+                            emptying=empty)
 
     async def continue_(self):
-        raise NotReady("nothing waits for people", code="nothing_to_continue")
-
-    async def throw_dice(self, values=None, by="api"):
-        if self.session is None or not self.session["hand"]:
-            raise NotReady("no walls are up for a hand yet", code="no_hand")
-        values = list(values) if values is not None else [3, 4]
-        return {"hand": self.session["hand"], "dice": values, "by": by, "total": sum(values)}
+        self._judge("continue")
 
     async def new_game(self):
-        if self.session is None:
-            raise NotReady("no session: start one with `jantaku session start --ruleset R`",
-                           code="no_session")
-        self.session["game"] = self.session.get("game", 1) + 1
-        return {"id": 1, "game": self.session["game"], "state": "new_game"}
+        self._judge("game_new")
+        self.session["game"] += 1
+        return self._answer(id=1, game=self.session["game"])
 
     async def clear_fault(self):
-        raise NotReady("the table has no fault to clear", code="no_fault")
+        self._judge("clear_fault")
 
     def table_health(self):
         return {"builds": 0, "tracks": [], "lift": {"hand_overs": 0}, "flags": [], "ok": True}
 
-    async def bench_step(self, name, work):
-        """A self-test or calibration (hostd/bringup/steps.py): refused while a session is open,
-        as the real daemon does; otherwise an empty report (no table here)."""
-        if self.session is not None:
-            raise NotReady("session %s is open: end it first" % self.session["id"],
-                           code="session_open")
-        return {"devices": [], "skipped": [], "failed": 0, "ok": True, "step": name}
+    async def selftest(self, device=None, track=None, write_timings=False):
+        self._judge("selftest")
+        return self._answer(devices=[], skipped=[], failed=0, ok=True)
+
+    async def calibrate(self, sets, mixed=False, first=0, ruleset="riichi"):
+        get_ruleset(ruleset)  # 400 before anything else, as the real calibration
+        self._judge("calibrate")
+        return self._answer(ok=False, refused="no table here", tracks=[], names=sets)
 
     async def subscribe(self):
         for i in range(3):
@@ -148,6 +189,7 @@ def run_pass(examples, seed=0):
     app = create_app(FuzzDaemon(), token=TOKEN, bind_host="127.0.0.1")
     figures = {"operations": 0, "examples": 0, "statuses": collections.Counter(),
                "failures": [], "integer_as_float_refused": 0, "hand_notation_refused": 0,
+               "ruleset_dice_refused": 0,
                "by_mode": collections.Counter(),
                "by_operation": collections.defaultdict(collections.Counter)}
     with ServerThread(app) as base:
@@ -175,6 +217,12 @@ def run_pass(examples, seed=0):
                     if _integer_as_float(case.body) and "Schema-valid request rejected" in str(e):
                         # JSON Schema counts 42.0 as an integer; this API wants 42 (strict)
                         figures["integer_as_float_refused"] += 1
+                        return
+                    if op.label == "POST /dice" and "Schema-valid request rejected" in str(e) \
+                            and "bad_dice" in str(e):
+                        # the session's ruleset says which dice (2d6, 3d6 or 1d20): the
+                        # schema can only say 1 to 3 dice of 1..20
+                        figures["ruleset_dice_refused"] += 1
                         return
                     if op.label == "POST /hand/check" and "Schema-valid request rejected" in \
                             str(e) and ("bad token" in str(e) or "backs" in str(e)):

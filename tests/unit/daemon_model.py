@@ -153,9 +153,9 @@ class DaemonMachine(RuleBasedStateMachine):
             self._command("end", lambda: d.end_session(empty=False))
 
     @rule()
-    def selftest_guard(self):
+    def selftest_curtain(self):
         d = self.h.daemon
-        self._command("selftest", lambda: d.selftest("guard"))
+        self._command("selftest", lambda: d.selftest("curtain"))
 
     @rule(keep=st.integers(0, 1))
     def people_push(self, keep):  # a person's hands (manual players): the table top in

@@ -1,7 +1,6 @@
 """hostd.web.api against a fake daemon: endpoints, bodies, tokens, origins, events, OpenAPI."""
 import asyncio
 import socket
-import threading
 import time
 
 import httpx
@@ -11,76 +10,10 @@ from api_fuzz import ServerThread as Server  # the daemon's server settings, on 
 from hostd.web import api
 from hostd.web.api import create_app, load_or_create_token, parse_events
 from hostd.errors import BadRequest, ConfigError, NotReady, Refused
+from fake_daemon import FakeDaemon
 
 TOKEN = "s3cret-token-for-tests-0123456789"
 BASE = "http://127.0.0.1:8737"
-
-
-class FakeDaemon:
-    def __init__(self, events=()):
-        self.calls = []
-        self.raise_next = None
-        self.events = list(events)
-        self.subscribed = threading.Event()
-        self.unsubscribed = threading.Event()
-        self.open_streams = 0
-
-    def status(self):
-        return {"state": "idle", "table": {"connected": True}, "session": None}
-
-    def rulesets(self):
-        return [{"name": "riichi", "tiles": 136}, {"name": "wsom", "tiles": 136}]
-
-    def history(self, limit=20, before=None):
-        self.calls.append(("history", limit, before))
-        return {"sessions": [], "keep_days": 90}
-
-    async def _cmd(self, name, *args):
-        self.calls.append((name,) + args)
-        if self.raise_next is not None:
-            exc, self.raise_next = self.raise_next, None
-            raise exc
-        return {"ok": True, "command": name}
-
-    async def start_session(self, ruleset, mixed_deck, seed, *, replace=False, loaded=False,
-                            colours=None):
-        if colours is not None:
-            return await self._cmd("start_session", ruleset, mixed_deck, seed, colours)
-        if replace or loaded:
-            return await self._cmd("start_session", ruleset, mixed_deck, seed, replace, loaded)
-        return await self._cmd("start_session", ruleset, mixed_deck, seed)
-
-    async def new_game(self):
-        return await self._cmd("new_game")
-
-    async def throw_dice(self, values=None, by="api"):
-        return await self._cmd("throw_dice", values)
-
-    async def end_session(self, *, empty=False):
-        return await self._cmd("end_session", empty)
-
-    async def continue_(self):
-        return await self._cmd("continue")
-
-    async def clear_fault(self):
-        return await self._cmd("clear_fault")
-
-    async def hand_over(self):
-        return await self._cmd("hand_over")
-
-    async def abort(self):
-        return await self._cmd("abort")
-
-    async def subscribe(self):
-        self.open_streams += 1
-        self.subscribed.set()
-        try:
-            for ev in self.events:
-                yield ev
-            await asyncio.Event().wait()  # then nothing more, until the client leaves
-        finally:
-            self.open_streams -= 1
-            self.unsubscribed.set()
 
 
 def client(app, base=BASE, raise_app_exceptions=True):
@@ -109,8 +42,9 @@ def test_read_endpoints():
             return h, s, r
 
     h, s, r = run(go())
-    assert h.status_code == 200 and h.json()["ok"] is True and h.json()["api"] == 1
-    assert s.json()["state"] == "idle"
+    assert h.status_code == 200 and h.json()["ok"] is True and h.json()["api"] == 2
+    assert s.json()["state"]["name"] == "idle" and s.json()["next"]["code"] == "start_session"
+    assert s.json()["can"] == ["start", "abort", "selftest", "calibrate"]
     assert [x["name"] for x in r.json()] == ["riichi", "wsom"]
     for resp in (h, s, r):
         no_cors(resp)
@@ -129,9 +63,12 @@ def test_commands_on_loopback_without_token():
 
     a, b, h, x = run(go())
     assert [r.status_code for r in (a, b, h, x)] == [200] * 4
-    assert a.json() == {"ok": True, "command": "start_session"}
-    assert d.calls == [("start_session", "riichi", True, 42), ("start_session", "wsom", False, None),
-                       ("hand_over",), ("abort",)]
+    assert a.json()["command"] == "start_session" and a.json()["seq"] == 7
+    assert a.json()["next"]["code"] == "start_session"
+    start = dict(replace=False, loaded=False, colours=None)
+    assert d.calls == [("start_session", dict(start, ruleset="riichi", mixed_deck=True, seed=42)),
+                       ("start_session", dict(start, ruleset="wsom", mixed_deck=False, seed=None)),
+                       ("hand_over", {}), ("abort", {})]
 
 
 def test_lifecycle_commands_reach_the_daemon():
@@ -149,9 +86,10 @@ def test_lifecycle_commands_reach_the_daemon():
 
     rs = run(go())
     assert [r.status_code for r in rs] == [200] * 5 + [422]
-    assert d.calls == [("start_session", "riichi", False, None, True, True),
-                       ("end_session", True), ("end_session", False), ("continue",),
-                       ("clear_fault",)]
+    assert d.calls == [("start_session", dict(ruleset="riichi", mixed_deck=False, seed=None,
+                                              replace=True, loaded=True, colours=None)),
+                       ("end_session", {"empty": True}), ("end_session", {"empty": False}),
+                       ("continue", {}), ("clear_fault", {})]
 
 
 def test_a_refusal_reaches_the_caller_with_its_status_and_words():
@@ -168,6 +106,37 @@ def test_a_refusal_reaches_the_caller_with_its_status_and_words():
     assert r.status_code == 503
     assert r.json()["error"] == {"code": "not_connected", "message":
                                  "the table is not connected (no such port): check its cable"}
+
+
+def test_a_409_carries_the_seq_it_was_judged_in_and_what_happens_next():
+    from hostd.errors import NotNow
+
+    d = FakeDaemon()
+    e = NotNow("hand over is not possible now (building)", state="building")
+    e.details.update(seq=12, next=d.st["next"])
+    d.raise_next = e
+
+    async def go():
+        async with client(create_app(d)) as c:
+            return await c.post("/hand-over")
+
+    r = run(go())
+    err = r.json()["error"]
+    assert r.status_code == 409 and err["code"] == "building" and err["seq"] == 12
+    assert err["next"]["code"] == "start_session"
+
+
+def test_an_unknown_field_is_refused_by_every_command_even_one_without_a_body():
+    d = FakeDaemon()
+
+    async def go():
+        async with client(create_app(d)) as c:
+            return [await c.post(path, json={"a": 1}) for path in
+                    ("/continue", "/hand-over", "/abort", "/game", "/clear-fault", "/dice")]
+
+    for r in run(go()):
+        assert r.status_code == 422 and "a: unknown field" in r.json()["error"]["message"]
+    assert d.calls == []
 
 
 @pytest.mark.parametrize("body, status, words", [
@@ -398,10 +367,35 @@ def test_openapi_lists_every_endpoint():
               "/game", "/dice"):
         assert "security" not in doc["paths"][p]["post"]  # this daemon has no token
     assert "securitySchemes" not in doc.get("components", {})
-    schema = doc["components"]["schemas"]["SessionRequest"]
+    schema = doc["components"]["schemas"]["StartRequest"]
     assert set(schema["properties"]) == {"ruleset", "mixed_deck", "seed", "replace", "loaded",
                                          "colours"}
     assert schema["required"] == ["ruleset"]
+
+
+def test_openapi_describes_the_one_status():
+    async def go():
+        async with client(create_app(FakeDaemon())) as c:
+            return (await c.get("/openapi.json")).json()
+
+    doc = run(go())
+    schemas = doc["components"]["schemas"]
+    ref = doc["paths"]["/status"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    status = schemas[ref["$ref"].rsplit("/", 1)[1]]
+    assert {"state", "next", "can", "fault", "table", "session"} <= set(status["properties"])
+    from hostd.core.codes import NEXT
+    from hostd.core.commands import NAMES
+    from hostd.core.state import STATES
+
+    assert schemas["NextOut"]["properties"]["code"]["enum"] == list(NEXT)
+    assert schemas["StateOut"]["properties"]["name"]["enum"] == list(STATES)
+    assert status["properties"]["can"]["items"]["enum"] == list(NAMES)
+    # every command's answer is the Answer (seq, next), and a 409 is documented
+    for path in ("/session", "/hand-over", "/dice", "/continue", "/clear-fault", "/game",
+                 "/session/end", "/abort", "/selftest", "/calibrate"):
+        op = doc["paths"][path]["post"]
+        ok = op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+        assert ok.endswith("/Answer") and "409" in op["responses"], path
 
 
 # -- server-sent events over a real server --------------------------------------------------
@@ -432,7 +426,7 @@ def test_events_stream_and_cleanup_on_disconnect():
         # and the server still serves
         assert httpx.get(base + "/health").status_code == 200
     assert [e["type"] for e in got] == ["hello", "build_started", "some_future_type", "build_done"]
-    assert got[0]["status"]["state"] == "idle" and got[0]["api"] == 1
+    assert got[0]["status"]["state"]["name"] == "idle" and got[0]["api"] == 2
 
 
 def test_parse_events_skips_comments():

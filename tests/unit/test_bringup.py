@@ -108,7 +108,8 @@ def test_refused_while_a_session_is_open_and_bad_input_before_anything_moves(har
     h.call(h.daemon.start_session("riichi", True))
     h.settle()
     _, err = h.call(h.daemon.bench_step("selftest", bringup.selftest()))
-    assert err.code == "session_open" and "session end" in str(err)
+    # refused with the state's name, saying what to do
+    assert err.status == 409 and err.code == "built" and "a session is open: end it" in str(err)
     h.call(h.daemon.end_session(empty=True))
     h.settle()
     _, err = h.call(h.daemon.bench_step("selftest", bringup.selftest(device="wheel")))
@@ -194,3 +195,21 @@ def test_a_lift_drawing_near_its_stall_current_fails_with_the_reading(harness):
     lift = by(rep, "lift")[0]
     assert lift["result"] == "failed" and "stall" in lift["message"]
     assert lift["reading"]["peak_current_up"] >= 0.8 * 52000 and not rep["ok"]
+
+
+def test_the_sets_calibrated_are_the_sessions_sets_from_then_on(harness, cfg):
+    h = harness(sim=CLUB, colours=("pink", "yellow"))
+    h.daemon.colours = ("blue", "green")  # `run --colours`' default, before the calibration
+    st = h.status()
+    assert st["next"]["params"]["colours"] == ["blue", "green"]
+    rep, err = h.call(h.daemon.calibrate(["pink", "yellow"]), max_s=300)
+    assert err is None and rep["ok"], err
+    st = h.status()
+    # what to do next names the calibrated sets, and a start without --colours uses them
+    assert st["next"]["code"] == "start_session"
+    assert st["next"]["params"]["colours"] == ["pink", "yellow"]
+    assert "pink and yellow" in st["next"]["text"]
+    answer, err = h.call(h.daemon.start_session("riichi", True))
+    assert err is None and answer["sets"] == ["pink", "yellow"]
+    h.settle()
+    assert h.status()["state"]["name"] == "built"

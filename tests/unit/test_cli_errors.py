@@ -108,7 +108,7 @@ def test_every_option_has_help():
                for p, a in walk(parser)
                if a.help in (None, "") and not isinstance(a, argparse._HelpAction)]
     assert missing == [], missing
-    importlib.import_module("hostd.cli.daemon")
+    importlib.import_module("hostd.cli.run")
 
 
 def test_demo_help_says_text_by_default():
@@ -148,7 +148,7 @@ def test_help_stays_light():
             "print(sorted(m for m in ('structlog', 'pydantic', 'fastapi', 'uvicorn') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT))
     assert r.stdout.strip() == "[]", r.stdout + r.stderr
-    from hostd.cli import daemon as cli_daemon
+    from hostd.cli import run as cli_run
     from hostd import logging as jlog
 
-    assert cli_daemon.LOG_LEVELS == jlog.LEVEL_CHOICES
+    assert cli_run.LOG_LEVELS == jlog.LEVEL_CHOICES

@@ -12,7 +12,7 @@ from tests.mqtt_broker import USERS, mqtt_broker  # noqa: F401 (fixture)
 
 
 def status(state="idle", session=None, hand=None, fault=None, nxt="start a session", at=1000.0):
-    return {"id": "x", "state": state, "fault": fault, "busy": None, "next": nxt, "at": at,
+    return {"id": "x", "state": state, "fault": fault, "next": nxt, "at": at,
             "events_dropped": 0,
             "session": None if session is None else {"id": session, "ruleset": "riichi",
                                                      "hand": hand, "game": None}}
@@ -24,14 +24,17 @@ def test_rows_and_text():
                "problem": None},
         "t1": {"availability": "online", "status": status(
             "fault", 3, 1, fault={"kind": "jam", "message": "a jam on track 2"},
-            nxt="clear the jam, then `jantaku clear-fault`"), "problem": None},
+            nxt={"code": "stopped", "params": {}, "action": "clear_fault",
+                 "text": "Track 2 is jammed: take the stuck tile out of track 2 by hand, then "
+                         "clear the fault."}), "problem": None},
         "t3": {"availability": None, "status": None, "problem": "its status is not a JSON object"},
     }
     rows = fleet.rows(tables)
     assert [r["id"] for r in rows] == ["t1", "t2", "t3"]
     assert rows[0] == {"id": "t1", "online": True, "state": "fault", "session": 3,
-                       "ruleset": "riichi", "game": None, "hand": 1, "busy": None,
-                       "next": "clear the jam, then `jantaku clear-fault`",
+                       "ruleset": "riichi", "game": None, "hand": 1, "next_code": "stopped",
+                       "next": "Track 2 is jammed: take the stuck tile out of track 2 by hand, "
+                               "then clear the fault.",
                        "fault": "a jam on track 2", "events_dropped": 0, "updated": 1000.0,
                        "problem": None}
     assert rows[1]["online"] is False and rows[2]["online"] is None

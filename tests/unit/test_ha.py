@@ -139,8 +139,9 @@ def test_the_templates_show_what_a_person_expects():
     st = compact_status(STATUS)  # building, hand 2, deck B split, an old recovered jam
     s = shown(st)
     assert s["state"] == ("building", None)
-    assert s["hand"] == ("2", None) and s["game"] == ("None", None)  # "None": unknown
-    assert s["next"][0] == STATUS["next"]
+    assert s["hand"] == ("2", None) and s["game"] == ("1", None)
+    # what happens next as its code (an enum of the documented codes), words as attributes
+    assert s["next"] == ("playing_building", STATUS["next"])
     assert s["deck_a"] == ("136", {"where": "top", "tiles": 136,
                                    "backs": {"blue": 68, "green": 68}})
     assert s["deck_b"] == ("None", {"where": "split"})
@@ -148,14 +149,18 @@ def test_the_templates_show_what_a_person_expects():
                                            "recovered": True})
     assert s["table_connected"] == ("ON", None)
 
+    nxt = {"code": "table_disconnected", "params": {"error": "no such port"},
+           "text": "The table is not connected (no such port): check its cable and power; "
+                   "the daemon reconnects by itself.", "action": None}
     free = compact_status({"table": {"connected": False, "state": "disconnected",
                                      "error": "no such port"},
-                           "session": None, "next": "x" * 600, "busy": None})
+                           "state": {"name": "idle", "seq": 3}, "session": None, "next": nxt,
+                           "can": ["abort"], "fault": None})
     s = shown(free)
-    assert s["state"][0] == "disconnected" and s["table_connected"][0] == "OFF"
+    assert s["state"][0] == "idle" and s["table_connected"][0] == "OFF"
     assert s["game"][0] == s["hand"][0] == s["deck_a"][0] == s["deck_b"][0] == "None"
     assert s["deck_a"][1] == {} and s["last_fault"] == ("none", {})
-    assert s["next"][0] == "x" * 255  # Home Assistant's longest state
+    assert s["next"] == ("table_disconnected", nxt)
     free.pop("last_fault")  # a status retained by a daemon before last_fault
     assert shown(free)["last_fault"] == ("none", {})
     free["session"] = {"game": 1, "hand": 0, "decks": {}}
@@ -188,9 +193,23 @@ def test_the_status_names_the_last_fault_recovered_or_not():
                                                 "recovered": True}
     st["session"]["faults"] = []
     assert compact_status(st)["last_fault"] is None
-    st["table"]["fault"] = {"kind": "lid", "message": "the lid is open"}
-    assert compact_status(st)["last_fault"] == {"kind": "lid", "message": "the lid is open",
-                                                "recovered": False}
+    st["fault"] = {"kind": "guard", "track": None, "deck": None, "step": None,
+                   "message": "the guard was broken: motion stopped",
+                   "todo": "clear the light curtain and close the lid, then continue",
+                   "action": "continue"}
+    assert compact_status(st)["last_fault"] == {
+        "kind": "guard", "message": "the guard was broken: motion stopped", "recovered": False}
+
+
+def test_the_next_step_is_an_enum_of_the_documented_codes_and_the_buttons_come_from_the_list():
+    from hostd.core.codes import NEXT
+    from hostd.core.commands import offered_by
+
+    cfgs = dict(ha.configs("t1", commands=True))
+    nxt = cfgs["homeassistant/sensor/jantaku_t1/next/config"]
+    assert nxt["device_class"] == "enum" and nxt["options"] == list(NEXT)
+    buttons = sorted(t.rsplit("/", 2)[1] for t, c in cfgs.items() if "/button/" in t and c)
+    assert buttons == sorted(offered_by("ha"))
 
 
 # -- on a real broker ------------------------------------------------------------------------

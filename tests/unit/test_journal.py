@@ -556,9 +556,47 @@ def _schema_v2():
         if "CREATE TABLE games" in stmt:
             continue
         stmt = "\n".join(line for line in stmt.split("\n")
-                         if not line.strip().startswith(("game ", "started_by ", "dice_by ")))
-        out.append(stmt.replace("PRIMARY KEY (session_id, game, name)", "PRIMARY KEY (session_id, name)"))
+                         if not line.strip().startswith(("game ", "started_by ", "dice_by ",
+                                                         "split ")))
+        out.append(stmt.replace("PRIMARY KEY (session_id, game, split, name)",
+                                "PRIMARY KEY (session_id, name)"))
     return out
+
+
+def _schema_v3():
+    """Version 3's tables: games, but one split a game (no split on decks and hands)."""
+    from hostd.core import journal as jmod
+
+    out = []
+    for stmt in jmod._SCHEMA:
+        stmt = "\n".join(line for line in stmt.split("\n")
+                         if not line.strip().startswith("split "))
+        out.append(stmt.replace("PRIMARY KEY (session_id, game, split, name)",
+                                "PRIMARY KEY (session_id, game, name)"))
+    return out
+
+
+def test_a_version_3_journal_gains_splits_and_its_hands_were_on_the_first(path):
+    db = sqlite3.connect(path, isolation_level=None)
+    for stmt in _schema_v3():
+        db.execute(stmt)
+    db.execute("PRAGMA application_id=%d" % APPLICATION_ID)
+    db.execute("PRAGMA user_version=3")
+    db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at, "
+               "ended_at) VALUES ('riichi', 1, '[\"blue\", \"green\"]', 'ended', 'built', 1.0, 2.0)")
+    db.execute("INSERT INTO games (session_id, game, first_hand, started_at) VALUES (1, 1, 1, 1.0)")
+    db.execute("INSERT INTO decks (session_id, name, tiles, backs, recorded_at, game) VALUES "
+               "(1, 'A', 136, '{\"blue\": 64, \"green\": 72}', 1.0, 1)")
+    db.execute("INSERT INTO hands (session_id, hand, deck, dice, recorded_at, game) VALUES "
+               "(1, 1, 'A', '[3, 4]', 1.5, 1)")
+    db.close()
+    with Journal(path) as jr:
+        s = jr.session_summary(1)
+        assert s["games"][0]["splits"] == [{"split": 1, "decks": {"A": {
+            "tiles": 136, "backs": {"blue": 64, "green": 72}}}}]
+        assert s["hands"][0]["split"] == 1
+        h = jr.history()[0]
+        assert h["games"][0]["splits"][0]["hands"] == [1]
 
 
 def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
@@ -573,7 +611,7 @@ def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
                "VALUES (1, 1, 'A', '[34]', 1.0)")
     db.close()
     with Journal(path) as jr:
-        assert jr.schema_version == SCHEMA_VERSION == 3
+        assert jr.schema_version == SCHEMA_VERSION == 4
         assert jr.sessions()[0]["state"] == "ended"
         assert jr.check() == []
         sid = new_session(jr)  # the new table still allows one open session only
@@ -618,7 +656,7 @@ def test_a_version_2_journal_gains_games_and_keeps_its_decks_and_hands(path):
                "VALUES (1, 1, 'A', '[2, 5]', 1.0)")
     db.close()
     with Journal(path) as jr:
-        assert jr.schema_version == 3
+        assert jr.schema_version == SCHEMA_VERSION
         assert jr.check() == []
         s = jr.open_session()
         assert s["game"] == 1 and s["decks"]["A"]["backs"] == {"blue": 70, "green": 66}

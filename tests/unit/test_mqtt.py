@@ -15,24 +15,31 @@ from hostd.table.client import TableFault
 from protocol.messages import F_JAM
 from hostd.table.link import TableGone
 from hostd.fleet.mqtt import Bridge, Outbox, compact_status, parse_command, run_command
+from hostd.core.state import State  # noqa: F401
 from tests.mqtt_broker import USERS, mqtt_broker, mqtt_broker_tls  # noqa: F401 (fixtures)
 
-STATUS = {  # docs/API.md's example, as Daemon.status() gives it
+STATUS = {  # docs/API.md's example, as Daemon.status() gives it: hand 2 in play, deck B built
+    "api": 2,
+    "state": {"name": "building", "seq": 41, "since": 1.8e9,
+              "params": {"deck": "B", "top": "A", "hand": 2, "game": 1, "thrown": True,
+                         "stage": "build", "until": None}},
+    "next": {"code": "playing_building", "params": {"hand": 2, "game": 1, "game_hand": 2,
+                                                     "deck": "B"},
+             "text": "Hand 2 of game 1 is being played; deck B is being built inside.",
+             "action": None},
+    "can": ["end", "abort"], "fault": None,
     "table": {"connected": True, "error": None, "state": "building", "fault": None,
               "lift": "bottom", "door": "closed", "guard": {"curtain": True, "lid": True},
               "build": {"id": 3, "targets": [34, 34, 34, 34], "per_track": [34, 34, 34, 12]},
               "identity": {"tracks": 4}, "resets": 0},
-    "session": {"id": 7, "ruleset": "riichi", "mixed_deck": True, "hand": 2,
+    "session": {"id": 7, "ruleset": "riichi", "mixed_deck": True, "hand": 2, "game": 1,
+                "game_hand": 2,
                 "decks": {"A": {"tiles": 136, "backs": {"blue": 68, "green": 68}, "where": "top"},
                           "B": {"where": "split"}},
                 "builds": [{"n": 1}] * 50, "hands": [{"n": 1}] * 50,
-                "faults": [{"kind": "jam", "message": "old jam", "recovered": True}],
-                "busy": "hand_over", "phase": "building", "asking": None, "stopped": None,
-                "next": "deck B is being built"},
-    "next": "hand 2 is being played; deck B is being built inside (114 of 136 tiles): wait",
-    "busy": "hand_over", "abort_pending": False, "last_end": None,
+                "faults": [{"kind": "jam", "message": "old jam", "recovered": True}]},
+    "last_end": None,
 }
-
 
 class FakeDaemon:
     """What the bridge needs of hostd.core.daemon.Daemon: subscribe(), status() and the verbs."""
@@ -65,7 +72,7 @@ class FakeDaemon:
         if self.raise_next is not None:
             exc, self.raise_next = self.raise_next, None
             raise exc
-        return {"ok": True, "command": name}
+        return {"ok": True, "command": name, "seq": 41, "next": self.st["next"]}
 
     async def hand_over(self):
         return await self._cmd("hand_over")
@@ -83,8 +90,8 @@ class FakeDaemon:
 class FullDaemon(FakeDaemon):
     """With the throw and the new game too."""
 
-    async def throw_dice(self, values=None, by="api"):
-        return await self._cmd("throw_dice", values=values, by=by)
+    async def throw_dice(self, dice=None):
+        return await self._cmd("throw_dice", dice=dice)
 
     async def new_game(self):
         return await self._cmd("new_game")
@@ -100,7 +107,8 @@ class FullDaemon(FakeDaemon):
     ("hand_over", b'{"id": 1, "id": 2}', 400, "bad_json", "given twice"),
     ("dice", b'{"dice": [NaN, 3]}', 400, "bad_json", "NaN is not JSON"),
     ("hand_over", b"[]", 422, "bad_request", "must be a JSON object, not list"),
-    ("hand_over", b'{"force": true}', 422, "bad_request", "force: unknown field; accepted: {}"),
+    ("hand_over", b'{"force": true}', 422, "bad_request", "force: unknown field; accepted: no body, or {}"),
+    ("dice", b'{"dice": "3,4"}', 422, "bad_request", "dice: Input should be a valid list"),
     ("hand_over", b'{"dice": [3, 4]}', 422, "bad_request", "dice: unknown field"),
     ("hand_over", b'{"id": ""}', 422, "bad_request", "id: must be a string of 1 to 128"),
     ("hand_over", b'{"id": true}', 422, "bad_request", "id: must be"),
@@ -161,20 +169,21 @@ def test_dice_and_game_new_call_the_daemon_as_the_api_does():
     assert asyncio.run(run_command(d, "dice", {"dice": [3, 4], "id": "x"}))[0] == 200
     assert asyncio.run(run_command(d, "dice", {}))[0] == 200
     assert asyncio.run(run_command(d, "game_new", {}))[0] == 200
-    assert d.calls == [("throw_dice", {"values": [3, 4], "by": "api"}),
-                       ("throw_dice", {"values": None, "by": "api"}), ("new_game", {})]
+    assert d.calls == [("throw_dice", {"dice": [3, 4]}), ("throw_dice", {"dice": None}),
+                       ("new_game", {})]
 
 
 # -- status ---------------------------------------------------------------------------------
 
 def test_compact_status_has_what_a_fleet_needs_and_not_the_history():
     c = compact_status(STATUS)
-    assert c["state"] == "building" and c["connected"] is True and c["fault"] is None
-    assert c["next"] == STATUS["next"] and c["busy"] == "hand_over"
+    assert c["state"] == "building" and c["seq"] == 41 and c["table_state"] == "building"
+    assert c["connected"] is True and c["fault"] is None
+    assert c["next"] == STATUS["next"] and c["can"] == ["end", "abort"]
     assert c["build"] == {"id": 3, "tiles": 114, "of": 136}
     s = c["session"]
-    assert (s["id"], s["ruleset"], s["mixed_deck"], s["hand"], s["phase"]) == (
-        7, "riichi", True, 2, "building")
+    assert (s["id"], s["ruleset"], s["mixed_deck"], s["game"], s["hand"]) == (
+        7, "riichi", True, 1, 2)
     assert s["decks"] == {"A": {"where": "top", "tiles": 136, "backs": {"blue": 68, "green": 68}},
                           "B": {"where": "split"}}
     assert "builds" not in s and "hands" not in s and "faults" not in s
@@ -183,19 +192,16 @@ def test_compact_status_has_what_a_fleet_needs_and_not_the_history():
 
 def test_compact_status_names_the_open_fault():
     st = json.loads(json.dumps(STATUS))
-    st["session"]["faults"].append({"kind": "short", "message": "deck B: 135 of 136 tiles",
-                                    "recovered": False})
-    assert compact_status(st)["fault"] == {"kind": "short", "message": "deck B: 135 of 136 tiles"}
-    st["session"]["stopped"] = {"step": "hand_over", "kind": "jam", "message": "a jam on track 2",
-                                "ask": "clear it"}
-    assert compact_status(st)["fault"]["message"] == "a jam on track 2"
-    st = {"table": {"connected": True, "state": "fault", "fault": {"kind": "lid",
-                                                                   "message": "the lid is open"}},
-          "session": None, "next": "close the lid", "busy": None}
+    st["fault"] = {"kind": "jam", "track": 2, "deck": "B", "step": "hand_over",
+                   "message": "deck B: counted 48 of 136: track 2 is jammed",
+                   "todo": "take the stuck tile out of track 2 by hand, then clear the fault",
+                   "action": "clear_fault"}
     c = compact_status(st)
-    assert c["fault"] == {"kind": "lid", "message": "the lid is open"} and c["session"] is None
+    assert c["fault"] == {k: st["fault"][k] for k in ("kind", "track", "message", "todo", "action")}
+    assert c["last_fault"] == {"kind": "jam", "message": st["fault"]["message"],
+                               "recovered": False}
     st = {"table": {"connected": False, "state": "disconnected", "error": "no such port"},
-          "session": None, "next": "the table is not connected", "busy": None}
+          "session": None, "next": {"code": "table_disconnected"}, "fault": None}
     assert compact_status(st)["error"] == "no such port"
 
 
@@ -306,6 +312,7 @@ def test_the_bridge_publishes_availability_status_and_every_event_in_order(mqtt_
             for i in range(200):
                 d.publish({"type": "tile", "build": 3, "track": i % 4, "index": i})
             d.st["table"]["state"] = "built"
+            d.st["state"] = dict(d.st["state"], name="built")
             d.publish({"type": "build_done", "build": 3, "deck": "B", "ok": True})
             await w.wait(lambda w: len(w.events()) == 201, "201 events")
             await w.wait(lambda w: json.loads(w.on("/status")[-1])["state"] == "built",
@@ -366,7 +373,9 @@ def test_a_command_with_an_id_runs_once_and_bad_ones_are_answered(mqtt_broker):
     by_verb = {}
     for r in replies:
         by_verb.setdefault(r["verb"], []).append(r)
-    assert [r["result"] for r in by_verb["hand_over"]] == [{"ok": True, "command": "hand_over"}] * 3
+    assert [r["result"]["command"] for r in by_verb["hand_over"]] == ["hand_over"] * 3
+    assert all(r["result"]["seq"] == 41 and r["result"]["next"]["code"] == "playing_building"
+               for r in by_verb["hand_over"])
     assert sorted(bool(r.get("repeat")) for r in by_verb["hand_over"]) == [False, True, True]
     assert all(r["id"] == "h-1" and r["status"] == 200 for r in by_verb["hand_over"])
     assert by_verb["continue"][0]["id"] is None

@@ -5,8 +5,9 @@ import random
 
 import pytest
 
+from hostd.core.codes import Context
+from hostd.core.commands import can
 from hostd.core.dice import Dice
-from hostd.errors import NotReady
 from hostd.core.journal import Journal
 from hostd.core.rulesets import TableFitError, get_ruleset
 from hostd.core.session import CompositionMismatch, Session
@@ -172,8 +173,8 @@ def test_hand_over_before_walls_are_built_is_refused(journal):
     table = FakeTable(mixer=["blue"] * 136, top=["green"] * 136)
     s = make(journal, table, mixed=False)
     s.open()
-    with pytest.raises(NotReady):
-        s.check_hand_over()
+    s._to("building", deck="A", top="B", hand=0, stage="build")
+    assert "hand_over" not in can(s.state, Context())  # the daemon refuses it: 409 building
 
 
 class ResumableTable(FakeTable):
@@ -273,7 +274,9 @@ def test_normal_rotation_restart_after_a_reset_mid_build_stops_with_instructions
     with pytest.raises(TableFault) as e:  # the tracks' counts are gone: no drain possible
         run(s.resume())
     assert "sort them by back colour, load the blue set" in str(e.value)
+    s.on_stopped("resume", e.value)  # (the daemon's step runner does this)
     assert journal.open_session()["phase"] == "stopped"
+    assert can(s.state, Context()) == ["end", "abort"]  # people must sort the sets
     assert not any(c[0] in ("raise", "drop", "build") for c in table.calls[1:])  # nothing moved
 
 
@@ -288,7 +291,7 @@ def test_normal_rotation_restart_after_a_reset_with_walls_built_swaps_at_the_han
     assert run(s.resume()) == "swap"
     assert s.faults[-1]["kind"] == "reset" and not s.faults[-1]["recovered"]
     assert "deck B (blue 0, green 136) drops in" in s.faults[-1]["message"]
-    s.check_hand_over()  # the hand over is what the recovery waits for
+    assert "hand_over" in can(s.state, Context())  # the hand over is what the recovery waits for
     table.calls.clear()
     rec = run(s.hand_over())
     assert [c[0] for c in table.calls] == ["raise", "settle", "build", "drop", "raise", "settle",

@@ -30,13 +30,12 @@ AUTH_ERRORS = {
 
 
 def _handler(daemon, c):
-    method = getattr(daemon, c.method)
     if any(f.is_required() for f in c.request.model_fields.values()):
         async def handler(body: c.request):
-            return await method(**body.model_dump())
+            return await getattr(daemon, c.method)(**body.model_dump())
     else:
         async def handler(body: Optional[c.request] = None):
-            return await method(**(body or c.request()).model_dump())
+            return await getattr(daemon, c.method)(**(body or c.request()).model_dump())
     return handler
 
 

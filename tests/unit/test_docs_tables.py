@@ -1,0 +1,37 @@
+"""The documents' tables are the code's: docs/FAULTS.md's states, their transitions and
+every action from each state, docs/API.md's codes of what happens next
+(hostd/core/tables.py makes them; `python -m hostd.core.tables` prints them)."""
+import pathlib
+
+from hostd.core import tables
+from hostd.core.codes import NEXT
+from hostd.core.state import STATES, TRANSITIONS
+
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_faults_md_gives_the_transition_table_the_code_follows():
+    assert tables.transition_rows() in (DOCS / "FAULTS.md").read_text()
+    for name in STATES:  # and the table is the code's: every state, every transition
+        row = next(r for r in tables.transition_rows().splitlines() if r.startswith("| `%s`" % name))
+        for to in TRANSITIONS[name]:
+            assert to == name or "`%s`" % to in row.split("|")[3], (name, to)
+
+
+def test_faults_md_gives_every_action_from_each_state_as_can_says():
+    assert tables.action_rows() in (DOCS / "FAULTS.md").read_text()
+
+
+def test_api_md_lists_every_code_with_its_params_and_english_text():
+    text = (DOCS / "API.md").read_text()
+    assert tables.next_rows() in text
+    for code in NEXT:
+        assert "| `%s` |" % code in text, code
+
+
+def test_a_code_s_text_never_shows_a_python_value_or_a_command():
+    for code in NEXT:
+        row = next(r for r in tables.next_rows().splitlines() if r.startswith("| `%s`" % code))
+        text = row.rsplit("|", 2)[1]
+        for bad in ("None", "?", "{", "}", "jantaku", "[", "]", "`"):
+            assert bad not in text, (code, text)
