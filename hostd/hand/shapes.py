@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from hostd.hand.notation import FACES
 from hostd.hand.suits import SUITS, readings, sets_and_pair, sets_only
 
-#: Kept for callers that name the suits as segments: (first index, length, runs allowed).
-SEGMENTS = tuple((s, e - s, runs) for s, e, runs in SUITS)
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 SETS, SEVEN_PAIRS, THIRTEEN_ORPHANS = "sets", "seven pairs", "thirteen orphans"
 

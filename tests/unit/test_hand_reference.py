@@ -26,7 +26,7 @@ def load_bench():
 BENCH = load_bench()
 
 
-def write(closed, rng, mixed_deck):
+def write(closed, rng):
     """The closed tiles as text: grouped or tile by tile, a 5 sometimes written as its
     red five (one a suit: a set has one)."""
     counts = [0] * 34
@@ -42,7 +42,7 @@ def write(closed, rng, mixed_deck):
     return " ".join(tiles) if rng.random() < 0.3 else "".join(tiles)
 
 
-def random_backs(rng, n_tiles, kans):
+def random_backs(rng, n_tiles):
     """Backs for about a third of the hands: often 7,7 when the hand has 14 tiles."""
     r = rng.random()
     if r < 0.66:
@@ -81,18 +81,18 @@ def run_open(n, *, limit, seed):
         n_tiles = len(closed) + sum(len(faces) for _, faces in calls)
         kans = any(kind in ("kan", "ankan") for kind, _ in calls)
         ours = compare(closed, calls, mixed_deck=limit == 8, completable=rng.random() < 0.5,
-                       backs=random_backs(rng, n_tiles, kans) if limit == 8 else None,
-                       text=write(closed, rng, limit == 8),
+                       backs=random_backs(rng, n_tiles) if limit == 8 else None,
+                       text=write(closed, rng),
                        call_texts=[BENCH.call_text(kind, faces) for kind, faces in made])
         tally["complete"] += ours["complete"]
         tally["tenpai"] += ours["tenpai"]
         tally["kans"] += kans
-        tally["many_copies"] += max(ours_total(ours, closed, calls)) >= 5
+        tally["many_copies"] += max(all_counts(closed, calls)) >= 5
         tally["yaku"] += bool(ours["mixed_deck_yaku"]) or any(ours["wait_yaku"].values())
     return tally
 
 
-def ours_total(ours, closed, calls):
+def all_counts(closed, calls):
     total = [0] * 34
     for f in closed + [f for _, faces in calls for f in faces]:
         total[f] += 1
