@@ -51,7 +51,7 @@ class HandCheckRequest(BaseModel):
                                   "3 for each call; calls may be written in it too")
     mixed_deck: bool = Field(False, description="two sets mixed: up to 8 copies of a face")
     completable: bool = Field(False, description="tenpai only if some wait can still exist")
-    backs: Optional[list[Annotated[int, Field(ge=0, le=14)]]] = Field(
+    backs: Optional[list[Annotated[int, Field(ge=0, le=18)]]] = Field(
         None, min_length=2, max_length=2,
         description="how many of the hand's tiles (called ones too) come from each set "
                     "(Mixed Deck only)")

@@ -143,6 +143,10 @@ def test_a_kan_and_the_rulings_over_the_api():
     j = r.json()
     assert j["complete"] is True and j["tile_count"] == 16 and j["mixed_deck_yaku"] == []
     assert [x["id"] for x in j["rulings"]] == ["seven-each-with-kan"]
+    # backs may count up to 18 tiles (four kans)
+    r = post({"hand": "11z", "mixed_deck": True, "backs": [0, 18],
+              "calls": [{"kind": "kan", "tiles": t} for t in ("5555p", "1111m", "9999s", "2222z")]})
+    assert r.status_code == 200 and r.json()["tile_count"] == 18, r.text
 
 
 @pytest.mark.parametrize("calls, words", [
