@@ -57,9 +57,13 @@ def pair_suit(counts) -> int | None:
 def standard_ok(counts) -> bool:
     """Sets and a pair."""
     k_pair = pair_suit(counts)
-    if k_pair is None:
-        return False
-    c = list(counts)
+    return k_pair is not None and _suits_ok(counts, k_pair)
+
+
+def _suits_ok(counts, k_pair: int) -> bool:
+    """Each suit is runs and triplets, suit ``k_pair`` with the pair too (the honours
+    first: they most often rule a hand out, and at once)."""
+    c = list(counts)  # a list: sets_and_pair changes its slice of a suit (a copy)
     for k in (3, 0, 1, 2):
         suit = SUITS[k]
         if not (sets_and_pair(c, suit) if k == k_pair else sets_only(c, suit)):
@@ -68,12 +72,11 @@ def standard_ok(counts) -> bool:
 
 
 def standard(counts) -> list[tuple]:
-    """Every sets-and-a-pair reading, as block tuples (m, p, s, honours). The suits
-    are tested first (greedy, fast; the honours first, as they most often rule a hand
-    out), then read in full."""
-    if not standard_ok(counts):
-        return []
+    """Every sets-and-a-pair reading, as block tuples (m, p, s, honours): the suits are
+    tested first (greedy, fast), then read in full."""
     k_pair = pair_suit(counts)
+    if k_pair is None or not _suits_ok(counts, k_pair):
+        return []
     c = list(counts)
     combos = [()]
     for k, suit in enumerate(SUITS):
