@@ -39,10 +39,10 @@ def test_open_hands_agree_with_the_mahjong_library():
 
 
 def test_the_sample_covers_every_size_and_form():
-    bench = load_bench()
     import random
 
     from hostd.hand import analyse
+    from tests.unit import hand_samples as bench
 
     rng = random.Random(7)
     sizes, forms = set(), set()

@@ -4,26 +4,13 @@ copies of a face across the calls, Mixed Deck; and one set), closed ones with ma
 copies; red fives among the closed tiles. Every key a player reads must agree: complete,
 readings, tenpai (both rulings), waits, shape waits, wait types, copies left, Mixed Deck's
 yaku (with backs), the yaku on each wait, and the rulings that bear."""
-import importlib.util
-import pathlib
 import random
 
 import pytest
 
 from hostd.hand import analyse
 from tests.unit import hand_reference as ref
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("hand_bench", ROOT / "bench" / "hand_bench.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-BENCH = load_bench()
+from tests.unit import hand_samples as samples
 
 
 def write(closed, rng):
@@ -33,7 +20,7 @@ def write(closed, rng):
     for f in closed:
         counts[f] += 1
     if rng.random() < 0.5:
-        return BENCH.text_of(counts, rng)
+        return samples.text_of(counts, rng)
     tiles = [ref.FACES[f] for f in sorted(closed)]
     for suit in "mps":
         if "5" + suit in tiles and rng.random() < 0.5:
@@ -75,7 +62,7 @@ def run_open(n, *, limit, seed):
     rng = random.Random(seed)
     tally = {"complete": 0, "tenpai": 0, "kans": 0, "many_copies": 0, "yaku": 0}
     for _ in range(n):
-        counts, made = BENCH.open_hand(rng, limit=limit)
+        counts, made = samples.open_hand(rng, limit=limit)
         closed = [f for f in range(34) for _ in range(counts[f])]
         calls = [(kind, faces) for kind, faces in made]
         n_tiles = len(closed) + sum(len(faces) for _, faces in calls)
@@ -83,7 +70,7 @@ def run_open(n, *, limit, seed):
         ours = compare(closed, calls, mixed_deck=limit == 8, completable=rng.random() < 0.5,
                        backs=random_backs(rng, n_tiles) if limit == 8 else None,
                        text=write(closed, rng),
-                       call_texts=[BENCH.call_text(kind, faces) for kind, faces in made])
+                       call_texts=[samples.call_text(kind, faces) for kind, faces in made])
         tally["complete"] += ours["complete"]
         tally["tenpai"] += ours["tenpai"]
         tally["kans"] += kans
@@ -115,7 +102,7 @@ def test_open_one_set_hands_agree_with_the_reference():
 
 def test_closed_hands_with_many_copies_agree_with_the_reference():
     rng = random.Random(34)
-    hands = BENCH.eight_copy_hands(rng, 300, 14) + BENCH.eight_copy_hands(rng, 300, 13)
+    hands = samples.eight_copy_hands(rng, 300, 14) + samples.eight_copy_hands(rng, 300, 13)
     for _ in range(1200):
         c = [0] * 34
         faces = rng.sample(range(34), rng.choice([2, 3, 4, 6, 9]))
@@ -126,7 +113,7 @@ def test_closed_hands_with_many_copies_agree_with_the_reference():
             if all(c[x] >= 8 for x in faces):
                 break
         if sum(c) % 3:
-            hands.append(BENCH.text_of(c))
+            hands.append(samples.text_of(c))
     for text in hands:
         from hostd.hand.notation import parse_hand
 
@@ -147,7 +134,7 @@ def test_edge_hands_agree_with_the_reference(text, calls):
     from hostd.hand.notation import parse_hand
 
     closed = [f for f, n in enumerate(parse_hand(text, mixed_deck=True).counts) for _ in range(n)]
-    call_texts = [BENCH.call_text(kind, faces) for kind, faces in calls]
+    call_texts = [samples.call_text(kind, faces) for kind, faces in calls]
     for completable in (False, True):
         compare(closed, calls, mixed_deck=True, completable=completable, backs=None,
                 text=text, call_texts=call_texts)
