@@ -1,14 +1,15 @@
 """The whole analysis of one hand, as the CLI's ``--json`` and ``POST /hand/check`` give
 it (docs/HANDS.md).
 
-    analyse(text, *, mixed_deck=False, completable=False, backs=None) -> dict
+    analyse(text, *, mixed_deck=False, completable=False, backs=None, calls=()) -> dict
     parse_backs("7,7") -> (7, 7)                                # HandError
 """
 from __future__ import annotations
 
-from hostd.hand.notation import FACES, Hand, HandError, parse_hand
-from hostd.hand.shapes import decompositions
-from hostd.hand.waits import shape_waits
+from hostd.hand.notation import FACES, Hand, HandError, read_hand
+from hostd.hand.rulings import applicable
+from hostd.hand.shapes import BLOCK_TEXT, forms
+from hostd.hand.waits import completing, wait_types
 from hostd.hand.yaku import mixed_deck_yaku
 
 
@@ -28,53 +29,88 @@ def check_backs(backs, hand: Hand, mixed_deck: bool) -> tuple[int, int] | None:
         raise HandError("backs count the tiles from each of two sets: they need Mixed Deck "
                         "(--mixed-deck, or \"mixed_deck\": true)")
     n, m = backs
-    if n < 0 or m < 0 or n + m != len(hand):
-        raise HandError("backs %d,%d count %d tiles; the hand has %d (give how many of its "
-                        "tiles come from each set)" % (n, m, n + m, len(hand)))
+    count = hand.tile_count
+    if n < 0 or m < 0 or n + m != count:
+        raise HandError("backs %d,%d count %d tiles; the hand has %d%s (give how many of its "
+                        "tiles come from each set)" % (
+                            n, m, n + m, count, ", its calls' included" if hand.calls else ""))
     return (n, m)
 
 
-def analyse(text: str, *, mixed_deck: bool = False, completable: bool = False,
-            backs: tuple[int, int] | None = None) -> dict:
-    """Read and analyse ``text``; :class:`HandError` if it cannot be read.
-
-    ``complete``: a 3n+2 hand that is sets and a pair, seven pairs or thirteen orphans.
-    ``waits`` (3n+1 hands): faces that complete it and can exist (fewer than the copy
-    limit in the hand); ``shape_waits`` also lists those that would be a 5th (9th) copy.
-    ``tenpai``: with ``completable``, some wait exists; without, the hand is waiting
-    (some shape wait). A 3n+2 hand is never tenpai here and has no waits.
-    ``wait_yaku`` (Mixed Deck): each wait -> the copy yaku winning on it would give.
-    """
-    hand = parse_hand(text, mixed_deck=mixed_deck)
-    backs = check_backs(backs, hand, mixed_deck)
-    counts = hand.counts
-    decomps = decompositions(counts) if len(hand) % 3 == 2 else []
-    shapes = shape_waits(counts) if len(hand) % 3 == 1 else {}
-    waits = [i for i in shapes if counts[i] < hand.limit]  # index order = m, p, s, z
-    complete = bool(decomps)
+def _complete_answer(hand: Hand, mixed_deck: bool, completable: bool, backs) -> dict:
+    """The answer for a 3n+2 hand: its readings and yaku (no waits)."""
+    readings = forms(hand.counts)
+    complete = bool(readings)
     return {
         "tiles": list(hand.tiles),
+        "calls": [c.as_dict() for c in hand.calls] if hand.calls else [],
+        "tile_count": hand.tile_count,
         "mixed_deck": mixed_deck,
         "completable": completable,
         "copy_limit": hand.limit,
         "complete": complete,
-        "decompositions": [{"form": d.form, "blocks": d.texts()} for d in decomps],
-        "tenpai": bool(waits) if completable else bool(shapes),
-        "waits": [FACES[i] for i in waits],
-        "wait_types": {FACES[i]: list(shapes[i]) for i in waits},
-        "copies_left": {FACES[i]: hand.limit - counts[i] for i in waits},
-        "shape_waits": [FACES[i] for i in shapes],
-        "mixed_deck_yaku": mixed_deck_yaku(counts, backs) if complete and mixed_deck else [],
-        "wait_yaku": _wait_yaku(counts, waits) if mixed_deck else {},
+        "decompositions": [{"form": form, "blocks": [BLOCK_TEXT[b] for b in blocks]}
+                           for form, blocks in readings],
+        "tenpai": False, "waits": [], "wait_types": {}, "copies_left": {}, "shape_waits": [],
+        "mixed_deck_yaku": mixed_deck_yaku(hand.total, backs) if complete and mixed_deck
+        else [],
+        "wait_yaku": {},
+        "rulings": applicable(hand, complete, mixed_deck, backs, (), ()),
     }
 
 
-def _wait_yaku(counts, waits) -> dict[str, list[dict]]:
-    """Mixed Deck's copy yaku the hand would have if it won on each wait (the 7-from-each-
-    set yaku depends on the winning tile's back, unknown here, so it is not listed)."""
+def _waiting_answer(hand: Hand, mixed_deck: bool, completable: bool, backs) -> dict:
+    """The answer for a 3n+1 hand: its waits (a wait: fewer than the limit held, the
+    calls counted), their types and copies."""
+    shapes = completing(hand.counts)
+    total, limit = hand.total, hand.limit
+    waits = [f for f in shapes if total[f] < limit]  # face order = m, p, s, z
+    return {
+        "tiles": list(hand.tiles),
+        "calls": [c.as_dict() for c in hand.calls] if hand.calls else [],
+        "tile_count": hand.tile_count,
+        "mixed_deck": mixed_deck,
+        "completable": completable,
+        "copy_limit": limit,
+        "complete": False, "decompositions": [],
+        "tenpai": bool(waits) if completable else bool(shapes),
+        "waits": [FACES[f] for f in waits],
+        "wait_types": {FACES[f]: list(wait_types(hand.counts, f, shapes[f])) for f in waits},
+        "copies_left": {FACES[f]: limit - total[f] for f in waits},
+        "shape_waits": [FACES[f] for f in shapes],
+        "mixed_deck_yaku": [],
+        "wait_yaku": _wait_yaku(total, waits) if mixed_deck else {},
+        "rulings": applicable(hand, False, mixed_deck, backs, shapes, waits),
+    }
+
+
+def analyse(text: str, *, mixed_deck: bool = False, completable: bool = False,
+            backs: tuple[int, int] | None = None, calls=()) -> dict:
+    """Read and analyse ``text`` with its ``calls`` (``Call`` or ``KIND:TILES``; calls
+    may also be written in the text); :class:`HandError` if it cannot be read.
+
+    ``complete``: the closed part of a 3n+2 hand is sets and a pair (or, with no calls,
+    seven pairs or thirteen orphans); no yaku needed. ``waits`` (3n+1 hands): faces that
+    complete it and can exist (fewer than the copy limit held, closed or called);
+    ``shape_waits`` also lists those that would be a 5th (9th) copy. ``tenpai``: with
+    ``completable``, some wait exists; without, the hand is waiting (some shape wait).
+    Mixed Deck's yaku count every tile, called or not; ``rulings``: those that bear.
+    """
+    hand = read_hand(text, mixed_deck=mixed_deck, calls=calls)
+    if backs is not None:
+        backs = check_backs(backs, hand, mixed_deck)
+    if len(hand.tiles) % 3 == 2:
+        return _complete_answer(hand, mixed_deck, completable, backs)
+    return _waiting_answer(hand, mixed_deck, completable, backs)
+
+
+def _wait_yaku(total, waits) -> dict[str, list[dict]]:
+    """Mixed Deck's copy yaku the hand would have if it won on each wait, its calls'
+    copies counted (the 7-from-each-set yaku depends on the winning tile's back, unknown
+    here, so it is not listed)."""
     out = {}
     for i in waits:
-        won = list(counts)
+        won = list(total)
         won[i] += 1
         out[FACES[i]] = mixed_deck_yaku(won)
     return out

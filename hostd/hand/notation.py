@@ -1,57 +1,65 @@
-"""Reading a hand written in mpsz (docs/HANDS.md): ``123m456p789s11z``, ``1m2m3m...``,
-``0m/0p/0s`` red fives, Speed Tonpuu's special faces (``7mb``, ``5pg``, ``5zx``...; the
-notation is docs/RULESETS.md's). Special faces count as the face they play as.
+"""Reading a hand (docs/HANDS.md "Notation", "Calls", "Copies"): its closed tiles in
+mpsz and its called melds and kans, checked for tile count and copies.
 
-Closed hands only: a called meld (brackets, ``+``/``-`` marks, ``chi``/``pon``/``kan``)
-is refused with a message that says so.
+    parse_hand(text, *, mixed_deck=False, calls=()) -> Hand   # HandError if unreadable
+    read_hand(text, *, mixed_deck=False, calls=()) -> Hand    # the same, plain text faster
 
-    parse_hand(text, *, mixed_deck=False) -> Hand      # HandError on anything unreadable
+``calls`` are :class:`hostd.hand.calls.Call`, ``KIND:TILES`` strings or ``(kind,
+tiles)`` pairs; calls may also be written in the text (``23455p66s pon:555p``).
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from itertools import compress
 
-from hostd.errors import BadRequest
-from hostd.core.rulesets import game_face, get_ruleset
+from hostd.hand.calls import MAX_CALLS, Call, make_call, parse_call, split_calls
+from hostd.hand.errors import HandError
+from hostd.hand.tiles import (FACES, INDEX, SPECIAL_PER_SET, plain_face, read_plain,
+                              read_tiles, sort_key)
 
-#: The 34 faces a hand is analysed in, index 0..33: 1m..9m, 1p..9p, 1s..9s, 1z..7z.
-FACES = tuple("%d%s" % (r, s) for s in "mps" for r in range(1, 10)) + tuple(
-    "%dz" % r for r in range(1, 8))
-INDEX = {f: i for i, f in enumerate(FACES)}
+__all__ = ["FACES", "INDEX", "SPECIAL_PER_SET", "Hand", "HandError", "parse_hand",
+           "read_hand", "read_tiles", "face_text", "copy_limit", "sort_key"]
+
 #: Copies of a face a hand (and a deck) may hold: one set, or two with Mixed Deck.
 COPIES_ONE_SET = 4
 COPIES_MIXED_DECK = 8
-#: Special tiles (red fives and Speed Tonpuu's) -> copies of each in one set, from the
-#: ruleset profiles, so the notation here is the one docs/RULESETS.md defines.
-SPECIAL_PER_SET = {f: n for f, n in get_ruleset("speed-tonpuu").faces.items()
-                   if game_face(f) != f}
 MAX_TILES = 14
-_MELD_WORDS = ("chi", "chii", "pon", "kan", "ankan", "minkan", "kakan", "daiminkan")
-_MELD_CHARS = "()[]{}<>|+-_'\""
-_TOKEN = re.compile(r"\d+[A-Za-z]*|[A-Za-z]+|\S")
-_GROUP = re.compile(r"^(\d+)([mpsz])([a-z]?)$")
+MAX_TEXT = 200
+#: Each face's tiles, n at a time: TILES_OF[i][n] (a table, made once).
+_FACE_INDEXES = range(34)
+TILES_OF = tuple(tuple((f,) * n for n in range(COPIES_MIXED_DECK + 1)) for f in FACES)
 
 
-class HandError(BadRequest, ValueError):
-    """A hand that cannot be read or analysed (``BadRequest``: the API answers 400,
-    the CLI exits 2)."""
-
-
-@dataclass(frozen=True)
 class Hand:
-    """A closed hand: ``tiles`` as written (special faces kept, canonical order),
-    ``counts`` by analysed face (index of :data:`FACES`), the copy ``limit``."""
+    """A hand: its closed ``tiles`` as written (special faces kept, canonical order),
+    ``counts`` of the closed tiles by analysed face (index of :data:`FACES`), the copy
+    ``limit``, its ``calls`` and ``total``, the counts of every tile, called or not."""
 
-    tiles: tuple[str, ...]
-    counts: tuple[int, ...]
-    limit: int
+    __slots__ = ("tiles", "counts", "limit", "calls", "total")
+
+    def __init__(self, tiles, counts, limit, calls=(), total=None):
+        self.tiles, self.counts, self.limit = tiles, counts, limit
+        self.calls, self.total = calls, counts if total is None else total
 
     def __len__(self):
         return len(self.tiles)
 
+    def __eq__(self, other):
+        return isinstance(other, Hand) and all(
+            getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self):
+        return "Hand(%r, calls=%r)" % (face_text(self.tiles), self.calls)
+
+    @property
+    def tile_count(self) -> int:
+        """Every tile of the hand: closed and called (a kan's four)."""
+        if not self.calls:
+            return len(self.tiles)
+        return len(self.tiles) + sum(len(c.tiles) for c in self.calls)
+
     def count(self, face: str) -> int:
-        return self.counts[INDEX[game_face(face)]]
+        """Copies of ``face`` (its plain face) in the closed tiles."""
+        return self.counts[INDEX[plain_face(face)]]
 
 
 def copy_limit(mixed_deck: bool) -> int:
@@ -59,93 +67,98 @@ def copy_limit(mixed_deck: bool) -> int:
     return COPIES_MIXED_DECK if mixed_deck else COPIES_ONE_SET
 
 
-def sort_key(face: str) -> tuple:
-    """m, p, s, z, then rank; a special tile right after its plain face."""
-    plain = game_face(face)
-    return ("mpsz".index(plain[1]), int(plain[0]), face != plain, face)
-
-
-def _why_unreadable(token: str) -> str:
-    if token[0].isdigit() and token.rstrip("0123456789") == "":
-        return "digits without a suit letter (m, p, s or z)"
-    if token[0].isdigit():
-        return ("after the digits comes one lowercase suit letter (m, p, s, z), then "
-                "optionally a special tile's mark (b, g, x)")
-    return "not a tile; a tile is a digit and a suit letter (m, p, s, z)"
-
-
-def _tiles_of(token: str, column: int, tile_no: int) -> list[str]:
-    """The tiles of one token (``123m``, ``7mb``), or :class:`HandError` naming it and
-    its position (``column``: 1-based character; ``tile_no``: its first tile's number)."""
-    where = "bad token %r at position %d (tile %d)" % (token, column, tile_no)
-    if token.lower() in _MELD_WORDS or token in _MELD_CHARS:
-        raise HandError("%s looks like a called meld: only closed hands are analysed; "
-                        "write the concealed tiles only, e.g. 123m456p789s1122z" % where)
-    m = _GROUP.match(token)
-    if m is None:
-        raise HandError("%s: %s" % (where, _why_unreadable(token)))
-    digits, suit, mark = m.groups()
-    if mark and len(digits) > 1:
-        raise HandError("%s: a mark (%s) belongs to a single tile; write the special tile on "
-                        "its own, e.g. %s%s%s%s" % (where, mark, digits[:-1], suit,
-                                                    digits[-1] + suit, mark))
-    tiles = [d + suit + mark for d in digits]
-    for k, face in enumerate(tiles):
-        if face not in INDEX and face not in SPECIAL_PER_SET:
-            which = " (tile %d)" % (tile_no + k) if len(tiles) > 1 else ""
-            raise HandError("%s: no tile %s%s; accepted: 1-9 m/p/s, 1-7 z, red fives 0m 0p "
-                            "0s, special tiles %s" % (where, face, which, " ".join(
-                                sorted((f for f in SPECIAL_PER_SET if f[0] != "0"),
-                                       key=sort_key))))
-    return tiles
-
-
-def read_tiles(text: str) -> list[str]:
-    """Every tile written in ``text`` (spaces and commas between tokens are ignored)."""
-    if not isinstance(text, str) or not text.strip():
-        raise HandError("no tiles given; write a hand in mpsz, e.g. 123m456p789s11122z")
-    tiles: list[str] = []
-    for m in _TOKEN.finditer(text):
-        if m.group() == ",":
-            continue
-        tiles.extend(_tiles_of(m.group(), m.start() + 1, len(tiles) + 1))
-    return tiles
-
-
-def _check_count(n: int) -> None:
-    if n > MAX_TILES:
-        raise HandError("%d tiles: a hand has at most 14 (closed hands only; a kan is a "
-                        "called meld and cannot be written)" % n)
-    if n % 3 == 0:
+def _check_count(n: int, k: int) -> None:
+    """``n`` closed tiles and ``k`` calls (each counting as 3 tiles of 14)."""
+    if k > MAX_CALLS:
+        raise HandError("%d calls: a hand has at most %d" % (k, MAX_CALLS))
+    room = MAX_TILES - 3 * k
+    if k == 0 and n > MAX_TILES:
+        raise HandError("%d tiles: a hand has at most 14 closed tiles (write a kan or "
+                        "another call as KIND:TILES, e.g. kan:5555p)" % n)
+    if k == 0 and n % 3 == 0:
         raise HandError("%d tiles: a hand has 3n+1 tiles (1, 4, 7, 10, 13: its waits) or "
                         "3n+2 (2, 5, 8, 11, 14: complete or not), at most 14" % n)
+    if k and (n > room or n % 3 == 0):
+        raise HandError("%d closed tiles with %d call%s: each call counts as 3 of the hand's "
+                        "14 (a kan's 4th tile is extra), so the closed tiles number %s" % (
+                            n, k, "s" * (k > 1), ", ".join(
+                                str(x) for x in range(1, room + 1) if x % 3)))
 
 
-def _check_copies(tiles: list[str], counts: list[int], limit: int, mixed_deck: bool) -> None:
+def _where(face: int, counts, calls) -> str:
+    held = ["%d in the closed tiles" % counts[face]] if counts[face] else []
+    held += [c.text for c in calls if face in c.faces]
+    return ", ".join(held)
+
+
+def _check_copies(tiles, counts, total, limit: int, mixed_deck: bool, calls) -> None:
+    rule = ("with Mixed Deck (two sets)" if mixed_deck
+            else "in one set (up to 8 with Mixed Deck)")
     for i, n in enumerate(counts):
         if n > limit:
-            raise HandError("%d copies of %s: at most %d %s" % (
-                n, FACES[i], limit, "with Mixed Deck (two sets)" if mixed_deck
-                else "in one set (up to 8 with Mixed Deck)"))
+            raise HandError("%d copies of %s: at most %d %s" % (n, FACES[i], limit, rule))
+    for i, n in enumerate(total):
+        if n > limit:
+            first = next(c for c in calls if i in c.faces)
+            raise HandError("call %r: %d copies of %s in all (%s): at most %d %s"
+                            % (first.text, n, FACES[i], _where(i, counts, calls), limit, rule))
     sets = 2 if mixed_deck else 1
+    every = list(tiles) + [t for c in calls for t in c.tiles]
     for face, per_set in SPECIAL_PER_SET.items():
-        n = tiles.count(face)
+        n = every.count(face)
         if n > per_set * sets:
-            raise HandError("%d copies of the special tile %s: a set has %d, so at most %d%s"
-                            % (n, face, per_set, per_set * sets,
+            raise HandError("%d copies of the special tile %s%s: a set has %d, so at most %d%s"
+                            % (n, face, " (called ones too)" if n > tiles.count(face) else "",
+                               per_set, per_set * sets,
                                "" if mixed_deck else " (%d with Mixed Deck)" % (per_set * 2)))
 
 
-def parse_hand(text: str, *, mixed_deck: bool = False) -> Hand:
-    """Read ``text`` as a closed hand; :class:`HandError` names what is wrong."""
-    tiles = read_tiles(text)
-    _check_count(len(tiles))
+def _calls_of(calls) -> list[Call]:
+    """Calls given apart from the text: Call, ``KIND:TILES`` or ``(kind, tiles)``."""
+    if len(calls) > MAX_CALLS:
+        raise HandError("%d calls: a hand has at most %d" % (len(calls), MAX_CALLS))
+    return [c if isinstance(c, Call) else parse_call(c) if isinstance(c, str)
+            else make_call(*c) for c in calls]
+
+
+def parse_hand(text: str, *, mixed_deck: bool = False, calls=()) -> Hand:
+    """Read ``text`` (closed tiles, and calls written in it) with ``calls`` given
+    apart; :class:`HandError` names what is wrong."""
+    if isinstance(text, str) and len(text) > MAX_TEXT:
+        raise HandError("a hand of %d characters: at most %d" % (len(text), MAX_TEXT))
+    closed, written = split_calls(text) if isinstance(text, str) else (text, [])
+    calls = tuple(_calls_of(calls)) + tuple(written)
+    if calls and isinstance(closed, str) and not closed.strip():
+        raise HandError("no closed tiles besides the calls: a hand holds 1 to %d closed tiles "
+                        "beside them, e.g. 23455p66s pon:555p" % (MAX_TILES - 3 * len(calls)))
+    tiles = read_tiles(closed)
+    _check_count(len(tiles), len(calls))
     counts = [0] * len(FACES)
     for t in tiles:
-        counts[INDEX[game_face(t)]] += 1
+        counts[INDEX[plain_face(t)]] += 1
+    total = list(counts)
+    for c in calls:
+        for f in c.faces:
+            total[f] += 1
     limit = copy_limit(mixed_deck)
-    _check_copies(tiles, counts, limit, mixed_deck)
-    return Hand(tuple(sorted(tiles, key=sort_key)), tuple(counts), limit)
+    _check_copies(tiles, counts, total, limit, mixed_deck, calls)
+    return Hand(tuple(sorted(tiles, key=sort_key)), tuple(counts), limit, calls, tuple(total))
+
+
+def read_hand(text: str, *, mixed_deck: bool = False, calls=()) -> Hand:
+    """:func:`parse_hand`, with a fast path for plain closed hands (digits and suit
+    letters, no calls): the same Hand, without the general reader's work."""
+    c = read_plain(text) if not calls and type(text) is str and len(text) <= MAX_TEXT \
+        else None
+    if c is not None:
+        n, limit = sum(c), COPIES_MIXED_DECK if mixed_deck else COPIES_ONE_SET
+        if n and n <= MAX_TILES and n % 3 and max(c) <= limit:
+            tiles = []
+            for i in compress(_FACE_INDEXES, c):
+                tiles += TILES_OF[i][c[i]]
+            counts = tuple(c)
+            return Hand(tuple(tiles), counts, limit, (), counts)
+    return parse_hand(text, mixed_deck=mixed_deck, calls=calls)
 
 
 def face_text(faces) -> str:

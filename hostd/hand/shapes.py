@@ -1,8 +1,8 @@
 """Shapes of a closed hand, with up to 8 copies of a face (docs/HANDS.md).
 
-A hand is a tuple of 34 counts (index of :data:`hostd.hand.notation.FACES`). Blocks are
-``(kind, index)``: ``("run", i)`` is faces i, i+1, i+2; ``("triplet", i)``; ``("pair", i)``;
-``("single", i)`` only in thirteen orphans.
+A hand is a list (or tuple) of 34 counts (index of :data:`hostd.hand.notation.FACES`).
+Blocks are ``(kind, index)``: ``("run", i)`` is faces i, i+1, i+2; ``("triplet", i)``;
+``("pair", i)``; ``("single", i)`` only in thirteen orphans.
 
     decompositions(counts) -> list[Decomposition]   # every way a 3n+2 hand is complete
     is_complete(counts) -> bool                      # the same question, faster
@@ -10,14 +10,26 @@ A hand is a tuple of 34 counts (index of :data:`hostd.hand.notation.FACES`). Blo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from hostd.hand.notation import FACES
+from hostd.hand.suits import SUITS, readings, sets_and_pair, sets_only
 
-#: (first index, length, runs allowed) of m, p, s and the honours.
-SEGMENTS = ((0, 9, True), (9, 9, True), (18, 9, True), (27, 7, False))
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 SETS, SEVEN_PAIRS, THIRTEEN_ORPHANS = "sets", "seven pairs", "thirteen orphans"
+
+
+def block_text(block: tuple[str, int]) -> str:
+    kind, i = block
+    face = FACES[i]
+    if kind == "run":
+        return "%s%s%s%s" % (face[0], FACES[i + 1][0], FACES[i + 2][0], face[1])
+    return face[0] * {"triplet": 3, "pair": 2, "single": 1}[kind] + face[1]
+
+
+#: Every block's text, made once (a table of 34 x 4 names, not a cache of hands).
+BLOCK_TEXT = {(kind, i): block_text((kind, i)) for i in range(34)
+              for kind in ("pair", "triplet", "single")}
+BLOCK_TEXT.update({("run", i): block_text(("run", i)) for i in range(34) if i < 27 and i % 9 < 7})
 
 
 @dataclass(frozen=True)
@@ -29,101 +41,81 @@ class Decomposition:
     blocks: tuple[tuple[str, int], ...]
 
     def texts(self) -> list[str]:
-        return [block_text(b) for b in self.blocks]
+        return [BLOCK_TEXT[b] for b in self.blocks]
 
 
-def block_text(block: tuple[str, int]) -> str:
-    kind, i = block
-    face = FACES[i]
-    if kind == "run":
-        return "%s%s%s%s" % (face[0], FACES[i + 1][0], FACES[i + 2][0], face[1])
-    return face[0] * {"triplet": 3, "pair": 2, "single": 1}[kind] + face[1]
+def pair_suit(counts) -> int | None:
+    """Which suit must hold the pair (the one with 2 tiles over a multiple of 3), or
+    None when the suits' sums rule out sets and one pair."""
+    rems = (sum(counts[0:9]) % 3, sum(counts[9:18]) % 3, sum(counts[18:27]) % 3,
+            sum(counts[27:34]) % 3)
+    if 1 in rems or rems.count(2) != 1:
+        return None
+    return rems.index(2)
 
 
-@lru_cache(maxsize=1 << 16)
-def _segment(seg: tuple[int, ...], runs: bool, pair: bool) -> tuple[tuple, ...]:
-    """Every multiset of blocks (sets, plus exactly one pair if ``pair``) that uses up
-    ``seg``; local indices. The lowest face left decides: some pairs/triplets/runs all
-    start there, so each multiset comes out once."""
-    i = next((k for k, c in enumerate(seg) if c), None)
-    if i is None:
-        return () if pair else ((),)
-    c, out = seg[i], []
-    for p in ((0, 1) if pair else (0,)):
-        for t in range((c - 2 * p) // 3 + 1):
-            u = c - 2 * p - 3 * t
-            if u < 0 or (u and not (runs and i + 2 < len(seg) and seg[i + 1] >= u
-                                    and seg[i + 2] >= u)):
-                continue
-            rest = list(seg)
-            rest[i] = 0
-            if u:
-                rest[i + 1] -= u
-                rest[i + 2] -= u
-            head = (("pair", i),) * p + (("triplet", i),) * t + (("run", i),) * u
-            out.extend(head + tail for tail in _segment(tuple(rest), runs, pair and not p))
-    return tuple(out)
+def standard_ok(counts) -> bool:
+    """Sets and a pair."""
+    k_pair = pair_suit(counts)
+    return k_pair is not None and _suits_ok(counts, k_pair)
 
 
-def _pair_segment(counts) -> int | None:
-    """Which segment must hold the pair (the one with 2 tiles over a multiple of 3), or
-    None when the segment sums rule out sets and one pair."""
-    which = None
-    for k, (start, n, _) in enumerate(SEGMENTS):
-        r = sum(counts[start:start + n]) % 3
-        if r == 1 or (r == 2 and which is not None):
-            return None
-        if r == 2:
-            which = k
-    return which
+def _suits_ok(counts, k_pair: int) -> bool:
+    """Each suit is runs and triplets, suit ``k_pair`` with the pair too (the honours
+    first: they most often rule a hand out, and at once)."""
+    c = list(counts)  # a list: sets_and_pair changes its slice of a suit (a copy)
+    for k in (3, 0, 1, 2):
+        suit = SUITS[k]
+        if not (sets_and_pair(c, suit) if k == k_pair else sets_only(c, suit)):
+            return False
+    return True
 
 
-def _standard(counts) -> list[tuple]:
-    k_pair = _pair_segment(counts)
-    if k_pair is None:
+def standard(counts) -> list[tuple]:
+    """Every sets-and-a-pair reading, as block tuples (m, p, s, honours): the suits are
+    tested first (greedy, fast), then read in full."""
+    k_pair = pair_suit(counts)
+    if k_pair is None or not _suits_ok(counts, k_pair):
         return []
-    combos: list[tuple] = [()]
-    for k, (start, n, runs) in enumerate(SEGMENTS):
-        local = _segment(tuple(counts[start:start + n]), runs, k == k_pair)
-        if not local:
-            return []
-        combos = [c + tuple((kind, start + i) for kind, i in blocks)
-                  for c in combos for blocks in local]
+    c = list(counts)
+    combos = [()]
+    for k, suit in enumerate(SUITS):
+        local = readings(c, suit, k == k_pair)
+        combos = [a + b for a in combos for b in local] if len(local) > 1 else \
+            [a + local[0] for a in combos]
     return combos
-
-
-def _standard_ok(counts) -> bool:
-    k_pair = _pair_segment(counts)
-    if k_pair is None:
-        return False
-    return all(_segment(tuple(counts[s:s + n]), runs, k == k_pair)
-               for k, (s, n, runs) in enumerate(SEGMENTS))
 
 
 def is_seven_pairs(counts) -> bool:
     """Seven pairs: 14 tiles, seven DISTINCT faces twice each (4 copies of a face are not
-    two pairs, as in the base rules; the seed is silent)."""
-    return sum(1 for c in counts if c == 2) == 7 and sum(counts) == 14
+    two pairs, as in the base rules; the seed is silent: docs/HANDS.md, rulings)."""
+    return counts.count(2) == 7 and sum(counts) == 14
 
 
 def is_thirteen_orphans(counts) -> bool:
     """All 13 terminals and honours, one of them twice, nothing else (14 tiles)."""
-    return sum(counts) == 14 and all(counts[i] for i in ORPHANS) and \
-        sum(counts[i] for i in ORPHANS) == 14
+    if any(counts[1:8]) or any(counts[10:17]) or any(counts[19:26]) or sum(counts) != 14:
+        return False
+    return all(counts[i] for i in ORPHANS)
 
 
 def is_complete(counts) -> bool:
-    return _standard_ok(counts) or is_seven_pairs(counts) or is_thirteen_orphans(counts)
+    return standard_ok(counts) or is_seven_pairs(counts) or is_thirteen_orphans(counts)
+
+
+def forms(counts) -> list[tuple[str, tuple]]:
+    """Every reading of a complete hand as ``(form, blocks)``: sets and a pair (each
+    multiset of blocks once), then seven pairs, then thirteen orphans. Empty if the
+    hand is not complete."""
+    out = [(SETS, blocks) for blocks in standard(counts)]
+    if is_seven_pairs(counts):
+        out.append((SEVEN_PAIRS, tuple(("pair", i) for i, c in enumerate(counts) if c == 2)))
+    elif not out and is_thirteen_orphans(counts):  # never sets, never seven pairs
+        out.append((THIRTEEN_ORPHANS, tuple(
+            ("pair" if counts[i] == 2 else "single", i) for i in ORPHANS)))
+    return out
 
 
 def decompositions(counts) -> list[Decomposition]:
-    """Every reading of a complete hand: sets and a pair (each multiset of blocks once),
-    then seven pairs, then thirteen orphans. Empty if the hand is not complete."""
-    out = [Decomposition(SETS, blocks) for blocks in _standard(counts)]
-    if is_seven_pairs(counts):
-        out.append(Decomposition(SEVEN_PAIRS, tuple(("pair", i) for i, c in enumerate(counts)
-                                                     if c == 2)))
-    if is_thirteen_orphans(counts):
-        out.append(Decomposition(THIRTEEN_ORPHANS, tuple(
-            ("pair" if counts[i] == 2 else "single", i) for i in ORPHANS)))
-    return out
+    """:func:`forms` as :class:`Decomposition`."""
+    return [Decomposition(form, blocks) for form, blocks in forms(counts)]

@@ -225,9 +225,10 @@ def run_pass(examples, seed=0):
                         figures["ruleset_dice_refused"] += 1
                         return
                     if op.label == "POST /hand/check" and "Schema-valid request rejected" in \
-                            str(e) and ("bad token" in str(e) or "backs" in str(e)):
-                        # any string is a schema-valid hand; the notation (and backs that
-                        # must add up to the hand) are checked by the analyser: 400 / 422
+                            str(e) and "[400]" in str(e) and "bad_request" in str(e):
+                        # any string is a schema-valid hand or call; the notation, the
+                        # tile count, the copies, the calls (and backs that must add up
+                        # to the hand) are checked by the analyser: 400 with its message
                         figures["hand_notation_refused"] += 1
                         return
                     figures["failures"].append({

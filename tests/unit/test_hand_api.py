@@ -53,7 +53,11 @@ def test_not_a_motor_command_no_token_needed():
     ("123m45q", "bad token '45q' at position 5"),
     ("1111m1m", "5 copies of 1m"),
     ("123m", "3 tiles"),
-    ("123m pon 111z", "only closed hands"),
+    ("123m (456p)", "looks like a called meld: write a call as KIND:TILES"),
+    ("", "no tiles given; write a hand in mpsz"),
+    ("   ", "no tiles given; write a hand in mpsz"),
+    ("1m" * 101, "a hand of 202 characters: at most 200"),
+    ("123m pon 111z", "3 closed tiles with 1 call"),
 ])
 def test_unreadable_hand_is_400_with_the_message(hand, words):
     r = post({"hand": hand})
@@ -77,6 +81,11 @@ def test_backs_without_mixed_deck_is_400():
     ({"hand": "1m", "backs": "7,7"}, ["backs"]),
     ({"hand": "1m", "backs": [7, "7"]}, ["backs"]),
     ({"hand": "1m", "seed": 1}, ["seed", "unknown field"]),
+    ({"hand": "1m", "calls": "pon:555p"}, ["calls"]),
+    ({"hand": "1m", "calls": [{"kind": "pon"}]}, ["calls.0.tiles", "Field required"]),
+    ({"hand": "1m", "calls": [{"kind": "pon", "tiles": 555}]}, ["calls.0.tiles", "string"]),
+    ({"hand": "1m", "calls": [{"kind": "pon", "tiles": "555p", "from": 2}]},
+     ["calls.0.from", "unknown field"]),
 ])
 def test_wrong_types_are_422_naming_the_field_and_the_accepted_body(body, words):
     r = post(body)
@@ -106,4 +115,51 @@ def test_openapi_documents_the_route():
     doc = asyncio.run(go())
     assert "post" in doc["paths"]["/hand/check"]
     schema = doc["components"]["schemas"]["HandCheckRequest"]
-    assert set(schema["properties"]) == {"hand", "mixed_deck", "completable", "backs"}
+    assert set(schema["properties"]) == {"hand", "mixed_deck", "completable", "backs", "calls"}
+    assert set(doc["components"]["schemas"]["CallBody"]["properties"]) == {"kind", "tiles"}
+
+
+def test_calls_over_the_api_are_the_clis():
+    from hostd.hand import analyse
+
+    body = {"hand": "23455p66s", "mixed_deck": True,
+            "calls": [{"kind": "pon", "tiles": "555p"}, {"kind": "chi", "tiles": "123m"}]}
+    r = post(body)
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j == analyse("23455p66s", mixed_deck=True, calls=["pon:555p", "chi:123m"])
+    assert j["calls"] == [{"kind": "pon", "tiles": ["5p", "5p", "5p"]},
+                          {"kind": "chi", "tiles": ["1m", "2m", "3m"]}]
+    assert j["tile_count"] == 13 and j["waits"] == ["5p", "6s"]
+    # written in the hand's text: the same answer
+    assert post({"hand": "23455p66s pon:555p chi:123m", "mixed_deck": True}).json() == j
+
+
+def test_a_kan_and_the_rulings_over_the_api():
+    r = post({"hand": "11z", "mixed_deck": True, "backs": [8, 8],
+              "calls": [{"kind": "kan", "tiles": "5555p"}, {"kind": "chi", "tiles": "123m"},
+                        {"kind": "chi", "tiles": "456m"}, {"kind": "ankan", "tiles": "9999s"}]})
+    assert r.status_code == 200, r.text
+    j = r.json()
+    assert j["complete"] is True and j["tile_count"] == 16 and j["mixed_deck_yaku"] == []
+    assert [x["id"] for x in j["rulings"]] == ["seven-each-with-kan"]
+    # backs may count up to 18 tiles (four kans)
+    r = post({"hand": "11z", "mixed_deck": True, "backs": [0, 18],
+              "calls": [{"kind": "kan", "tiles": t} for t in ("5555p", "1111m", "9999s", "2222z")]})
+    assert r.status_code == 200 and r.json()["tile_count"] == 18, r.text
+
+
+@pytest.mark.parametrize("calls, words", [
+    ([{"kind": "chi", "tiles": "123z"}], "call 'chi:123z': a chi is a run of one suit"),
+    ([{"kind": "kan", "tiles": "555p"}], "call 'kan:555p': a kan is 4 tiles, not 3"),
+    ([{"kind": "peng", "tiles": "555p"}], "call 'peng:555p': no kind 'peng'"),
+    ([{"kind": "pon", "tiles": "555p"}] * 5, "5 calls: a hand has at most 4"),
+    ([{"kind": "pon", "tiles": "555p"}, {"kind": "kan", "tiles": "5555p"}],
+     "call 'pon:555p': 9 copies of 5p in all (2 in the closed tiles, pon:555p, kan:5555p): "
+     "at most 8"),
+])
+def test_an_impossible_call_is_400_with_the_call_and_what_is_accepted(calls, words):
+    r = post({"hand": "55p6s7s", "mixed_deck": True, "calls": calls})
+    assert r.status_code == 400, r.text
+    err = r.json()["error"]
+    assert err["code"] == "bad_request" and words in err["message"]

@@ -72,7 +72,12 @@ def test_hand_may_be_given_in_several_words(capsys):
     (["1111m1m"], "5 copies of 1m: at most 4"),
     (["111111111m1z", "--mixed-deck"], "9 copies of 1m: at most 8"),
     (["123m"], "3 tiles"),
-    (["123m", "(456p)"], "only closed hands"),
+    (["123m", "(456p)"], "looks like a called meld: write a call as KIND:TILES"),
+    (["23455p66s", "--call", "chi:123z"], "call 'chi:123z': a chi is a run of one suit"),
+    (["23455p66s", "--call", "pon555p"], "call 'pon555p': write the kind, a colon and"),
+    (["1p", "--call", "kan:555p"], "call 'kan:555p': a kan is 4 tiles, not 3"),
+    (["555555p6s", "--mixed-deck", "--call", "pon:555p"], "call 'pon:555p': 9 copies of 5p"),
+    (["23455p66s pon:555p", "--mixed-deck", "--backs", "7,7"], "the hand has 10, its calls'"),
     (["123m456p789s11z222z", "--backs", "7,7"], "need Mixed Deck"),
     (["123m456p789s11z222z", "--mixed-deck", "--backs", "7"], "give N,M"),
 ])
@@ -92,3 +97,29 @@ def test_installed_command(tmp_path):
                          timeout=60)
     assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
     assert "'12q'" in bad.stderr
+
+
+def test_calls_on_the_command_line(capsys):
+    status, out, err = run(capsys, "23455p66s", "--mixed-deck", "--call", "pon:555p",
+                           "--call", "chi:123m", "--json")
+    assert status == 0 and err == ""
+    r = json.loads(out)
+    assert r["calls"] == [{"kind": "pon", "tiles": ["5p", "5p", "5p"]},
+                          {"kind": "chi", "tiles": ["1m", "2m", "3m"]}]
+    assert r["waits"] == ["5p", "6s"] and r["tile_count"] == 13
+    _, written, _ = run(capsys, "23455p66s", "pon:555p", "chi", "123m", "--mixed-deck", "--json")
+    assert json.loads(written) == r
+
+
+def test_text_shows_the_calls_and_the_rulings(capsys):
+    _, out, _ = run(capsys, "23455p66s", "--mixed-deck", "--call", "pon:555p", "--call",
+                    "chi:123m")
+    assert out.startswith("hand: 23455p66s pon 555p chi 123m (13 tiles; Mixed Deck")
+    assert "wait 5p: shanpon; 3 copies could remain; winning on it: 5-7 copies" in out
+    _, out, _ = run(capsys, "11z", "--mixed-deck", "--backs", "7,8", "--call", "kan:5555p",
+                    "--call", "chi:123m", "--call", "chi:456m", "--call", "chi:789m")
+    assert "(15 tiles;" in out and "complete: yes, 1 reading" in out
+    assert "Mixed Deck yaku: none" in out
+    assert "ruling (seven-each-with-kan): 7 tiles from each set counts every tile" in out
+    _, out, _ = run(capsys, "11112233445566z")
+    assert "complete: no" in out and "ruling (seven-pairs-distinct): " in out

@@ -1,8 +1,10 @@
 """hostd.hand.notation: reading a written hand, and refusing what cannot be read."""
+import random
+
 import pytest
 
 from hostd.errors import BadRequest
-from hostd.hand.notation import FACES, HandError, face_text, parse_hand, read_tiles
+from hostd.hand.notation import FACES, HandError, face_text, parse_hand, read_hand, read_tiles
 
 
 def test_grouped_and_single_tile_forms_read_alike():
@@ -42,16 +44,50 @@ def test_bad_token_is_named_with_its_position(text, token, position, words):
         assert w in msg, msg
 
 
-@pytest.mark.parametrize("text", ["123m pon 111z", "123m(456p)", "111z+ 22m", "[123m]11z"])
-def test_called_melds_are_refused_as_such(text):
-    with pytest.raises(HandError, match="called meld: only closed hands"):
+@pytest.mark.parametrize("text", ["123m(456p)", "111z+ 22m", "[123m]11z", "123m456p pon555p"])
+def test_meld_marks_are_refused_pointing_to_the_written_calls(text):
+    with pytest.raises(HandError, match="looks like a called meld: write a call as KIND:TILES "
+                                        r"\(chi:123m, pon:555p, kan:5555p, ankan:1111z\)"):
         parse_hand(text)
+
+
+def _random_text(rng):
+    """Groups of digits and a suit letter, sometimes spaced, sometimes spoiled."""
+    text = ""
+    for _ in range(rng.randint(1, 5)):
+        text += "".join(rng.choice("123456789") for _ in range(rng.randint(1, 5)))
+        text += rng.choice("mpsz") + rng.choice(["", "", " ", ","])
+    if rng.random() < 0.3:
+        k = rng.randrange(len(text) + 1)
+        text = text[:k] + rng.choice("0mpsz8 ,x(") + text[k:]
+    return text
+
+
+def test_fast_reader_reads_plain_hands_as_the_general_reader():
+    """read_hand's fast path (plain digits and suit letters) gives the very Hand
+    parse_hand gives; anything else goes to parse_hand, which reads or refuses it."""
+    rng = random.Random(5)
+    read = refused = 0
+    for _ in range(20000):
+        text, mixed = _random_text(rng), rng.random() < 0.5
+        try:
+            want = parse_hand(text, mixed_deck=mixed)
+        except HandError as e:
+            with pytest.raises(HandError) as got:
+                read_hand(text, mixed_deck=mixed)
+            assert str(got.value) == str(e)
+            refused += 1
+            continue
+        assert read_hand(text, mixed_deck=mixed) == want, text
+        read += 1
+    assert read > 5000 and refused > 5000
 
 
 @pytest.mark.parametrize("text, words", [
     ("", "no tiles given"),
     ("123m", r"3 tiles: a hand has 3n\+1"),
-    ("123456789m123456p", "15 tiles: a hand has at most 14"),
+    ("123456789m123456p", "15 tiles: a hand has at most 14 closed tiles .write a kan or "
+                          "another call as KIND:TILES"),
 ])
 def test_wrong_tile_counts(text, words):
     with pytest.raises(HandError, match=words):
