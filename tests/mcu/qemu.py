@@ -149,6 +149,7 @@ class Board:
         self.fd = None
         self.pty = None
         self.log = bytearray()  # everything read from the UART, for failure messages
+        self._rx = bytearray()  # read from the UART and not yet taken
         try:
             self.pty = self._pty_path()
             self.fd = os.open(self.pty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
@@ -190,8 +191,7 @@ class Board:
                     raise McuError("the board stopped reading its UART")
                 select.select([], [self.fd], [], 0.05)
 
-    def read(self, timeout=0.0):
-        """Bytes waiting on the UART (up to ``timeout`` s for the first)."""
+    def _recv(self, timeout):
         r, _, _ = select.select([self.fd], [], [], timeout)
         if not r:
             return b""
@@ -204,18 +204,32 @@ class Board:
         self.log += b
         return b
 
+    def read(self, timeout=0.0):
+        """Bytes from the UART: those read_until() left over first, else what waits (up
+        to ``timeout`` s for the first)."""
+        if self._rx:
+            b = bytes(self._rx)
+            self._rx.clear()
+            return b
+        return self._recv(timeout)
+
     def read_until(self, marker, timeout, what=None):
-        buf = bytearray()
+        """Everything up to and including ``marker``; what came after it stays for the
+        next read."""
         end = time.monotonic() + timeout
-        while not buf.endswith(marker):
+        while True:
+            i = self._rx.find(marker)
+            if i >= 0:
+                out = bytes(self._rx[: i + len(marker)])
+                del self._rx[: i + len(marker)]
+                return out
             left = end - time.monotonic()
             if left <= 0 or self.proc.poll() is not None:
                 raise McuError("the board did not %s within %.0f s (QEMU %s); it wrote:\n%s"
                                % (what or "answer %r" % marker, timeout,
                                   "running" if self.proc.poll() is None else "exited %s" % self.proc.poll(),
-                                  bytes(buf[-3000:]).decode(errors="replace")))
-            buf += self.read(min(left, 0.2))
-        return bytes(buf)
+                                  bytes(self._rx[-3000:]).decode(errors="replace")))
+            self._rx += self._recv(min(left, 0.2))
 
     # -- the raw REPL -----------------------------------------------------------------
     def enter_raw(self, timeout=BOOT_TIMEOUT_S):
@@ -228,9 +242,7 @@ class Board:
         """Send ``code`` to the raw REPL and run it; returns once it started (the REPL
         said OK): what it writes comes next."""
         self.write(code.encode() + b"\x04")
-        got = self.read_until(b"OK", timeout, "take the code")
-        if not got.endswith(b"OK"):
-            raise McuError("the raw REPL refused the code: %r" % got)
+        self.read_until(b"OK", timeout, "take the code")
 
     def finish(self, timeout):
         """(output, error output) of the code :meth:`start` ran, once it ended."""

@@ -412,10 +412,8 @@ class _I2C:
 
 
 class _WDT:
-    """machine.WDT; every SAMPLE_EVERY feeds (the firmware feeds it once per step) it
-    measures the heap after a collection: the firmware's objects, running."""
-
-    SAMPLE_EVERY = 200
+    """machine.WDT; every m.sample_every feeds (the firmware feeds it once per step; 0:
+    never) it measures the heap after a collection: the firmware's objects, running."""
 
     def __init__(self, m, id=0, timeout=5000):
         self._m = m
@@ -425,7 +423,8 @@ class _WDT:
 
     def feed(self):
         self.feeds += 1
-        if self.feeds % self.SAMPLE_EVERY == 0:
+        k = self._m.sample_every
+        if k and self.feeds % k == 0:
             gc.collect()
             free = gc.mem_free()
             m = self._m
@@ -440,8 +439,9 @@ class StandIn:
     sensors' bus answers nothing.  Pin objects live on the heap here (a RP2040's are
     static), so the firmware's heap figures come out a little high."""
 
-    def __init__(self, levels):
+    def __init__(self, levels, sample_every=0):
         self.levels = levels  # {pin number: level}
+        self.sample_every = sample_every
         self.pins = []
         self.wdt = None
         self.resets = 0
@@ -488,10 +488,11 @@ def _rom():
     raise OSError("no ROMFS at /rom: load the image at 0x21000000")
 
 
-def as_flashed(levels, heap=None):
+def as_flashed(levels, heap=None, sample_every=0):
     """Boot the firmware as a board does after `jantaku flash`: the staged files (and
     only those) as the filesystem at /, the stand-in machine, then the staged /main.py.
-    heap: make the free heap exactly that many bytes first (a RP2040's).  Returns a dict
+    heap: make the free heap exactly that many bytes first (a RP2040's); sample_every:
+    measure the heap every that many steps (a collection each time).  Returns a dict
     of figures, printed as one MCU-RESULT line by the caller."""
     global ballast
     rom = _rom()
@@ -502,7 +503,7 @@ def as_flashed(levels, heap=None):
 
     os.chdir("/")
     sys.path[:] = ["", "/lib"]
-    m = StandIn(levels)
+    m = StandIn(levels, sample_every)
     sys.modules["machine"] = m
     with open("/main.py") as f:
         main_py = f.read()
@@ -527,4 +528,5 @@ def as_flashed(levels, heap=None):
     return {"start_free": start_free, "min_free_running": m.min_free, "samples": m.samples,
             "after_free": gc.mem_free(), "resets": m.resets,
             "wdt": None if m.wdt is None else m.wdt.timeout,
+            "steps": 0 if m.wdt is None else m.wdt.feeds,
             "heap_total": gc.mem_free() + gc.mem_alloc()}
