@@ -6,6 +6,8 @@ import time
 from protocol import messages as m
 from protocol.link import Link
 
+TRACEBACK = b"Traceback (most recent call last)"
+
 
 class WallClock:
     """The host's wall (the link's ticks wrap at 2**30 like a board's)."""
@@ -18,6 +20,7 @@ class HostLink:
     def __init__(self, board):
         self.board = board
         self.got = []  # (msgid, values) in the order delivered
+        self.seen = bytearray()  # every byte taken from the UART
         self.link = Link(WallClock(), self._write, self._on_message, role="host")
 
     def _write(self, buf, n):
@@ -34,6 +37,11 @@ class HostLink:
                                      % (what, timeout, bytes(self.board.log[-2000:])))
             data = self.board.read(0.002)
             if data:
+                self.seen += data
+                if TRACEBACK in self.seen:  # the code on the board raised: no firmware
+                    self.board.read_until(b"\x04>", 10, "finish its traceback")
+                    raise AssertionError("the firmware stopped on the board:\n%s" % bytes(
+                        self.board.log[self.board.log.rfind(TRACEBACK):]).decode(errors="replace"))
                 self.link.feed(data)
             self.link.poll()
 
