@@ -42,13 +42,14 @@ def run_as_flashed(b, heap=None, round_trips=20, sample_every=0):
     b.soft_reset()
     b.start("import mcu_board, json\nr = mcu_board.as_flashed(%r, heap=%r, sample_every=%d)\n"
             "print('MCU-RESULT', json.dumps(r))\n" % (rest_levels(), heap, sample_every))
+    started = b.mark()
     host = HostLink(b)
     hello = host.handshake()
     status, med, worst = host.status_round_trips(round_trips)
     res, _ = host.command(m.EXIT_REPL, (m.REPL_MAGIC,))
     # the board's figures come once the firmware has left (its last frames before them
     # may hold any byte, the raw REPL's end marker too)
-    b.read_until(b"MCU-RESULT ", 30, "print its figures after EXIT_REPL")
+    b.read_until(b"MCU-RESULT ", 30, "print its figures after EXIT_REPL", since=started)
     out, err = b.finish(30)
     out = "MCU-RESULT " + out
     assert not err.strip(), "the board raised:\n%s" % err

@@ -39,7 +39,8 @@ class HostLink:
             if data:
                 self.seen += data
                 if TRACEBACK in self.seen:  # the code on the board raised: no firmware
-                    self.board.read_until(b"\x04>", 10, "finish its traceback")
+                    self.board.read_until(b"\x04>", 10, "finish its traceback",
+                                          since=self.board.log.rfind(TRACEBACK))
                     raise AssertionError("the firmware stopped on the board:\n%s" % bytes(
                         self.board.log[self.board.log.rfind(TRACEBACK):]).decode(errors="replace"))
                 self.link.feed(data)

@@ -148,8 +148,8 @@ class Board:
                                      stderr=subprocess.STDOUT, preexec_fn=die_with_parent(signal.SIGKILL))
         self.fd = None
         self.pty = None
-        self.log = bytearray()  # everything read from the UART, for failure messages
-        self._rx = bytearray()  # read from the UART and not yet taken
+        self.log = bytearray()  # everything read from the UART
+        self._pos = 0  # how much of it was read
         try:
             self.pty = self._pty_path()
             self.fd = os.open(self.pty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
@@ -194,42 +194,44 @@ class Board:
     def _recv(self, timeout):
         r, _, _ = select.select([self.fd], [], [], timeout)
         if not r:
-            return b""
+            return False
         try:
             b = os.read(self.fd, 4096)
         except OSError as e:
             if e.errno in (errno.EAGAIN, errno.EIO):
-                return b""
+                return False
             raise
         self.log += b
-        return b
+        return bool(b)
 
     def read(self, timeout=0.0):
-        """Bytes from the UART: those read_until() left over first, else what waits (up
-        to ``timeout`` s for the first)."""
-        if self._rx:
-            b = bytes(self._rx)
-            self._rx.clear()
-            return b
-        return self._recv(timeout)
+        """The UART's bytes not read yet (waiting up to ``timeout`` s for some)."""
+        if self._pos == len(self.log):
+            self._recv(timeout)
+        b = bytes(self.log[self._pos:])
+        self._pos = len(self.log)
+        return b
 
-    def read_until(self, marker, timeout, what=None):
-        """Everything up to and including ``marker``; what came after it stays for the
-        next read."""
+    def read_until(self, marker, timeout, what=None, since=None):
+        """Everything up to and including ``marker``, looked for from the first byte not
+        read yet, or from the offset ``since`` into ``self.log`` (the marker may be in
+        what read() already handed to someone else); what came after it is read next,
+        again if it had been."""
+        start = self._pos if since is None else since
         end = time.monotonic() + timeout
         while True:
-            i = self._rx.find(marker)
+            i = self.log.find(marker, start)
             if i >= 0:
-                out = bytes(self._rx[: i + len(marker)])
-                del self._rx[: i + len(marker)]
+                out = bytes(self.log[start: i + len(marker)])
+                self._pos = i + len(marker)  # (with since: back to just after it)
                 return out
             left = end - time.monotonic()
             if left <= 0 or self.proc.poll() is not None:
                 raise McuError("the board did not %s within %.0f s (QEMU %s); it wrote:\n%s"
                                % (what or "answer %r" % marker, timeout,
                                   "running" if self.proc.poll() is None else "exited %s" % self.proc.poll(),
-                                  bytes(self._rx[-3000:]).decode(errors="replace")))
-            self._rx += self._recv(min(left, 0.2))
+                                  bytes(self.log[max(start, len(self.log) - 3000):]).decode(errors="replace")))
+            self._recv(min(left, 0.2))
 
     # -- the raw REPL -----------------------------------------------------------------
     def enter_raw(self, timeout=BOOT_TIMEOUT_S):
@@ -243,6 +245,11 @@ class Board:
         said OK): what it writes comes next."""
         self.write(code.encode() + b"\x04")
         self.read_until(b"OK", timeout, "take the code")
+
+    def mark(self):
+        """The offset into ``self.log`` of the first byte not read yet: a later
+        read_until(since=) looks from there."""
+        return self._pos
 
     def finish(self, timeout):
         """(output, error output) of the code :meth:`start` ran, once it ended."""
@@ -263,7 +270,7 @@ class Board:
         Whatever the last run left on the line goes first: a host's frames that came
         after the code on the board ended were typed into the REPL (they may hold
         Ctrl-B, Ctrl-A...)."""
-        while self.read(0.02):
+        while self.read(0.02):  # (read() takes the rest of the log too)
             pass
         self.write(b"\r\x03\x03")  # stop anything running, clear the line
         time.sleep(0.01)
