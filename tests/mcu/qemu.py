@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 import time
 import tty
+from concurrent.futures import ThreadPoolExecutor
 
 from hostd import flash
 
@@ -101,16 +102,19 @@ def build_image(dest, *, profile=None, mpy_cross=None):
         files = flash.stage(tree, profile=profile, mpy_cross=mpy_cross)
         staged = [b for b, _, _ in files]
         extras = []
+        jobs = []
         for src, rel in extra_sources():
             dest_mpy = tree / (rel + ".mpy")
             if (rel + ".mpy") in staged or dest_mpy.exists():
                 raise McuError("test file %s would replace the staged %s" % (src, rel + ".mpy"))
             dest_mpy.parent.mkdir(parents=True, exist_ok=True)
-            code, text = flash.run_tool([mpy_cross, "-o", str(dest_mpy), "-s", rel + ".py", str(src)],
-                                        timeout=120)
+            jobs.append((src, [mpy_cross, "-o", str(dest_mpy), "-s", rel + ".py", str(src)]))
+            extras.append(rel + ".mpy")
+        with ThreadPoolExecutor(max_workers=2) as pool:  # mpy-cross processes, two at a time
+            done = list(pool.map(lambda job: (job[0], flash.run_tool(job[1], timeout=120)), jobs))
+        for src, (code, text) in done:
             if code != 0:
                 raise McuError("mpy-cross cannot compile %s:\n%s" % (src, text))
-            extras.append(rel + ".mpy")
         for p in sorted((ROOT / "firmware" / "boards").glob("*.json")):  # the tests load each
             rel = "firmware/boards/" + p.name
             if rel not in staged:

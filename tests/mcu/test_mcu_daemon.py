@@ -10,7 +10,7 @@ import time
 from tests.e2e.conftest import start_daemon
 from tests.mcu.conftest import boot
 
-SPEED = 10  # the mechanics' clock against the wall (the link's timers stay on the wall)
+SPEED = 20  # the mechanics' clock against the wall (the link's timers stay on the wall)
 
 
 def test_mcu_daemon_selftest(mcu, tmp_path):

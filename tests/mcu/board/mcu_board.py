@@ -76,12 +76,6 @@ class CounterClock:
         return self._ms
 
 
-def counter_seed():
-    """The counter's low 30 bits now: how far into the boot this runs, at 25 MHz."""
-    return uctypes.struct(COUNTER, {"v": 0 | uctypes.BFUINT32 | 0 << uctypes.BF_POS
-                                    | 30 << uctypes.BF_LEN}).v
-
-
 # ------------------------------------------------------------------ the board's flash
 class _Stream(io.IOBase):
     """A file of the image read as a stream: no buffer protocol, so an imported .mpy is

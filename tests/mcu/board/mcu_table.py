@@ -41,14 +41,13 @@ class _Paced:
 
 def serve(speed=10, seed=7, profile="reference-18", mixed_deck=False):
     wall = CounterClock()
-    port = StdioPort()
+    uart = StdioPort()
 
-    def factory(prof, machine, *, clock, link_clock, port=None, boot_nonce=None, wdt=None):
-        # the firmware's port is the board's UART, not the simulator's wire
+    def factory(prof, machine, *, clock, link_clock, port, boot_nonce, wdt=None):
+        # the firmware's port is the board's UART, not the simulator's wire (port)
         return firmware_factory(prof, machine, clock=clock, link_clock=wall, port=uart,
                                 boot_nonce=boot_nonce, wdt=wdt)
 
-    uart = port
     sets = [standard_set(), standard_set()]
     t = InProcessTable(profile, sets, seed=seed, mixed_deck=mixed_deck, link_clock=wall,
                        firmware_factory=factory, boot_nonces="random", keep_builds=KEEP_BUILDS)
