@@ -50,8 +50,8 @@ def random_nonce():
     From os.urandom where the runtime has it (CPython, the unix port, RP2040/RP2350
     and most boards); else from random, reseeded with timing (_timing_entropy): a port
     without a random source (MicroPython's QEMU board) starts random in the same state
-    at every reset, and its nonce would repeat (SPEC §4: the nonce is how a host tells
-    a reset)."""
+    at every reset, and its nonce would repeat (SPEC §7: the boot nonce is how a host
+    tells a reset; §15)."""
     try:
         import os
 
