@@ -44,7 +44,7 @@ def pytest_addoption(parser):
         default=os.environ.get("JANTAKU_MCU_FIRMWARE") or None,
         metavar="PATH",
         help="MicroPython's QEMU port for the MPS2-AN385 board (firmware.elf) that tests/mcu "
-             "boots (default: $JANTAKU_MCU_FIRMWARE; docs/FIRMWARE.md §10)",
+             "boots (default: $JANTAKU_MCU_FIRMWARE; docs/FIRMWARE.md §10.1)",
     )
     parser.addoption(
         "--mcu-required",
