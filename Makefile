@@ -1,6 +1,9 @@
 # jantaku: two commands, each doing its own set-up from a fresh clone.
 #   make run    the daemon on the simulated table, API on 127.0.0.1:8737 (Ctrl-C stops it)
-#   make test   every test tier: CPython, MicroPython unix port + mpy-cross, end to end
+#   make test   every test tier: CPython, MicroPython unix port + mpy-cross, end to end,
+#               the emulated microcontroller (tests/mcu: skipped, saying why, without
+#               qemu-system-arm or the firmware JANTAKU_MCU_FIRMWARE names)
+#   make test-mcu   that last tier alone, failing instead of skipping (docs/FIRMWARE.md §10)
 # The venv's interpreter: the distribution's own python3 when it is 3.11 or newer and
 # can make a venv, else the python3 on PATH; `make PYTHON=...` overrides.  Debian's and
 # Raspberry Pi OS's python3 is built with PGO and links libpython statically: the
@@ -16,7 +19,7 @@ BIN    := $(VENV)/bin
 # a new pyproject.toml or another interpreter makes a new venv
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)-$(shell $(PYTHON) -c 'import sys; print(sys.executable, sys.version)' 2>/dev/null | cksum | cut -d' ' -f1)
 
-.PHONY: run test venv bench clean
+.PHONY: run test test-mcu venv bench clean
 
 $(STAMP): pyproject.toml
 	@echo "== setting up $(VENV) (first run only)"
@@ -33,6 +36,9 @@ run: venv
 
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-mcu: venv
+	$(BIN)/python -m pytest tests/mcu --mcu-required $(PYTEST_ARGS)
 
 bench: venv
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,bench]'

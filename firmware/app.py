@@ -3,9 +3,15 @@
 # Raspberry Pi (pi_main.py) and inside the simulator (hw_sim), in real or
 # virtual time: it never sleeps and never reads a clock of its own.
 from firmware import profile as _profile
+from firmware.compat import const
 from firmware.sched import Scheduler
 from firmware.controller import Controller
 from firmware.endpoint import Endpoint, FIRMWARE_VERSION  # noqa: F401
+
+
+# steps counts on past 2**30 (12.4 days of a 1 ms loop) by wrapping: a 32-bit board's
+# small ints stop there, and a long integer would allocate at every step from then on
+_STEP_MASK = const(0x3FFFFFFF)
 
 
 class Firmware:
@@ -47,7 +53,7 @@ class Firmware:
     def step(self):
         """Read the port, finish IRQ follow-ups, run due timers, run the link.
         Never blocks."""
-        self.steps += 1
+        self.steps = (self.steps + 1) & _STEP_MASK
         ep = self.endpoint
         ctl = self.ctl
         wake = self._wake

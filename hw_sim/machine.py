@@ -11,7 +11,11 @@
 # Pins are the profile's numbers (a signal name is accepted too).  IRQ
 # handlers run synchronously at the virtual instant the level changes.  With
 # lock_irq=True every handler runs under micropython.heap_lock(), so a handler
-# that allocates raises MemoryError (tests of "nothing allocated in IRQs").
+# that allocates raises MemoryError (tests of "nothing allocated in IRQs"); and
+# the models behind the I2C bus and the ADC (colour sensors, current sense) run
+# with the heap unlocked even when the firmware calling them holds it locked:
+# they stand for silicon, and their noise draws are 32-bit values, long
+# integers on a 32-bit board (the firmware's side of the call stays locked).
 # Configuration that contradicts the table's wiring (an output set on an
 # input, an IRQ on an output, a missing pull-up the circuit relies on...) is
 # recorded in table.wiring, never silently fixed.
@@ -181,6 +185,64 @@ class Pin(_PinConsts):
             h(self)
 
 
+def _unlock_all():
+    """Unlock the heap however deep the caller locked it; returns that depth, for
+    _relock (0 on CPython and when it was not locked)."""
+    heap_lock()
+    n = heap_unlock()  # the depth before this function's own lock
+    k = n
+    while k:
+        heap_unlock()
+        k -= 1
+    return n
+
+
+def _relock(n):
+    while n:
+        heap_lock()
+        n -= 1
+
+
+class _SiliconI2C:
+    """The table's bus for a Machine(lock_irq=True): each transaction runs the
+    devices' models with the heap unlocked (a board's I2C is C and silicon; the
+    simulated sensors draw 32-bit noise).  Everything else is the bus's."""
+
+    def __init__(self, bus):
+        self._bus = bus
+
+    def __getattr__(self, name):
+        return getattr(self._bus, name)
+
+    def writeto(self, addr, buf, stop=True):
+        n = _unlock_all()
+        try:
+            return self._bus.writeto(addr, buf, stop)
+        finally:
+            _relock(n)
+
+    def writeto_mem(self, addr, memaddr, buf, addrsize=8):
+        n = _unlock_all()
+        try:
+            return self._bus.writeto_mem(addr, memaddr, buf, addrsize)
+        finally:
+            _relock(n)
+
+    def readfrom_mem_into(self, addr, memaddr, buf, addrsize=8):
+        n = _unlock_all()
+        try:
+            return self._bus.readfrom_mem_into(addr, memaddr, buf, addrsize)
+        finally:
+            _relock(n)
+
+    def readfrom_into(self, addr, buf, stop=True):
+        n = _unlock_all()
+        try:
+            return self._bus.readfrom_into(addr, buf, stop)
+        finally:
+            _relock(n)
+
+
 class _PinFactory(_PinConsts):
     """machine.Pin: callable like the class, with its constants."""
 
@@ -268,6 +330,12 @@ class ADC:
     def read_u16(self):
         src = self._src
         if src is not None:
+            if self._m.lock_irq:  # the current sense's noise: see _SiliconI2C
+                n = _unlock_all()
+                try:
+                    return src.current_u16()
+                finally:
+                    _relock(n)
             return src.current_u16()
         return 0
 
@@ -324,10 +392,10 @@ class Machine:
         return ADC(self, src, atten)
 
     def I2C(self, id=0, *, scl=None, sda=None, freq=400000, timeout=50000):
-        return self.table.bus
+        return _SiliconI2C(self.table.bus) if self.lock_irq else self.table.bus
 
     def SoftI2C(self, scl=None, sda=None, *, freq=400000, timeout=50000):
-        return self.table.bus
+        return self.I2C()
 
     def WDT(self, id=0, timeout=5000):
         return WDT(self, id, timeout)

@@ -2,15 +2,27 @@
 #
 #   0x7E | LEN | SEQ | MSGID | payload (0..56) | CRC32 little-endian (4)
 #
-# LEN is the whole frame (8..64); CRC32 (binascii.crc32, the zlib/IEEE one) covers
-# LEN..end of payload.  A receiver hunts for 0x7E; a LEN outside 8..64 or a CRC mismatch
-# drops that one sync byte and hunts again from the next byte, keeping what it buffered;
-# so does drop_partial(), which the link calls when the line stayed quiet for GAP_MS with
-# a partial frame buffered (a false sync whose LEN waits for bytes that never come).
+# LEN is the whole frame (8..64); CRC32 (the zlib/IEEE one: reflected, polynomial
+# 0xEDB88320) covers LEN..end of payload.  A receiver hunts for 0x7E; a LEN outside 8..64
+# or a CRC mismatch drops that one sync byte and hunts again from the next byte, keeping
+# what it buffered; so does drop_partial(), which the link calls when the line stayed
+# quiet for GAP_MS with a partial frame buffered (a false sync whose LEN waits for bytes
+# that never come).
 #
 # Runs unchanged on MicroPython 1.2x and CPython 3.11.  Nothing here allocates per byte or
 # per frame once constructed: buffers are preallocated, and every memoryview the CRC needs
 # is cut once (slicing a memoryview allocates on MicroPython; crc32 over a view does not).
+#
+# The CRC has two implementations with the same result (tests compare them):
+# - binascii.crc32 (C) where a small int holds any 32-bit value (CPython, 64-bit
+#   MicroPython such as the unix port): its result allocates nothing there;
+# - on a 32-bit board small ints stop at 2**30 (31-bit), so binascii.crc32 returns a
+#   heap-allocated long integer for three frames in four.  There the CRC runs here, one
+#   byte at a time over a 256-entry table kept as two 16-bit halves, so every value is a
+#   small int and neither sealing nor checking a frame allocates (proved under
+#   micropython.heap_lock() on an emulated Cortex-M: tests/mcu).
+import sys
+from array import array
 from binascii import crc32
 
 from protocol import messages as _m
@@ -35,16 +47,96 @@ def _prefix_views(buf):
     return tuple(mv[0:n] for n in range(MAX_FRAME + 1))
 
 
+def _halves_table():
+    """The CRC-32 table (reflected 0xEDB88320) as two array('H'): low and high 16
+    bits of each entry, computed in halves (no value above 0xFFFF)."""
+    lo_t = array("H", bytes(512))
+    hi_t = array("H", bytes(512))
+    for i in range(256):
+        lo = i
+        hi = 0
+        for _ in range(8):
+            carry = lo & 1
+            lo = (lo >> 1) | ((hi & 1) << 15)
+            hi >>= 1
+            if carry:
+                lo ^= 0x8320
+                hi ^= 0xEDB8
+        lo_t[i] = lo
+        hi_t[i] = hi
+    return lo_t, hi_t
+
+
+_TLO, _THI = _halves_table()
+
+
+def seal_halves(buf, n):
+    """seal()'s CRC in 16-bit halves: CRC-32 of buf[1:n-4] written to buf[n-4:n]
+    (little-endian).  Only small ints: allocates nothing on a 31-bit small-int port."""
+    tlo = _TLO
+    thi = _THI
+    lo = 0xFFFF
+    hi = 0xFFFF
+    i = 1
+    end = n - 4
+    while i < end:
+        x = (lo ^ buf[i]) & 0xFF
+        lo = ((lo >> 8) | ((hi & 0xFF) << 8)) ^ tlo[x]
+        hi = (hi >> 8) ^ thi[x]
+        i += 1
+    lo ^= 0xFFFF
+    hi ^= 0xFFFF
+    buf[end] = lo & 0xFF
+    buf[end + 1] = lo >> 8
+    buf[end + 2] = hi & 0xFF
+    buf[end + 3] = hi >> 8
+
+
+def check_halves(buf, n):
+    """True if the CRC in buf[n-4:n] is the CRC-32 of buf[1:n-4] (halves, as
+    seal_halves: compares bytes, allocates nothing)."""
+    tlo = _TLO
+    thi = _THI
+    lo = 0xFFFF
+    hi = 0xFFFF
+    i = 1
+    end = n - 4
+    while i < end:
+        x = (lo ^ buf[i]) & 0xFF
+        lo = ((lo >> 8) | ((hi & 0xFF) << 8)) ^ tlo[x]
+        hi = (hi >> 8) ^ thi[x]
+        i += 1
+    lo ^= 0xFFFF
+    hi ^= 0xFFFF
+    return (buf[end] == lo & 0xFF and buf[end + 1] == lo >> 8
+            and buf[end + 2] == hi & 0xFF and buf[end + 3] == hi >> 8)
+
+
+# Which one runs: binascii's C crc32 where its result is a small int (sys.maxsize above
+# 32 bits: CPython, 64-bit MicroPython), the halves on a 32-bit board.
+CRC_HALVES = sys.maxsize <= 0xFFFFFFFF
+
+
 def seal(buf, n, crcv):
     """Write LEN and CRC of the n-byte frame whose header and payload are in buf[0:n-4];
     crcv are buf's cached CRC views."""
     buf[0] = SYNC
     buf[1] = n
+    if CRC_HALVES:
+        seal_halves(buf, n)
+        return
     c = crc32(crcv[n])
     buf[n - 4] = c & 0xFF
     buf[n - 3] = (c >> 8) & 0xFF
     buf[n - 2] = (c >> 16) & 0xFF
     buf[n - 1] = (c >> 24) & 0xFF
+
+
+def crc_ok(buf, n, crcv):
+    """True if the n-byte frame at buf[0] carries the CRC of buf[1:n-4]."""
+    if CRC_HALVES:
+        return check_halves(buf, n)
+    return crc32(crcv[n]) == (buf[n - 4] | (buf[n - 3] << 8) | (buf[n - 2] << 16) | (buf[n - 1] << 24))
 
 
 class Encoder:
@@ -186,15 +278,15 @@ class Decoder:
                 break
             if h == 0:
                 fb = b
-                c = crc32(self._rcrc[n])
+                ok = crc_ok(b, n, self._rcrc)
             else:
                 fb = self._fbuf
                 k = 0
                 while k < n:
                     fb[k] = b[h + k]
                     k += 1
-                c = crc32(self._fcrc[n])
-            if c != (fb[n - 4] | (fb[n - 3] << 8) | (fb[n - 2] << 16) | (fb[n - 1] << 24)):
+                ok = crc_ok(fb, n, self._fcrc)
+            if not ok:
                 self.crc_errors += 1
                 h += 1
                 continue

@@ -45,7 +45,13 @@ def ticks_add(t, delta):
 
 
 def random_nonce():
-    """A random u32 other than 0 (host session nonce, device boot nonce)."""
+    """A random u32 other than 0 (host session nonce, device boot nonce).
+
+    From os.urandom where the runtime has it (CPython, the unix port, RP2040/RP2350
+    and most boards); else from random, reseeded with timing (_timing_entropy): a port
+    without a random source (MicroPython's QEMU board) starts random in the same state
+    at every reset, and its nonce would repeat (SPEC §7: the boot nonce is how a host
+    tells a reset; §15)."""
     try:
         import os
 
@@ -54,8 +60,34 @@ def random_nonce():
     except (ImportError, AttributeError, NotImplementedError, OSError):
         import random
 
+        random.seed(random.getrandbits(32) ^ _timing_entropy())
         v = random.getrandbits(32)
     return v if v else 1
+
+
+def _timing_entropy():
+    """32 bits from timing, for a runtime without a random source: the microseconds
+    since reset when it runs (after imports and checks whose length varies from boot
+    to boot) and the jitter of 32 short waits, folded together.  Weak next to a
+    hardware source, enough to tell one boot from the next."""
+    try:
+        from time import ticks_us
+    except ImportError:  # CPython (which has os.urandom: only tests come here)
+        from time import monotonic_ns
+
+        def ticks_us():
+            return monotonic_ns() // 1000
+
+    h = ticks_us() & 0x3FFFFFFF
+    j = 0
+    while j < 32:
+        t = ticks_us()
+        k = 0
+        while k < 40:
+            k += 1
+        h = (h * 31 + ticks_us() - t) & 0xFFFFFFFF
+        j += 1
+    return h
 
 
 _CMD_SLOTS = 2  # free tx slots a device needs before taking a command (reply + RESULT)
@@ -580,7 +612,14 @@ class Link:
         v = self._hbv
         v[1] = self.session
         v[2] = self.table_state
-        v[3] = self.uptime_ms & 0xFFFFFFFF
+        u = self.uptime_ms
+        if u > _TMASK:
+            # past 2**30 ms (12.4 days): wrapped to the field's 32 bits.  On a 32-bit
+            # board this count is a long integer from here on, so a heartbeat then
+            # allocates (masking it first, as before, allocated from the first one:
+            # 0xFFFFFFFF itself is a long integer there)
+            u &= 0xFFFFFFFF
+        v[3] = u
         v[4] = self.dropped if self.dropped < 0xFFFF else 0xFFFF
         self._hb_dropped = self.dropped
         self._send_unseq(0, _m.HEARTBEAT, v)

@@ -4,6 +4,8 @@
 #
 # Runs unchanged on MicroPython 1.2x and CPython 3.11: plain tuples, no typing, no enum.
 # Imports nothing of ours.
+from struct import pack_into as _pack_into
+
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -491,11 +493,10 @@ def encode_payload(entry, values, buf, off):
                 buf[off + 1] = v >> 8
                 off += 2
             else:
-                v &= 0xFFFFFFFF
-                buf[off] = v & 0xFF
-                buf[off + 1] = (v >> 8) & 0xFF
-                buf[off + 2] = (v >> 16) & 0xFF
-                buf[off + 3] = v >> 24
+                # struct writes a long integer's bytes without allocating: on a 32-bit
+                # board a u32 of 2**30 or more (a nonce) is one, and shifting or masking
+                # it would allocate a new one per operation
+                _pack_into("<i" if t == I32 else "<I", buf, off, v)
                 off += 4
         elif t == STR:
             if isinstance(v, str):

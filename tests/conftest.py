@@ -2,7 +2,10 @@
 
 Tiers (docs/ARCHITECTURE.md §7): tests/unit (CPython), tests/mpy (run under the real
 MicroPython unix port by tests/unit/test_micropython.py), tests/e2e (the real daemon over a
-real pseudo-terminal; `--hil-port PATH` points them at a real table instead).
+real pseudo-terminal; `--hil-port PATH` points them at a real table instead), tests/mcu
+(the firmware as flashed on an emulated Cortex-M, MicroPython's QEMU port: `--mcu-firmware
+PATH` or JANTAKU_MCU_FIRMWARE gives its ELF; skipped without it or without qemu-system-arm,
+unless `--mcu-required`, which `make test-mcu` passes).
 """
 import os
 import pathlib
@@ -36,6 +39,19 @@ def pytest_addoption(parser):
         metavar="PATH",
         help="run the end-to-end suite against a real table's serial port (hardware-in-loop)",
     )
+    parser.addoption(
+        "--mcu-firmware",
+        default=os.environ.get("JANTAKU_MCU_FIRMWARE") or None,
+        metavar="PATH",
+        help="MicroPython's QEMU port for the MPS2-AN385 board (firmware.elf) that tests/mcu "
+             "boots (default: $JANTAKU_MCU_FIRMWARE; docs/FIRMWARE.md §10.1)",
+    )
+    parser.addoption(
+        "--mcu-required",
+        action="store_true",
+        help="fail tests/mcu, instead of skipping it, when qemu-system-arm or the firmware "
+             "is missing (make test-mcu)",
+    )
 
 
 def tool(name):
@@ -66,7 +82,7 @@ def hil_port(request):
 
 # Each tier must collect at least one test when the whole suite runs: an empty tier is a
 # failure, not a silent pass (CI's "ran no test").
-TIERS = {"unit": "tests/unit", "e2e": "tests/e2e"}
+TIERS = {"unit": "tests/unit", "e2e": "tests/e2e", "mcu": "tests/mcu"}
 
 
 @pytest.fixture

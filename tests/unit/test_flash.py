@@ -1,5 +1,6 @@
 """hostd.bringup.flash: a real dry run (real mpy-cross), the mpremote command lines with a fake
 runner, and EXIT_REPL over a real pseudo-terminal to a protocol device link."""
+import ast
 import os
 import pathlib
 import re
@@ -28,6 +29,47 @@ def test_board_sources_skip_host_only_files(tmp_path):
     got = [rel for _, rel in board_sources(tmp_path)]
     assert got == ["firmware/__init__", "firmware/a", "firmware/bindings/machine_hal",
                    "protocol/codec"]
+
+
+def _module_imports(path, known):
+    """The project modules path imports (at top level or inside a function: a module
+    imported on first use runs on the board too), parent packages included."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names |= {node.module + "." + a.name for a in node.names}  # from pkg import mod
+    out = set()
+    for name in names:
+        parts = name.split(".")
+        out |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    return out & known
+
+
+def test_the_board_gets_exactly_what_its_entry_point_imports():
+    """What `jantaku flash` stages is what a board runs: the modules firmware.main (the
+    board's /main.py) imports, followed through every import, and nothing else (no test
+    doubles such as firmware/fakes.py, no host-only module)."""
+    def modname(rel):
+        return rel.replace("/", ".").removesuffix(".__init__")
+
+    files = {}
+    for pkg in ("firmware", "protocol"):
+        for p in (ROOT / pkg).rglob("*.py"):
+            files[modname(p.relative_to(ROOT).as_posix()[:-3])] = p
+    staged = {modname(rel) for _, rel in board_sources(ROOT)}
+    reached = set()
+    todo = [fl.ENTRY[0]]
+    while todo:
+        mod = todo.pop()
+        if mod not in reached:
+            reached.add(mod)
+            todo.extend(_module_imports(files[mod], set(files)))
+    assert "firmware.fakes" not in staged and "firmware.selftest" in staged
+    assert staged - reached == set(), "staged but never imported on a board: add to EXCLUDE"
+    assert reached - staged == set(), "imported on a board but not staged"
 
 
 def test_dry_run_compiles_for_real_and_copies_nothing():

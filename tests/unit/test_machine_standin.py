@@ -160,3 +160,31 @@ def test_lock_irq_catches_an_allocating_handler():
     else:
         tab.advance_to(10)
         assert m.irq_alloc_errors == 0
+
+
+def test_lock_irq_bus_is_the_tables_with_its_models_outside_the_lock():
+    """Machine(lock_irq=True): the I2C object passes every transaction to the table's
+    bus (the same bytes, the same NACK) and returns the heap lock as it found it; its
+    models run unlocked (tests/mpy/sim_heap_lock.py proves the rest on MicroPython)."""
+    from firmware import compat
+    from hw_sim import machine as hm
+
+    tab = bare_table(sim={"bounce": 0.0})
+    m = Machine(tab, lock_irq=True)
+    i2c = m.I2C(0)
+    assert i2c is not tab.bus and i2c.mux_addr == tab.bus.mux_addr and 0x70 in i2c.scan()
+    n0 = tab.bus.transactions
+    i2c.writeto(0x70, b"\x01")  # mux: channel 0
+    buf = bytearray(8)
+    i2c.readfrom_mem_into(0x29, 0x80 | 0x12, buf)
+    assert buf[0] == 0x44 and tab.bus.transactions == n0 + 3  # the TCS34725's ID
+    with pytest.raises(OSError):
+        i2c.writeto_mem(0x31, 0, b"\x00")  # nobody at 0x31: a NACK
+    assert hm._unlock_all() == 0  # the lock as it was (none)
+    compat.heap_lock()
+    try:
+        depth = hm._unlock_all()
+        hm._relock(depth)
+    finally:
+        compat.heap_unlock()
+    assert depth == (1 if compat.MICROPYTHON else 0)

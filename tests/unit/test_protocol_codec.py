@@ -200,6 +200,49 @@ def test_any_good_crc_frame_is_delivered_as_sent(seq, msgid, payload):
     assert got == [f]
 
 
+# ------------------------------------------------------------------ the CRC in 16-bit halves
+# What a 32-bit board runs (codec.CRC_HALVES there): the same CRC-32 as zlib's, computed
+# with small ints only.  tests/mcu proves it allocates nothing on an emulated Cortex-M.
+def test_halves_check_value_is_the_spec():
+    buf = bytearray(b"\x00123456789\x00\x00\x00\x00")
+    c.seal_halves(buf, len(buf))
+    assert int.from_bytes(buf[-4:], "little") == 0xCBF43926  # SPEC §3's check value
+    assert c.check_halves(buf, len(buf))
+    buf[3] ^= 0x10
+    assert not c.check_halves(buf, len(buf))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=3, max_size=59), st.integers(0, 31))
+def test_halves_equal_zlib_and_catch_any_one_bit_error(covered, bit):
+    n = len(covered) + 5
+    buf = bytearray(n)
+    buf[1 : n - 4] = covered
+    c.seal_halves(buf, n)
+    assert int.from_bytes(buf[n - 4 :], "little") == zlib.crc32(covered)
+    assert c.check_halves(buf, n)
+    buf[n - 4 + bit // 8] ^= 1 << (bit % 8)  # a flipped CRC bit is caught too
+    assert not c.check_halves(buf, n)
+
+
+def test_the_halves_path_frames_as_the_c_path(monkeypatch):
+    """With CRC_HALVES forced on, every sample frame comes out byte for byte the same and
+    the decoder takes exactly the good frames (the path a 32-bit board takes)."""
+    monkeypatch.setattr(c, "CRC_HALVES", True)
+    halves = [c.encode_frame(i & 0xFF, e[0], v) for i, (e, v) in enumerate(SAMPLES)]
+    assert halves == FRAMES
+    bad = bytearray(FRAMES[0])
+    bad[4] ^= 1
+    got, dec = collect(bytes(bad) + b"".join(FRAMES[:50]))
+    assert got == FRAMES[:50] and dec.crc_errors == 1
+
+
+def test_the_crc_path_follows_the_small_int_width():
+    import sys
+
+    assert c.CRC_HALVES is (sys.maxsize <= 0xFFFFFFFF)  # CPython: the C crc32
+
+
 # ------------------------------------------------------------------ 1,000,000 corruptions
 def corrupt(rng, f, rand_bytes):
     n = len(f)

@@ -702,3 +702,26 @@ def test_the_rtt_estimate_outlives_a_session_only_the_backoff_is_reset():
     assert d.link.rto_ms == 240
     d.connect(nonce=NONCE + 1)  # a new session
     assert d.link.rto_ms == 120 and d.link.stats()["srtt_ms"] == 40
+
+
+def test_a_runtime_without_a_random_source_still_gets_a_new_nonce_each_boot(monkeypatch):
+    """No os.urandom (MicroPython's QEMU board): random starts in the same state at every
+    reset, so the nonce comes from it reseeded with timing; two 'boots' (random's state
+    reset between them) give two nonces, neither 0.  tests/mcu checks it across real
+    resets of the emulated board."""
+    import os
+    import random
+
+    def no_urandom(n):
+        raise NotImplementedError("no random source")
+
+    monkeypatch.setattr(os, "urandom", no_urandom)
+    state = random.getstate()
+    try:
+        got = []
+        for _ in range(3):
+            random.seed(12345)  # what every reset of such a board starts from
+            got.append(L.random_nonce())
+    finally:
+        random.setstate(state)
+    assert len(set(got)) == 3 and 0 not in got and all(0 < v <= 0xFFFFFFFF for v in got)
