@@ -22,7 +22,7 @@ import time
 import tty
 from concurrent.futures import ThreadPoolExecutor
 
-from hostd import flash
+from hostd.bringup import flash
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 QEMU = "qemu-system-arm"
@@ -92,7 +92,7 @@ def _romfs(directory):
 
 
 def build_image(dest, *, profile=None, mpy_cross=None):
-    """Write the test image to ``dest``: :func:`hostd.flash.stage` (the very files
+    """Write the test image to ``dest``: :func:`hostd.bringup.flash.stage` (the very files
     ``jantaku flash`` copies to a board, compiled by the same mpy-cross), the list of
     them as /jantaku-staged.txt, and the test files compiled beside them.  Returns
     {"staged": [board paths], "extras": [image paths], "bytes": size}."""

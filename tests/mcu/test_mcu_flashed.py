@@ -45,7 +45,7 @@ def test_mcu_boot_nonce_differs_across_resets(mcu):
 
 
 def test_mcu_image_holds_exactly_the_staged_files(mcu):
-    """The image's board view is what hostd.flash.stage() made, fakes excluded."""
+    """The image's board view is what hostd.bringup.flash.stage() made, fakes excluded."""
     staged = mcu["info"]["staged"]
     assert "main.py" in staged and "firmware/fakes.mpy" not in staged
     assert "firmware/fakes.mpy" in mcu["info"]["extras"]
