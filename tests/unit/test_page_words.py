@@ -68,7 +68,7 @@ say("breakLine.tiles", () => W.breakLine(Object.assign({}, t, {unit: "tiles", br
 say("breakWait", () => W.breakWait({hand: 3, game: 1, game_hand: 3}, W));
 say("closesIn", () => W.closesIn(83.4, W));
 say("comeUpIn", () => W.comeUpIn(5, W));
-say("openUntilDone", () => W.openUntilDone(W));
+say("openUntilDone", () => W.openUntilDone(W, "push_all"));
 say("buildLeft", () => [W.buildLeft(20.2), W.buildLeft(130)]);
 say("colours", () => [W.colours(["blue", "green"]), W.colours(["blue", "blue"]), W.colours([])]);
 say("marks", () => ["blue", "green", "pink"].map((c) => W.mark(W, c)));

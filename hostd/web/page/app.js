@@ -187,7 +187,7 @@
     if (st && P.live && st.state && st.next) {
       const p = st.state.params || {}, code = st.next.code;
       if (PUSH.has(code)) {
-        parts.push(p.until ? W.closesIn(Math.max(0, p.until - hostNow()), W) : W.openUntilDone(W));
+        parts.push(p.until ? W.closesIn(Math.max(0, p.until - hostNow()), W) : W.openUntilDone(W, code));
       } else if (code === "clear_top" && p.until) {
         parts.push(W.comeUpIn(Math.max(0, p.until - hostNow()), W));
       } else if (st.state.name === "building" && p.stage !== "push") {
@@ -378,9 +378,10 @@
   function renderFault() {
     const st = P.status, f = st && P.live && !tableDown() ? st.fault : null;
     let box = $("fault");
+    const root = document.documentElement;
     if (!f) {
       if (box) box.remove();
-      document.body.classList.remove("has-fault");
+      root.classList.remove("has-fault");
       return;
     }
     if (!box) {
@@ -396,13 +397,15 @@
       count.id = "fault-count";
       box.append(title, todo, count);
       document.body.appendChild(box);
-      document.body.classList.add("has-fault");
+      root.classList.add("has-fault");
     }
     box.dataset.kind = f.kind || "";
     box.dataset.track = f.track ? String(f.track) : "";
     setText($("fault-title"), W.faultLabel + ": " + W.faultTitle(f, W));
     setText($("fault-todo"), W.faultTodo(f, W));
     setText($("fault-count"), faultCount(f));
+    // as much room below the page as the banner takes (it covers nothing for good)
+    root.style.setProperty("--fault-h", Math.ceil(box.getBoundingClientRect().height) + "px");
   }
 
   // how far the build had come when it stopped (the table's counts)

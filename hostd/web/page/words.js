@@ -51,8 +51,8 @@ window.JANTAKU_WORDS = {
       more: "It is sent again as soon as the table answers." }),
     start_session: (p, w) => ({
       head: "Start a session",
-      more: "Choose a ruleset below and press " + w.btn(w, "start") + " (the sets' backs: " +
-        w.colours(p.colours) + ")." }),
+      more: "Choose what to play below, then press the start button above (the sets' " +
+        "backs: " + w.colours(p.colours) + ")." }),
     take_tiles_out: (p, w) => ({
       head: "Take the tiles out, or start a session",
       more: "Every tile is on the table top (the sets' backs: " + w.colours(p.colours) + ")." }),
@@ -66,7 +66,7 @@ window.JANTAKU_WORDS = {
         "raised." : "The walls inside come up to the table top." }),
     clear_top: (p, w) => ({ head: "Take the tiles off the table top",
       more: (p.tiles ? p.tiles + " more tiles come up from the mixer next. " : "") +
-        "Press " + w.btn(w, "continue") + " once the top is clear." }),
+        "Press " + w.primaryName(w, "clear_top") + " once the top is clear." }),
     collecting: (p) => ({ head: "Collecting every tile into the mixer: wait",
       more: "For game " + (p.game || 1) + ": the walls inside come up." }),
     push_all: (p, w) => ({ head: "Push every tile into the centre",
@@ -164,7 +164,7 @@ window.JANTAKU_WORDS = {
 
   // -- time cues -----------------------------------------------------------------------------
   closesIn: (s, w) => "The centre closes in " + w.clock(s),
-  openUntilDone: (w) => "The centre stays open until you press " + w.btn(w, "continue") + ".",
+  openUntilDone: (w, code) => "Open until you press " + w.primaryName(w, code),
   comeUpIn: (s, w) => "The next tiles come up in " + w.clock(s),
   buildLeft: (s) => "About " + (s < 60 ? Math.max(1, Math.round(s)) + " s" :
     Math.round(s / 60) + " min") + " left",
@@ -415,7 +415,7 @@ window.JANTAKU_WORDS_JA = {
       more: "卓が応答しだい送り直します。" }),
     start_session: (p, w) => ({
       head: "セッションを始めてください",
-      more: "下でルールを選び、" + w.btn(w, "start") + "を押してください(牌の背:" + w.colours(p.colours) + ")。" }),
+      more: "下で遊び方を選び、上の開始ボタンを押してください(牌の背:" + w.colours(p.colours) + ")。" }),
     take_tiles_out: (p, w) => ({
       head: "牌を取り出すか、セッションを始めてください",
       more: "すべての牌が卓上にあります(牌の背:" + w.colours(p.colours) + ")。" }),
@@ -427,7 +427,7 @@ window.JANTAKU_WORDS_JA = {
       more: p.round ? "第" + p.round + "回:洗牌機の牌を山にして上げています。" : "中の山が卓上に上がります。" }),
     clear_top: (p, w) => ({ head: "卓上の牌を取り出してください",
       more: (p.tiles ? "次に洗牌機からあと" + p.tiles + "枚上がってきます。" : "") +
-        "卓上が空いたら" + w.btn(w, "continue") + "を押してください。" }),
+        "卓上が空いたら" + w.primaryName(w, "clear_top") + "を押してください。" }),
     collecting: (p) => ({ head: "すべての牌を洗牌機に集めています:お待ちください",
       more: "半荘" + (p.game || 1) + "のため、中の山を上げています。" }),
     push_all: (p, w) => ({ head: "すべての牌を中央に落としてください",
@@ -507,7 +507,7 @@ window.JANTAKU_WORDS_JA = {
   faultAt: "ここで停止",
   counted: (n, of) => "止まったとき" + of + "枚中" + n + "枚を数えていました。",
   closesIn: (s, w) => "中央はあと" + w.clock(s) + "で閉じます",
-  openUntilDone: (w) => w.btn(w, "continue") + "を押すまで中央は開いています。",
+  openUntilDone: (w, code) => w.primaryName(w, code) + "を押すまで開いています",
   comeUpIn: (s, w) => "あと" + w.clock(s) + "で次の牌が上がります",
   buildLeft: (s) => "残り約" + (s < 60 ? Math.max(1, Math.round(s)) + "秒" : Math.round(s / 60) + "分"),
   buildCounting: "山積みの時間を測っています…",
