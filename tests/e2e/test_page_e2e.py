@@ -275,6 +275,33 @@ def test_the_phone_pairs_with_the_code_from_the_host(table, browser):
     settle(browser)
 
 
+def test_the_chime_is_off_until_chosen_and_asks_for_a_tap_after_a_reload(table, browser):
+    """Sound and vibration when the table asks for people: off by default; turned on, the
+    browser remembers it; after a reload the page asks for one tap before it can sound (as
+    browsers require), then the next ask sounds and vibrates."""
+    from selenium.webdriver.common.by import By
+
+    assert browser.js("return document.getElementById('chime').checked") is False
+    assert not browser.driver.find_element(By.ID, "arm").is_displayed()
+    press(browser, "#chime")
+    assert browser.js("return localStorage.getItem('jantaku.chime')") == "on"
+    browser.driver.refresh()
+    wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.paired === true && "
+              "!document.body.classList.contains('loading')", "the page again")
+    assert browser.js("return document.getElementById('chime').checked") is True
+    arm = wait_page(browser, "const a = document.getElementById('arm'); return a.offsetParent "
+                    "!== null && a.textContent", "the tap it asks for", 5)
+    assert arm == "Tap to let this page sound"
+    in_view(browser, "arm")
+    press(browser, "#arm")
+    wait_page(browser, "return window.jantakuPage.audio && window.jantakuPage.audio.state === "
+              "'running' && document.getElementById('arm').offsetParent === null",
+              "the sound allowed", 5)
+    # what it does when the table asks (the push window, next), seen through vibrate
+    browser.js("window.__buzz = []; navigator.vibrate = (p) => { window.__buzz.push(p); return true; };")
+    settle(browser)
+
+
 # -- an evening ------------------------------------------------------------------------------
 
 def test_the_push_window_counts_down_and_its_button_closes_it(table, browser):
@@ -299,6 +326,8 @@ def test_the_push_window_counts_down_and_its_button_closes_it(table, browser):
     assert abs(left[1] - (until - time.time())) <= 2, (second, until - time.time())
     assert in_view(browser, "headline") == "Push every tile into the centre"
     assert in_view(browser, "primary") == "Done: close the centre"
+    # people are asked: the chime sounded once, and the phone buzzed
+    assert browser.js("return [window.jantakuPage.chimes, window.__buzz.length]") == [1, 1]
     offered_is_can(browser, table)
     assert "continue" in can_now(browser)
     shoot(browser, "phone-push")
