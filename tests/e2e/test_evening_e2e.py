@@ -278,7 +278,8 @@ def test_a_hand_over_and_its_throw_from_the_page(table, browser, hand, throw):
         assert dice["by"] == "api"
     else:
         assert dice["dice"] == [3, 4] and dice["by"] == "entered"
-        assert "Thrown by your dice, entered." in browser.text("#dead")
+        wait_page(browser, "return document.getElementById('log').textContent.includes("
+                  "'Dice for hand 2 of game 1: 3 + 4 = 7 (your dice, entered)')", "the throw logged")
     assert "dice" not in offered(browser)  # one throw a hand
     shoot(browser, "5-hand-%d" % hand)
     no_console_errors(browser)

@@ -642,7 +642,7 @@ def test_the_table_view_is_the_top_of_the_page_large(table, browser):
         browser.driver.get(table.url + "/?view=table")
         wait_page(browser, "return window.jantakuPage.live && "
                   "!document.body.classList.contains('loading')", "the table view")
-        shown = browser.js("return Array.from(document.querySelectorAll('main > section'))"
+        shown = browser.js("return Array.from(document.querySelectorAll('main section'))"
                            ".filter(s => s.offsetParent).map(s => s.id)")
         assert shown == ["now", "table-now", "settings"]
         size = browser.js("return parseFloat(getComputedStyle(document.getElementById('headline')).fontSize)")

@@ -75,7 +75,6 @@ say("marks", () => ["blue", "green", "pink"].map((c) => W.mark(W, c)));
 say("counted", () => W.counted(46, 136));
 say("tableSvg", () => W.tableSvg(t, W));
 say("deadLine", () => W.deadLine(14));
-say("thrownBy", () => W.thrownBy(t, W));
 say("historyLine", () => W.historyLine({id: 3, ruleset: "riichi", mixed_deck: true, state: "aborted",
                                           games: [{hands: [1, 2]}]}, 2, W));
 say("refusedAs", () => W.refusedAs(W.cmd.hand_over, W.refusal.not_connected()));

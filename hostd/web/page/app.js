@@ -248,7 +248,7 @@
     line.id = t ? "break" : "break-wait";
     setText(line, t ? W.breakLine(t, W) : onTop ? W.breakWait(sessionHand(), W) : W.noWallsUp);
     const extra = t ? [W.deadLine(t.dead_wall_tiles), t.double ? W.doubleLine : "",
-      t.breaker_is_dealer ? W.breakerIsDealer : "", W.thrownBy(t, W)].filter(Boolean).join(" ") : "";
+      t.breaker_is_dealer ? W.breakerIsDealer : ""].filter(Boolean).join(" ") : "";
     setText($("dead"), extra);
     const key = JSON.stringify([t, onTop, stacksPerWall(), W.lang]);
     if (box.dataset.key === key) return;
@@ -1195,8 +1195,14 @@
     setText($("title"), W.title);
     setText($("footer"), W.footer);
     if (kiosk) document.body.classList.add("kiosk");
-    $("table-now").setAttribute("aria-label", W.tableSvg(null, W));
-    $("table-now").removeAttribute("aria-labelledby");
+    // the sticky top's height: what is scrolled into view (the focus) goes below it
+    if (window.ResizeObserver) {
+      new ResizeObserver(() => {
+        document.documentElement.style.setProperty("--now-h", $("now").offsetHeight + "px");
+      }).observe($("now"));
+    }
+    $("table-now").setAttribute("aria-label", W.topTitle);
+    setText($("how-title"), W.howTitle);
     // words of the fixed controls
     $("pair-label").textContent = W.pairLabel;
     $("pair-button").textContent = W.pairButton;

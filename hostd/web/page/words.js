@@ -214,8 +214,8 @@ window.JANTAKU_WORDS = {
 
   // -- the throw and the break -----------------------------------------------------------------
   seatShort: { self: "thrower", right: "right", across: "across", left: "left" },
-  breakAt: { self: "break the thrower's own", right: "break the thrower's right",
-    across: "break across", left: "break the thrower's left" },
+  breakAt: { self: "break the thrower's", right: "break the right", across: "break across",
+    left: "break the left" },
   units: (n, unit) => n + " " + (unit === "tiles" ? (n === 1 ? "tile" : "tiles")
     : (n === 1 ? "stack" : "stacks")),
   breakLine: (t, w) => t.dice.join("+") + " = " + t.total + " · " + (w.breakAt[t.breaker] ||
@@ -226,12 +226,13 @@ window.JANTAKU_WORDS = {
   doubleLine: "A double: the hand's value doubles.",
   breakerIsDealer: "The wall's owner becomes the dealer.",
   by: { button: "the dice button", api: "the page or a program", entered: "your dice, entered" },
-  thrownBy: (t, w) => "Thrown by " + (w.by[t.by] || w.by.api) + ".",
   tableSvg: (t, w) => t ? "The four walls seen from the thrower's seat (bottom): " +
     w.breakLine(t, w) + "." : "The four walls seen from the thrower's seat (bottom).",
 
   // -- the cards -------------------------------------------------------------------------------
   controlsTitle: "Controls",
+  howTitle: "What to do",
+  topTitle: "The walls on the table top",
   apartTitle: "Ending",
   wallsTitle: "Walls inside",
   decksTitle: "Decks",
@@ -326,7 +327,8 @@ window.JANTAKU_WORDS = {
     hand_over: (e, w) => "Hand over: " + w.deck(e.raising) + " comes up" +
       (e.dropping ? ", " + w.deck(e.dropping) + " goes in" : ""),
     hand: (e, w) => w.Hand(e) + " began on " + w.deck(e.deck),
-    dice: (e, w) => "Dice for " + w.hand(e) + ": " + e.dice.join(" + ") + " = " + e.total,
+    dice: (e, w) => "Dice for " + w.hand(e) + ": " + e.dice.join(" + ") + " = " + e.total +
+      " (" + (w.by[e.by] || w.by.api) + ")",
     fault: (e, w) => "Fault: " + w.faultTitle(e, w),
     fault_recovered: () => "Fault cleared: the table carries on",
     stopped: (e, w) => "Stopped: " + w.faultTitle(e, w),
@@ -559,10 +561,11 @@ window.JANTAKU_WORDS_JA = {
   doubleLine: "ゾロ目:この局の点数は倍になります。",
   breakerIsDealer: "割られた山の持ち主が親になります。",
   by: { button: "サイコロボタン", api: "このページかプログラム", entered: "手で振った目を入力" },
-  thrownBy: (t, w) => "振り方:" + (w.by[t.by] || w.by.api) + "。",
   tableSvg: (t, w) => t ? "振った人の席(下)から見た四つの山:" + w.breakLine(t, w) + "。"
     : "振った人の席(下)から見た四つの山。",
   controlsTitle: "操作",
+  howTitle: "すること",
+  topTitle: "卓上の山",
   apartTitle: "終わらせる",
   wallsTitle: "中の山",
   decksTitle: "デッキ",
@@ -644,7 +647,8 @@ window.JANTAKU_WORDS_JA = {
     hand_over: (e, w) => "局の交代:" + w.deck(e.raising) + "が上がります" +
       (e.dropping ? "、" + w.deck(e.dropping) + "は中へ" : ""),
     hand: (e, w) => w.hand(e) + "が" + w.deck(e.deck) + "で始まりました",
-    dice: (e, w) => w.hand(e) + "のサイコロ:" + e.dice.join(" + ") + " = " + e.total,
+    dice: (e, w) => w.hand(e) + "のサイコロ:" + e.dice.join(" + ") + " = " + e.total +
+      "(" + (w.by[e.by] || w.by.api) + ")",
     fault: (e, w) => "エラー:" + w.faultTitle(e, w),
     fault_recovered: () => "エラーから復旧しました",
     stopped: (e, w) => "停止:" + w.faultTitle(e, w),
