@@ -507,6 +507,7 @@
     }
     answer.at = P.seq;  // shown until the state changes
     P.answer = answer;
+    P.lastAnswer.n = (P.answers = (P.answers || 0) + 1);
     P.sending = null;
     refreshStatus();
     render();
@@ -942,15 +943,16 @@
     catch (err) { return; }
     const bad = ["fault", "stopped", "step_failed", "build_failed"].includes(e.type) ||
       (e.type === "build_done" && !e.ok) || (e.type === "session_ended" && e.how !== "ended");
-    // one fault reaches the page as several events (fault, build_failed, stopped): one line
-    const key = bad ? [e.kind || "", e.track || "", e.deck || ""].join(":") : null;
-    if (bad && recentFault(key)) return;
-    P.log.unshift({ text: text, bad: bad, key: key, at: new Date() });
+    // one fault reaches the page as several events at once (fault, build_failed, stopped,
+    // step_failed): one line says it, the one naming the track when one does
+    const stop = ["fault", "stopped", "step_failed", "build_failed"].includes(e.type);
+    const near = stop ? P.log.slice(0, 4).find((x) => x.stop && Date.now() - x.at < 3000) : null;
+    if (near) {
+      if (e.type === "fault" && e.track) near.text = text;
+      return;
+    }
+    P.log.unshift({ text: text, bad: bad, stop: stop, at: new Date() });
     P.log.length = Math.min(P.log.length, LOG_KEEP);
-  }
-
-  function recentFault(key) {
-    return P.log.slice(0, 4).some((x) => x.bad && x.key === key && Date.now() - x.at < 30000);
   }
 
   function renderLog() {
