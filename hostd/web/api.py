@@ -139,7 +139,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     hosts.update(h.lower().strip("[]").rstrip(".") for h in allowed_hosts)
     app.add_middleware(BodyGuard, accepted=accepted_for)
     app.add_middleware(OriginGuard, allowed_hosts=hosts, wildcard=wildcard, token=token)
-    pairing = Pairing()
+    pairing = Pairing(store=getattr(daemon, "journal", None))  # kept across restarts
     app.state.pairing = pairing
     security = Security(token, pairing)
     _add_error_handlers(app)
