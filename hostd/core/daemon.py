@@ -260,6 +260,7 @@ class Daemon:
         self.publish({"type": "link", "what": what,
                       "detail": detail if isinstance(detail, str) else None})
         self.m.bump()  # what is accepted changes with the connection
+        self._sync()
         if what in ("connected", "up", "reset") and self.state.name == "aborting":
             self._spawn(self._send_pending_abort())
 

@@ -21,6 +21,7 @@ docs/API.md §The page lists the events and fields the page uses.
 """
 import gzip
 import hashlib
+import json
 import os
 
 from fastapi import Request
@@ -64,12 +65,14 @@ def page_files():
 
 
 class PageFile:
-    """One file of the page, read once: its bytes as they are and gzipped (when that is
-    worth it), each with its own strong ETag (the content's SHA-256)."""
+    """One file of the page, read once (or made: `data`): its bytes as they are and
+    gzipped (when that is worth it), each with its own strong ETag (the content's
+    SHA-256)."""
 
-    def __init__(self, name):
-        with open(os.path.join(PAGE_DIR, name), "rb") as f:
-            data = f.read()
+    def __init__(self, name, data=None):
+        if data is None:
+            with open(os.path.join(PAGE_DIR, name), "rb") as f:
+                data = f.read()
         self.name = name
         self.media_type = TYPES[os.path.splitext(name)[1]]
         tag = hashlib.sha256(data).hexdigest()[:24]
@@ -111,9 +114,24 @@ def if_none_match(request):
     return {t.strip().removeprefix("W/") for t in value.split(",") if t.strip()}
 
 
+GENERATED = "commands.js"  # made from the one list of commands, not a file of the folder
+
+
+def commands_js():
+    """The page's commands and their routes, made from the one list (hostd/core/
+    commands.py: each command the page offers), as `window.JANTAKU_COMMANDS`."""
+    from hostd.core.commands import COMMANDS
+
+    table = {c.name: c.path for c in COMMANDS if c.page}
+    return ('"use strict";\n// made by the daemon from its one list of commands '
+            '(hostd/core/commands.py): the page offers these, at these routes\n'
+            'window.JANTAKU_COMMANDS = %s;\n' % json.dumps(table)).encode()
+
+
 def add_page(app):
     """``GET /`` (the page) and ``GET /page/{name}`` (its assets) on ``app``."""
     files = {n: PageFile(n) for n in page_files()}
+    files[GENERATED] = PageFile(GENERATED, commands_js())
 
     @app.get("/", include_in_schema=False)
     async def index(request: Request):

@@ -5,7 +5,7 @@ moves the table.
 In order: an unpaired browser sees the table but cannot press; the browser pairs with the
 code `jantaku pair --new` prints; it starts a Mixed Deck session, runs three hand overs
 with throws (the table's dice, then physical dice entered, then the table's), the third
-meeting a broken light curtain that pressing "Hand over" again gets past, a new game
+meeting a broken light curtain that pressing "Continue" gets past, a new game
 (confirmed in the page) whose push window "Done: close the centre" closes, and ends the
 session (confirmed); a page from another origin cannot command the table even in the
 paired browser; after pairing again, a normal start is refused with what to do, a Mixed
@@ -264,11 +264,12 @@ def test_a_hand_over_and_its_throw_from_the_page(table, browser, hand, throw):
         assert browser.text("#fault-title") == ("Fault: The light curtain was crossed or the "
                                                 "lid opened")
         assert browser.text("#fault-todo") == ("Clear the light curtain and close the lid, "
-                                               "then press “Hand over”.")
-        assert browser.text("#primary") == "Hand over"  # the button the banner names
+                                               "then press “Continue”.")
+        assert browser.text("#primary") == "Continue"  # the button the banner names
         assert table.status()["fault"]["kind"] == "guard"
+        assert {"continue", "hand_over"} <= set(table.status()["can"])  # start again works too
         shoot(browser, "5-hand-3-fault")
-        press(browser, "hand_over")
+        press(browser, "continue")
         answered(browser, "the lift again")
         wait_page(browser, "return !document.getElementById('fault')", "the fault gone", 30)
     wait_offered(browser, "dice", "hand %d's walls up, the dice" % hand, 60)

@@ -556,7 +556,7 @@ def test_a_reload_transfers_almost_nothing(table, browser):
         performance.getEntriesByType('resource').filter(e => e.name.includes('/page/')))
         .map(e => [e.name.split('/').pop() || 'index', e.transferSize, e.encodedBodySize])""")
     names = {f[0] for f in files}
-    assert names == {"index", "app.js", "words.js", "style.css", "icon.svg"}, files
+    assert names == {"index", "app.js", "commands.js", "words.js", "style.css", "icon.svg"}, files
     for name, sent, body in files:
         # revalidated: headers only came over the network (a 304), the body from the
         # browser's cache (each of these files is over 1.5 KB gzipped)

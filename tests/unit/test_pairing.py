@@ -271,7 +271,7 @@ def test_with_a_token_a_code_needs_the_token_and_a_browser_may_use_either():
 def test_the_terminal_shows_the_code_and_a_qr_code_of_the_page_with_it():
     import segno
 
-    from hostd.cli.daemon import pair_text
+    from hostd.cli.reads import pair_text
 
     text = pair_text("ABCD-1234", "http://table.local:8737/", 300)
     first, rest = text.split("\n", 1)
@@ -521,7 +521,7 @@ def test_the_host_lists_and_revokes_browsers_and_a_browser_forgets_itself(log_bu
     assert got["forgot_again"].json() == {"forgotten": False}
     assert got["phone_after"].status_code == 401
     assert got["empty"].json() == {"browsers": []}
-    assert [c for c in d.calls if c[0] == "hand_over"] == [("hand_over",)]
+    assert [c for c in d.calls if c[0] == "hand_over"] == [("hand_over", {})]
     # the log names each browser by its id, never by its cookie
     events = [(e["event"], e.get("id"), e.get("how")) for e in log_events(log_buffer)
               if e["event"].startswith("browser_")]

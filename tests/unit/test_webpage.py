@@ -71,8 +71,8 @@ def test_the_page_and_every_asset_it_names_come_from_the_daemon():
     refs.feed(r.text)
     assert refs.inline == []  # the CSP would block them: none may be there
     assets = [u for u in refs.refs if u.startswith("/page/")]
-    assert sorted(set(assets)) == ["/page/app.js", "/page/icon.svg", "/page/style.css",
-                                   "/page/words.js"]
+    assert sorted(set(assets)) == ["/page/app.js", "/page/commands.js", "/page/icon.svg",
+                                   "/page/style.css", "/page/words.js"]
     # a link to the API's own pages, and to the page's table view
     assert set(refs.refs) - set(assets) == {"/docs", "/?view=table"}
     for path in assets:
@@ -81,7 +81,10 @@ def test_the_page_and_every_asset_it_names_come_from_the_daemon():
         assert a.headers["content-security-policy"] == webpage.CSP
         ext = os.path.splitext(path)[1]
         assert a.headers["content-type"] == webpage.TYPES[ext]
-        assert a.content == open(os.path.join(webpage.PAGE_DIR, path[6:]), "rb").read()
+        if path[6:] == webpage.GENERATED:  # made from the one list of commands
+            assert a.content == webpage.commands_js()
+        else:
+            assert a.content == open(os.path.join(webpage.PAGE_DIR, path[6:]), "rb").read()
 
 
 def test_the_policy_allows_this_origin_only():
@@ -153,14 +156,18 @@ def test_every_word_the_page_uses_is_in_words_js():
 
 def test_the_pages_commands_are_the_lists():
     """The page offers exactly the commands hostd/core/commands.py gives it (`page`), each
-    by its own route, and a button for each in index.html."""
+    by its own route (the daemon makes /page/commands.js from the list: app.js names no
+    route of a command), and a button for each in index.html."""
+    import json
+
     from hostd.core.commands import BY_NAME, offered_by
 
     app = open(os.path.join(webpage.PAGE_DIR, "app.js"), encoding="utf-8").read()
     index = open(os.path.join(webpage.PAGE_DIR, "index.html"), encoding="utf-8").read()
-    table = app.split("const COMMANDS = {", 1)[1].split("};", 1)[0]
-    routes = dict(re.findall(r"(\w+): \"(/[a-z/-]+)\"", table))
+    js = webpage.commands_js().decode()
+    routes = json.loads(js.split("window.JANTAKU_COMMANDS = ", 1)[1].rstrip(";\n"))
     assert sorted(routes) == sorted(offered_by("page"))
+    assert not any('"%s"' % BY_NAME[n].path in app for n in routes)
     assert routes == {name: BY_NAME[name].path for name in routes}
     buttons = set(re.findall(r'data-cmd="([a-z_]+)"', index))
     # start: the primary button submits the start form; dice_entered: the dice, with faces

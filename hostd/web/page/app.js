@@ -9,11 +9,9 @@
   const W = window.JANTAKU_WORDS;
   const SVG_NS = "http://www.w3.org/2000/svg";
   const LOG_KEEP = 12;
-  // the page's commands (hostd/core/commands.py, page=True) and their routes
-  const COMMANDS = {
-    start: "/session", hand_over: "/hand-over", dice: "/dice", continue: "/continue",
-    clear_fault: "/clear-fault", game_new: "/game", end: "/session/end", abort: "/abort",
-  };
+  // the page's commands and their routes, made by the daemon from its one list
+  // (hostd/core/commands.py: /page/commands.js)
+  const COMMANDS = window.JANTAKU_COMMANDS || {};
   const EVERYDAY = ["hand_over", "dice", "continue", "clear_fault"];
   const APART = ["game_new", "end", "abort"];  // destructive: apart, confirmed in the page
   // codes where the table asks people to do something now (the chime)
