@@ -132,6 +132,9 @@ class FuzzDaemon:
         return {"builds": 0, "tracks": [], "lift": {"hand_overs": 0}, "flags": [], "ok": True}
 
     async def selftest(self, device=None, track=None, write_timings=False):
+        from hostd.bringup.selftest import check_request
+
+        check_request(device, track, 8)  # 400 before all else, as the real daemon (8 tracks)
         self._judge("selftest")
         return self._answer(devices=[], skipped=[], failed=0, ok=True)
 
@@ -147,11 +150,14 @@ class FuzzDaemon:
 
 
 class ServerThread:
-    def __init__(self, app):
+    """The daemon's server (hostd/web/server.py) for `app` on a free loopback port, in a
+    thread; ``kw`` overrides its settings (make_server's)."""
+
+    def __init__(self, app, **kw):
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        self.server = make_server(app, log_level="info")
+        self.server = make_server(app, **dict({"log_level": "info"}, **kw))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        daemon=True)
 
