@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from hostd.core.commands import COMMANDS
 from hostd.fleet.broker import describe_error, topic
 from hostd.errors import JantakuError, describe_validation
+from hostd.strictjson import MAX_BODY_BYTES, BodyRefused, read_object
 
 log = structlog.get_logger("jantaku.mqtt")
 
@@ -49,7 +50,7 @@ RETRY_MAX_S = 30.0
 KEEPALIVE_S = 30  # the broker declares a silent daemon dead (and says "offline") in 1.5x this
 PUBLISH_TIMEOUT_S = 10.0
 CLOSE_TIMEOUT_S = 3.0
-MAX_COMMAND_BYTES = 64 * 1024
+MAX_COMMAND_BYTES = MAX_BODY_BYTES  # as the API's bodies (hostd/strictjson.py)
 MAX_ID_CHARS = 128
 REMEMBERED_IDS = 256  # a repeated command id is answered from here without running again
 
@@ -82,46 +83,19 @@ def _error(status, code, message):
     return status, {"error": {"code": code, "message": message}}
 
 
-def _no_duplicates(pairs):
-    keys = [k for k, _ in pairs]
-    for k in keys:
-        if keys.count(k) > 1:
-            raise ValueError("the key %r is given twice" % k[:40])
-    return dict(pairs)
-
-
-def _not_json(name):
-    raise ValueError("%s is not JSON" % name)
-
-
 def parse_command(verb, payload):
     """``(body, None)`` for a well-formed command, or ``(None, (status, answer))`` with the
-    error the API would give for such a body."""
+    answer the API gives for such a body on the verb's route: the same strict JSON reader
+    (hostd/strictjson.py: size first, then JSON, then an object) and the same request model
+    (hostd/core/requests.py), the envelope's ``id`` aside."""
     spec = VERBS.get(verb)
     if spec is None:
         return None, _error(404, "not_found", "no command %r; the verbs are %s"
                             % (verb[:40], ", ".join(sorted(VERBS))))
-    if len(payload) > MAX_COMMAND_BYTES:
-        return None, _error(413, "too_large", "a command is at most %d bytes, this one has %d"
-                            % (MAX_COMMAND_BYTES, len(payload)))
-    text = payload.strip()
-    if not text:
-        return {}, None  # an empty payload is {}
     try:
-        body = json.loads(text.decode("utf-8"), object_pairs_hook=_no_duplicates,
-                          parse_constant=_not_json)
-    except UnicodeDecodeError as e:
-        return None, _error(400, "bad_json", "the payload is not valid JSON (invalid UTF-8 at "
-                            "byte %d); accepted: %s" % (e.start, spec.accepted))
-    except RecursionError:
-        return None, _error(400, "bad_json", "the payload is nested too deep; accepted: %s"
-                            % spec.accepted)
-    except ValueError as e:
-        return None, _error(400, "bad_json", "the payload is not valid JSON (%s); accepted: %s"
-                            % (str(e)[:120], spec.accepted))
-    if not isinstance(body, dict):
-        return None, _error(422, "bad_request", "the payload must be a JSON object, not %s; "
-                            "accepted: %s" % (type(body).__name__, spec.accepted))
+        body = read_object(payload, spec.accepted, noun="payload")
+    except BodyRefused as e:
+        return None, (e.status, {"error": e.to_dict()})
     fields = {k: v for k, v in body.items() if k != "id"}
     try:
         spec.command.request.model_validate(fields)
@@ -500,13 +474,14 @@ class Bridge:
         raise ConnectionError("the broker closed the connection")
 
     async def _command(self, verb, payload):
-        body, refusal = parse_command(verb, payload)
+        if not self.commands:  # nothing of the payload is read, whatever the verb
+            body, refusal = None, _error(
+                403, "commands_off", "remote commands are off on table %s: its owner turns "
+                "them on with `jantaku run ... --mqtt-commands` (a hand over from afar drops "
+                "a hand in play)" % self.table_id)
+        else:
+            body, refusal = parse_command(verb, payload)
         cid = body.get("id") if body else None
-        if refusal is None and not self.commands:
-            refusal = _error(403, "commands_off",
-                             "remote commands are off on table %s: its owner turns them on with "
-                             "`jantaku run ... --mqtt-commands` (a hand over from afar drops a "
-                             "hand in play)" % self.table_id)
         if refusal is not None:
             status, answer = refusal
             log.info("mqtt command refused", verb=verb[:40], status=status,
