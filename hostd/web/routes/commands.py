@@ -1,7 +1,5 @@
 """The commands over HTTP (CPython only): one POST route per command of the one list
 (hostd/core/commands.py), each with its request model, made from the list."""
-from typing import Optional
-
 from fastapi import FastAPI
 
 from hostd.core.commands import COMMANDS
@@ -33,8 +31,8 @@ def _handler(daemon, c):
     if any(f.is_required() for f in c.request.model_fields.values()):
         async def handler(body: c.request):
             return await getattr(daemon, c.method)(**body.model_dump())
-    else:
-        async def handler(body: Optional[c.request] = None):
+    else:  # no body, or an object (JSON null is not one: hostd/strictjson.py)
+        async def handler(body: c.request = None):
             return await getattr(daemon, c.method)(**(body or c.request()).model_dump())
     return handler
 

@@ -15,6 +15,9 @@ from hostd.web.guards import maybe_await, once
 
 log = structlog.get_logger("jantaku.api")
 MAX_HISTORY_ID = 2 ** 63 - 1  # SQLite's largest integer
+MAX_HISTORY_LIMIT = 1000
+ACCEPTED = {"/history": "?limit=1..%d (sessions, default 20) and ?before=1..%d (a session id: "
+                        "the sessions below it)" % (MAX_HISTORY_LIMIT, MAX_HISTORY_ID)}
 
 
 class HealthResponse(BaseModel):
@@ -43,7 +46,7 @@ def add(app: FastAPI, daemon, *, version):
         return await maybe_await(daemon.status())
 
     @app.get("/history", response_model=dict[str, Any], tags=["daemon"])
-    async def history(limit: int = Query(20, ge=1, le=1000),
+    async def history(limit: int = Query(20, ge=1, le=MAX_HISTORY_LIMIT),
                       before: Optional[int] = Query(None, ge=1, le=MAX_HISTORY_ID)):
         """Past sessions from the journal, newest first: ruleset, how each ended, its
         games with their splits and hands (throws), builds with their times, faults.
