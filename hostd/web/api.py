@@ -86,6 +86,7 @@ from hostd.core.daemon import API_VERSION  # noqa: F401 - the API's version, for
 from hostd.errors import ConfigError, JantakuError
 from hostd.hand import api as hand_api
 from hostd.web.auth import MIN_TOKEN_CHARS, Security, load_or_create_token  # noqa: F401
+from hostd.web import openapi
 from hostd.web.docs import add_offline_docs
 from hostd.core.commands import COMMANDS
 from hostd.web.guards import (MAX_BODY_BYTES, BodyGuard, OriginGuard, StreamCap,  # noqa: F401
@@ -153,6 +154,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     commands.add(app, daemon, security)
     pairing_routes.add(app, pairing, security)
     app.include_router(hand_api.router)  # POST /hand/check: no motors, no token
+    openapi.install(app)  # what every route may answer, and the links between them
     return app
 
 

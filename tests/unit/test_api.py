@@ -398,6 +398,37 @@ def test_openapi_describes_the_one_status():
         assert ok.endswith("/Answer") and "409" in op["responses"], path
 
 
+def test_openapi_links_start_to_status_to_commands_and_documents_every_refusal():
+    async def go():
+        async with client(create_app(FakeDaemon())) as c:
+            return (await c.get("/openapi.json")).json()
+
+    doc = run(go())
+    from hostd.core.commands import COMMANDS
+
+    ops = {op["operationId"]: (path, method, op) for path, item in doc["paths"].items()
+           for method, op in item.items()}
+    links = {k: ops[k][2]["responses"]["200"].get("links", {}) for k in ops}
+    assert links["start"]["status"]["operationId"] == "status"
+    assert links["start"]["history"] == {"operationId": "history", "description": links[
+        "start"]["history"]["description"], "parameters": {"before": "$response.body#/id"}}
+    assert {v["operationId"] for v in links["status"].values()} == {c.name for c in COMMANDS}
+    for c in COMMANDS:
+        assert links[c.name]["status"]["operationId"] == "status"
+    for target in {v["operationId"] for ls in links.values() for v in ls.values()}:
+        assert target in ops  # every link names an operation of the document
+    for name, (path, method, op) in ops.items():
+        documented = set(op["responses"])
+        assert {"200", "403", "431", "503"} <= documented, (path, method)
+        assert "Retry-After" in op["responses"]["503"]["headers"]
+        if method == "post":
+            assert {"400", "408", "413", "415", "422"} <= documented, path
+        if path in ("/session", "/abort", "/dice"):
+            assert {"401", "409"} <= documented, path
+    assert "too_many_streams" in doc["paths"]["/events"]["get"]["responses"]["503"]["description"]
+    assert "422" in doc["paths"]["/history"]["get"]["responses"]
+
+
 # -- server-sent events over a real server --------------------------------------------------
 
 def test_events_stream_and_cleanup_on_disconnect():
@@ -769,10 +800,17 @@ def test_history_takes_a_limit_and_a_page_and_refuses_nonsense():
     async def go():
         async with client(create_app(d)) as c:
             ok = await c.get("/history?limit=5&before=9")
-            bad = await c.get("/history?limit=0")
+            bad = [await c.get("/history?" + q) for q in (
+                "limit=0", "limit=1001", "before=%d" % 2 ** 63, "before=0", "before=1e3",
+                "before=" + "9" * 5000)]
             return ok, bad
 
     ok, bad = run(go())
     assert ok.status_code == 200 and ok.json() == {"sessions": [], "keep_days": 90}
-    assert d.calls[-1] == ("history", 5, 9)
-    assert bad.status_code in (400, 422) and "limit" in bad.text
+    assert d.calls == [("history", 5, 9)]  # nothing else reached the daemon
+    for r, field in zip(bad, ("limit", "limit", "before", "before", "before", "before")):
+        err = r.json()["error"]
+        assert r.status_code == 422 and err["code"] == "bad_request", r.text
+        assert err["message"].startswith("query.%s: " % field), err["message"]
+        assert "accepted: ?limit=1..1000 (sessions, default 20) and ?before=1..%d" \
+            % (2 ** 63 - 1) in err["message"]

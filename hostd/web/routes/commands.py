@@ -39,7 +39,7 @@ def _handler(daemon, c):
 
 def add(app: FastAPI, daemon, security):
     """Every command's route on `app`."""
-    responses = {**ERRORS, **AUTH_ERRORS}
+    responses = {**ERRORS, **AUTH_ERRORS}  # (hostd/web/openapi.py adds what any route may)
     for c in COMMANDS:
         app.add_api_route(
             c.path, _handler(daemon, c), methods=["POST"], response_model=Answer,
