@@ -162,3 +162,66 @@ def describe_error(exc):
     if "certificate" in low:
         return "%s (the broker's certificate is not trusted: --mqtt-ca FILE)" % text
     return text
+
+
+_CLIENT_CLASS = []
+
+
+def client_class():
+    """aiomqtt's Client (the bridge's and the fleet view's), with its socket callbacks made
+    safe: aiomqtt 2.5.1 schedules ``loop.add_reader``/``add_writer`` for a socket onto
+    the loop, and when the socket is closed before that runs (a broker killed
+    mid-publish) asyncio logs "Exception in callback ... [Errno 9] Bad file descriptor"
+    at error level, or, were the number reused by the next connection's socket, watches
+    the wrong one.  Here each scheduled call first checks that the socket is still the
+    one it was (not closed meanwhile)."""
+    if _CLIENT_CLASS:
+        return _CLIENT_CLASS[0]
+    import aiomqtt
+
+    class Client(aiomqtt.Client):
+        def _watch(self, add, sock, callback):
+            fd = sock.fileno()
+
+            def watch():
+                if fd < 0 or sock.fileno() != fd:
+                    return  # closed since: nothing to watch
+                try:
+                    add(fd, callback)
+                except (OSError, ValueError):  # closed meanwhile
+                    pass
+
+            self._loop.call_soon_threadsafe(watch)
+
+        def _failed(self, exc):
+            if not self._disconnected.done():
+                self._disconnected.set_exception(exc)
+
+        def _on_socket_open(self, client, userdata, sock):
+            def readable():  # as aiomqtt's: read until SSL's buffer is empty too
+                try:
+                    while True:
+                        client.loop_read()
+                        pending = getattr(client._sock, "pending", None)
+                        if pending is None or pending() <= 0:
+                            break
+                except Exception as exc:
+                    self._failed(exc)
+
+            def create_misc_task():
+                self._misc_task = self._loop.create_task(self._misc_loop())
+
+            self._watch(self._loop.add_reader, sock, readable)
+            self._loop.call_soon_threadsafe(create_misc_task)
+
+        def _on_socket_register_write(self, client, userdata, sock):
+            def writable():
+                try:
+                    client.loop_write()
+                except Exception as exc:
+                    self._failed(exc)
+
+            self._watch(self._loop.add_writer, sock, writable)
+
+    _CLIENT_CLASS.append(Client)
+    return Client
