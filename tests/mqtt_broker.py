@@ -1,7 +1,8 @@
 """A real Mosquitto broker for the tests (Debian package `mosquitto`; .ci/run installs it).
 
 Each broker gets a generated configuration in the test's own folder: users with
-passwords (mosquitto_passwd), the per-table ACL of docs/FLEET.md, persistence (so a
+passwords (mosquitto_passwd), the per-table ACL of docs/FLEET.md, each client id tied to
+its user and packets limited as there, persistence (so a
 restart keeps retained and queued messages, as a venue's broker should), a free loopback
 port and, with ``tls=True``, a second TLS listener with a CA and certificate made by
 openssl.  ``stop()`` ends the process (the fixture does it at teardown, whatever
@@ -25,6 +26,7 @@ TABLES = ("t1", "t2")
 USERS = {"table-t1": "pw-table-t1-0123456789", "table-t2": "pw-table-t2-0123456789",
          "operator": "pw-operator-0123456789", "viewer": "pw-viewer-0123456789"}
 DEFAULT_USERS = tuple(USERS)
+MAX_PACKET_BYTES = 128 * 1024  # docs/FLEET.md's max_packet_size
 
 
 def _find(name):
@@ -81,7 +83,8 @@ def free_port():
 class TestBroker:
     __test__ = False  # not a test class
 
-    def __init__(self, folder, *, tls=False, admins=(), tables=TABLES, extra_conf=()):
+    def __init__(self, folder, *, tls=False, admins=(), tables=TABLES, extra_conf=(),
+                 tie_client_ids=True):
         self.folder = str(folder)
         os.makedirs(self.folder, exist_ok=True)
         self.port = free_port()
@@ -100,16 +103,22 @@ class TestBroker:
         acl = os.path.join(self.folder, "acl")
         with open(acl, "w") as f:
             f.write(acl_text(tables=tables, admins=admins))
+        # docs/FLEET.md's broker: no packet over 128 KiB (its sender is disconnected before
+        # it is read whole), and on each listener (a listener's option: before any
+        # `listener` line it would open the default one, 1883) each client id tied to its
+        # user (a viewer connecting with a table's client id gets its own user's instead)
+        tie = "use_username_as_clientid %s" % ("true" if tie_client_ids else "false")
         lines = ["per_listener_settings false", "allow_anonymous false",
+                 "max_packet_size %d" % MAX_PACKET_BYTES,
                  "password_file %s" % pw, "acl_file %s" % acl,
                  "persistence true", "persistence_location %s/" % self.folder,
                  "log_dest stderr", "log_type error", "log_type warning", "log_type notice",
                  "log_type information", "log_type subscribe",
-                 "listener %d 127.0.0.1" % self.port] + list(extra_conf)
+                 "listener %d 127.0.0.1" % self.port, tie] + list(extra_conf)
         if os.geteuid() == 0:
             lines.insert(0, "user root")  # else it drops to `mosquitto`, who can't read here
         if tls:
-            lines += ["listener %d 127.0.0.1" % self.tls_port] + self._make_certs()
+            lines += ["listener %d 127.0.0.1" % self.tls_port, tie] + self._make_certs()
         self.conf = os.path.join(self.folder, "mosquitto.conf")
         with open(self.conf, "w") as f:
             f.write("\n".join(lines) + "\n")
