@@ -174,12 +174,34 @@ def client_class():
     mid-publish) asyncio logs "Exception in callback ... [Errno 9] Bad file descriptor"
     at error level, or, were the number reused by the next connection's socket, watches
     the wrong one.  Here each scheduled call first checks that the socket is still the
-    one it was (not closed meanwhile)."""
+    one it was (not closed meanwhile).  paho's own lines ("failed to receive on socket:
+    [Errno 104] Connection reset by peer" at error level, once per table when a broker
+    dies) go to the debug level, and the disconnection's own exception is taken (asyncio
+    would log "Future exception was never retrieved"): the bridge says the broker was lost,
+    as a warning."""
     if _CLIENT_CLASS:
         return _CLIENT_CLASS[0]
+    import logging
+
     import aiomqtt
 
+    class AtDebug(logging.LoggerAdapter):
+        def log(self, level, msg, *args, **kw):
+            super().log(logging.DEBUG, msg, *args, **kw)
+
     class Client(aiomqtt.Client):
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            self._client.enable_logger(AtDebug(self._logger, {}))
+
+        async def __aexit__(self, *exc):
+            lost = self._disconnected
+            try:
+                return await super().__aexit__(*exc)
+            finally:  # why it was lost is the bridge's to say: no "never retrieved" line
+                if lost.done() and not lost.cancelled():
+                    lost.exception()
+
         def _watch(self, add, sock, callback):
             fd = sock.fileno()
 
