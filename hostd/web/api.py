@@ -32,16 +32,20 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
 
 Errors are ``{"error": {"code": ..., "message": ..., "seq": ..., "next": {...}}}`` with the
 status of the :class:`~hostd.errors.JantakuError` the daemon raised (400 bad request,
-401/403 refused, 409 not now (the code names the state), 413 body over 1 MiB, 415 a body
+401/403 refused, 409 not now (the code names the state), 413 body over 64 KiB, 415 a body
 that is not JSON, 422 refused by the table or an invalid body, 503 the table is not
-connected, 500 otherwise).
+connected, 500 otherwise), or of the guards and the server (hostd/web/guards.py,
+hostd/web/server.py: 408 a body too slow, 431 headers too large, 503 an event stream too
+many, a connection kept for an abort, the daemon stopping).  hostd/web/openapi.py
+documents them all for every route, and the links start -> status -> commands.
 
-Bodies: JSON (``Content-Type: application/json``), UTF-8, at most MAX_BODY_BYTES (a body
-declared larger is answered 413 without being read, and the connection closed; a chunked
-body is cut there).  Duplicate keys, invalid UTF-8, integers of more than 4300 digits and
-nesting deeper than the parser takes are ``400 bad_json``.  Fields are strict: a boolean
-is ``true``/``false`` (not ``"yes"``, ``1``), an integer is a JSON integer (not ``"42"``,
-``42.0``, ``true``).
+Bodies: JSON (``Content-Type: application/json``), UTF-8, at most MAX_BODY_BYTES (64 KiB:
+a body declared larger is answered 413 without being read, and the connection closed; a
+chunked body is cut there), read by the one strict reader the MQTT bridge uses too
+(hostd/strictjson.py): duplicate keys, invalid UTF-8, NaN, 1e999, integers of more than
+4300 digits and nesting deeper than the parser takes are ``400 bad_json``, JSON that is
+not an object 422.  Fields are strict: a boolean is ``true``/``false`` (not ``"yes"``,
+``1``), an integer is a JSON integer (not ``"42"``, ``42.0``, ``true``).
 
 Security (DESIGN §4: "on anything but loopback, or from a browser, motor commands need a
 token"):
