@@ -84,7 +84,7 @@ class TestBroker:
     __test__ = False  # not a test class
 
     def __init__(self, folder, *, tls=False, admins=(), tables=TABLES, extra_conf=(),
-                 tie_client_ids=True):
+                 tie_client_ids=True, max_packet=MAX_PACKET_BYTES):
         self.folder = str(folder)
         os.makedirs(self.folder, exist_ok=True)
         self.port = free_port()
@@ -108,8 +108,8 @@ class TestBroker:
         # `listener` line it would open the default one, 1883) each client id tied to its
         # user (a viewer connecting with a table's client id gets its own user's instead)
         tie = "use_username_as_clientid %s" % ("true" if tie_client_ids else "false")
-        lines = ["per_listener_settings false", "allow_anonymous false",
-                 "max_packet_size %d" % MAX_PACKET_BYTES,
+        lines = ["per_listener_settings false", "allow_anonymous false"] + (
+            ["max_packet_size %d" % max_packet] if max_packet else []) + [
                  "password_file %s" % pw, "acl_file %s" % acl,
                  "persistence true", "persistence_location %s/" % self.folder,
                  "log_dest stderr", "log_type error", "log_type warning", "log_type notice",

@@ -40,7 +40,7 @@ from pydantic import ValidationError
 from hostd.core.commands import COMMANDS
 from hostd.fleet.broker import client_class, describe_error, topic
 from hostd.errors import JantakuError, describe_validation
-from hostd.strictjson import MAX_BODY_BYTES, BodyRefused, read_object
+from hostd.strictjson import MAX_BODY_BYTES, BodyRefused, read_object, too_large
 
 log = structlog.get_logger("jantaku.mqtt")
 
@@ -54,6 +54,7 @@ KEEPALIVE_S = 30  # the broker declares a silent daemon dead (and says "offline"
 PUBLISH_TIMEOUT_S = 10.0
 CLOSE_TIMEOUT_S = 3.0
 MAX_COMMAND_BYTES = MAX_BODY_BYTES  # as the API's bodies (hostd/strictjson.py)
+TOPIC_BYTES = 1024  # what a command's packet holds besides its payload (its topic), at most
 MAX_MESSAGE_BYTES = 64 * 1024  # what the bridge publishes (docs/FLEET.md's broker: 128 KiB packets)
 MAX_ID_CHARS = 128
 REMEMBERED_IDS = 256  # a repeated command id is answered from here without running again
@@ -344,7 +345,10 @@ class Bridge:
         return factory(**self.broker.client_kwargs(), identifier="jantaku-" + self.table_id,
                        clean_session=True, keepalive=self.keepalive, timeout=PUBLISH_TIMEOUT_S,
                        will=aiomqtt.Will(self.topics["availability"], b"offline", qos=1,
-                                         retain=True))
+                                         retain=True),
+                       # a command too large is never read whole: answered 413 (or 403)
+                       max_publish_bytes=MAX_COMMAND_BYTES + TOPIC_BYTES,
+                       on_too_large=self._too_large)
 
     def retry_delay(self, failures):
         """The wait before the next try, after ``failures`` failed ones in a row: doubling
@@ -503,12 +507,30 @@ class Bridge:
             t.add_done_callback(self._commands_running.discard)
         raise ConnectionError("the broker closed the connection")
 
+    def _too_large(self, topic_, size):
+        """A command whose packet was too large to be read (hostd/fleet/broker.py
+        SizeGuard): answered as its payload's size says, without it."""
+        verb = topic_.rsplit("/", 1)[-1]
+        if not self.commands:
+            status, answer = self._commands_off()
+        elif verb not in VERBS:
+            status, answer = parse_command(verb, b"")[1]
+        else:
+            e = too_large("payload", "over %d bytes (a packet of %d)" % (MAX_COMMAND_BYTES, size),
+                          VERBS[verb].accepted)
+            status, answer = e.status, {"error": e.to_dict()}
+        log.info("mqtt command refused", verb=verb[:40], status=status,
+                 code=answer["error"]["code"], bytes=size)
+        self._reply(verb, None, status, answer)
+
+    def _commands_off(self):
+        return _error(403, "commands_off", "remote commands are off on table %s: its owner "
+                      "turns them on with `jantaku run ... --mqtt-commands` (a hand over "
+                      "from afar drops a hand in play)" % self.table_id)
+
     async def _command(self, verb, payload):
         if not self.commands:  # nothing of the payload is read, whatever the verb
-            body, refusal = None, _error(
-                403, "commands_off", "remote commands are off on table %s: its owner turns "
-                "them on with `jantaku run ... --mqtt-commands` (a hand over from afar drops "
-                "a hand in play)" % self.table_id)
+            body, refusal = None, self._commands_off()
         else:
             body, refusal = parse_command(verb, payload)
         cid = body.get("id") if body else None

@@ -471,6 +471,68 @@ def test_a_viewer_with_a_tables_client_id_cannot_take_its_connection(tmp_path, t
         assert connects >= 3 and said.count(b"offline") >= 3
 
 
+PUBLISH = """
+import sys, paho.mqtt.publish as p
+p.single(sys.argv[1], b"{" + b" " * int(sys.argv[2]) + b"}", qos=1, hostname="127.0.0.1",
+         port=int(sys.argv[3]), auth={"username": "operator", "password": sys.argv[4]})
+"""
+
+
+def test_a_command_too_large_is_never_read_whole(tmp_path):
+    """On a broker with no packet limit (unlike docs/FLEET.md's), a command of megabytes
+    reaches the bridge: it is read in 64 KiB pieces and dropped, answered 413 (403 with
+    commands off), its QoS 1 acknowledged; the bridge's memory does not hold it."""
+    import subprocess
+    import sys
+    import tracemalloc
+
+    from tests.mqtt_broker import MISSING, TestBroker
+
+    if MISSING:
+        pytest.skip(MISSING)
+    broker = TestBroker(tmp_path / "broker", max_packet=None)
+    broker.start()
+
+    async def publish(size):
+        p = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", PUBLISH, "jantaku/t1/command/dice", str(size),
+            str(broker.port), USERS["operator"])
+        assert await p.wait() == 0  # acknowledged (QoS 1): published whole
+
+    async def go(commands):
+        d = FullDaemon()
+        bridge = bridge_for(broker, d, commands=commands)
+        # the replies read as viewer: the publisher is operator (one connection a user)
+        async with Watcher(broker, "viewer", "jantaku/t1/reply") as w:
+            await bridge.start()
+            while not bridge.connected:
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.2)
+            tracemalloc.start()
+            base = tracemalloc.get_traced_memory()[0]
+            for size in (100 * 1024, 5 * 1024 * 1024):
+                await publish(size)
+            await w.wait(lambda w: len(w.got) == 2, "two replies", timeout=20)
+            peak = tracemalloc.get_traced_memory()[1] - base
+            tracemalloc.stop()
+            await publish(10)  # and the connection goes on
+            await w.wait(lambda w: len(w.got) == 3, "a third reply", timeout=10)
+            connects = bridge.connects
+            await bridge.close()
+        return [json.loads(p) for _, p, _ in w.got], peak, connects, d.calls
+
+    try:
+        on, peak, connects, calls = asyncio.run(go(True))
+        off, _, _, _ = asyncio.run(go(False))
+    finally:
+        broker.stop()
+    assert [(r["status"], r["error"]["code"]) for r in on[:2]] == [(413, "too_large")] * 2
+    assert "at most %d bytes" % mqtt.MAX_COMMAND_BYTES in on[1]["error"]["message"]
+    assert on[2]["status"] == 200 and calls == [("throw_dice", {"dice": None})]
+    assert connects == 1 and peak < 1024 * 1024, peak  # never 5 MB at once
+    assert [r["status"] for r in off] == [403] * 3
+
+
 def test_tls_with_a_ca_file(mqtt_broker_tls):
     async def go():
         d = FakeDaemon()
