@@ -44,6 +44,8 @@ def main(argv=None):
     wall = time.monotonic() - t0
     print("lifecycle model: %.0f s, %d sequences, %d operator steps (%.1f per s)"
           % (wall, st["sequences"], st["steps"], st["steps"] / wall))
+    print("  answers checked against can:       %d (%d judged on a state that had moved on)"
+          % (st["judged"], st["stale"]))
     print("  back to play from the final state: %d" % st["recovered"])
     print("  a person had to act first:         %d" % st["person"])
     asks = collections.Counter()

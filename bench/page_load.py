@@ -11,7 +11,9 @@ Chromium besides them).  Prints:
 * the daemon's CPU (its own process; the simulated table is a separate process) for the
   run without clients and with them, and the difference per client;
 * the page: the tiles it drew against the tile events sent, the longest gap between two
-  frames and the long tasks (over 50 ms) of its main thread, and Chromium's CPU.
+  frames and the long tasks (over 50 ms) of its main thread, and Chromium's CPU; the bytes
+  a first load and a reload of the page take over the network (its files gzipped, then
+  304s), and the layout shift over the whole run.
 
     .venv/bin/python bench/page_load.py [--clients 20] [--hands 6] [--speed 50] [--no-page]
 """
@@ -118,13 +120,13 @@ async def session(d, hands, seed, replace):
             while time.monotonic() < end:
                 s = (await c.get("/status")).json()
                 sess = s["session"]
-                if sess and sess["phase"] == "built" and sess["hand"] == hand and not s["busy"]:
+                if sess and s["state"]["name"] == "built" and sess["hand"] == hand:
                     return sess
-                if sess and sess["stopped"]:
-                    raise SystemExit("the session stopped: %s" % sess["stopped"]["message"])
+                if s["fault"]:
+                    raise SystemExit("the session stopped: %s" % s["fault"]["message"])
                 await asyncio.sleep(0.05)
             raise SystemExit("hand %d: the walls were not built within 60 s; the daemon "
-                             "says: %s" % (hand, s["next"]))
+                             "says: %s" % (hand, s["next"]["text"]))
 
         r = await c.post("/session", json={"ruleset": "riichi", "mixed_deck": True,
                                            "seed": seed, "replace": replace})
@@ -192,12 +194,28 @@ def spread(streams):
 
 
 PAGE_PROBE = """
-window.__lt = []; window.__gaps = [];
+window.__lt = []; window.__gaps = []; window.__cls = 0;
+try { new PerformanceObserver(l => l.getEntries().forEach(e => {
+  if (!e.hadRecentInput) window.__cls += e.value; }))
+  .observe({type: 'layout-shift', buffered: true}); } catch (e) {}
 try { new PerformanceObserver(l => l.getEntries().forEach(e => window.__lt.push(e.duration)))
   .observe({type: 'longtask', buffered: true}); } catch (e) {}
 let last = performance.now();
 (function frame(t) { window.__gaps.push(t - last); last = t; requestAnimationFrame(frame); })(last);
 window.__start = Object.assign({}, window.jantakuPage.seen);
+"""
+
+
+# what one load of the page took over the network: the page and its files, and the API's
+# answers it asked for (not the event stream, which stays open)
+LOAD_BYTES = """
+const all = performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'));
+const files = all.filter(e => e.entryType === 'navigation' || e.name.includes('/page/'));
+const api = all.filter(e => e.entryType === 'resource' && !e.name.includes('/page/') && !e.name.endsWith('/events'));
+const sum = (l, k) => l.reduce((a, e) => a + e[k], 0);
+return {files: sum(files, 'transferSize'), files_decoded: sum(files, 'decodedBodySize'),
+        api: sum(api, 'transferSize'), api_decoded: sum(api, 'decodedBodySize'),
+        n: files.length};
 """
 
 
@@ -214,8 +232,11 @@ async def run(d, clients, hands, seed, page):
             from tests.e2e import chromium
 
             browser = chromium.start()
-            browser.driver.get(d.url + "/")
-            await asyncio.sleep(1.0)
+            loads = []
+            for _ in range(2):  # a first load, then a reload: the bytes over the network
+                browser.driver.get(d.url + "/")
+                await asyncio.sleep(1.5)
+                loads.append(browser.js(LOAD_BYTES))
             browser.js(PAGE_PROBE)
             browser_cpu0 = tree_cpu(browser.service.process.pid)
         cpu0, t0 = cpu_seconds(d.p.pid), time.monotonic()
@@ -226,8 +247,9 @@ async def run(d, clients, hands, seed, page):
         if browser is not None:
             result["page"] = browser.js(
                 "return {seen: window.jantakuPage.seen, start: window.__start, lt: window.__lt,"
-                " gaps: window.__gaps, counts: Array.from(document.querySelectorAll("
-                "'#tracks .count')).map(e => e.textContent)}")
+                " gaps: window.__gaps, cls: window.__cls, counts: Array.from("
+                "document.querySelectorAll('#tracks .count')).map(e => e.textContent)}")
+            result["loads"] = loads
             result["page_cpu"] = tree_cpu(browser.service.process.pid) - browser_cpu0
             result["page_errors"] = browser.console_errors()
         return result
@@ -301,6 +323,14 @@ def main():
             print("  Chromium CPU (all its processes): %.2f s over %.1f s (%.0f %% of a core)"
                   % (loaded["page_cpu"], loaded["wall"],
                      100 * loaded["page_cpu"] / loaded["wall"]))
+            first, again = loaded["loads"]
+            print("  a load: %.1f KB over the network for %.1f KB of files (%d), and %.1f KB "
+                  "for %.1f KB of the API's answers; a reload: %.1f KB for the files (304s), "
+                  "%.1f KB for the answers" % (
+                      first["files"] / 1024, first["files_decoded"] / 1024, first["n"],
+                      first["api"] / 1024, first["api_decoded"] / 1024, again["files"] / 1024,
+                      again["api"] / 1024))
+            print("  layout shift over the run: %.4f" % p["cls"])
             if drawn != tiles:
                 raise SystemExit("the page missed tiles: %d of %d" % (drawn, tiles))
             last = [e for _, e in loaded["streams"][0] if e["type"] == "build_done"][-1]

@@ -145,6 +145,11 @@ class InProcessTable:
         """People push the table top into the centre (hw_sim.table.Table.push)."""
         return self.table.push(keep)
 
+    def free_jam(self, track):
+        """A person takes the stuck tile out of track `track` (1..) and lets it drop into
+        place: the beam is clear (hw_sim.track.Track.free_jam); False if not jammed."""
+        return self.table.tracks[track - 1].free_jam()
+
     def press(self, button, ms=PRESS_MS):
         """A person presses "start" or "dice" now, for ms milliseconds of table time
         (ValueError naming the buttons for another name)."""

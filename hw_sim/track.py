@@ -403,6 +403,22 @@ class Track:
             self.sensor_tile = -1
         self.table.on_mech(now)
 
+    def free_jam(self, now=None):
+        """A person frees the stuck tile by hand: it drops onto the ramp (as a back-off
+        that clears the jam would have it) and the beam is clear again.  False if the
+        track is not jammed."""
+        if not self.jammed:
+            return False
+        if now is None:
+            now = self.clock._now
+        self.jammed = False
+        self._ramp_push(self.jam_tile)
+        self.jam_tile = -1
+        self._q_rise(now)
+        self._next()  # the beam's rise is the track's next event
+        self.table.on_jam_cleared(self.k, now)
+        return True
+
     def _push(self, now):
         if self.jammed:
             # a pusher stroke against a jam shakes it: the back-off

@@ -139,7 +139,8 @@ def apply_to_profile(raw, report):
 def check_request(sets, mixed, first):
     if not isinstance(sets, (list, tuple)) or len(sets) != 2 or not all(
             isinstance(s, str) and s.strip() for s in sets):
-        raise BadRequest("sets: two back colour names, e.g. pink,yellow; got %r" % (sets,))
+        got = ",".join(str(s) for s in sets) if isinstance(sets, (list, tuple)) else str(sets)
+        raise BadRequest("sets: two back colour names, e.g. pink,yellow; got '%s'" % got[:80])
     a, b = (s.strip() for s in sets)
     for s in (a, b):
         if s == "unknown" or "," in s or len(s) > 13:

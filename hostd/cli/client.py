@@ -41,10 +41,18 @@ def _request(args, method, path, body=None, timeout=30.0):
         code = err.get("code") if isinstance(err, dict) else None
         if r.status_code == 400 or (r.status_code == 422 and code == "bad_request"):
             raise UsageError(msg)  # the request itself was wrong: exit 2
-        hint = HINTS.get(code)
+        hint = HINTS.get(code) or _next_command(err)
         sys.stderr.write("jantaku: %s%s\n" % (msg, " (`%s`)" % hint if hint else ""))
         return data, 1
     return data, 0
+
+
+def _next_command(err):
+    """The command a refusal's `next` asks for, as the CLI names it."""
+    from hostd.cli.words import command_line
+
+    nxt = err.get("next") if isinstance(err, dict) else None
+    return command_line(nxt.get("action")) if isinstance(nxt, dict) else None
 
 
 #: the commands that answer a refusal the daemon words without naming any (the CLI may)

@@ -94,9 +94,6 @@ TODO = {
 }
 KINDS = tuple(TODO)
 
-WAIT_CODES = ("self_test", "calibrating", "emptying", "collecting", "building", "raising",
-              "lift_down", "recovering", "playing_building", "abort_pending")
-
 
 class Context:
     """The facts besides the state that words need: the link, the session's game's first

@@ -13,7 +13,6 @@ commands answer 503); ``abort`` always is.
 import importlib
 
 from hostd.core.codes import in_this_game
-from hostd.core.state import State
 
 
 # -- the list ------------------------------------------------------------------------------
@@ -168,7 +167,3 @@ def offered_by(front_end):
     pick = {"http": lambda c: c.path, "cli": lambda c: c.cli, "mqtt": lambda c: c.mqtt,
             "ha": lambda c: c.ha, "page": lambda c: c.page}[front_end]
     return [c.name for c in COMMANDS if pick(c)]
-
-
-def example(state_name, **params):
-    return State(state_name, params)

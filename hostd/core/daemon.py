@@ -75,6 +75,26 @@ class Subscription:
         self._stop()
 
 
+def _why_not(command, st):
+    """Why `command` is refused in state `st`, where the state's name does not say it."""
+    if st.in_session or st.name == "stopped":
+        why = {"start": "a session is open: end it, abort it, or replace it",
+               "selftest": "a session is open: end it first, then run the self-test",
+               "calibrate": "a session is open: end it first, then calibrate",
+               "dice": "the throw comes once a hand's walls are on the table top, once a hand",
+               "game_new": "a new game begins once a hand of this game was played and nothing "
+                           "is being recovered or asked"}.get(command)
+    elif st.name == "idle" and st.get("walls_inside") and command in ("selftest", "calibrate"):
+        why = ("walls are built inside the table: bring them up first (end with empty), then "
+               + ("run the self-test" if command == "selftest" else "calibrate"))
+    elif st.name == "idle":
+        why = {"end": "no session is open (an end with empty brings every tile up without "
+                      "one)"}.get(command)
+    else:
+        why = None
+    return ": " + why if why else ""
+
+
 class Daemon:
     def __init__(self, *, transport, journal, colours=("blue", "green"), seed=None, resume=True,
                  push_window=PUSH_WINDOW_S, keep_days=KEEP_DAYS, journal_max_bytes=None):
@@ -180,27 +200,9 @@ class Daemon:
 
     def _not_now(self, command):
         st = self.state
-        nxt = self.next_step()
-        why = {
-            ("start", True): "a session is open: end it, abort it, or replace it",
-            ("end", False): "no session is open (an end with empty brings every tile up "
-                            "without one)",
-            ("selftest", False): "walls are built inside the table: bring them up first "
-                                 "(end with empty), then run the self-test",
-            ("selftest", True): "a session is open: end it first, then run the self-test",
-            ("calibrate", True): "a session is open: end it first, then calibrate",
-            ("calibrate", False): "walls are built inside the table: bring them up first "
-                                  "(end with empty), then calibrate",
-            ("dice", True): "the throw comes once a hand's walls are on the table top, once "
-                            "a hand",
-            ("game_new", True): "a new game begins once a hand of this game was played and "
-                                "nothing is being recovered or asked",
-        }.get((command, self.session is not None), None)
-        if st.name == "idle" and command in ("selftest", "calibrate") and not st.get("walls_inside"):
-            why = None
         text = "%s is not possible now (%s)%s. Next: %s" % (
-            command.replace("_", " "), st.name.replace("_", " "),
-            ": " + why if why else "", nxt["text"])
+            command.replace("_", " "), st.name.replace("_", " "), _why_not(command, st),
+            self.next_step()["text"])
         return self._answer_error(NotNow(text, state=st.name))
 
     def _answer_error(self, e):
@@ -258,6 +260,7 @@ class Daemon:
         self.publish({"type": "link", "what": what,
                       "detail": detail if isinstance(detail, str) else None})
         self.m.bump()  # what is accepted changes with the connection
+        self._sync()
         if what in ("connected", "up", "reset") and self.state.name == "aborting":
             self._spawn(self._send_pending_abort())
 

@@ -28,7 +28,8 @@ Idempotency, so a restarted daemon cannot journal something twice:
 Reading back: :meth:`session_summary` gives a session's decks, builds, hands and faults
 in the shape of the demo/status JSON; :meth:`open_session` the unfinished session with
 what a resume needs; :meth:`events`; :meth:`check` runs SQLite's integrity and foreign
-key checks.
+key checks.  The browsers paired with the page (:meth:`browsers`, :meth:`browser_paired`,
+:meth:`browsers_unpaired`) are kept here too, so a restart does not unpair them.
 
 The file carries ``PRAGMA application_id`` = 'JNTK' and ``PRAGMA user_version`` =
 :data:`SCHEMA_VERSION`.  Opening a file written by a newer jantaku, a file that is not a
@@ -51,7 +52,7 @@ import time
 
 from hostd.errors import JournalError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APPLICATION_ID = 0x4A4E544B  # b"JNTK"
 DECKS = ("A", "B")
 STATES = ("open", "ended", "aborted", "failed")
@@ -95,6 +96,19 @@ class UnknownSession(JournalError):
     code = "unknown_session"
     status = 404
 
+
+# the browsers paired with the page (hostd/web/pairing.py), kept across restarts: the
+# SHA-256 of each one's cookie (never the cookie), its id, times (wall clock) and what the
+# host is shown of it
+_BROWSERS = """CREATE TABLE IF NOT EXISTS browsers (
+        digest      TEXT    PRIMARY KEY CHECK (length(digest) = 64),
+        id          TEXT    NOT NULL UNIQUE,
+        paired_at   REAL    NOT NULL,
+        last_seen   REAL    NOT NULL,
+        expires_at  REAL    NOT NULL,
+        address     TEXT    NOT NULL DEFAULT '',
+        browser     TEXT    NOT NULL DEFAULT ''
+    )"""
 
 _SCHEMA = [
     """CREATE TABLE sessions (
@@ -179,6 +193,7 @@ _SCHEMA = [
         at         REAL    NOT NULL
     )""",
     "CREATE INDEX events_session ON events (session_id, id)",
+    _BROWSERS,
 ]
 
 # Migrations from an older schema: {from_version: [statements]} bringing it to
@@ -215,6 +230,8 @@ _MIGRATIONS = {
         "DROP TABLE decks",
         "ALTER TABLE decks_v4 RENAME TO decks",
         "ALTER TABLE hands ADD COLUMN split INTEGER NOT NULL DEFAULT 1 CHECK (split >= 1)"],
+    # 4 -> 5: paired browsers survive a restart
+    4: [_BROWSERS],
 }
 
 
@@ -1214,6 +1231,41 @@ class Journal:
             return problems
 
         return self._read(read)
+
+    # -- paired browsers (hostd/web/pairing.py) --------------------------------------------
+    _BROWSER_FIELDS = ("digest", "id", "paired_at", "last_seen", "expires_at", "address",
+                       "browser")
+
+    def browsers(self):
+        """The paired browsers kept, oldest first: dicts of digest (the SHA-256 of the
+        cookie), id, paired_at, last_seen, expires_at (wall-clock seconds), address and
+        browser."""
+        return self._read(lambda db: [
+            {k: r[k] for k in self._BROWSER_FIELDS}
+            for r in db.execute("SELECT * FROM browsers ORDER BY paired_at, id")])
+
+    def browser_paired(self, *, digest, id, paired_at, last_seen, expires_at, address="",
+                       browser=""):
+        """Keep a paired browser (committed before it returns, as every transition)."""
+        row = (digest, id, paired_at, last_seen, expires_at, address or "", browser or "")
+        self._commit(lambda db: db.execute(
+            "INSERT OR REPLACE INTO browsers (%s) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            % ", ".join(self._BROWSER_FIELDS), row))
+
+    def browser_seen(self, digest, *, last_seen, address=None):
+        """A kept browser was seen again (at ``last_seen``, from ``address``)."""
+        self._commit(lambda db: db.execute(
+            "UPDATE browsers SET last_seen = ?, address = coalesce(?, address) "
+            "WHERE digest = ?", (last_seen, address, digest)))
+
+    def browsers_unpaired(self, digests=None):
+        """Forget the browsers with these digests (None: every one); returns how many."""
+        def work(db):
+            if digests is None:
+                return db.execute("DELETE FROM browsers").rowcount
+            return sum(db.execute("DELETE FROM browsers WHERE digest = ?", (d,)).rowcount
+                       for d in digests)
+        return self._commit(work)
 
     @property
     def schema_version(self):

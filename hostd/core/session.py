@@ -678,11 +678,11 @@ class Session:
         its cause is still there)."""
         async with self._lock:
             st = self.state
-            await self._table_ready()
             resume = State.from_dict(st["resume"])
             fault = st["fault"] or {}
             build = dict(fault["build"], fault_ids=fault.get("ids")) if fault.get("build") else None
-            self.m.check(resume.name)
+            self._to(resume.name, **resume.params)  # carrying on: the state says so at once
+            await self._table_ready()
             if resume.name == "preparing":
                 return await self._begin()
             if resume.name == "hand_over":

@@ -154,6 +154,7 @@ class TableClient:
 
     def _take_status(self, v):
         st = dict(zip(m.field_names(m.STATUS_REPLY), v))
+        was = self.state
         self.state = m.code_name(m.STATES, st["state"])
         if self.state == "fault" and self.fault is None and st["fault"]:
             # a fault raised before this host connected (its FAULT event went to another)
@@ -163,6 +164,8 @@ class TableClient:
         self.build_id = st["build_id"]
         self.targets = list(st["targets"])
         self._take_counts(st["counts"])
+        if self.state != was:  # (a table found in a fault after a restart: the daemon says so)
+            self._emit({"type": "table_state", "state": self.state})
 
     def _sum(self, track, cls, r, g, b):
         t = r + g + b

@@ -144,7 +144,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     if not wildcard:
         hosts.add(bind_host.lower().strip("[]"))
     hosts.update(h.lower().strip("[]").rstrip(".") for h in allowed_hosts)
-    pairing = Pairing()
+    pairing = Pairing(store=getattr(daemon, "journal", None))  # kept across restarts
     app.state.pairing = pairing
     security = Security(token, pairing)
     app.add_middleware(BodyGuard, accepted=accepted_for,

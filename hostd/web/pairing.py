@@ -12,11 +12,15 @@ readable by the page's scripts.  docs/API.md §Security has the rules.
   clients together (MAX_TRIES_ALL per TRY_WINDOW_S, counted afresh for each new code), so
   a code's life allows at most MAX_TRIES_ALL * CODE_TTL_S / TRY_WINDOW_S = 300 guesses
   among the CODE_SPACE ~3.3·10⁹ codes: a chance of 1 in ~11 million (:func:`guess_chance`);
-* sessions are kept in memory only, under the SHA-256 digest of the cookie (a daemon's
-  dump or log holds no usable cookie); each has a short random ``id`` (not derived from
-  the cookie) by which the host lists (``jantaku pair --list``) and ends
-  (``jantaku pair --revoke ID``) it; a browser ends its own (``POST /pair/forget``); a
-  daemon restart or ``jantaku pair --revoke-all`` ends them all; each lasts SESSION_TTL_S.
+* sessions are kept under the SHA-256 digest of the cookie (a daemon's dump, log or
+  journal holds no usable cookie), in memory and, given a ``store`` (the daemon's
+  journal: hostd/core/journal.py ``browsers``), on disk with their wall-clock expiry, so
+  a daemon restart keeps every browser paired; each has a short random ``id`` (not
+  derived from the cookie) by which the host lists (``jantaku pair --list``) and ends
+  (``jantaku pair --revoke ID``) it; a browser ends its own (``POST /pair/forget``);
+  ``jantaku pair --revoke-all`` ends them all; each lasts SESSION_TTL_S from its pairing.
+  ``last_seen`` is written to the store at most once per SEEN_WRITE_S (an SD card is not
+  written at every page load).
 
 No web framework here: the API layer (hostd/web/api.py) passes plain values in (the peer's
 address, its User-Agent, the cookie).
@@ -29,6 +33,8 @@ import re
 import secrets
 import time
 
+import structlog
+
 from hostd.errors import Forbidden, JantakuError, NotFound
 
 CODE_TTL_S = 300
@@ -37,6 +43,7 @@ MAX_TRIES_ALL = 60  # wrong codes per TRY_WINDOW_S from every client together
 TRY_WINDOW_S = 60
 MAX_CLIENTS = 256  # clients whose wrong codes are remembered; the oldest are dropped
 SESSION_TTL_S = 24 * 3600
+SEEN_WRITE_S = 60  # a browser's last_seen reaches the store at most this often
 MAX_SESSIONS = 64
 COOKIE = "jantaku_session"
 LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read off a screen, typed on a phone
@@ -44,6 +51,7 @@ DIGITS = "0123456789"
 CODE_SPACE = len(LETTERS) ** 4 * len(DIGITS) ** 4  # 3 317 760 000
 ID_BYTES = 3  # a browser's id: 6 hex digits
 DESCRIPTION_CHARS = 60
+log = structlog.get_logger("jantaku.api")
 
 
 class TooManyTries(JantakuError):
@@ -161,7 +169,7 @@ class _Tries:
 # -- the sessions ---------------------------------------------------------------------------
 
 class _Browser:
-    __slots__ = ("id", "paired_at", "last_seen", "expires", "address", "browser")
+    __slots__ = ("id", "paired_at", "last_seen", "expires", "address", "browser", "stored_seen")
 
     def __init__(self, id, paired_at, expires, address, browser):
         self.id = id
@@ -170,6 +178,7 @@ class _Browser:
         self.expires = expires  # the monotonic clock
         self.address = address
         self.browser = browser
+        self.stored_seen = paired_at  # the last_seen the store holds
 
 
 class Paired:
@@ -186,12 +195,67 @@ class Paired:
 
 
 class Pairing:
-    def __init__(self, clock=time.monotonic, wall=time.time):
+    """The pairing code and the paired browsers.  ``store``: where paired browsers are
+    kept across restarts (the daemon's :class:`~hostd.core.journal.Journal`: its
+    ``browsers``, ``browser_paired``, ``browser_seen`` and ``browsers_unpaired``), or None
+    to keep them in memory only."""
+
+    def __init__(self, clock=time.monotonic, wall=time.time, store=None):
         self.clock = clock
         self.wall = wall
+        self.store = store
         self._code = None  # (digest of the normalised code, expires at)
         self._tries = _Tries()
         self._sessions = {}  # digest of the cookie -> _Browser
+        if store is not None:
+            self._load()
+
+    # -- the store ------------------------------------------------------------------------
+    def _load(self):
+        """The browsers the store kept, those not expired by the wall clock; the expired
+        ones leave the store."""
+        now, wall = self.clock(), self.wall()
+        gone = []
+        try:
+            rows = self.store.browsers()
+        except JantakuError as e:
+            log.warning("paired_browsers_not_read", error=str(e))
+            return
+        for row in rows:
+            left = row["expires_at"] - wall
+            if left <= 0 or len(row["digest"]) != 64:
+                gone.append(row["digest"])
+                continue
+            b = _Browser(row["id"], row["paired_at"], now + left, row["address"],
+                         row["browser"])
+            b.last_seen = b.stored_seen = row["last_seen"]
+            self._sessions[row["digest"]] = b
+        self._unstored(gone)
+
+    def _write(self, what, *args, **kw):
+        """One write to the store.  A store that cannot be written (a full SD card) does
+        not stop pairing: the browser is paired in memory, and the log says it would be
+        lost at a restart."""
+        if self.store is None:
+            return
+        try:
+            getattr(self.store, what)(*args, **kw)
+        except JantakuError as e:
+            log.warning("paired_browsers_not_kept", error=str(e))
+
+    def _stored(self, digest, b):
+        self._write("browser_paired", digest=digest, id=b.id, paired_at=b.paired_at,
+                    last_seen=b.last_seen, expires_at=self.wall() + (b.expires - self.clock()),
+                    address=b.address or "", browser=b.browser or "")
+
+    def _unstored(self, digests):
+        if digests:
+            self._write("browsers_unpaired", list(digests))
+
+    def _seen(self, digest, b):
+        if self.store is not None and b.last_seen - b.stored_seen >= SEEN_WRITE_S:
+            b.stored_seen = b.last_seen
+            self._write("browser_seen", digest, last_seen=b.last_seen, address=b.address)
 
     def new_code(self):
         """A fresh one-time code (the previous one no longer works)."""
@@ -221,14 +285,21 @@ class Pairing:
                             "with `jantaku pair --new`" % ("too old" if expired else "not right"),
                             code="pair_refused")
         self._code = None
+        gone = []
         old = self._sessions.pop(_digest(previous), None) if previous else None
-        self._drop_expired(now)
+        if old is not None:
+            gone.append(_digest(previous))
+        gone += self._drop_expired(now, store=False)
         while len(self._sessions) >= MAX_SESSIONS:  # the oldest goes
-            del self._sessions[min(self._sessions, key=lambda k: self._sessions[k].expires)]
+            oldest = min(self._sessions, key=lambda k: self._sessions[k].expires)
+            del self._sessions[oldest]
+            gone.append(oldest)
+        self._unstored(gone)
         cookie = secrets.token_urlsafe(32)
         browser = _Browser(self._new_id(), self.wall(), now + SESSION_TTL_S, client,
                            describe_agent(agent))
         self._sessions[_digest(cookie)] = browser
+        self._stored(_digest(cookie), browser)
         return Paired(cookie, browser.id, old.id if old and old.expires >= now else None)
 
     def _new_id(self):
@@ -238,8 +309,15 @@ class Pairing:
             if id_ not in known:
                 return id_
 
-    def _drop_expired(self, now):
-        self._sessions = {k: b for k, b in self._sessions.items() if b.expires >= now}
+    def _drop_expired(self, now, store=True):
+        """Sessions past their time go (from the store too, unless ``store`` is false:
+        then the caller does it); returns their digests."""
+        gone = [k for k, b in self._sessions.items() if b.expires < now]
+        for k in gone:
+            del self._sessions[k]
+        if store:
+            self._unstored(gone)
+        return gone
 
     def _find(self, cookie):
         if not cookie:
@@ -262,6 +340,7 @@ class Pairing:
         browser.last_seen = self.wall()
         if client:
             browser.address = str(client)
+        self._seen(_digest(cookie), browser)
         return browser.id
 
     def forget(self, cookie):
@@ -270,6 +349,7 @@ class Pairing:
         if browser is None:
             return None
         del self._sessions[_digest(cookie)]
+        self._unstored([_digest(cookie)])
         return browser.id
 
     def revoke(self, id):
@@ -280,6 +360,7 @@ class Pairing:
         for key, browser in self._sessions.items():
             if browser.id == wanted:
                 del self._sessions[key]
+                self._unstored([key])
                 return browser.id
         known = sorted(b.id for b in self._sessions.values())
         raise NotFound("no paired browser has the id %r; %s" % (
@@ -290,6 +371,7 @@ class Pairing:
         n = len(self._sessions)
         self._sessions.clear()
         self._code = None
+        self._write("browsers_unpaired")
         return n
 
     def browsers(self):

@@ -23,6 +23,10 @@ anyone for ever, and an abort always gets through (docs/API.md "Limits"):
   ``headers_too_large``);
 * idle keep-alive connections close after KEEP_ALIVE_S;
 * request bodies are limited by the API itself (hostd.strictjson.MAX_BODY_BYTES);
+* answers over COMPRESS_MIN_BYTES are gzipped for a client that accepts it (the status a
+  page asks for after each event is a few kilobytes of JSON); event streams never are
+  (each event must reach the page as it happens), nor what is already encoded (the page's
+  own files, hostd/web/webpage.py);
 * when the daemon is stopped (SIGTERM, Ctrl-C), ``on_shutdown`` runs first (the API ends
   its event streams: a page left open on a phone never ends one by itself, and uvicorn
   would wait for it for ever, so systemd would kill the daemon before it stopped the
@@ -45,6 +49,7 @@ import json
 
 import structlog
 import uvicorn
+from starlette.middleware.gzip import GZipMiddleware
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from hostd.web.guards import BODY_TIMEOUT_S, MAX_EVENT_STREAMS  # noqa: F401 - limits, together
@@ -58,6 +63,8 @@ MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_S = 5
 SHUTDOWN_S = 2  # then requests still running as the daemon stops are cancelled
 TRUSTED_PROXIES = "127.0.0.1,::1"  # whose X-Forwarded-Proto / -For count: a proxy on this host
+COMPRESS_MIN_BYTES = 500
+COMPRESS_LEVEL = 6  # a status of 5 KB in well under a millisecond on a Raspberry Pi
 ABORT = ("POST", "/abort")
 log = structlog.get_logger("jantaku.api")
 _opened = itertools.count()
@@ -221,6 +228,12 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
+def compressed(app):
+    """``app`` with its answers over COMPRESS_MIN_BYTES gzipped (not event streams, not
+    what is already encoded)."""
+    return GZipMiddleware(app, minimum_size=COMPRESS_MIN_BYTES, compresslevel=COMPRESS_LEVEL)
+
+
 def make_config(app, host="127.0.0.1", port=8737, **kw):
     opts = dict(host=host, port=port, http=GuardedH11Protocol, log_config=None,
                 log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE_S,
@@ -230,7 +243,7 @@ def make_config(app, host="127.0.0.1", port=8737, **kw):
                 # always what came in (the proxy passes the browser's on: docs/DEPLOY.md)
                 proxy_headers=True, forwarded_allow_ips=TRUSTED_PROXIES)
     opts.update(kw)
-    return uvicorn.Config(app, **opts)
+    return uvicorn.Config(compressed(app), **opts)
 
 
 class Server(uvicorn.Server):

@@ -5,11 +5,12 @@ moves the table.
 In order: an unpaired browser sees the table but cannot press; the browser pairs with the
 code `jantaku pair --new` prints; it starts a Mixed Deck session, runs three hand overs
 with throws (the table's dice, then physical dice entered, then the table's), the third
-meeting a broken light curtain that "Fault fixed" clears, a new game whose push window
-"Continue" closes, and ends the session; a page from another origin cannot command the
-table even in the paired browser; after pairing again, a normal start is refused with
-what to do, a Mixed Deck start is aborted while people are asked, and the table starts
-again.
+meeting a broken light curtain that pressing "Continue" gets past, a new game
+(confirmed in the page) whose push window "Done: close the centre" closes, and ends the
+session (confirmed); a page from another origin cannot command the table even in the
+paired browser; after pairing again, a normal start is refused with what to do, a Mixed
+Deck start is aborted while people are asked, and the table starts again. At every step
+the page offers exactly what the daemon's `can` holds.
 
 `JANTAKU_PAGE_SHOTS=1` also writes a screenshot of each step into docs/page/evening-*.png.
 """
@@ -51,10 +52,10 @@ def browser():
     b.close()
 
 
-def wait_page(browser, script, what, timeout=30):
+def wait_page(browser, script, what, timeout=30, *args):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        got = browser.js(script)
+        got = browser.js(script, *args)
         if got:
             return got
         time.sleep(0.05)
@@ -62,13 +63,27 @@ def wait_page(browser, script, what, timeout=30):
                          % (what, timeout, browser.text("main"), browser.text("#answer")))
 
 
+PAGE_COMMANDS = ["start", "hand_over", "dice", "continue", "clear_fault", "game_new", "end",
+                 "abort"]
+
+
 def offered(browser):
-    return set(browser.js("return window.jantakuPage.offered()"))
+    """The commands the page offers (a visible, enabled button each), once they are the
+    page's share of `can` (the page draws on its next frame)."""
+    end = time.monotonic() + 3
+    while True:
+        got, can = browser.js("return [window.jantakuPage.offered(), "
+                              "(window.jantakuPage.status || {can: []}).can]")
+        if got == [c for c in PAGE_COMMANDS if c in can] or time.monotonic() > end:
+            assert got == [c for c in PAGE_COMMANDS if c in can], (got, can)
+            return set(got)
+        time.sleep(0.05)
 
 
 def visible_buttons(browser):
-    return browser.js("""return Array.from(document.querySelectorAll('#buttons [data-cmd]'))
-        .filter(b => b.offsetParent !== null).map(b => [b.dataset.cmd, b.disabled, b.textContent])""")
+    return browser.js("""return Array.from(document.querySelectorAll('#primary, [data-cmd]'))
+        .filter(b => b.offsetParent !== null && b.dataset.cmd)
+        .map(b => [b.dataset.cmd, b.disabled, b.textContent])""")
 
 
 def shown(browser, id_):
@@ -78,33 +93,42 @@ def shown(browser, id_):
     return browser.driver.find_element(By.ID, id_).is_displayed()
 
 
-def button_id(cmd):
-    """The page's button for a command: the start form's, or one of #buttons."""
-    return "start" if cmd == "start" else "cmd-" + cmd
+BUTTON = """const cmd = arguments[0], p = document.getElementById('primary');
+    return p.dataset.cmd === cmd ? p : document.getElementById('cmd-' + cmd);"""
 
 
 def wait_offered(browser, cmd, what, timeout=60):
-    """The table can take ``cmd`` (status), and the page draws its button, enabled and
-    saying what it does (the page renders on the next frame: both are polled together)."""
-    wait_page(browser, "const b = document.getElementById(%s); "
-              "return window.jantakuPage.offered().includes(%s) && !window.jantakuPage.sending"
-              " && b.offsetParent !== null && !b.disabled && b.textContent.length > 3"
-              % (json.dumps(button_id(cmd)), json.dumps(cmd)), what, timeout)
+    """The table can take ``cmd`` (status), and the page draws its button (the primary or
+    one of the rows), enabled and saying what it does."""
+    wait_page(browser, "const b = (function () {" + BUTTON + "}).apply(null, arguments); "
+              "return window.jantakuPage.offered().includes(arguments[0]) && "
+              "!window.jantakuPage.sending && b && b.offsetParent !== null && !b.disabled && "
+              "b.textContent.length > 3", what, timeout, cmd)
 
 
 def press(browser, cmd, confirm=False):
-    """Click the command's button (`confirm`: and say yes to the page's question)."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    browser.js("document.getElementById('answer').className = ''")  # the last answer is old
-    browser.driver.find_element(By.ID, button_id(cmd)).click()
+    """Click the command's button (`confirm`: and say yes in the page's own dialog)."""
+    browser.last = browser.js("return window.jantakuPage.answers || 0")
+    button = browser.js("return (function () {" + BUTTON + "}).apply(null, arguments)", cmd)
+    browser.js("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
     if confirm:
-        WebDriverWait(browser.driver, 5).until(lambda d: d.switch_to.alert).accept()
+        wait_page(browser, "return document.getElementById('confirm').open", "the question", 5)
+        browser.js("document.getElementById('confirm-yes').click()")
+
+
+def tap(browser, id_):
+    """Click #id_ as a person would: scrolled to where it can be seen (clear of the page's
+    sticky top and of a fault's banner), then clicked."""
+    from selenium.webdriver.common.by import By
+
+    e = browser.driver.find_element(By.ID, id_)
+    browser.js("arguments[0].scrollIntoView({block: 'center'})", e)
+    e.click()
 
 
 def people_done_then_built(browser, what, check=None):
-    """The centre open for people (the start's or a new game's push window): Continue
+    """The centre open for people (the start's or a new game's push window): its button
     closes it once they are done (`check()` first looks at the page), then deck A is
     built inside and the hand over is offered."""
     wait_offered(browser, "continue", "the push window (%s)" % what, 60)
@@ -112,15 +136,17 @@ def people_done_then_built(browser, what, check=None):
         check()
     press(browser, "continue")
     answered(browser, "the centre closed (%s)" % what)
-    wait_offered(browser, "hand-over", "deck A built (%s)" % what, 120)
+    wait_offered(browser, "hand_over", "deck A built (%s)" % what, 120)
 
 
-def answered(browser, what):
-    """The table's answer, once the page shows it (not the 'sending' line)."""
-    text = wait_page(browser, "const a = document.getElementById('answer'); return "
-                     "['done', 'refused'].includes(a.className) && a.textContent", what)
-    assert browser.js("return document.getElementById('answer').className") == "done", text
-    return text
+def answered(browser, what, ok=True):
+    """The table's answer to the last press, once it came: its words (as the page showed
+    them under the buttons)."""
+    a = wait_page(browser, "const a = window.jantakuPage.lastAnswer; return a && "
+                  "!window.jantakuPage.sending && a.n > arguments[0] && a", what, 30,
+                  getattr(browser, "last", 0))
+    assert (a["status"] == 200) == ok, a
+    return a["text"]
 
 
 def shoot(browser, name):
@@ -141,12 +167,13 @@ def no_console_errors(browser, meant=(401, 403)):
 def test_an_unpaired_browser_sees_the_table_but_cannot_press(table, browser):
     browser.driver.get(table.url + "/")
     wait_page(browser, "return document.getElementById('live').textContent === 'live' && "
-              "document.getElementById('headline').textContent === 'No session' && "
+              "document.getElementById('headline').textContent === 'Start a session' && "
               "window.jantakuPage.paired === false", "the table, not paired")
     assert "cannot press" in browser.text("#pair-note")
     assert browser.text("#history-list") == "No earlier session."
     assert shown(browser, "pair-form") and shown(browser, "start-form")
-    assert browser.js("return document.getElementById('start').disabled") is True
+    assert browser.js("return document.getElementById('primary').disabled") is True
+    assert browser.js("return window.jantakuPage.offered()") == []
     # even a request made by hand from the page is refused: the daemon wants pairing
     r = browser.driver.execute_async_script("""
         const done = arguments[arguments.length - 1];
@@ -166,12 +193,14 @@ def test_a_wrong_code_is_refused_and_the_right_one_pairs(table, browser):
     assert len(code) == 9
     box = browser.driver.find_element(By.ID, "pair-code")
     box.send_keys("ZZZZ-0000")
-    browser.driver.find_element(By.ID, "pair-button").click()
+    tap(browser, "pair-button")
     text = wait_page(browser, "return document.getElementById('answer').className === 'refused'"
                      " && document.getElementById('answer').textContent", "a refusal")
     assert "not right" in text and "jantaku pair --new" in text
+    assert browser.js("return document.querySelector('#answer code').textContent") == \
+        "jantaku pair --new"
     box.send_keys(code.lower())  # as typed on a phone
-    browser.driver.find_element(By.ID, "pair-button").click()
+    tap(browser, "pair-button")
     wait_page(browser, "return window.jantakuPage.paired === true && document.getElementById("
               "'pair-note').textContent.includes('is paired')", "paired")  # (drawn next frame)
     assert not shown(browser, "pair-form")
@@ -189,7 +218,9 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
 
     wait_offered(browser, "start", "the start form")
     Select(browser.driver.find_element(By.ID, "ruleset")).select_by_value("riichi")
-    browser.driver.find_element(By.ID, "mixed").click()
+    tap(browser, "mixed")
+    wait_page(browser, "return document.getElementById('primary').textContent === "
+              "'Start: Riichi (base), Mixed Deck'", "the start button saying what it starts")
     colour_a = browser.driver.find_element(By.ID, "colour-a")
     colour_b = browser.driver.find_element(By.ID, "colour-b")
     colour_a.send_keys("blue green")  # two words in one box: said at once, nothing sent
@@ -211,8 +242,9 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
     assert s["sets"] == ["blue", "green"]
     assert "Mixed Deck" in browser.text("#fact-ruleset")
     # only what the table can take: no dice before a hand, no session start twice
-    assert offered(browser) == {"hand-over", "end", "abort"}
-    assert {b[0] for b in visible_buttons(browser)} == {"hand-over", "end", "abort"}
+    assert offered(browser) == {"hand_over", "end", "abort"}
+    assert {b[0] for b in visible_buttons(browser)} == {"hand_over", "end", "abort"}
+    assert browser.text("#primary") == "Hand over"
     assert not shown(browser, "start-form") and not shown(browser, "pair-form")
     shoot(browser, "4-built")
     no_console_errors(browser)
@@ -222,54 +254,58 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
 def test_a_hand_over_and_its_throw_from_the_page(table, browser, hand, throw):
     from selenium.webdriver.common.by import By
 
-    wait_offered(browser, "hand-over", "the hand over", 90)
-    press(browser, "hand-over")
+    wait_offered(browser, "hand_over", "the hand over", 90)
+    press(browser, "hand_over")
     answered(browser, "the hand over taken")
-    if hand == 3:  # someone reached in while the lift moved: the fault, then "Fault fixed"
-        wait_offered(browser, "clear-fault", "the guard fault", 60)
-        assert "dice" not in offered(browser) and "hand-over" not in offered(browser)
-        assert shown(browser, "fault")
-        assert "the guard was broken" in browser.text("#fault-message")
-        assert "light curtain" in browser.text("#fault-todo")
-        assert table.status()["table"]["state"] == "fault"
+    if hand == 3:  # someone reached in while the lift moved: the fault, then the lift again
+        wait_page(browser, "const f = document.getElementById('fault'); return f && "
+                  "f.dataset.kind === 'guard'", "the guard fault", 60)
+        assert "dice" not in offered(browser)
+        assert browser.text("#fault-title") == ("Fault: The light curtain was crossed or the "
+                                                "lid opened")
+        assert browser.text("#fault-todo") == ("Clear the light curtain and close the lid, "
+                                               "then press “Continue”.")
+        assert browser.text("#primary") == "Continue"  # the button the banner names
+        assert table.status()["fault"]["kind"] == "guard"
+        assert {"continue", "hand_over"} <= set(table.status()["can"])  # start again works too
         shoot(browser, "5-hand-3-fault")
-        press(browser, "clear-fault")
-        answered(browser, "the fault cleared")
-        assert "raising the walls for hand 3" in browser.text("#answer")
+        press(browser, "continue")
+        answered(browser, "the lift again")
+        wait_page(browser, "return !document.getElementById('fault')", "the fault gone", 30)
     wait_offered(browser, "dice", "hand %d's walls up, the dice" % hand, 60)
     assert table.status()["session"]["hand"] == hand
     if throw == "dice":
         press(browser, "dice")
     else:
-        browser.driver.find_element(By.ID, "dice-entered").send_keys(throw)
-        press(browser, "dice-entered")
+        browser.driver.find_element(By.ID, "dice-faces").send_keys(throw)
+        press(browser, "dice_entered")
     answered(browser, "the throw taken")
-    text = wait_page(browser, "const t = document.getElementById('throw').textContent; "
-                     "return t.startsWith('Hand %d') && t.includes('dice') && t" % hand,
+    text = wait_page(browser, "const b = document.getElementById('break'); return b && b.textContent",
                      "hand %d's throw" % hand)
     dice = table.status()["session"]["dice"]
     assert dice["hand"] == hand
+    assert text.startswith("%s = %d · break " % ("+".join(map(str, dice["dice"])), dice["total"]))
     if throw == "dice":
         assert dice["by"] == "api"
     else:
         assert dice["dice"] == [3, 4] and dice["by"] == "entered"
-        assert "3 + 4 = 7 (physical dice, entered)" in text
-    assert "Break the wall of" in browser.text("#break")
+        wait_page(browser, "return document.getElementById('log').textContent.includes("
+                  "'Dice for hand 2 of game 1: 3 + 4 = 7 (your dice, entered)')", "the throw logged")
     assert "dice" not in offered(browser)  # one throw a hand
     shoot(browser, "5-hand-%d" % hand)
     no_console_errors(browser)
 
 
 def test_a_new_game_from_the_page(table, browser):
-    wait_offered(browser, "game", "a new game", 90)
-    press(browser, "game")
-    answered(browser, "the new game taken")
-    assert browser.text("#answer") == ("New game: done. Next: bringing every tile into the "
-                                       "mixer: wait")
+    wait_offered(browser, "game_new", "a new game", 90)
+    assert shown(browser, "apart")  # the ending commands sit apart from the everyday ones
+    press(browser, "game_new", confirm=True)
+    assert answered(browser, "the new game taken") == "New game: done."
     # the walls inside come up and the centre opens: people push everything in, then say so
     wait_offered(browser, "continue", "the push window", 60)
-    assert "push every tile" in browser.text("#next")
-    assert table.status()["session"]["asking"]
+    assert browser.text("#headline") == "Push every tile into the centre"
+    assert browser.text("#primary") == "Done: close the centre"
+    assert table.status()["next"]["code"] == "push_all"
     # the last walls built inside went up to the table top: the panel says so
     wait_page(browser, "return document.getElementById('build-title').textContent === "
               "'Deck B was built here; now on the table top' && "
@@ -277,10 +313,10 @@ def test_a_new_game_from_the_page(table, browser):
     shoot(browser, "6-push")
     press(browser, "continue")
     answered(browser, "the centre closed")
-    st = table.wait(lambda s: s["session"]["game"] == 2 and s["session"]["phase"] == "built"
-                    and not s["busy"], timeout=120, what="game 2's deck built")
+    st = table.wait(lambda s: s["session"]["game"] == 2 and s["state"]["name"] == "built",
+                    timeout=120, what="game 2's deck built")
     assert st["session"]["hand"] == 3  # hands count on over the session
-    wait_offered(browser, "hand-over", "game 2's first hand over", 30)
+    wait_offered(browser, "hand_over", "game 2's first hand over", 30)
     wait_page(browser, "return document.getElementById('fact-game').textContent.startsWith('2')",
               "game 2")
     shoot(browser, "7-new-game")
@@ -345,9 +381,9 @@ def test_end_the_session_from_the_page(table, browser):
     wait_offered(browser, "end", "the end of the session", 60)
     press(browser, "end", confirm=True)
     answered(browser, "the session ended")
-    table.wait(lambda s: s["session"] is None and not s["busy"], what="no session")
-    wait_page(browser, "return document.getElementById('headline').textContent === 'No session'",
-              "no session")
+    table.wait(lambda s: s["session"] is None and s["state"]["name"] == "idle", what="no session")
+    wait_page(browser, "return ['Start a session', 'Take the tiles out, or start a session']"
+              ".includes(document.getElementById('headline').textContent)", "no session")
     wait_offered(browser, "start", "a new session may start", 30)
     sessions = json.loads(table.cli("history", "--json").stdout)["sessions"]
     # the evening is in the history: two games, three hands, the entered throw
@@ -360,7 +396,7 @@ def test_end_the_session_from_the_page(table, browser):
     # and on the page, under "Earlier sessions"
     wait_page(browser, "const li = document.querySelector('#history-list li[data-session=\"1\"]');"
               " return li && li.textContent.includes("
-              "'Session 1: riichi, Mixed Deck — ended, 2 games, 3 hands')", "the evening's history")
+              "'Session 1: Riichi (base), Mixed Deck — ended, 2 games, 3 hands')", "the evening's history")
     shoot(browser, "8-ended")
     no_console_errors(browser)
 
@@ -372,7 +408,7 @@ def test_revoke_all_unpairs_and_a_scanned_code_pairs_without_staying_in_the_addr
     assert "1 browser session(s) ended" in out
     browser.driver.get(table.url + "/")
     wait_page(browser, "return window.jantakuPage.paired === false", "unpaired after revoke-all")
-    assert browser.js("return document.getElementById('start').disabled") is True
+    wait_page(browser, "return document.getElementById('primary').disabled", "the start disabled")
     text = table.cli("pair", "--new", "--page-url", table.url + "/").stdout
     code = text.split("type the code ", 1)[1].split(" ", 1)[0]
     assert "#pair=" not in text.split("\n", 1)[0]  # the words give the code, not a URL with it
@@ -380,7 +416,7 @@ def test_revoke_all_unpairs_and_a_scanned_code_pairs_without_staying_in_the_addr
     browser.driver.get(table.url + "/#pair=" + code)
     wait_page(browser, "return window.jantakuPage.paired === true", "paired by the scanned code")
     assert browser.driver.current_url == table.url + "/"
-    assert browser.js("return document.getElementById('start').disabled") is False
+    wait_page(browser, "return !document.getElementById('primary').disabled", "the start enabled")
     no_console_errors(browser)
 
 
@@ -396,16 +432,16 @@ def test_the_owner_sees_each_paired_browser_and_a_browser_can_forget_itself(tabl
     wait_page(browser, "const b = document.getElementById('forget'); "
               "return b.offsetParent !== null && b.textContent === 'Forget this browser'",
               "the forget button")
-    browser.driver.find_element(By.ID, "forget").click()
+    tap(browser, "forget")
     wait_page(browser, "return window.jantakuPage.paired === false && "
               "document.getElementById('answer').textContent.includes('no longer paired')",
               "unpaired by forgetting")
     assert not shown(browser, "forget") and shown(browser, "pair-form")
-    assert browser.js("return document.getElementById('start').disabled") is True
+    wait_page(browser, "return document.getElementById('primary').disabled", "the start disabled")
     assert "no browser is paired" in table.cli("pair", "--list").stdout
     code = json.loads(table.cli("pair", "--new", "--json").stdout)["code"]
     browser.driver.find_element(By.ID, "pair-code").send_keys(code)
-    browser.driver.find_element(By.ID, "pair-button").click()
+    tap(browser, "pair-button")
     wait_page(browser, "return window.jantakuPage.paired === true", "paired again")
     no_console_errors(browser)
 
@@ -428,7 +464,7 @@ def start_from_page(browser, *, mixed):
     Select(browser.driver.find_element(By.ID, "ruleset")).select_by_value("riichi")
     box = browser.driver.find_element(By.ID, "mixed")
     if box.is_selected() != mixed:
-        box.click()
+        tap(browser, "mixed")
     press(browser, "start")
 
 
@@ -438,16 +474,16 @@ def test_a_normal_start_after_mixed_deck_is_refused_with_what_to_do(table, brows
     start_from_page(browser, mixed=False)
     text = wait_page(browser, "const a = document.getElementById('answer'); return "
                      "a.className === 'refused' && a.textContent", "the refusal")
-    assert "Sort the tiles by back colour" in text and "Mixed Deck" in text
+    assert "sort the tiles by back colour" in text and "Mixed Deck" in text
+    assert "“Sets sorted”" in text  # the page's own box, named
+    assert browser.js("return window.jantakuPage.lastAnswer.code") == "sets_not_apart"
     assert shown(browser, "loaded-box")  # the page's way to say "we sorted them"
     assert table.status()["session"] is None
     shoot(browser, "9-refused")
-    no_console_errors(browser, meant=(422,))  # the refusal, as the API answers it
+    no_console_errors(browser, meant=(400, 422))  # the refusal, as the API answers it
     # ticked, the start says the sets are loaded apart (caught before it reaches the table,
     # which would build from tiles that are in truth still mixed)
-    from selenium.webdriver.common.by import By
-
-    browser.driver.find_element(By.ID, "loaded").click()
+    tap(browser, "loaded")
     browser.js("window.sentBody = null; window.realFetch = window.fetch; window.fetch = "
                "(url, opts) => { window.sentBody = [url, opts.body]; "
                "return Promise.reject(new Error('held back by the test')); };")
@@ -456,7 +492,7 @@ def test_a_normal_start_after_mixed_deck_is_refused_with_what_to_do(table, brows
         sent = wait_page(browser, "return window.sentBody", "the start's request")
     finally:
         browser.js("window.fetch = window.realFetch;")
-        browser.driver.find_element(By.ID, "loaded").click()
+        tap(browser, "loaded")
     assert sent[0] == "/session"
     assert json.loads(sent[1]) == {"ruleset": "riichi", "mixed_deck": False, "loaded": True}
     assert table.status()["session"] is None
@@ -471,7 +507,7 @@ def test_abort_while_people_are_asked_then_start_again(table, browser):
     first = table.status()["session"]["id"]
     press(browser, "abort", confirm=True)
     answered(browser, "the abort")
-    table.wait(lambda s: s["session"] is None and not s["busy"], what="no session")
+    table.wait(lambda s: s["session"] is None and s["state"]["name"] == "idle", what="no session")
     wait_page(browser, "const li = document.querySelector('#history-list li[data-session=\"%d\"]');"
               " return li && li.textContent.includes('aborted')" % first, "the aborted session")
     start_from_page(browser, mixed=True)
@@ -495,41 +531,45 @@ def test_abort_while_people_are_asked_then_start_again(table, browser):
 
 
 def test_the_page_speaks_japanese_when_chosen(table, browser):
-    """In Japanese, a hand from the page: the page's words and the daemon's sentences (what
-    to do next, the answers) are Japanese; nothing the daemon said was left in English."""
+    """In Japanese, a hand from the page: every word the page shows is Japanese (the
+    daemon's codes worded by the page), the buttons it names are its own."""
+    import re
+
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
     Select(browser.driver.find_element(By.ID, "lang")).select_by_value("ja")
-    wait_page(browser, "return document.getElementById('headline').textContent === "
-              "'セッションなし'", "the page in Japanese")
+    wait_page(browser, "return ['セッションを始めてください', '牌を取り出すか、セッションを始めてください']"
+              ".includes(document.getElementById('headline').textContent)", "the page in Japanese")
     assert browser.text("#controls-title") == "操作"
-    assert browser.text("#start") == "セッション開始"
     assert browser.js("return document.documentElement.lang") == "ja"
-    assert browser.text("#next").startswith("セッションを開始してください")
     start_from_page(browser, mixed=True)
-    answered(browser, "the session started")
-    assert browser.text("#answer").startswith("セッション開始:完了。")
+    assert answered(browser, "the session started").startswith("開始:")
+
     def asked_in_japanese():
-        assert browser.text("#next").startswith("卓上の牌をすべて中央に落としてください")
+        assert browser.text("#headline") == "すべての牌を中央に落としてください"
+        assert browser.text("#primary") == "完了:中央を閉じる"
+        assert "「完了:中央を閉じる」" in browser.text("#more")
 
     people_done_then_built(browser, "in Japanese", check=asked_in_japanese)
-    press(browser, "hand-over")
+    press(browser, "hand_over")
     answered(browser, "the hand over")
     wait_offered(browser, "dice", "the walls up", 60)
     press(browser, "dice")
     answered(browser, "the throw")
-    wait_page(browser, "return document.getElementById('throw').textContent.startsWith('第')",
-              "the throw in Japanese")
-    assert "目で割ります" in browser.text("#break")
-    assert browser.text("#headline") in ("山を積んでいます", "対局中", "山の準備ができました")
-    # every sentence the daemon said on the way had its Japanese
-    assert browser.js("return Array.from(window.JANTAKU_WORDS.say.missed)") == []
+    line = wait_page(browser, "const b = document.getElementById('break'); return b && b.textContent",
+                     "the throw in Japanese")
+    assert "の山を割る" in line and "右端から" in line
+    # no English word anywhere in what the page shows but names (the ruleset, the board)
+    shown_text = browser.js("return document.querySelector('main').innerText")
+    english = {w for w in re.findall(r"[A-Za-z]{3,}", shown_text)} - {
+        "riichi", "reference", "jantaku", "English", "uzje", "wsom", "shenyang", "speed", "tonpuu"}
+    assert english == set(), english
     if japanese_font():  # (else the screenshot would show boxes; a phone has the font)
         shoot(browser, "ja")
     press(browser, "end", confirm=True)
     answered(browser, "the session ended")
     Select(browser.driver.find_element(By.ID, "lang")).select_by_value("en")
-    wait_page(browser, "return document.getElementById('headline').textContent === "
-              "'No session'", "the page in English again")
+    wait_page(browser, "return document.getElementById('controls-title').textContent === "
+              "'Controls'", "the page in English again")
     no_console_errors(browser)

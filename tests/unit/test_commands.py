@@ -83,3 +83,4 @@ def test_home_assistant_has_a_button_for_each_command_the_list_gives_one():
 ])
 def test_can_holds_only_abort_while_the_table_is_away(state, connected, expected):
     assert can(state, Context(connected=connected)) == expected
+

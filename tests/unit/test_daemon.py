@@ -612,3 +612,21 @@ def test_while_a_stop_waits_the_hand_in_play_can_still_be_thrown(tmp_path):
         assert h.status()["fault"]["kind"] == "jam"  # the stop still waits for its fix
     finally:
         h.close()
+
+
+def test_a_daemon_started_on_a_table_that_reports_a_fault_says_so(tmp_path):
+    h = Harness(tmp_path, seed=3, faults=("jam:track=2,after=40,count=0",), mixed_loading=True)
+    try:
+        d = h.daemon
+        h.call(d.start_session("riichi", True))
+        h.settle()
+        h.call(d.abort())
+        h.restart()  # the daemon again, on the table still jammed
+        h.settle(until=lambda: d is not h.daemon and h.daemon.link.connected, max_s=30)
+        h.wait_s(0.5)
+        st = h.status()
+        assert st["state"]["name"] == "table_fault" and st["can"] == ["clear_fault", "abort"]
+        _, err = h.call(h.daemon.start_session("riichi", True))
+        assert err.status == 409 and err.code == "table_fault"
+    finally:
+        h.close()

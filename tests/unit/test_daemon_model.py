@@ -17,6 +17,9 @@ def test_every_action_from_every_state_answers_and_play_can_resume():
                                 suppress_health_check=list(HealthCheck))
     machine("runTest").runTest()
     st = daemon_model.STATS
-    print("model: %d sequences, %d steps, %d back to play, %d needed a person"
-          % (st["sequences"], st["steps"], st["recovered"], st["person"]))
+    print("model: %d sequences, %d steps, %d back to play, %d needed a person, %d answers "
+          "checked against can (%d judged on a state that had moved on)"
+          % (st["sequences"], st["steps"], st["recovered"], st["person"], st["judged"],
+             st["stale"]))
     assert st["recovered"] > 0 and st["steps"] > 0
+    assert st["judged"] > st["steps"] // 2  # can's promise was checked, not skipped

@@ -611,7 +611,7 @@ def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
                "VALUES (1, 1, 'A', '[34]', 1.0)")
     db.close()
     with Journal(path) as jr:
-        assert jr.schema_version == SCHEMA_VERSION == 4
+        assert jr.schema_version == SCHEMA_VERSION == 5
         assert jr.sessions()[0]["state"] == "ended"
         assert jr.check() == []
         sid = new_session(jr)  # the new table still allows one open session only

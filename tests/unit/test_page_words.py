@@ -1,19 +1,26 @@
-"""The page's words (hostd/web/page/words.js), run by Node: the Japanese table has every word
-of the English one, and the daemon's own sentences (what to do next, faults, refusals),
-gathered from real runs of the daemon (daemon_sentences.py) and from its tables of
-fault texts and asks, all translate: a new English sentence without its Japanese fails
-here, naming it."""
+"""The page's words (hostd/web/page/words.js), run by Node: the daemon says what happens next
+as a code (hostd/core/codes.py NEXT), a fault as its kind (TODO), a refusal as an error
+code; the page words each itself, in English and Japanese, naming its own buttons.
+
+Every code and every fault kind has words in both languages, made from the parameters the
+daemon really gives (codes.example_state); none names a command of the CLI; none shows a
+placeholder or a Python value; the Japanese is Japanese (no English word left in it but
+names); the Japanese table has every key of the English one, in the same shape."""
 import json
+import re
 import shutil
 import subprocess
 
 import pytest
 
+from hostd.core.codes import NEXT, TODO, Context, example_state, next_step
+from hostd.core.commands import offered_by
 from tests.conftest import ROOT
 
 NODE = shutil.which("node") or shutil.which("nodejs")
 pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node.js to run the page's "
                                 "words.js (Debian package `nodejs`; .ci/run installs it)")
+WORDS = ROOT / "hostd" / "web" / "page" / "words.js"
 
 RUN = r"""
 const vm = require("vm"), fs = require("fs");
@@ -22,109 +29,237 @@ const ctx = { window: { localStorage: { getItem: () => input.lang } },
               navigator: { language: "en-GB" } };
 vm.createContext(ctx);
 vm.runInContext(fs.readFileSync(input.file, "utf8"), ctx);
-const w = ctx.window, EN = w.JANTAKU_WORDS_EN, JA = w.JANTAKU_WORDS_JA;
+const w = ctx.window, EN = w.JANTAKU_WORDS_EN, JA = w.JANTAKU_WORDS_JA, W = w.JANTAKU_WORDS;
 function holes(en, ja, path, out) {  // keys of `en` that `ja` lacks or gives another shape
   Object.keys(en).forEach((k) => {
     const p = path + k;
-    if (!(k in ja) && k !== "say") out.push(p + " (missing)");
+    if (!(k in ja)) { if (!input.shared.includes(k)) out.push(p + " (missing)"); }
     else if (en[k] && typeof en[k] === "object") {
       if (!ja[k] || typeof ja[k] !== "object") out.push(p + " (not a table)");
       else holes(en[k], ja[k], p + ".", out);
-    } else if (typeof en[k] !== typeof ja[k] && k !== "say") out.push(p + " (" + typeof ja[k] + ")");
+    } else if (typeof en[k] !== typeof ja[k]) out.push(p + " (" + typeof ja[k] + ")");
   });
   return out;
 }
-const said = input.sentences.map((s) => [s, JA.say(s), EN.say(s)]);
+const said = {};
+const say = (key, f) => { try { said[key] = f(); } catch (e) { said[key] = "THROWS " + e; } };
+Object.keys(input.next).forEach((code) => {
+  say("next." + code, () => { const n = W.next[code](input.next[code], W); return [n.head, n.more]; });
+});
+input.faults.forEach((f) => {
+  say("fault." + f.kind + "." + f.action, () => [W.faultTitle(f, W), W.faultTodo(f, W)]);
+});
+Object.keys(input.refusals).forEach((code) => {
+  const ctx = Object.assign({}, input.refusals[code],
+    { next: W.next.press_dice({ hand: 2, game: 1, game_hand: 2 }, W).head });
+  say("refusal." + code, () => W.refusal[code]({ code: code }, W, ctx));
+});
+Object.keys(input.events).forEach((type) => {
+  say("log." + type, () => W.log[type](input.events[type], W));
+});
+input.cmds.forEach((c) => say("cmd." + c, () => W.cmd[c]));
+Object.keys(W.primary).forEach((c) => say("primary." + c, () => {
+  const p = W.primary[c]; return typeof p === "function" ? p({hand: 2, game: 1, game_hand: 2}, W) : p;
+}));
+const t = { dice: [3, 4], total: 7, breaker: "across", break_from_right: 7, unit: "stacks",
+            dead_wall_tiles: 14, by: "entered" };
+say("breakLine", () => W.breakLine(t, W));
+say("breakLine.tiles", () => W.breakLine(Object.assign({}, t, {unit: "tiles", break_from_right: 1}), W));
+say("breakWait", () => W.breakWait({hand: 3, game: 1, game_hand: 3}, W));
+say("closesIn", () => W.closesIn(83.4, W));
+say("comeUpIn", () => W.comeUpIn(5, W));
+say("openUntilDone", () => W.openUntilDone(W, "push_all"));
+say("buildLeft", () => [W.buildLeft(20.2), W.buildLeft(130)]);
+say("colours", () => [W.colours(["blue", "green"]), W.colours(["blue", "blue"]), W.colours([])]);
+say("marks", () => ["blue", "green", "pink"].map((c) => W.mark(W, c)));
+say("counted", () => W.counted(46, 136));
+say("tableSvg", () => W.tableSvg(t, W));
+say("deadLine", () => W.deadLine(14));
+say("historyLine", () => W.historyLine({id: 3, ruleset: "riichi", mixed_deck: true, state: "aborted",
+                                          games: [{hands: [1, 2]}]}, 2, W));
+say("refusedAs", () => W.refusedAs(W.cmd.hand_over, W.refusal.not_connected()));
+say("confirm", () => [W.confirm.abort, W.confirm.end, W.confirm.game_new, W.confirm.endEmpty]
+    .concat(Object.values(W.confirm.yes)));
 process.stdout.write(JSON.stringify({
-  holes: holes(EN, JA, "", []), said: said, missed: Array.from(JA.say.missed),
-  chosen: w.JANTAKU_WORDS.lang,
+  holes: holes(EN, JA, "", []), said: said, chosen: W.lang,
 }));
 """
 
+# what the Japanese may keep in Latin letters: names (rulesets, the board, colours a
+# person typed) and the one command of the pairing help
+NAMES = {"riichi", "jantaku", "pair", "blue", "green"}
+SHARED = ["colourName", "languages", "faultTitle", "faultTodo", "clock", "rulesetLabel"]  # helpers
+# that compose a language's own words, and the languages' own names
 
-def words(sentences=(), lang="ja"):
+
+def daemon_next():
+    """Each code's params as the daemon gives them (hostd/core/codes.py's examples)."""
+    out = {}
+    for code in NEXT:
+        state, connected, table_fault = example_state(code)
+        n = next_step(state, Context(connected=connected), table_fault=table_fault)
+        assert n["code"] == code
+        out[code] = n["params"]
+    return out
+
+
+def faults():
+    out = [{"kind": k, "track": 2, "deck": "B", "action": action} for k, (action, _) in TODO.items()]
+    out.append({"kind": "guard", "track": None, "deck": None, "action": "hand_over"})
+    return out
+
+
+EVENTS = {
+    "session_started": {"session": 4, "ruleset": "riichi", "mixed_deck": True},
+    "session_resumed": {"session": 4, "state": "built", "hand": 3},
+    "build_started": {"build": 2, "deck": "B", "targets": [34] * 4, "resumes": None},
+    "build_resumed": {"build": 2, "deck": "B"},
+    "build_done": {"build": 2, "deck": "B", "per_track": [34, 34, 34, 33], "ok": False},
+    "build_failed": {"build": 2, "deck": "B", "message": "deck B: counted 46 of 136"},
+    "hand_over": {"hand": 2, "raising": "B", "dropping": "A"},
+    "hand": {"hand": 2, "game": 1, "game_hand": 2, "deck": "B"},
+    "dice": {"hand": 2, "game": 1, "game_hand": 2, "dice": [3, 4], "total": 7},
+    "fault": {"kind": "jam", "track": 2, "message": "track 2 is jammed"},
+    "fault_recovered": {"id": 1},
+    "stopped": {"step": "hand_over", "kind": "guard", "message": "the guard was broken"},
+    "step_failed": {"step": "start", "message": "the table refused build: not_allowed"},
+    "session_ended": {"session": 4, "how": "failed", "reason": "ended by request"},
+    "link": {"what": "reset", "detail": None},
+    "abort_pending": {"message": "not connected"},
+    "abort_confirmed": {},
+    "emptied": {"raised": 136, "from_mixer": [], "mixer_empty": True},
+    "collect": {"step": "raise"},
+    "resplit": {"hand": 4, "game": 1, "game_hand": 4},
+    "swap": {"hand": 4, "game": 1, "game_hand": 4},
+    "drain": {"build": 5, "targets": [34] * 4},
+    "game": {"game": 2, "first_hand": 5},
+    "button": {"button": "dice", "taken": False, "why": "not now"},
+}
+REFUSALS = {code: {"known": ["blue", "green", "pink"], "sets": ["blue", "green"],
+                   "fault": {"kind": "jam", "track": 2, "deck": "A", "action": "clear_fault"}}
+            for code in ("not_paired", "pair_refused", "pair_rate_limited", "cross_origin",
+                         "bad_host", "bad_colours", "unknown_colour", "bad_dice", "bad_request",
+                         "sets_not_apart", "walls_inside", "fault_remains", "not_connected",
+                         "not_now", "composition", "refused", "table", "internal", "other")}
+
+
+def words(lang):
+    cmds = offered_by("page") + ["dice_entered"]
     r = subprocess.run([NODE, "-e", RUN], input=json.dumps({
-        "file": str(ROOT / "hostd" / "web" / "page" / "words.js"), "sentences": list(sentences),
-        "lang": lang}), capture_output=True, text=True, timeout=60)
+        "file": str(WORDS), "lang": lang, "next": daemon_next(), "faults": faults(),
+        "refusals": REFUSALS, "events": EVENTS, "cmds": cmds, "shared": SHARED}),
+        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
 
-def test_the_japanese_table_has_every_english_word():
-    out = words()
-    assert out["holes"] == []
-    assert out["chosen"] == "ja"
-    assert words(lang="en")["chosen"] == "en"
+@pytest.fixture(scope="module")
+def en():
+    return words("en")
 
 
-def daemon_tables():
-    """Every ask and fault text the daemon has, filled in as the daemon fills them."""
-    from hostd.core.session import ASK
-    from hostd.table.client import FAULT_TEXT
-
-    texts = [t.format(deck="B", track=3) for t in ASK.values()]
-    texts += [t.format(track=2, detail=0) for t in FAULT_TEXT.values()]
-    return texts
+@pytest.fixture(scope="module")
+def ja():
+    return words("ja")
 
 
-def pairing_refusals():
-    """What a browser is told when its pairing code is refused (hostd/web/pairing.py)."""
-    from hostd.errors import JantakuError
-    from hostd.web.pairing import CODE_TTL_S, MAX_TRIES_ALL, Pairing
-
-    now = [0.0]
-    p, out = Pairing(clock=lambda: now[0]), set()
-    p.new_code()
-    for n in range(2 * MAX_TRIES_ALL):  # one browser too many times, then the network
-        try:
-            p.exchange("ZZZZ-0000", client="10.0.0.%d" % (n // 6))
-        except JantakuError as e:
-            out.add(str(e))
-    now[0] += CODE_TTL_S + 61
-    try:
-        p.exchange("ZZZZ-0000", client="10.0.1.1")
-    except JantakuError as e:
-        out.add(str(e))
-    assert len(out) == 4, out  # not right, too old, this browser, the network
-    return sorted(out)
+def flat(value):
+    return [value] if isinstance(value, str) else [x for v in value for x in flat(v)]
 
 
-def test_every_daemon_sentence_has_its_japanese(tmp_path):
-    from daemon_sentences import gather
-
-    sentences = gather(tmp_path) + daemon_tables() + pairing_refusals()
-    assert len(sentences) > 80  # the runs met the states they are meant to
-    out = words(sentences)
-    assert out["missed"] == [], "no Japanese for these parts of the daemon's sentences " \
-        "(add a phrase to hostd/web/page/words.js):\n" + "\n".join(out["missed"])
-    for english, japanese, same in out["said"]:
-        assert same == english  # English is the daemon's own words
-        assert japanese != english
-        # what stays in Latin letters: commands in backticks, names (rulesets, colours)
-        bare = " ".join(japanese.split("`")[0::2])
-        words_left = [w for w in bare.replace("(", " ").replace(")", " ").split()
-                      if w.isascii() and w.isalpha() and len(w) > 3
-                      and w not in ("riichi", "blue", "green", "pink", "reference")]
-        assert words_left == [], (english, japanese)
+def test_the_language_is_chosen_and_japanese_has_every_english_word(en, ja):
+    assert en["chosen"] == "en" and ja["chosen"] == "ja"
+    assert ja["holes"] == []
 
 
-def test_a_sentence_no_phrase_knows_stays_english_and_is_noted():
-    out = words(["deck A: counted 3 of 136: a dragon ate it"])
-    assert out["said"][0][1] == "デッキA:136枚中3枚:a dragon ate it"
-    assert out["missed"] == ["a dragon ate it"]
+def test_every_code_and_fault_kind_has_words_in_both_languages(en, ja):
+    for code in NEXT:
+        for out in (en, ja):
+            head, more = out["said"]["next." + code]
+            assert head.strip(), (code, out["chosen"])
+        assert en["said"]["next." + code] != ja["said"]["next." + code], code
+    for f in faults():
+        key = "fault.%s.%s" % (f["kind"], f["action"])
+        for out in (en, ja):
+            title, todo = out["said"][key]
+            assert title and todo, key
+        assert en["said"][key] != ja["said"][key], key
 
 
-@pytest.mark.parametrize("english,japanese", [
-    ("aborted by request (confirmed when the table came back)", "操作で中止(卓が戻ったときに確認)"),
-    ("aborted by request (deck A: counted 49 of 136: track 2 is jammed)",
-     "操作で中止(デッキA:136枚中49枚:トラック2が詰まっています)"),
-    ("hand 3: the guard was broken: motion stopped",
-     "第3局:安全装置(ライトカーテンかふた)が遮られました:動きを止めました"),
-    ("dice 3+4 = 7: across breaks, 7 stacks from the right end of their wall; dead wall 14 tiles",
-     "サイコロ 3+4 = 7:対面の山を右端から7幢目で割ります。王牌 14枚"),
-    ("push every tile on the table top into the centre (the centre is open for 10 s; "
-     "`jantaku continue` closes it sooner)",
-     "卓上の牌をすべて中央に落としてください(中央は10秒間開いています。「続行」で早く閉じます)"),
-])
-def test_sentences_read_as_japanese(english, japanese):
-    assert words([english])["said"][0][1] == japanese
+def test_what_to_do_names_the_pages_own_button(en, ja):
+    """A fault's words say which of the page's buttons carries on: the one of its action."""
+    for out in (en, ja):
+        cmd = {c[4:]: out["said"][c] for c in out["said"] if c.startswith("cmd.")}
+        for f in faults():
+            todo = out["said"]["fault.%s.%s" % (f["kind"], f["action"])][1]
+            assert cmd[f["action"]] in todo, (out["chosen"], f, todo)
+        push = out["said"]["next.push_all"][1]
+        assert out["said"]["primary.push_all"] in push  # the button it names is the one shown
+
+
+def test_no_word_shows_a_placeholder_or_a_python_value(en, ja):
+    for out in (en, ja):
+        for key, value in out["said"].items():
+            for text in flat(value):
+                assert not text.startswith("THROWS"), (key, text)
+                for bad in ("undefined", "null", "None", "NaN", "[object", "{", "}"):
+                    assert bad not in text, (out["chosen"], key, text)
+                assert not re.search(r"(^|\s)\?($|[\s),.])", text), (key, text)  # "deck ?"
+
+
+def test_no_word_names_a_cli_command_but_pairing_help(en, ja):
+    for out in (en, ja):
+        for key, value in out["said"].items():
+            for text in flat(value):
+                assert "jantaku" not in text.replace("`jantaku pair --new`", ""), (key, text)
+    assert "`jantaku pair --new`" in en["said"]["refusal.pair_refused"]
+
+
+def test_the_japanese_keeps_no_english_word(ja):
+    for key, value in ja["said"].items():
+        for text in flat(value):
+            bare = " ".join(text.split("`")[0::2])  # a command in backticks is a command
+            left = [w for w in re.findall(r"[A-Za-z]{3,}", bare) if w.lower() not in NAMES]
+            assert left == [], (key, text)
+
+
+def test_the_break_line_is_one_line_with_the_total(en, ja):
+    assert en["said"]["breakLine"] == "3+4 = 7 · break across · 7 stacks from their right end"
+    assert ja["said"]["breakLine"] == "3+4 = 7 · 対面の山を割る · 右端から7幢目"
+    assert en["said"]["breakLine.tiles"].endswith("1 tile from their right end")
+    assert en["said"]["closesIn"] == "The centre closes in 1:23"
+    assert en["said"]["buildLeft"] == ["About 20 s left", "About 2 min left"]
+
+
+def test_colour_names_and_set_marks_are_translated(en, ja):
+    assert en["said"]["colours"] == ["blue and green", "both blue", "as the table is set up"]
+    assert ja["said"]["colours"] == ["青と緑", "どちらも青", "卓の設定どおり"]
+    assert en["said"]["marks"] == ["B", "G", "P"]
+    assert ja["said"]["marks"] == ["青", "緑", "桃"]
+
+
+def _subcommands():
+    from hostd.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return set(sub.choices)
+
+
+def test_the_pages_files_name_no_jantaku_command_but_pair_new():
+    """Issue 28: the page names its own buttons; the one command it may name is the one
+    that makes a pairing code, which only a program on the host can run."""
+    commands = _subcommands()
+    assert {"session", "hand-over", "dice", "continue", "pair"} <= commands
+    page = ROOT / "hostd" / "web" / "page"
+    for path in sorted(page.iterdir()):
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"jantaku[\s\u00a0]+([a-z][a-z-]*)([^`\"\n]*)", text):
+            if m.group(1) in commands:
+                assert m.group(0).startswith("jantaku pair --new"), (path.name, m.group(0))
+
+
+def test_the_phrase_tables_are_gone():
+    """The daemon's English sentences are no longer translated by regular expressions."""
+    text = WORDS.read_text(encoding="utf-8")
+    assert "new RegExp" not in text and "say:" not in text and "jantakuTranslator" not in text

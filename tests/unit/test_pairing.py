@@ -271,7 +271,7 @@ def test_with_a_token_a_code_needs_the_token_and_a_browser_may_use_either():
 def test_the_terminal_shows_the_code_and_a_qr_code_of_the_page_with_it():
     import segno
 
-    from hostd.cli.daemon import pair_text
+    from hostd.cli.reads import pair_text
 
     text = pair_text("ABCD-1234", "http://table.local:8737/", 300)
     first, rest = text.split("\n", 1)
@@ -521,7 +521,7 @@ def test_the_host_lists_and_revokes_browsers_and_a_browser_forgets_itself(log_bu
     assert got["forgot_again"].json() == {"forgotten": False}
     assert got["phone_after"].status_code == 401
     assert got["empty"].json() == {"browsers": []}
-    assert [c for c in d.calls if c[0] == "hand_over"] == [("hand_over",)]
+    assert [c for c in d.calls if c[0] == "hand_over"] == [("hand_over", {})]
     # the log names each browser by its id, never by its cookie
     events = [(e["event"], e.get("id"), e.get("how")) for e in log_events(log_buffer)
               if e["event"].startswith("browser_")]
@@ -659,3 +659,159 @@ def test_the_cli_lists_and_revokes_browsers(capsys, log_buffer):  # (the log: no
         assert rc == 2 and "String should have at least 1 character" in err
     assert cli.main(["pair", "--list", "--revoke", "x"]) == 2  # one at a time
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+# -- paired browsers survive a restart (the journal keeps them: schema 5) ---------------------
+
+def test_a_restarted_daemon_keeps_its_paired_browsers_and_their_times(tmp_path):
+    """Pairing, then a new Pairing on the same journal (the daemon restarted, its monotonic
+    clock started afresh): the cookie still presses, the host lists the same browser with
+    the same id, address and times, and it expires when it would have."""
+    from hostd.core.journal import Journal
+
+    path = tmp_path / "journal.sqlite"
+    wall = Clock(WALL)
+    with Journal(path) as j:
+        p = Pairing(Clock(5000.0), wall, store=j)
+        phone = p.exchange(p.new_code(), client="192.168.1.7", agent=PHONE)
+        before = p.browsers()
+        stored = j.browsers()
+        assert [b["digest"] for b in stored] == [hashlib.sha256(phone.cookie.encode()).hexdigest()]
+        assert phone.cookie not in json.dumps(stored)  # its hash only, never the cookie
+    wall.t += 3600  # an hour later, the daemon starts again
+    with Journal(path) as j:
+        p = Pairing(Clock(10.0), wall, store=j)
+        assert p.check(phone.cookie) and p.touch(phone.cookie) == phone.id
+        after = p.browsers()
+        assert [(b["id"], b["address"], b["browser"], b["paired_at"]) for b in after] == [
+            (b["id"], b["address"], b["browser"], b["paired_at"]) for b in before]
+        assert after[0]["expires_in"] == SESSION_TTL_S - 3600
+        assert after[0]["last_seen"] == "2025-05-01T19:10:00+00:00"  # the touch: kept
+    wall.t += SESSION_TTL_S  # past its day: not paired, and the journal lets it go
+    with Journal(path) as j:
+        p = Pairing(Clock(10.0), wall, store=j)
+        assert not p.check(phone.cookie) and p.browsers() == []
+        assert j.browsers() == []
+
+
+def test_revoke_forget_and_revoke_all_reach_the_journal(tmp_path):
+    from hostd.core.journal import Journal
+
+    path = tmp_path / "journal.sqlite"
+    with Journal(path) as j:
+        p = Pairing(Clock(), Clock(WALL), store=j)
+        a, b, c, d = (p.exchange(p.new_code(), agent=PHONE) for _ in range(4))
+        again = p.exchange(p.new_code(), agent=PHONE, previous=d.cookie)  # replaces d
+        assert p.revoke(a.id) == a.id
+        assert p.forget(b.cookie) == b.id
+        assert {r["id"] for r in j.browsers()} == {c.id, again.id}
+    with Journal(path) as j:
+        p = Pairing(Clock(), Clock(WALL), store=j)
+        assert [p.check(x.cookie) for x in (a, b, c, d, again)] == [False, False, True, False,
+                                                                    True]
+        assert p.revoke_all() == 2
+    with Journal(path) as j:
+        assert j.browsers() == []
+        assert Pairing(Clock(), Clock(WALL), store=j).browsers() == []
+
+
+def test_last_seen_reaches_the_journal_at_most_once_a_minute(tmp_path):
+    """A page load touches the pairing (GET /pair): the SD card is not written at every one."""
+    from hostd.core.journal import Journal
+    from hostd.web.pairing import SEEN_WRITE_S
+
+    wall = Clock(WALL)
+    with Journal(tmp_path / "journal.sqlite") as j:
+        writes = []
+        seen = j.browser_seen
+        j.browser_seen = lambda *a, **kw: (writes.append(kw["last_seen"]), seen(*a, **kw))
+        p = Pairing(Clock(), wall, store=j)
+        cookie = p.exchange(p.new_code()).cookie
+        for _ in range(10):
+            wall.t += 10
+            p.touch(cookie, client="192.168.1.9")
+        assert writes == [WALL + SEEN_WRITE_S]
+        assert j.browsers()[0]["address"] == "192.168.1.9"
+
+
+def test_a_journal_that_cannot_be_written_leaves_pairing_in_memory(tmp_path, log_buffer):
+    from hostd.core.journal import Journal
+
+    j = Journal(tmp_path / "journal.sqlite")
+    j.close()  # every write now fails (JournalError)
+    p = Pairing(Clock(), Clock(WALL), store=j)
+    cookie = p.exchange(p.new_code()).cookie
+    assert p.check(cookie)
+    assert "paired_browsers_not_kept" in log_buffer.getvalue()
+
+
+def test_a_version_4_journal_gains_the_browsers_table(tmp_path):
+    """Schema 4 -> 5: its sessions are kept, and paired browsers can be kept from then on."""
+    import sqlite3
+
+    from hostd.core import journal as jmod
+
+    path = str(tmp_path / "journal.sqlite")
+    db = sqlite3.connect(path, isolation_level=None)
+    for stmt in jmod._SCHEMA:
+        if "CREATE TABLE IF NOT EXISTS browsers" not in stmt:
+            db.execute(stmt)
+    db.execute("PRAGMA application_id=%d" % jmod.APPLICATION_ID)
+    db.execute("PRAGMA user_version=4")
+    db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at, "
+               "ended_at) VALUES ('riichi', 1, '[\"blue\", \"green\"]', 'ended', 'built', 1.0, "
+               "2.0)")
+    db.close()
+    with jmod.Journal(path) as j:
+        assert j.schema_version == 5 == jmod.SCHEMA_VERSION
+        assert j.check() == [] and j.sessions()[0]["state"] == "ended"
+        p = Pairing(Clock(), Clock(WALL), store=j)
+        cookie = p.exchange(p.new_code()).cookie
+    with jmod.Journal(path) as j:
+        assert Pairing(Clock(), Clock(WALL), store=j).check(cookie)
+
+
+def test_the_api_keeps_browsers_in_the_daemons_journal(tmp_path):
+    """create_app gives its pairing the daemon's journal: a browser paired with one app is
+    paired with the next (the daemon restarted)."""
+    from hostd.core.journal import Journal
+
+    path = tmp_path / "journal.sqlite"
+
+    async def pair_then_press(app, code=True):
+        async with client(app) as c:
+            if code:
+                code = (await c.post("/pair/new")).json()["code"]
+                await c.post("/pair", json={"code": code}, headers=ORIGIN)
+            return c.cookies.get("jantaku_session")
+
+    async def press(app, cookie):
+        async with client(app) as c:
+            c.cookies.set("jantaku_session", cookie)
+            return (await c.post("/hand-over", headers=ORIGIN)).status_code
+
+    with Journal(path) as j:
+        cookie = run(pair_then_press(create_app(JournalledDaemon(j))))
+    with Journal(path) as j:
+        app = create_app(JournalledDaemon(j))
+        assert run(press(app, cookie)) == 200
+        assert run(press(app, "not-" + cookie)) == 401
+
+
+class JournalledDaemon:
+    """A daemon with a journal whose every command answers at once (who may press is what
+    is tested)."""
+
+    def __init__(self, journal):
+        self.journal = journal
+
+
+def _answer(name):
+    async def command(self, **kw):
+        return {"seq": 1, "next": {"code": "start_session", "params": {}, "text": "", "action": None}}
+    command.__name__ = name
+    return command
+
+
+for _c in __import__("hostd.core.commands", fromlist=["COMMANDS"]).COMMANDS:
+    setattr(JournalledDaemon, _c.method, _answer(_c.method))

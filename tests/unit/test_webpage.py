@@ -10,6 +10,7 @@ import tomllib
 
 import httpx
 
+from hostd.core.commands import COMMANDS
 from hostd.web import webpage
 from hostd.web.api import create_app
 from tests.conftest import ROOT
@@ -18,7 +19,17 @@ BASE = "http://127.0.0.1:8737"
 
 
 class Daemon:
-    """The page's routes never call the daemon."""
+    """The page's routes never call the daemon (its commands are routes of the API)."""
+
+
+def _never(name):
+    async def command(self, **kw):
+        raise AssertionError("the page's routes called the daemon's %s" % name)
+    return command
+
+
+for _c in COMMANDS:
+    setattr(Daemon, _c.method, _never(_c.method))
 
 
 def get(path, **headers):
@@ -60,16 +71,20 @@ def test_the_page_and_every_asset_it_names_come_from_the_daemon():
     refs.feed(r.text)
     assert refs.inline == []  # the CSP would block them: none may be there
     assets = [u for u in refs.refs if u.startswith("/page/")]
-    assert sorted(set(assets)) == ["/page/app.js", "/page/icon.svg", "/page/style.css",
-                                   "/page/words.js"]
-    assert set(refs.refs) - set(assets) == {"/docs"}  # a link to the API's own pages
+    assert sorted(set(assets)) == ["/page/app.js", "/page/commands.js", "/page/icon.svg",
+                                   "/page/style.css", "/page/words.js"]
+    # a link to the API's own pages, and to the page's table view
+    assert set(refs.refs) - set(assets) == {"/docs", "/?view=table"}
     for path in assets:
         a = get(path)
         assert a.status_code == 200, path
         assert a.headers["content-security-policy"] == webpage.CSP
         ext = os.path.splitext(path)[1]
         assert a.headers["content-type"] == webpage.TYPES[ext]
-        assert a.content == open(os.path.join(webpage.PAGE_DIR, path[6:]), "rb").read()
+        if path[6:] == webpage.GENERATED:  # made from the one list of commands
+            assert a.content == webpage.commands_js()
+        else:
+            assert a.content == open(os.path.join(webpage.PAGE_DIR, path[6:]), "rb").read()
 
 
 def test_the_policy_allows_this_origin_only():
@@ -126,17 +141,37 @@ def test_every_word_the_page_uses_is_in_words_js():
     app = open(os.path.join(webpage.PAGE_DIR, "app.js"), encoding="utf-8").read()
     words = open(os.path.join(webpage.PAGE_DIR, "words.js"), encoding="utf-8").read()
     used = set(re.findall(r"\bW\.([A-Za-z]+)", app))
-    assert len(used) > 20
+    assert len(used) > 40
     defined = set(re.findall(r"^  ([A-Za-z]+):", words, re.M))
     assert used - defined == set()
-    # a sentence for every event type docs/API.md lists that a person should read
+    # a sentence for every event type docs/API.md says the page tells
     doc = open(ROOT / "docs" / "API.md", encoding="utf-8").read()
     section = doc.split("## The page", 1)[1]
-    logged = set(re.findall(r"^    ([a-z_]+):", words, re.M))
-    for kind in ("build_started", "build_done", "hand_over", "hand", "dice", "table_fault",
-                 "stopped", "ask", "step_failed", "session_ended"):
+    logged = set(re.findall(r"^    ([a-z_]+):", words.split("log: {", 1)[1].split("\n  },", 1)[0], re.M))
+    for kind in ("build_started", "build_done", "hand_over", "hand", "dice", "fault",
+                 "stopped", "step_failed", "session_ended"):
         assert kind in logged, kind
         assert "`%s`" % kind in section, kind
+
+
+def test_the_pages_commands_are_the_lists():
+    """The page offers exactly the commands hostd/core/commands.py gives it (`page`), each
+    by its own route (the daemon makes /page/commands.js from the list: app.js names no
+    route of a command), and a button for each in index.html."""
+    import json
+
+    from hostd.core.commands import BY_NAME, offered_by
+
+    app = open(os.path.join(webpage.PAGE_DIR, "app.js"), encoding="utf-8").read()
+    index = open(os.path.join(webpage.PAGE_DIR, "index.html"), encoding="utf-8").read()
+    js = webpage.commands_js().decode()
+    routes = json.loads(js.split("window.JANTAKU_COMMANDS = ", 1)[1].rstrip(";\n"))
+    assert sorted(routes) == sorted(offered_by("page"))
+    assert not any('"%s"' % BY_NAME[n].path in app for n in routes)
+    assert routes == {name: BY_NAME[name].path for name in routes}
+    buttons = set(re.findall(r'data-cmd="([a-z_]+)"', index))
+    # start: the primary button submits the start form; dice_entered: the dice, with faces
+    assert buttons | {"start"} == set(routes) | {"dice_entered"}
 
 
 def test_the_page_is_not_in_the_openapi_document():
@@ -144,24 +179,92 @@ def test_the_page_is_not_in_the_openapi_document():
     assert "/" not in paths and not [p for p in paths if p.startswith("/page")]
 
 
-def test_the_japanese_words_translate_english_ones_and_cover_every_control():
+def test_the_page_files_are_gzipped_with_etags_and_a_reload_gets_304s():
+    """Every file of the page over 500 bytes goes gzipped to a browser that takes it, with
+    an ETag; asked again with it, the answer is 304 with no body (a reload transfers
+    almost nothing); a client that takes no gzip gets the file as it is."""
+    sizes = {}
+    for path in ["/"] + ["/page/" + n for n in webpage.page_files() if n != "index.html"]:
+        name = "index.html" if path == "/" else path[6:]
+        raw = open(os.path.join(webpage.PAGE_DIR, name), "rb").read()
+        r = get(path, **{"accept-encoding": "gzip, deflate, br"})
+        assert r.status_code == 200 and r.content == raw, path  # (httpx inflates it)
+        etag = r.headers["etag"]
+        assert r.headers["cache-control"] == "no-cache"
+        if len(raw) >= 500 and not name.endswith(".png"):
+            assert r.headers["content-encoding"] == "gzip", path
+            assert r.headers["vary"] == "Accept-Encoding"
+            sizes[name] = (len(raw), int(r.headers["content-length"]))
+            assert sizes[name][1] < len(raw) / 2, (path, sizes[name])
+        again = get(path, **{"accept-encoding": "gzip", "if-none-match": etag})
+        assert again.status_code == 304 and again.content == b"", path
+        assert again.headers["etag"] == etag
+        assert again.headers["content-security-policy"] == webpage.CSP
+        plain = get(path, **{"accept-encoding": "identity"})
+        assert "content-encoding" not in plain.headers and plain.content == raw
+        assert plain.headers["etag"] != etag or "vary" not in r.headers
+        assert get(path, **{"accept-encoding": "gzip;q=0"}).headers.get("content-encoding") is None
+    assert {"app.js", "words.js", "style.css", "index.html"} <= set(sizes)
+    biggest = max(sizes, key=lambda n: sizes[n][0])
+    assert biggest in ("app.js", "words.js")  # the page's largest script: compressed
+
+
+def test_an_etag_changes_with_the_file(tmp_path, monkeypatch):
+    (tmp_path / "index.html").write_text("<!doctype html><p>" + "x" * 600)
+    monkeypatch.setattr(webpage, "PAGE_DIR", str(tmp_path))
+    one = webpage.PageFile("index.html")
+    (tmp_path / "index.html").write_text("<!doctype html><p>" + "y" * 600)
+    two = webpage.PageFile("index.html")
+    assert one.bodies["gzip"][1] != two.bodies["gzip"][1]
+    assert one.bodies["identity"][1] != one.bodies["gzip"][1]
+
+
+def test_the_server_gzips_the_apis_answers_but_not_the_event_stream():
+    """hostd/web/server.py: /status (a few KB of JSON) goes gzipped; an event stream never
+    (each event must arrive as it happens)."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse, StreamingResponse
+    from starlette.routing import Route
+
+    from hostd.web.server import compressed
+
+    async def status(request):
+        return JSONResponse({"next": {"text": "x" * 2000}})
+
+    async def small(request):
+        return JSONResponse({"ok": True})
+
+    async def events(request):
+        async def gen():
+            yield "data: " + "y" * 2000 + "\n\n"
+        return StreamingResponse(gen(), media_type="text/event-stream")
+
+    app = compressed(Starlette(routes=[Route("/status", status), Route("/small", small),
+                                       Route("/events", events)]))
+
+    async def go():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE) as c:
+            h = {"accept-encoding": "gzip"}
+            return [await c.get(p, headers=h) for p in ("/status", "/small", "/events")]
+
+    st, small_, ev = asyncio.run(go())
+    assert st.headers["content-encoding"] == "gzip" and st.json()["next"]["text"] == "x" * 2000
+    assert "content-encoding" not in small_.headers
+    assert "content-encoding" not in ev.headers
+
+
+def test_every_control_has_its_words_in_both_languages():
     """words.js: JANTAKU_WORDS_JA overlays English; a key English lacks would never be
-    shown, and every button and the pairing words must be there in both languages."""
+    shown; every button and the pairing words are there in both languages
+    (tests/unit/test_page_words.py runs them)."""
     words = open(os.path.join(webpage.PAGE_DIR, "words.js"), encoding="utf-8").read()
     en, ja = words.split("window.JANTAKU_WORDS_JA = {", 1)
     ja = ja.split("\n};", 1)[0]
     en_keys = set(re.findall(r"^  ([A-Za-z]+):", en, re.M))
     ja_keys = set(re.findall(r"^  ([A-Za-z]+):", ja, re.M))
     assert ja_keys - en_keys == set()
-    for key in ("cmd", "start", "pairNeeded", "pairButton", "activity", "facts", "done",
-                "refused"):
+    for key in ("cmd", "next", "fault", "todo", "refusal", "start", "pairNeeded", "pairButton",
+                "confirm", "log", "colour"):
         assert key in ja_keys, key
-    app = open(os.path.join(webpage.PAGE_DIR, "app.js"), encoding="utf-8").read()
-    index = open(os.path.join(webpage.PAGE_DIR, "index.html"), encoding="utf-8").read()
-    cmds = set(re.findall(r'data-cmd="([a-z-]+)"', index))
-    assert cmds >= {"hand-over", "dice", "dice-entered", "continue", "clear-fault", "game",
-                    "end", "abort", "start"}
-    for cmd in cmds - {"start"}:
-        assert '"%s": "' % cmd in en and '"%s": "' % cmd in ja, cmd
-        assert '"%s": { path:' % cmd in app, cmd
     assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", ja)  # Japanese, not English copied

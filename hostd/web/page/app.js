@@ -1,19 +1,36 @@
 "use strict";
-// The table's page: a live view of GET /status and GET /events (docs/API.md §The page).
+// The table's page: a live view of GET /status and GET /events (docs/API.md "The page").
 // Plain JavaScript, no build step, nothing from another origin. Words: words.js.
+//
+// What it shows comes from the daemon's one status: `next` (a code: the headline and the
+// primary button), `can` (which buttons are offered: exactly those), `fault` (the banner)
+// and `state` (the time cues). The page never decides on its own what the table accepts.
 (function () {
   const W = window.JANTAKU_WORDS;
   const SVG_NS = "http://www.w3.org/2000/svg";
   const LOG_KEEP = 12;
-  // the back colours a set is usually named by, drawn in shades that read on both themes;
-  // any other CSS colour name is drawn as itself
+  // the page's commands and their routes, made by the daemon from its one list
+  // (hostd/core/commands.py: /page/commands.js)
+  const COMMANDS = window.JANTAKU_COMMANDS || {};
+  const EVERYDAY = ["hand_over", "dice", "continue", "clear_fault"];
+  const APART = ["game_new", "end", "abort"];  // destructive: apart, confirmed in the page
+  // codes where the table asks people to do something now (the chime)
+  const ASKS = new Set(["push_all", "push_rest", "mixer_short", "clear_top", "stopped",
+    "table_fault"]);
+  const PUSH = new Set(["push_all", "push_rest", "mixer_short"]);
+  // back colours drawn in shades at least 3:1 against an empty slot, blue and green apart in
+  // lightness too (docs/API.md "The page"); any other CSS colour name is drawn as itself
   const SHADES = {
-    blue: "#2f6fd0", green: "#2e9e4f", red: "#d23b3b", yellow: "#e8c21a", orange: "#e8852a",
-    black: "#2a2a2a", white: "#f4f1e8", grey: "#8a8a8a", gray: "#8a8a8a", purple: "#8a4fc8",
-    pink: "#e07ab0", brown: "#8b5a2b",
+    light: { blue: "#163a8c", green: "#2f9450", red: "#c62828", yellow: "#8c6d00",
+      orange: "#c25e0a", black: "#222222", white: "#f4f1e8", grey: "#707070", gray: "#707070",
+      purple: "#7b3fb8", pink: "#c2407f", brown: "#7a4a20" },
+    dark: { blue: "#5b7fe0", green: "#9ae6a8", red: "#ff7a7a", yellow: "#f2d24b",
+      orange: "#ffa55c", black: "#bdbdbd", white: "#f4f1e8", grey: "#a8a8a8", gray: "#a8a8a8",
+      purple: "#c39bff", pink: "#ff9ccc", brown: "#d2a272" },
   };
-  // events that change something GET /status shows: the status is fetched again after them
-  const QUIET = new Set(["tile", "build_progress", "hello"]);
+  // events after which GET /status is asked again (the others change nothing it shows)
+  const QUIET = new Set(["tile", "build_progress", "build_health", "lift_stroke", "hello",
+    "table_state"]);
 
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text) => {
@@ -22,22 +39,35 @@
     if (text !== undefined && text !== null) e.textContent = text;
     return e;
   };
+  const kiosk = new URLSearchParams(window.location.search).get("view") === "table";
 
-  const state = {
-    status: null,      // the last GET /status (or hello's)
-    rulesets: {},      // name -> summary (GET /rulesets)
-    live: false,       // the event stream is open
-    lost: false,       // the event stream failed (the browser retries by itself)
-    build: null,       // {id, deck, targets, tracks: [[colour|null]], done, ok, failed, joined}
-    throw: null,       // the hand's throw: {hand, deck, dice, total, breaker, break_from_right, unit, dead_wall_tiles, double, by}
-    stepFailed: null,  // {message, next} from step_failed until the next step begins
+  const P = {
+    status: null,     // the last GET /status, with the `state` events laid over it
+    seq: 0,           // the state's seq the page shows
+    rulesets: {},     // name -> summary (GET /rulesets)
+    live: false,      // the event stream is open
+    retryAt: null,    // when the page tries the event stream again (it was refused)
+    paired: null,     // GET /pair: may this browser press?
+    sending: null,    // the command being sent
+    answer: null,     // {text, bad, at: the seq it was shown at}
+    lastAnswer: null, // {cmd, status, code, text}: for the browser tests
+    build: null,      // {id, deck, targets, tracks: [[colour]], done, ok, failed, joined}
+    pace: null,       // {build, t0, n0}: how fast the build in view goes
+    lastRate: null,   // tiles a second of the last build seen whole
+    throw: null,      // the hand's throw from its event
+    skew: 0,          // the host's clock minus this browser's, seconds
     log: [],
-    seen: { events: 0, tiles: 0 },  // for tests and the load bench: what this page took in
+    history: null,
+    chimeOn: false,
+    audio: null,
+    seen: { events: 0, tiles: 0 },  // what this page took in (the tests, bench/page_load.py)
   };
-  window.jantakuPage = state;  // read by the browser tests and bench/page_load.py
-  state.deadStacks = (t, S) => Array.from(deadStacks(t, S));  // for the browser tests
+  window.jantakuPage = P;
+  P.deadStacks = (t, S) => Array.from(deadStacks(t, S));
+  P.offered = () => offered();
+  P.commands = Object.keys(COMMANDS);
 
-  // -- rendering, at most once per frame --------------------------------------------------
+  // -- rendering, at most once a frame --------------------------------------------------------
   let scheduled = false;
   function render() {
     if (scheduled) return;
@@ -45,307 +75,194 @@
     requestAnimationFrame(() => {
       scheduled = false;
       renderNow();
-      renderFacts();
+      renderTableNow();
       renderFault();
+      renderControls();
       renderBuildTitle();
-      renderTop();
       renderDecks();
       renderLog();
-      renderControls();
       renderHistory();
+      renderSettings();
+      reveal();
     });
   }
 
-  // Code spans in the daemon's sentences (`jantaku hand-over`) become <code>.
+  // The page is drawn whole once the status and the pairing are known (or after 2 s): the
+  // cards do not shift as they fill in.
+  let revealed = false;
+  function reveal() {
+    if (revealed || !(P.status && P.paired !== null)) return;
+    revealed = true;
+    document.body.classList.remove("loading");
+  }
+  setTimeout(() => { if (!revealed) { revealed = true; document.body.classList.remove("loading"); } }, 2000);
+
+  // Code spans in a sentence (`jantaku pair --new`) become <code>.
   function setSentence(node, text) {
+    const key = String(text || "");
+    if (node.dataset.said === key) return;
+    node.dataset.said = key;
     node.textContent = "";
-    String(text || "").split("`").forEach((part, i) => {
+    key.split("`").forEach((part, i) => {
       if (!part) return;
       node.appendChild(i % 2 ? el("code", null, part) : document.createTextNode(part));
     });
   }
-
-  function activity(st) {
-    if (state.lost) return "page_offline";
-    if (!st || !state.live) return "connecting";
-    const t = st.table || {}, s = st.session;
-    if (!t.connected) return "disconnected";
-    if (st.abort_pending) return "abort_pending";
-    if (t.state === "fault" || (s && s.stopped)) return "fault";
-    if (s && s.asking) return "people";
-    if (["boot", "mixing", "building", "paused", "lifting", "testing"].includes(t.state)) return t.state;
-    if (t.door === "open") return "door";
-    if (!s) return "no_session";
-    if (s.phase === "hand_over") return "hand_over";
-    if (s.phase === "preparing") return "preparing";
-    if (s.phase === "built" && s.hand === 0) return "ready";
-    if (s.hand > 0) return "playing";
-    return "idle";
+  function setText(node, text) {
+    if (node.textContent !== text) node.textContent = text;
   }
 
+  function words() {
+    const st = P.status;
+    if (!st || !st.next) return { head: W.connecting, more: "" };
+    const f = W.next[st.next.code];
+    if (!f) return { head: st.next.code, more: "" };
+    return f(st.next.params || {}, W);
+  }
+
+  function tableDown() {
+    const st = P.status;
+    return !!(st && st.next && st.next.code === "table_disconnected");
+  }
+
+  // -- the top: headline, time cue, the primary button -----------------------------------------
   function renderNow() {
-    const st = state.status, act = activity(st);
-    document.body.dataset.activity = act;
-    $("headline").textContent = W.activity[act] || act;
-    const why = $("why");
-    if (st && st.table && !st.table.connected) {
-      why.hidden = false;
-      setSentence(why, W.whyNotConnected(st.table.error));
-    } else if (state.lost) {
-      why.hidden = false;
-      setSentence(why, W.pageOffline);
-    } else {
-      why.hidden = true;
-    }
-    const s = st && st.session;
-    setSentence($("next"), W.say((s && s.next) || (st && st.next) || ""));
+    const st = P.status;
+    let head = words().head;
+    if (st && !P.live) head = W.offlineHead;
+    setText($("headline"), head);
+    document.body.dataset.code = !P.live ? "page_offline" : (st && st.next && st.next.code) || "";
+    setText($("cue"), timeCue());
     const live = $("live");
-    live.textContent = state.live ? W.live : W.offline;
-    live.className = "badge " + (state.live ? "on" : "off");
+    setText(live, P.live ? W.live : W.offline);
+    live.className = "badge " + (P.live ? "on" : "off");
+    const arm = $("arm");
+    arm.hidden = !(P.chimeOn && !(P.audio && P.audio.state === "running"));
+    setText(arm, W.arm);
+    renderPrimary();
   }
 
-  function fact(dl, key, value, id) {
-    const dt = el("dt", null, key), dd = el("dd", null, value);
-    if (id) dd.id = id;
-    dl.append(dt, dd);
+  function primaryCommand() {
+    const st = P.status, action = st && st.next && st.next.action;
+    return action && COMMANDS[action] && (st.can || []).includes(action) ? action : null;
   }
 
-  function renderFacts() {
-    const st = state.status, dl = $("facts");
-    dl.textContent = "";
-    if (!st) return;
-    const s = st.session;
-    if (s) {
-      const rs = state.rulesets[s.ruleset];
-      fact(dl, W.facts.ruleset, (rs ? rs.title + " — " : "") + s.ruleset + " · " +
-        (s.mixed_deck ? W.facts.mixed : W.facts.normal), "fact-ruleset");
-      if (s.game !== undefined && s.game !== null) fact(dl, W.facts.game, String(s.game), "fact-game");
-      fact(dl, W.facts.hand, s.hand && s.game_hand !== 0 ? W.hand(s.hand, s.game_hand, s.game)
-        : W.facts.noHand, "fact-hand");
-      Object.keys(s.decks || {}).sort().forEach((d) => {
-        fact(dl, W.deck(d), W.where[s.decks[d].where] || s.decks[d].where, "fact-deck-" + d);
-      });
-    } else {
-      fact(dl, W.facts.session, W.facts.noSession, "fact-session");
-    }
-    fact(dl, W.facts.table, W.tableName(st.table && st.table.identity), "fact-table");
+  function primaryLabel(cmd) {
+    const st = P.status, code = st && st.next && st.next.code;
+    if (cmd === "start") return W.startAs(W.rulesetLabel(W, $("ruleset").value || "riichi"),
+      $("mixed").checked);
+    const own = W.primary[code];
+    if (own && cmd === st.next.action) return typeof own === "function" ? own(st.next.params || {}, W) : own;
+    return W.cmd[cmd];
   }
 
-  function renderFault() {
-    const st = state.status, box = $("fault");
-    const t = st && st.table, s = st && st.session;
-    let message = null, todo = null;
-    if (s && s.stopped) {
-      message = W.say(s.stopped.message);
-      todo = W.say(s.stopped.ask);
-    } else if (t && t.connected && t.state === "fault" && t.fault) {
-      message = W.faultTable(t.fault);
-      todo = W.say((s && s.next) || st.next);
-    } else if (state.stepFailed) {
-      message = W.say(state.stepFailed.message);
-      todo = W.say(state.stepFailed.next || (st && st.next));
-    }
-    box.hidden = !message;
-    $("next").hidden = !!message;  // the fault box says what to do
-    if (message) {
-      $("fault-title").textContent = W.faultTitle;
-      setSentence($("fault-message"), message);
-      $("fault-todo-label").textContent = W.whatToDo;
-      setSentence($("fault-todo"), todo || "");
-    }
+  function disabledWhy() {
+    if (!P.live) return W.why.offline;
+    if (P.paired === false) return W.why.unpaired;
+    if (P.sending) return W.why.sending;
+    return null;
   }
 
-  // -- the walls inside: one cell per tile, drawn as its TILE event comes ----------------
-  function colourCss(name) {
-    if (!name || name === "unknown") return null;
-    const key = name.toLowerCase();
-    if (SHADES[key]) return SHADES[key];
-    return window.CSS && CSS.supports("color", key) ? key : null;
+  function renderPrimary() {
+    const b = $("primary"), cmd = primaryCommand(), why = disabledWhy();
+    setText(b.querySelector(".label"), cmd ? primaryLabel(cmd) : W.wait);
+    setText(b.querySelector(".why"), cmd ? why || "" : "");
+    b.disabled = !cmd || !!why;
+    b.dataset.cmd = cmd || "";
+    b.classList.toggle("danger", !!cmd && APART.includes(cmd));
+    // the start button submits the start form, wherever the form is
+    if (cmd === "start") b.setAttribute("form", "start-form");
+    else b.removeAttribute("form");
+    b.type = cmd === "start" ? "submit" : "button";
   }
 
-  function newBuild(id, deck, targets) {
-    state.build = {
-      id: id, deck: deck || null, targets: targets.slice(),
-      tracks: targets.map(() => []), done: false, ok: null, failed: false, joined: false,
-    };
-    drawTracks();
-  }
+  // -- time cues: the push window's countdown, the build's time left --------------------------
+  function hostNow() { return Date.now() / 1000 + P.skew; }
 
-  function drawTracks() {
-    const b = state.build, box = $("tracks");
-    box.textContent = "";
-    if (!b) return;
-    b.targets.forEach((target, k) => {
-      const track = el("div", "track");
-      track.dataset.track = String(k + 1);
-      const head = el("div", "track-head");
-      head.append(el("span", "track-name", W.track(k + 1)), el("span", "count"));
-      const wall = el("div", "wall");
-      wall.setAttribute("aria-hidden", "true");
-      for (let i = 0; i < Math.ceil(target / 2); i++) wall.appendChild(newStack());
-      track.append(head, wall);
-      box.appendChild(track);
-      b.tracks[k].forEach((c, i) => { if (c !== undefined && c !== null) paint(k, i + 1, c); });
-      updateCount(k);
-    });
-  }
-
-  function newStack() {
-    const st = el("div", "stack");
-    st.append(el("i", "tile"), el("i", "tile"));
-    return st;
-  }
-
-  function cell(k, index) {
-    const wall = $("tracks").children[k] && $("tracks").children[k].children[1];
-    if (!wall) return null;
-    const s = Math.ceil(index / 2) - 1;
-    while (wall.children.length <= s) wall.appendChild(newStack()).classList.add("over");
-    return wall.children[s].children[(index - 1) % 2];
-  }
-
-  function paint(k, index, colour, joined) {
-    const c = cell(k, index);
-    if (!c) return;
-    const css = colourCss(colour);
-    c.className = "tile on" + (css ? "" : " unknown") + (joined ? " joined" : "");
-    c.style.backgroundColor = css || "";
-    c.title = colour;
-  }
-
-  function counted(k) {
-    return state.build.tracks[k].filter((c) => c !== undefined && c !== null).length;
-  }
-
-  function updateCount(k) {
-    const b = state.build, node = $("tracks").children[k];
-    if (!node) return;
-    const have = counted(k), target = b.targets[k];
-    const count = node.querySelector(".count");
-    count.textContent = W.count(have, target);
-    node.classList.toggle("full", have === target && target > 0);
-    node.classList.toggle("overfull", have > target);
-  }
-
-  function onTile(e) {
-    state.seen.tiles++;
-    let b = state.build;
-    if (!b || b.id !== e.build) {  // a build this page did not see start: status tells
-      newBuild(e.build, null, (b && b.targets) || [0, 0, 0, 0]);
-      b = state.build;
-      refreshStatus();
-    }
-    const k = e.track - 1;
-    if (k < 0) return;
-    while (b.tracks.length <= k) { b.tracks.push([]); b.targets.push(0); }
-    b.tracks[k][e.index - 1] = e.colour;
-    if (Date.now() - lastFetch > 500) refreshStatus();  // the next sentence counts tiles too
-    paint(k, e.index, e.colour);
-    updateCount(k);
-    legendSoon();
-  }
-
-  // A build the page joined half-way (or a status ahead of the events): the tiles it has
-  // not seen are drawn from the status's counts by colour, grouped (their order is not kept).
-  function syncBuild(st) {
-    const tb = st.table && st.table.build;
-    if (!tb || !tb.id || !tb.targets || !tb.targets.some((n) => n > 0)) return;
-    const b = state.build;
-    if (!b || b.id !== tb.id) {
-      newBuild(tb.id, guessDeck(st), tb.targets);
-    } else if (b.targets.join() !== tb.targets.join()) {
-      b.targets = tb.targets.slice();
-      drawTracks();
-    }
-    const nb = state.build;
-    if (!nb.deck) nb.deck = guessDeck(st);
-    // a build followed from its start gets its tiles from the events while it runs (the
-    // status may be a few tiles ahead of them); what is still missing once it stopped
-    // (a tile event the table lost, SPEC §10) comes from the counts
-    if (nb.followed && st.table.state === "building") return;
-    tb.per_track.forEach((n, k) => {
-      const have = nb.tracks[k] || (nb.tracks[k] = []);
-      if (counted(k) >= n) return;
-      const left = Object.assign({}, (tb.backs && tb.backs[k]) || {});
-      have.forEach((c) => { if (c && left[c]) left[c]--; });
-      const colours = [];
-      Object.keys(left).forEach((c) => { for (let i = 0; i < left[c]; i++) colours.push(c); });
-      for (let i = 0; i < n && counted(k) < n; i++) {
-        if (have[i]) continue;
-        const c = colours.length ? colours.shift() : "counted";
-        have[i] = c;
-        paint(k, i + 1, c, true);
-        nb.joined = true;
+  function timeCue() {
+    const st = P.status;
+    const parts = [];
+    if (st && P.live && st.state && st.next) {
+      const p = st.state.params || {}, code = st.next.code;
+      if (PUSH.has(code)) {
+        parts.push(p.until ? W.closesIn(Math.max(0, p.until - hostNow()), W) : W.openUntilDone(W, code));
+      } else if (code === "clear_top" && p.until) {
+        parts.push(W.comeUpIn(Math.max(0, p.until - hostNow()), W));
+      } else if (st.state.name === "building" && p.stage !== "push") {
+        parts.push(buildLeftWords());
       }
-      updateCount(k);
-    });
-    if (st.table.state === "built" || st.table.state === "idle" || st.table.state === "lifting") {
-      const full = tb.per_track.every((n, k) => n >= tb.targets[k]);
-      if (full) nb.done = true;
     }
-    legendSoon();
+    if (!P.live && P.status && P.retryAt) parts.push(W.retryIn((P.retryAt - Date.now()) / 1000));
+    return parts.filter(Boolean).join(" · ");
   }
 
-  function guessDeck(st) {
-    const s = st.session;
-    if (!s) return null;
-    const decks = s.decks || {};
-    const d = Object.keys(decks).find((k) => decks[k].where === "split") ||
-      (s.phase === "building" && Object.keys(decks).find((k) => decks[k].where === "mixer")) ||
-      Object.keys(decks).find((k) => decks[k].where === "inside");
-    return d || null;
+  function buildLeftWords() {
+    const b = P.build;
+    if (!b || b.done || b.failed) return W.buildCounting;
+    const have = b.tracks.reduce((a, t, k) => a + counted(k), 0);
+    const want = b.targets.reduce((a, n) => a + n, 0);
+    let rate = null;
+    const pace = P.pace;
+    if (pace && pace.build === b.id) {
+      const dt = (Date.now() - pace.t0) / 1000, dn = have - pace.n0;
+      if (dt >= 1 && dn >= 6) rate = dn / dt;
+    }
+    rate = rate || P.lastRate;
+    if (!rate || want <= have) return W.buildCounting;
+    return W.buildLeft((want - have) / rate);
   }
 
-  let legendTimer = null;
-  function legendSoon() {
-    if (legendTimer) return;
-    legendTimer = setTimeout(() => { legendTimer = null; renderLegend(); }, 100);
+  let cueTimer = null;
+  function tick() {  // once a second while a time cue runs
+    const cue = timeCue();
+    setText($("cue"), cue);
+    if (!cue && cueTimer) { clearInterval(cueTimer); cueTimer = null; }
+  }
+  function cueSoon() {
+    if (!cueTimer && timeCue()) cueTimer = setInterval(tick, 1000);
   }
 
-  function renderLegend() {
-    const b = state.build, node = $("legend");
-    node.textContent = "";
-    $("joined").hidden = !(b && b.joined);
-    $("joined").textContent = W.joined;
-    if (!b) return;
-    const n = {};
-    b.tracks.forEach((t) => t.forEach((c) => { if (c) n[c] = (n[c] || 0) + 1; }));
-    Object.keys(n).sort().forEach((c) => {
-      const item = el("span", "chip");
-      const sw = el("i", "tile on" + (colourCss(c) ? "" : " unknown"));
-      if (colourCss(c)) sw.style.backgroundColor = colourCss(c);
-      item.append(sw, document.createTextNode(" " + (c === "unknown" ? W.unknownColour : c) + " " + n[c]));
-      node.appendChild(item);
-    });
+  // -- under the top: why and how, the break and the walls on the table top -----------------
+  function renderTableNow() {
+    const st = P.status;
+    let more = words().more;
+    if (st && !P.live) more = W.offlineMore;
+    setSentence($("more"), more);
+    renderTop();
   }
 
-  function renderBuildTitle() {
-    const b = state.build, node = $("build-title");
-    $("walls-title").textContent = W.wallsTitle;
-    if (!b) { node.textContent = W.noBuild; return; }
-    const total = b.tracks.reduce((a, t, k) => a + counted(k), 0);
-    // built, then raised to the table top (or dropped): these were its walls
-    const s = state.status && state.status.session;
-    const where = b.done && !b.failed && b.deck && s && s.decks && s.decks[b.deck] &&
-      s.decks[b.deck].where;
-    const gone = !!where && where !== "inside" && where !== "split";
-    $("tracks").classList.toggle("gone", gone);
-    if (b.failed) node.textContent = W.stoppedBuild(b.deck);
-    else if (gone) node.textContent = W.builtGone(b.deck, W.where[where] || where);
-    else if (b.done) node.textContent = W.built(b.deck, total, b.ok);
-    else node.textContent = W.building(b.deck);
+  function sessionHand() {
+    const s = P.status && P.status.session;
+    return s ? { hand: s.hand, game: s.game, game_hand: s.game_hand } : {};
   }
 
-  // -- the walls on the table top, the throw and the break --------------------------------
+  function renderTop() {
+    const s = P.status && P.status.session, box = $("diagram");
+    const onTop = !!s && Object.keys(s.decks || {}).some((d) => s.decks[d].where === "top") &&
+      s.hand > 0 && s.game_hand !== 0;
+    const t = onTop ? currentThrow() : null;
+    const line = $("break") || $("break-wait");
+    // #break is there only once thrown: the one line, the diagram right under it
+    line.id = t ? "break" : "break-wait";
+    setText(line, t ? W.breakLine(t, W) : onTop ? W.breakWait(sessionHand(), W) : W.noWallsUp);
+    const extra = t ? [W.deadLine(t.dead_wall_tiles), t.double ? W.doubleLine : "",
+      t.breaker_is_dealer ? W.breakerIsDealer : ""].filter(Boolean).join(" ") : "";
+    setText($("dead"), extra);
+    const key = JSON.stringify([t, onTop, stacksPerWall(), W.lang]);
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.textContent = "";
+    box.appendChild(tableSvg(t, onTop));
+  }
+
   function throwFrom(x, fallbackDeck) {
-    if (!x || !x.dice || !x.dice.length) return null;  // a hand's walls are up, no throw yet
-    const s = state.status && state.status.session;
-    const rs = s && state.rulesets[s.ruleset];
+    if (!x || !x.dice || !x.dice.length) return null;  // the hand's walls are up, no throw yet
+    const s = P.status && P.status.session;
+    const rs = s && P.rulesets[s.ruleset];
     const total = x.total !== undefined ? x.total : x.dice.reduce((a, b) => a + b, 0);
     return {
       hand: x.hand, deck: x.deck || fallbackDeck || null, dice: x.dice, total: total,
       breaker: x.breaker,
-      // the break counts the dice total (hostd/core/dice.py); older events may not carry it
       break_from_right: x.break_from_right !== undefined ? x.break_from_right : total,
       unit: x.unit || (rs && rs.break && rs.break.unit) || "stacks",
       dead_wall_tiles: x.dead_wall_tiles !== undefined ? x.dead_wall_tiles
@@ -357,59 +274,22 @@
     };
   }
 
-  // The throw of the hand in play: status.session.dice (a daemon with the dice button),
-  // else the hand's event, else the session's list of hands.
+  // The throw of the hand in play: status.session.dice, else the hand's dice event.
   function currentThrow() {
-    const s = state.status && state.status.session;
+    const s = P.status && P.status.session;
     if (!s) return null;
     const topDeck = Object.keys(s.decks || {}).find((d) => s.decks[d].where === "top");
     if (s.dice && s.dice.hand === s.hand) return throwFrom(s.dice, topDeck);
-    if (state.throw && state.throw.hand === s.hand && state.throw.session === s.id) return state.throw;
-    if (s.dice === undefined && s.hands && s.hands.length) {
-      const h = s.hands[s.hands.length - 1];
-      if (h.hand === s.hand) return throwFrom(h, topDeck);
-    }
+    if (P.throw && P.throw.hand === s.hand && P.throw.session === s.id) return P.throw;
     return null;
   }
 
   function stacksPerWall() {
-    const s = state.status && state.status.session;
-    const rs = s && state.rulesets[s.ruleset];
+    const s = P.status && P.status.session;
+    const rs = s && P.rulesets[s.ruleset];
     if (rs && rs.stacks_per_wall) return rs.stacks_per_wall;
-    const b = state.build;
+    const b = P.build;
     return b && b.targets[0] ? Math.ceil(b.targets[0] / 2) : 17;
-  }
-
-  function renderTop() {
-    const s = state.status && state.status.session, box = $("table-top");
-    $("top-title").textContent = W.topTitle;
-    const t = currentThrow();
-    // (a new game's first hand not begun yet: the last game's walls are being pushed in)
-    const onTop = s && Object.keys(s.decks || {}).some((d) => s.decks[d].where === "top") &&
-      s.hand > 0 && s.game_hand !== 0;
-    const key = JSON.stringify([t, onTop, stacksPerWall(), !!(s && s.hand > 0 && s.game_hand !== 0)]);
-    if (box.dataset.key === key) return;
-    box.dataset.key = key;
-    box.textContent = "";
-    $("break").textContent = "";
-    $("dead").textContent = "";
-    $("double").hidden = true;
-    if (!onTop || !s) {
-      $("throw").textContent = s && s.hand > 0 && s.game_hand !== 0 ? W.topNoneNow : W.topNone;
-      return;
-    }
-    if (!t) {
-      $("throw").textContent = W.waitingDice(s.hand);
-      box.appendChild(tableSvg(null));
-      return;
-    }
-    const seat = W.seat[t.breaker] || t.breaker;
-    $("throw").textContent = W.throwLine(t);
-    $("break").textContent = W.breakLine(t, seat);
-    $("dead").textContent = W.deadLine(t.dead_wall_tiles);
-    const extra = [t.double ? W.doubleLine : "", t.breaker_is_dealer ? W.breakerIsDealer : ""].filter(Boolean);
-    if (extra.length) { $("double").hidden = false; $("double").textContent = extra.join(" "); }
-    box.appendChild(tableSvg(t));
   }
 
   // Seats in the order of play (counter-clockwise seen from above), the thrower at the
@@ -417,13 +297,13 @@
   // following seat; stacks are numbered from there (1 = rightmost).
   const SEATS = ["self", "right", "across", "left"];
 
-  function tableSvg(t) {
+  function tableSvg(t, onTop) {
     const S = stacksPerWall(), size = 100, m = 14, len = size - 2 * m, w = len / S;
     const svg = document.createElementNS(SVG_NS, "svg");
     svg.setAttribute("viewBox", "0 0 " + size + " " + size);
-    svg.setAttribute("class", "table-svg");
+    svg.setAttribute("class", "table-svg" + (onTop ? "" : " empty"));
     svg.setAttribute("role", "img");
-    if (t) svg.setAttribute("aria-label", W.tableSvg(t, W.seat[t.breaker] || t.breaker));
+    svg.setAttribute("aria-label", onTop ? W.tableSvg(t, W) : W.noWallsUp);
     const add = (parent, tag, attrs, text) => {
       const n = document.createElementNS(SVG_NS, tag);
       Object.keys(attrs).forEach((a) => n.setAttribute(a, attrs[a]));
@@ -433,7 +313,7 @@
     };
     add(svg, "rect", { x: 1, y: 1, width: size - 2, height: size - 2, rx: 3, class: "felt" });
     const dead = deadStacks(t, S);
-    SEATS.forEach((seat, wi) => {
+    SEATS.forEach((seat) => {
       const g = add(svg, "g", { class: "wall-top" + (t && t.breaker === seat ? " breaker" : "") });
       g.dataset.seat = seat;
       // position of stack n (1 = right end) along this side, as [x, y, width, height]
@@ -492,279 +372,98 @@
     return out;
   }
 
-  // -- decks ------------------------------------------------------------------------------
-  function renderDecks() {
-    const s = state.status && state.status.session, box = $("deck-list");
-    $("decks-title").textContent = W.decksTitle;
-    box.textContent = "";
-    if (!s) { box.appendChild(el("p", null, W.noDecks)); return; }
-    Object.keys(s.decks || {}).sort().forEach((d) => {
-      const deck = s.decks[d];
-      const card = el("div", "deck");
-      card.dataset.deck = d;
-      const head = el("h3", null, W.deck(d));
-      card.appendChild(head);
-      card.appendChild(el("p", "where", W.where[deck.where] || deck.where));
-      if (deck.tiles !== undefined) {
-        card.appendChild(el("p", "tiles", W.deckTiles(deck.tiles)));
-        const backs = el("p", "backs");
-        Object.keys(deck.backs || {}).sort().forEach((c) => {
-          const chip = el("span", "chip");
-          const sw = el("i", "tile on" + (colourCss(c) ? "" : " unknown"));
-          if (colourCss(c)) sw.style.backgroundColor = colourCss(c);
-          chip.append(sw, document.createTextNode(" " + c + " " + deck.backs[c]));
-          backs.appendChild(chip);
-        });
-        card.appendChild(backs);
-      } else {
-        card.appendChild(el("p", "tiles", W.deckNotSplit));
-      }
-      if (deck.colours_checked === false || (deck.colours_checked === undefined && s.colours_checked === false)) {
-        card.appendChild(el("p", "note", W.coloursUnchecked));
-      }
-      box.appendChild(card);
-    });
-  }
-
-  // -- the latest events ------------------------------------------------------------------
-  function logEvent(e) {
-    const f = W.log[e.type];
-    if (!f) return;  // types the page does not know are ignored (docs/API.md)
-    let text;
-    try { text = f(e); } catch (err) { return; }
-    const bad = ["table_fault", "fault", "stopped", "step_failed", "build_failed"].includes(e.type) ||
-      (e.type === "build_done" && !e.ok) || (e.type === "session_ended" && e.how !== "ended");
-    // one fault reaches the page as several events (table_fault, fault, build_failed,
-    // stopped) that repeat its message, some with more detail (the deck, the counts, the
-    // hand): one line says it, the fullest (compared by the daemon's message, since the
-    // page's words around it differ)
-    const msg = e.message || text, item = { text: text, msg: msg, bad: bad, at: new Date() };
-    const i = bad ? state.log.slice(0, 4).findIndex((x) => x.bad &&
-      (x.msg.includes(msg) || msg.includes(x.msg))) : -1;
-    if (i >= 0) {
-      if (msg.length > state.log[i].msg.length) state.log[i] = item;
+  // -- the fault: a banner in view however the page is scrolled, there only while open -------
+  function renderFault() {
+    const st = P.status, f = st && P.live && !tableDown() ? st.fault : null;
+    let box = $("fault");
+    const root = document.documentElement;
+    if (!f) {
+      if (box) box.remove();
+      root.classList.remove("has-fault");
       return;
     }
-    state.log.unshift(item);
-    state.log.length = Math.min(state.log.length, LOG_KEEP);
-  }
-
-  function renderLog() {
-    const box = $("log");
-    $("log-title").textContent = W.logTitle;
-    box.textContent = "";
-    state.log.forEach((item) => {
-      const li = el("li", item.bad ? "bad" : null);
-      const time = el("time", null, item.at.toLocaleTimeString(W.lang));
-      time.dateTime = item.at.toISOString();
-      li.append(time, document.createTextNode(" "));
-      const span = el("span");
-      setSentence(span, item.text);
-      li.appendChild(span);
-      box.appendChild(li);
-    });
-  }
-
-  // -- the daemon -------------------------------------------------------------------------
-  function takeStatus(st) {
-    if (!st || !st.table) return;
-    state.status = st;
-    syncBuild(st);
-    const s = st.session;
-    if (s && s.ruleset && !state.rulesets[s.ruleset]) loadRulesets();
-    render();
-  }
-
-  let fetching = false, again = false, refreshTimer = null, lastFetch = 0;
-  function refreshStatus() {
-    if (refreshTimer) return;
-    refreshTimer = setTimeout(async () => {
-      refreshTimer = null;
-      lastFetch = Date.now();
-      if (fetching) { again = true; return; }
-      fetching = true;
-      try {
-        const r = await fetch("/status", { cache: "no-store" });
-        if (r.ok) takeStatus(await r.json());
-      } catch (err) {
-        // the stream's own error handler says the daemon is gone
-      } finally {
-        fetching = false;
-        if (again) { again = false; refreshStatus(); }
-      }
-    }, 80);
-  }
-
-  let rulesetsAsked = false;
-  async function loadRulesets() {
-    if (rulesetsAsked) return;
-    rulesetsAsked = true;
-    try {
-      const r = await fetch("/rulesets", { cache: "no-store" });
-      if (!r.ok) { rulesetsAsked = false; return; }
-      (await r.json()).forEach((rs) => { state.rulesets[rs.name] = rs; });
-      render();
-    } catch (err) {
-      rulesetsAsked = false;
+    if (!box) {
+      box = el("section", "fault");
+      box.id = "fault";
+      box.setAttribute("role", "alert");
+      box.setAttribute("aria-labelledby", "fault-title");
+      const title = el("h2");
+      title.id = "fault-title";
+      const todo = el("p");
+      todo.id = "fault-todo";
+      const count = el("p", "small");
+      count.id = "fault-count";
+      box.append(title, todo, count);
+      document.body.appendChild(box);
+      root.classList.add("has-fault");
     }
+    box.dataset.kind = f.kind || "";
+    box.dataset.track = f.track ? String(f.track) : "";
+    setText($("fault-title"), W.faultLabel + ": " + W.faultTitle(f, W));
+    setText($("fault-todo"), W.faultTodo(f, W));
+    setText($("fault-count"), faultCount(f));
+    // as much room below the page as the banner takes (it covers nothing for good)
+    root.style.setProperty("--fault-h", Math.ceil(box.getBoundingClientRect().height) + "px");
   }
 
-  function onEvent(e) {
-    state.seen.events++;
-    switch (e.type) {
-      case "hello":  // a new connection (perhaps to a restarted daemon): start afresh
-        state.throw = null;
-        state.stepFailed = null;
-        if (state.build) { state.build = null; drawTracks(); }
-        checkPaired();
-        takeStatus(e.status);
-        render();
-        return;
-      case "tile":
-        onTile(e);
-        return;
-      case "build_progress":
-        return;
-      case "build_started":
-        state.stepFailed = null;
-        if (e.resumes && state.build && state.build.id === e.resumes) {
-          state.build.deck = e.deck;
-          state.build.failed = false;
-        } else {
-          newBuild(e.resumes || e.build, e.deck, e.targets || [0, 0, 0, 0]);
-          state.build.followed = true;
-        }
-        break;
-      case "build_resumed":
-        if (state.build) state.build.failed = false;
-        break;
-      case "build_done":
-        if (state.build) {
-          state.build.done = true;
-          state.build.ok = e.ok;
-          state.build.deck = e.deck;
-        }
-        break;
-      case "build_failed":
-        if (state.build) state.build.failed = true;
-        break;
-      case "hand":
-      case "dice":
-        state.throw = throwFrom(e, e.deck);
-        if (state.throw) state.throw.session = e.session;
-        break;
-      case "session_ended":
-        loadHistory();
-        break;
-      case "session_started":
-        state.stepFailed = null;
-        state.throw = null;
-        break;
-      case "step_failed":
-        state.stepFailed = { message: e.message, next: e.next };
-        break;
-      default:
-        break;
-    }
-    logEvent(e);
-    if (!QUIET.has(e.type)) refreshStatus();
-    render();
+  // how far the build had come when it stopped (the table's counts)
+  function faultCount(f) {
+    const tb = P.status && P.status.table && P.status.table.build;
+    if (!tb || !f.step || !tb.targets || !tb.per_track) return "";
+    const want = tb.targets.reduce((a, n) => a + n, 0), have = tb.per_track.reduce((a, n) => a + n, 0);
+    return want > 0 && have < want ? W.counted(have, want) : "";
   }
 
-  function connect() {
-    const es = new EventSource("/events");
-    es.onopen = () => { state.live = true; state.lost = false; render(); };
-    es.onmessage = (m) => {
-      let e;
-      try { e = JSON.parse(m.data); } catch (err) { return; }
-      if (e && typeof e.type === "string") onEvent(e);
-    };
-    es.onerror = () => {
-      // EventSource reconnects by itself; the page says so meanwhile
-      state.live = false;
-      state.lost = true;
-      render();
-    };
-  }
-
-  // -- the controls (docs/API.md §The page: who may press) ---------------------------------
-  // Each button is offered only when the table can take it (GET /status: busy, next, the
-  // session's phase), says what it does, and shows the table's answer or refusal.
-  state.paired = null;     // GET /pair: may this browser press?
-  state.answer = null;     // {text, bad}
-  state.sending = false;
-  const CMD = {
-    "hand-over": { path: "/hand-over" },
-    "dice": { path: "/dice", body: () => ({}) },
-    "dice-entered": { path: "/dice" },
-    "continue": { path: "/continue" },
-    "clear-fault": { path: "/clear-fault" },
-    "game": { path: "/game" },
-    "end": { path: "/session/end", body: () => ({}), confirm: "confirmEnd" },
-    "abort": { path: "/abort", confirm: "confirmAbort" },
-    "start": { path: "/session" },
-  };
-
-  // what the table can take now: the command names
-  function offered(st) {
+  // -- the controls: exactly what `can` holds ------------------------------------------------
+  function offered() {
     const out = new Set();
-    if (!st || !st.table || !st.table.connected || st.abort_pending) return out;
-    const s = st.session, busy = !!st.busy, t = st.table;
-    if (!s) {
-      if (!busy) out.add("start");
-      if (t.state === "fault") out.add("clear-fault");
-      return out;
-    }
-    out.add("abort");
-    const fault = t.state === "fault" || !!s.stopped;
-    if (s.asking || s.stopped) out.add("continue");
-    if (fault) out.add("clear-fault");
-    if (busy || fault || s.asking) return out;
-    const onTop = Object.keys(s.decks || {}).some((d) => s.decks[d].where === "top");
-    const thrown = s.dice && s.dice.hand === s.hand;
-    if (s.hand > 0 && onTop && !thrown) { out.add("dice"); out.add("dice-entered"); }
-    const inside = Object.keys(s.decks || {}).some((d) => s.decks[d].where === "inside");
-    if (["built", "resplit_pending", "swap_pending"].includes(s.phase) && inside) out.add("hand-over");
-    if (s.hand > 0) out.add("game");
-    out.add("end");
-    return out;
+    document.querySelectorAll("#primary, #everyday [data-cmd], #apart [data-cmd]").forEach((b) => {
+      const cmd = b.dataset.cmd;
+      if (!cmd || b.disabled || b.offsetParent === null) return;
+      out.add(cmd === "dice_entered" ? "dice" : cmd);
+    });
+    return Object.keys(COMMANDS).filter((c) => out.has(c));
   }
-  state.offered = () => Array.from(offered(state.status));  // for the browser tests
 
   function renderControls() {
-    const st = state.status, can = offered(st), paired = state.paired === true;
-    $("controls-title").textContent = W.controlsTitle;
-    $("pair-form").hidden = paired || state.paired === null;
-    setSentence($("pair-note"), state.paired === null ? "" : paired ? W.paired : W.pairNeeded);
-    $("forget").hidden = !paired;
+    const st = P.status, can = new Set((st && st.can) || []), why = disabledWhy();
+    const primary = primaryCommand();
+    const paired = P.paired === true;
+    setText($("controls-title"), W.controlsTitle);
+    setText($("apart-title"), W.apartTitle);
+    $("pair-form").hidden = paired || P.paired === null;
+    setSentence($("pair-note"), P.paired === null ? "" : paired ? W.paired : W.pairNeeded);
     $("start-form").hidden = !can.has("start");
-    $("start").disabled = !paired || state.sending;
     fillRulesets();
-    document.querySelectorAll("#buttons [data-cmd]").forEach((b) => {
-      const cmd = b.dataset.cmd;
-      b.textContent = W.cmd[cmd];
-      const show = can.has(cmd);
-      (cmd === "dice-entered" ? b.parentNode : b).hidden = !show;
-      b.disabled = !paired || state.sending;
+    EVERYDAY.concat(APART).forEach((cmd) => {
+      const b = $("cmd-" + cmd);
+      setText(b, W.cmd[cmd]);
+      b.hidden = !can.has(cmd) || cmd === primary;
+      b.disabled = !!why;
     });
-    $("dice-entered").disabled = !paired || state.sending;
+    const entered = $("entered");
+    entered.hidden = !can.has("dice");
+    setText($("cmd-dice_entered"), W.cmd.dice_entered);
+    $("cmd-dice_entered").disabled = !!why;
+    $("dice-faces").disabled = !!why;
+    $("apart").hidden = !APART.some((c) => can.has(c) && c !== primary);
     const a = $("answer");
-    a.className = state.answer ? (state.answer.sending ? "sending"
-      : state.answer.bad ? "refused" : "done") : "";
-    setSentence(a, state.answer ? state.answer.text : "");
+    if (P.answer && P.answer.at !== undefined && P.answer.at < P.seq) P.answer = null;
+    a.className = P.answer ? (P.answer.sending ? "sending" : P.answer.bad ? "refused" : "done") : "";
+    setSentence(a, P.answer ? P.answer.text : "");
   }
 
   let rulesetKey = "";
   function fillRulesets() {
-    const sel = $("ruleset"), names = Object.keys(state.rulesets).sort();
-    const key = names.join();
+    const sel = $("ruleset"), names = Object.keys(P.rulesets).sort();
+    const key = names.join() + W.lang;
     if (key === rulesetKey) return;
     rulesetKey = key;
-    const keep = sel.value;
+    const keep = sel.value || (names.includes("riichi") ? "riichi" : names[0]);
     sel.textContent = "";
     names.forEach((n) => {
-      const rs = state.rulesets[n];
-      const o = el("option", null, (rs.title ? rs.title + " — " : "") + n);
+      const rs = P.rulesets[n];
+      const o = el("option", null, W.rulesetLabel(W, n) + (n.includes("+") ? "" : " — " + n));
       o.value = n;
       if (rs.table && rs.table.can_build === false) o.disabled = true;
       sel.appendChild(o);
@@ -772,43 +471,132 @@
     if (keep && names.includes(keep)) sel.value = keep;
   }
 
-  async function send(cmd, body) {
-    const c = CMD[cmd];
-    const label = cmd === "start" ? W.start.button : W.cmd[cmd];
-    if (c.confirm && !window.confirm(W[c.confirm])) return;
-    state.sending = true;
-    state.answer = { text: W.sending(label), bad: false, sending: true };
+  function labelOf(cmd, button) {
+    if (button && button.id === "primary") return button.querySelector(".label").textContent;
+    return W.cmd[cmd];
+  }
+
+  async function send(cmd, body, label) {
+    if (P.sending) return;
+    const path = COMMANDS[cmd === "dice_entered" ? "dice" : cmd];
+    P.sending = cmd;
+    P.answer = { text: W.sending(label), sending: true };
     render();
+    let answer;
     try {
-      const r = await fetch(c.path, {
+      const r = await fetch(path, {
         method: "POST", cache: "no-store", credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(body !== undefined ? body : (c.body ? c.body() : {})),
+        headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}),
       });
       let data = null;
       try { data = await r.json(); } catch (err) { data = null; }
       if (r.ok) {
-        state.answer = { text: W.done(label, data && data.next), bad: false };
+        answer = { text: W.done(label), bad: false };
+        P.lastAnswer = { cmd: cmd, status: r.status, code: null, text: answer.text };
       } else {
-        const err = (data && data.error) || {};
-        if (err.code === "not_paired") state.paired = false;
-        state.answer = { text: W.refused(label, err.message || ("HTTP " + r.status)), bad: true };
+        const err = (data && data.error) || { code: "http_" + r.status };
+        if (err.code === "not_paired") P.paired = false;
+        answer = { text: W.refusedAs(label, refusal(err, r.status, body)), bad: true };
+        P.lastAnswer = { cmd: cmd, status: r.status, code: err.code, text: answer.text };
       }
     } catch (err) {
-      state.answer = { text: W.unreachable(label), bad: true };
-    } finally {
-      state.sending = false;
-      refreshStatus();
-      render();
+      answer = { text: W.refusedAs(label, W.unreachable), bad: true };
+      P.lastAnswer = { cmd: cmd, status: 0, code: "unreachable", text: answer.text };
     }
+    answer.at = P.seq;  // shown until the state changes
+    P.answer = answer;
+    P.lastAnswer.n = (P.answers = (P.answers || 0) + 1);
+    P.sending = null;
+    refreshStatus();
+    render();
   }
 
+  // A refusal in the page's words, from its error code (docs/API.md "Errors").
+  function refusal(err, status, body) {
+    const st = P.status || {};
+    const code = err.code || "";
+    const ctx = {
+      known: (st.table && st.table.identity && st.table.identity.colours) || [],
+      sets: (body && body.colours) || (st.next && st.next.params && st.next.params.colours) ||
+        ["blue", "green"],
+      fault: st.fault,
+      next: err.next && W.next[err.next.code] ? W.next[err.next.code](err.next.params || {}, W).head : null,
+    };
+    let f = W.refusal[code];
+    if (!f && status === 409 && err.next) f = W.refusal.not_now;  // not in `can`: the state's name
+    if (!f && code.startsWith("table_")) f = W.refusal.table;
+    if (!f && code.startsWith("fault_")) f = W.refusal.table;
+    if (!f && (status === 400 || status === 422 || status === 413 || status === 415)) f = W.refusal.bad_request;
+    if (!f && status >= 500 && code !== "not_connected") f = W.refusal.internal;
+    return (f || W.refusal.other)(err, W, ctx);
+  }
+
+  // -- destructive commands: confirmed inside the page --------------------------------------
+  let pending = null;
+  function confirmThen(cmd, label) {
+    pending = { cmd: cmd, label: label };
+    const d = $("confirm");
+    setText($("confirm-text"), W.confirm[cmd]);
+    $("confirm-empty-box").hidden = cmd !== "end";
+    $("confirm-empty").checked = false;
+    setText($("confirm-empty-label"), W.confirm.endEmpty);
+    setText($("confirm-no"), W.confirm.no);
+    setText($("confirm-yes"), W.confirm.yes[cmd]);
+    if (typeof d.showModal === "function") d.showModal();
+    else d.setAttribute("open", "");
+    $("confirm-no").focus();  // the safe answer is the one a stray Enter gives
+  }
+
+  function closeConfirm(yes) {
+    const d = $("confirm"), p = pending;
+    pending = null;
+    if (typeof d.close === "function") d.close();
+    else d.removeAttribute("open");
+    if (!yes || !p) return;
+    const body = p.cmd === "end" && $("confirm-empty").checked ? { empty: true } : {};
+    send(p.cmd, body, p.label);
+  }
+
+  function press(cmd, button) {
+    const label = labelOf(cmd, button);
+    if (cmd === "start") return startFromForm(label);
+    if (cmd === "dice_entered") {
+      const faces = $("dice-faces").value.split(/[\s,+]+/).filter(Boolean).map(Number);
+      if (!faces.length || faces.some((n) => !Number.isInteger(n) || n < 1)) {
+        P.answer = { text: W.badDice, bad: true, at: P.seq };
+        render();
+        return;
+      }
+      $("dice-faces").value = "";
+      return send("dice", { dice: faces }, label);
+    }
+    if (APART.includes(cmd)) return confirmThen(cmd, label);
+    send(cmd, {}, label);
+  }
+
+  function startFromForm(label) {
+    const body = { ruleset: $("ruleset").value, mixed_deck: $("mixed").checked };
+    if (!body.mixed_deck && $("loaded").checked) body.loaded = true;
+    // colour class names are short lowercase words (a phone capitalises the first letter)
+    const a = $("colour-a").value.trim().toLowerCase(), b = $("colour-b").value.trim().toLowerCase();
+    if (a || b) {
+      body.colours = [a || b, b || a];
+      if (body.colours.some((c) => !/^[a-z][a-z0-9-]{0,15}$/.test(c))) {
+        P.answer = { text: W.badColours, bad: true, at: P.seq };
+        render();
+        return;
+      }
+    }
+    send("start", body, label || W.cmd.start);
+  }
+
+  // -- pairing --------------------------------------------------------------------------------
   let pairing = false;
   async function checkPaired() {
     if (pairing) return;  // the exchange under way says
     try {
       const r = await fetch("/pair", { cache: "no-store", credentials: "same-origin" });
-      if (r.ok) { const p = !!(await r.json()).paired; if (!pairing) state.paired = p; }
+      if (r.ok) { const p = !!(await r.json()).paired; if (!pairing) P.paired = p; }
     } catch (err) { /* the stream says the daemon is gone */ }
     render();
   }
@@ -823,14 +611,14 @@
       let data = null;
       try { data = await r.json(); } catch (err) { data = null; }
       if (r.ok) {
-        state.paired = true;
-        state.answer = { text: W.pairedNow, bad: false };
+        P.paired = true;
+        P.answer = { text: W.pairedNow, bad: false, at: P.seq };
       } else {
-        state.answer = { text: W.refused(W.pairButton, (data && data.error && data.error.message) ||
-          ("HTTP " + r.status)), bad: true };
+        const err = (data && data.error) || { code: "http_" + r.status };
+        P.answer = { text: W.refusedAs(W.pairButton, refusal(err, r.status)), bad: true, at: P.seq };
       }
     } catch (err) {
-      state.answer = { text: W.unreachable(W.pairButton), bad: true };
+      P.answer = { text: W.refusedAs(W.pairButton, W.unreachable), bad: true, at: P.seq };
     } finally {
       pairing = false;
     }
@@ -843,115 +631,373 @@
       const r = await fetch("/pair/forget", { method: "POST", cache: "no-store",
                                                credentials: "same-origin" });
       if (r.ok) {
-        state.paired = false;
-        state.answer = { text: W.forgotten, bad: false };
-      } else {
-        state.answer = { text: W.refused(W.forgetButton, "HTTP " + r.status), bad: true };
+        P.paired = false;
+        P.answer = { text: W.forgotten, bad: false, at: P.seq };
       }
     } catch (err) {
-      state.answer = { text: W.unreachable(W.forgetButton), bad: true };
+      P.answer = { text: W.refusedAs(W.forgetButton, W.unreachable), bad: true, at: P.seq };
     }
     render();
   }
 
-  function setupControls() {
-    $("pair-label").textContent = W.pairLabel;
-    $("forget").textContent = W.forgetButton;
-    $("forget").addEventListener("click", forget);
-    $("pair-button").textContent = W.pairButton;
-    $("ruleset-label").textContent = W.start.ruleset;
-    $("mixed-label").textContent = W.start.mixed;
-    $("loaded-label").textContent = W.start.loaded;
-    $("loaded-box").title = W.start.loadedHelp;
-    // "the sets are sorted" belongs to the normal rotation only
-    const loadedShown = () => { $("loaded-box").hidden = $("mixed").checked; };
-    $("mixed").addEventListener("change", loadedShown);
-    loadedShown();
-    $("colours-label").textContent = W.start.colours;
-    $("start").textContent = W.start.button;
-    $("lang-label").textContent = W.language;
-    const lang = $("lang");
-    Object.keys(W.languages || { en: "English" }).forEach((k) => {
-      const o = el("option", null, W.languages[k]);
-      o.value = k;
-      lang.appendChild(o);
-    });
-    lang.value = W.lang;
-    lang.addEventListener("change", () => {
-      try { window.localStorage.setItem("jantaku.lang", lang.value); } catch (err) { /* */ }
-      window.location.reload();
-    });
-    $("pair-form").addEventListener("submit", (ev) => {
-      ev.preventDefault();
-      const code = $("pair-code").value.trim();
-      $("pair-code").value = "";
-      if (code) pair(code);
-    });
-    $("start-form").addEventListener("submit", (ev) => {
-      ev.preventDefault();
-      const body = { ruleset: $("ruleset").value, mixed_deck: $("mixed").checked };
-      if (!body.mixed_deck && $("loaded").checked) body.loaded = true;
-      // colour class names are short lowercase words (a phone capitalises the first letter)
-      const a = $("colour-a").value.trim().toLowerCase(), b = $("colour-b").value.trim().toLowerCase();
-      if (a || b) {
-        body.colours = [a || b, b || a];
-        if (body.colours.some((c) => !/^[a-z][a-z0-9-]{0,15}$/.test(c))) {
-          state.answer = { text: W.badColours, bad: true };
-          render();
-          return;
-        }
-      }
-      send("start", body);
-    });
-    document.querySelectorAll("#buttons [data-cmd]").forEach((b) => {
-      b.addEventListener("click", () => {
-        const cmd = b.dataset.cmd;
-        if (cmd === "dice-entered") {
-          const faces = $("dice-entered").value.split(/[\s,+]+/).filter(Boolean).map(Number);
-          if (!faces.length || faces.some((n) => !Number.isInteger(n) || n < 1)) {
-            state.answer = { text: W.badDice, bad: true };
-            render();
-            return;
-          }
-          $("dice-entered").value = "";
-          send(cmd, { dice: faces });
-        } else {
-          send(cmd);
-        }
-      });
-    });
-    // a phone that scanned the terminal's QR code: #pair=CODE, spent at once and taken
-    // out of the address bar (the code is good once: history keeps nothing usable)
-    window.addEventListener("hashchange", () => { takeFragment(); });
-    if (!takeFragment()) checkPaired();
-  }
-
   function takeFragment() {
+    // a phone that scanned the host's QR code: #pair=CODE, spent at once and taken out of
+    // the address bar (the code is good once: history keeps nothing usable)
     const m = /^#pair=([A-Za-z0-9-]{4,16})$/.exec(window.location.hash);
-    if (window.location.hash) history.replaceState(null, "", window.location.pathname);
+    if (window.location.hash) history.replaceState(null, "", window.location.pathname + window.location.search);
     if (m) pair(m[1]);
     return !!m;
   }
 
-  // -- earlier sessions (GET /history), fetched at start and when a session ends ---------
+  // -- the chime: when the table asks for people, or stops ------------------------------------
+  function chime() {
+    if (!P.chimeOn) return;
+    try { if (navigator.vibrate) navigator.vibrate([180, 90, 180]); } catch (err) { /* */ }
+    const a = P.audio;
+    if (!a || a.state !== "running") return;  // the page asks for a tap first (#arm)
+    [0, 0.22].forEach((at, i) => {
+      const o = a.createOscillator(), g = a.createGain();
+      o.frequency.value = i ? 880 : 660;
+      g.gain.setValueAtTime(0.0001, a.currentTime + at);
+      g.gain.exponentialRampToValueAtTime(0.2, a.currentTime + at + 0.02);
+      g.gain.exponentialRampToValueAtTime(0.0001, a.currentTime + at + 0.18);
+      o.connect(g).connect(a.destination);
+      o.start(a.currentTime + at);
+      o.stop(a.currentTime + at + 0.2);
+    });
+    P.chimes = (P.chimes || 0) + 1;
+  }
+
+  function arm() {  // browsers let a page sound only after a tap on it
+    if (!P.chimeOn) return;
+    try {
+      if (!P.audio) P.audio = new (window.AudioContext || window.webkitAudioContext)();
+      if (P.audio.state !== "running") P.audio.resume().then(render, () => {});
+    } catch (err) { /* no sound on this browser: vibration only */ }
+    render();
+  }
+
+  // -- the walls inside: one cell per tile, drawn as its TILE event comes ---------------------
+  const dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  function colourCss(name) {
+    if (!name || name === "unknown" || name === "counted") return null;
+    const key = name.toLowerCase(), shades = SHADES[dark ? "dark" : "light"];
+    if (shades[key]) return shades[key];
+    return window.CSS && CSS.supports("color", key) ? key : null;
+  }
+
+  // each set's own mark beside its colour: the second set's tiles are striped, and chips
+  // carry the colour's letter, so the sets are told apart without seeing colour
+  function setIndex(colour) {
+    const s = P.status && P.status.session;
+    const sets = (s && s.sets) || (P.status && P.status.table && P.status.table.identity &&
+      P.status.table.identity.colours) || [];
+    if (sets[0] === sets[1]) return 0;
+    return sets.indexOf(colour) === 1 ? 1 : 0;
+  }
+
+  function paintChip(node, colour, joined) {
+    const css = colourCss(colour);
+    node.className = "tile on" + (css ? "" : " unknown") + (setIndex(colour) ? " set2" : "") +
+      (joined ? " joined" : "");
+    node.style.backgroundColor = css || "";
+    node.dataset.mark = css ? W.mark(W, colour) : "";
+    node.title = W.colourName(W, colour);
+  }
+
+  function newBuild(id, deck, targets) {
+    P.build = {
+      id: id, deck: deck || null, targets: targets.slice(),
+      tracks: targets.map(() => []), done: false, ok: null, failed: false, joined: false,
+    };
+    drawTracks();
+  }
+
+  function drawTracks() {
+    const b = P.build, box = $("tracks");
+    box.textContent = "";
+    if (!b) return;
+    b.targets.forEach((target, k) => {
+      const track = el("div", "track");
+      track.dataset.track = String(k + 1);
+      const head = el("div", "track-head");
+      head.append(el("span", "track-name", W.Track(k + 1)), el("span", "fault-at"), el("span", "count"));
+      const wall = el("div", "wall");
+      wall.setAttribute("aria-hidden", "true");
+      for (let i = 0; i < Math.ceil(target / 2); i++) wall.appendChild(newStack());
+      track.append(head, wall);
+      box.appendChild(track);
+      b.tracks[k].forEach((c, i) => { if (c !== undefined && c !== null) paint(k, i + 1, c); });
+      updateCount(k);
+    });
+  }
+
+  function newStack() {
+    const st = el("div", "stack");
+    st.append(el("i", "tile"), el("i", "tile"));
+    return st;
+  }
+
+  function cell(k, index) {
+    const wall = $("tracks").children[k] && $("tracks").children[k].children[1];
+    if (!wall) return null;
+    const s = Math.ceil(index / 2) - 1;
+    while (wall.children.length <= s) wall.appendChild(newStack()).classList.add("over");
+    return wall.children[s].children[(index - 1) % 2];
+  }
+
+  function paint(k, index, colour, joined) {
+    const c = cell(k, index);
+    if (c) paintChip(c, colour, joined);
+  }
+
+  function counted(k) {
+    return P.build.tracks[k].filter((c) => c !== undefined && c !== null).length;
+  }
+
+  function updateCount(k) {
+    const b = P.build, node = $("tracks").children[k];
+    if (!node) return;
+    const have = counted(k), target = b.targets[k];
+    node.querySelector(".count").textContent = W.count(have, target);
+    node.classList.toggle("full", have === target && target > 0);
+    node.classList.toggle("overfull", have > target);
+  }
+
+  function onTile(e) {
+    P.seen.tiles++;
+    let b = P.build;
+    if (!b || b.id !== e.build) {  // a build this page did not see start: status tells
+      newBuild(e.build, null, (b && b.targets) || [0, 0, 0, 0]);
+      b = P.build;
+      refreshStatus();
+    }
+    const k = e.track - 1;
+    if (k < 0) return;
+    while (b.tracks.length <= k) { b.tracks.push([]); b.targets.push(0); }
+    b.tracks[k][e.index - 1] = e.colour;
+    if (!P.pace || P.pace.build !== b.id) {
+      P.pace = { build: b.id, t0: Date.now(), n0: b.tracks.reduce((a, t, j) => a + counted(j), 0) };
+    }
+    paint(k, e.index, e.colour);
+    updateCount(k);
+    legendSoon();
+    cueSoon();
+  }
+
+  // A build the page joined half-way (or a status ahead of the events): the tiles it has
+  // not seen are drawn from the status's counts by colour, grouped (their order is not kept).
+  function syncBuild(st) {
+    const tb = st.table && st.table.build;
+    if (!tb || !tb.id || !tb.targets || !tb.targets.some((n) => n > 0)) return;
+    const b = P.build;
+    if (!b || b.id !== tb.id) {
+      newBuild(tb.id, guessDeck(st), tb.targets);
+    } else if (b.targets.join() !== tb.targets.join()) {
+      b.targets = tb.targets.slice();
+      drawTracks();
+    }
+    const nb = P.build;
+    if (!nb.deck) nb.deck = guessDeck(st);
+    // a build followed from its start gets its tiles from the events while it runs
+    if (nb.followed && st.table.state === "building") return;
+    tb.per_track.forEach((n, k) => {
+      const have = nb.tracks[k] || (nb.tracks[k] = []);
+      if (counted(k) >= n) return;
+      const left = Object.assign({}, (tb.backs && tb.backs[k]) || {});
+      have.forEach((c) => { if (c && left[c]) left[c]--; });
+      const colours = [];
+      Object.keys(left).forEach((c) => { for (let i = 0; i < left[c]; i++) colours.push(c); });
+      for (let i = 0; i < n && counted(k) < n; i++) {
+        if (have[i]) continue;
+        const c = colours.length ? colours.shift() : "counted";
+        have[i] = c;
+        paint(k, i + 1, c, true);
+        nb.joined = true;
+      }
+      updateCount(k);
+    });
+    if (["built", "idle", "lifting"].includes(st.table.state) &&
+        tb.per_track.every((n, k) => n >= tb.targets[k])) nb.done = true;
+    legendSoon();
+  }
+
+  function guessDeck(st) {
+    const p = st.state && st.state.params;
+    if (p && p.deck && (st.state.name === "building" || st.state.name === "built")) return p.deck;
+    const s = st.session, decks = (s && s.decks) || {};
+    return Object.keys(decks).find((k) => decks[k].where === "split") ||
+      Object.keys(decks).find((k) => decks[k].where === "inside") || null;
+  }
+
+  let legendTimer = null;
+  function legendSoon() {
+    if (legendTimer) return;
+    legendTimer = setTimeout(() => { legendTimer = null; renderLegend(); }, 100);
+  }
+
+  function chip(colour, text) {
+    const item = el("span", "chip");
+    const sw = el("i");
+    paintChip(sw, colour);
+    item.append(sw, document.createTextNode(" " + text));
+    return item;
+  }
+
+  function renderLegend() {
+    const b = P.build, node = $("legend");
+    node.textContent = "";
+    $("joined").hidden = !(b && b.joined);
+    $("joined").textContent = W.joined;
+    if (!b) return;
+    const n = {};
+    b.tracks.forEach((t) => t.forEach((c) => { if (c) n[c] = (n[c] || 0) + 1; }));
+    Object.keys(n).sort().forEach((c) => node.appendChild(chip(c, W.colourName(W, c) + " " + n[c])));
+  }
+
+  function renderBuildTitle() {
+    const b = P.build, node = $("build-title");
+    setText($("walls-title"), W.wallsTitle);
+    const f = P.status && P.live ? P.status.fault : null;
+    document.querySelectorAll("#tracks .track").forEach((t) => {
+      const at = !!(f && f.track && String(f.track) === t.dataset.track);
+      t.classList.toggle("fault-here", at);
+      setText(t.querySelector(".fault-at"), at ? W.faultAt : "");
+    });
+    if (!b) { setText(node, W.noBuild); return; }
+    const total = b.tracks.reduce((a, t, k) => a + counted(k), 0);
+    const s = P.status && P.status.session;
+    const where = b.done && !b.failed && b.deck && s && s.decks && s.decks[b.deck] &&
+      s.decks[b.deck].where;
+    const gone = !!where && where !== "inside" && where !== "split";
+    $("tracks").classList.toggle("gone", gone);
+    if (b.failed) setText(node, W.stoppedBuild(b.deck, W));
+    else if (gone) setText(node, W.builtGone(b.deck, W.where[where] || where, W));
+    else if (b.done) setText(node, W.builtDeck(b.deck, total, W) + (b.ok === false ? W.builtWrong : ""));
+    else setText(node, W.buildingDeck(b.deck, W));
+  }
+
+  // -- decks and facts -------------------------------------------------------------------------
+  function fact(dl, key, value, id) {
+    const dt = el("dt", null, key), dd = el("dd", null, value);
+    if (id) dd.id = id;
+    dl.append(dt, dd);
+  }
+
+  function renderDecks() {
+    const st = P.status, s = st && st.session, box = $("deck-list"), dl = $("facts");
+    setText($("decks-title"), W.decksTitle);
+    const key = JSON.stringify([s && [s.ruleset, s.mixed_deck, s.game, s.game_hand, s.decks, s.sets],
+      st && st.table && st.table.identity, W.lang, Object.keys(P.rulesets).length]);
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.textContent = "";
+    dl.textContent = "";
+    if (st) {
+      if (s) {
+        fact(dl, W.facts.ruleset, W.rulesetLabel(W, s.ruleset) + " · " +
+          (s.mixed_deck ? W.facts.mixed : W.facts.normal), "fact-ruleset");
+        fact(dl, W.facts.game, String(s.game || 1), "fact-game");
+        fact(dl, W.facts.hand, s.game_hand ? W.Hand(sessionHand(), W) : W.facts.none, "fact-hand");
+      }
+      fact(dl, W.facts.table, W.tableName(st.table && st.table.identity), "fact-table");
+    }
+    if (!s) { box.appendChild(el("p", null, W.noSession)); return; }
+    Object.keys(s.decks || {}).sort().forEach((d) => {
+      const deck = s.decks[d];
+      const card = el("div", "deck");
+      card.dataset.deck = d;
+      card.append(el("h3", null, W.Deck(d)), el("p", "where", W.where[deck.where] || deck.where));
+      if (deck.tiles !== undefined && deck.tiles !== null) {
+        card.appendChild(el("p", "tiles", W.deckTiles(deck.tiles)));
+        const backs = el("p", "backs");
+        Object.keys(deck.backs || {}).sort().forEach((c) => {
+          backs.appendChild(chip(c, W.colourName(W, c) + " " + deck.backs[c]));
+        });
+        card.appendChild(backs);
+      } else {
+        card.appendChild(el("p", "tiles", W.deckNotSplit));
+      }
+      if (deck.colours_checked === false) card.appendChild(el("p", "note", W.coloursUnchecked));
+      box.appendChild(card);
+    });
+  }
+
+  // -- the latest events -----------------------------------------------------------------------
+  // a session-wide hand number as {hand, game, game_hand} (status.session.games' first hands)
+  function handOf(e) {
+    const s = P.status && P.status.session, n = e.hand;
+    if (!n) return Object.assign({}, e, { game_hand: 0 });
+    let game = e.game || 1, first = 1;
+    ((s && s.games) || []).forEach((g) => { if (g.first_hand <= n) { game = g.game; first = g.first_hand; } });
+    return Object.assign({}, e, { game: game, game_hand: n - first + 1 });
+  }
+
+  function logEvent(e) {
+    const f = W.log[e.type];
+    if (!f) return;  // types the page does not tell are ignored (docs/API.md)
+    let text;
+    try { text = f(["hand", "dice", "resplit", "swap"].includes(e.type) ? handOf(e) : e, W); }
+    catch (err) { return; }
+    const bad = ["fault", "stopped", "step_failed", "build_failed"].includes(e.type) ||
+      (e.type === "build_done" && !e.ok) || (e.type === "session_ended" && e.how !== "ended");
+    // one fault reaches the page as several events at once (fault, build_failed, stopped,
+    // step_failed): one line says it, the one naming the track when one does
+    const stop = ["fault", "stopped", "step_failed", "build_failed"].includes(e.type);
+    const near = stop ? P.log.slice(0, 4).find((x) => x.stop && Date.now() - x.at < 3000) : null;
+    if (near) {
+      if (e.type === "fault" && e.track) near.text = text;
+      return;
+    }
+    P.log.unshift({ text: text, bad: bad, stop: stop, at: new Date() });
+    P.log.length = Math.min(P.log.length, LOG_KEEP);
+  }
+
+  function renderLog() {
+    const box = $("log");
+    setText($("log-title"), W.logTitle);
+    const key = P.log.map((x) => x.at.getTime() + x.text).join("|");
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.textContent = "";
+    P.log.forEach((item) => {
+      const li = el("li", item.bad ? "bad" : null);
+      const time = el("time", null, item.at.toLocaleTimeString(W.lang));
+      time.dateTime = item.at.toISOString();
+      li.append(time, document.createTextNode(" "), el("span", null, item.text));
+      box.appendChild(li);
+    });
+  }
+
+  // -- earlier sessions (GET /history), at start and when a session ends ----------------------
   const HISTORY_KEEP = 5;
   async function loadHistory() {
     try {
       const r = await fetch("/history?limit=" + (HISTORY_KEEP + 1), { cache: "no-store" });
       if (!r.ok) return;
-      state.history = (await r.json()).sessions || [];
+      P.history = (await r.json()).sessions || [];
     } catch (err) { return; }
-    renderHistory();
+    startDefaults();
+    render();
+  }
+
+  // the start form begins as the last session was (until someone changes it)
+  let formTouched = false;
+  function startDefaults() {
+    const last = P.history && P.history[0];
+    if (formTouched || !last) return;
+    if (P.rulesets[last.ruleset]) $("ruleset").value = last.ruleset;
+    $("mixed").checked = !!last.mixed_deck;
+    $("loaded-box").hidden = $("mixed").checked;
   }
 
   function renderHistory() {
-    $("history-title").textContent = W.historyTitle;
+    setText($("history-title"), W.historyTitle);
     const box = $("history-list");
-    if (!state.history) return;  // not fetched yet
-    // the session open now is shown above, live: here the earlier ones
-    const now = state.status && state.status.session;
-    const list = state.history.filter((h) => !(now && h.id === now.id)).slice(0, HISTORY_KEEP);
-    const key = JSON.stringify([state.history, now && now.id]);
+    if (!P.history) return;
+    const now = P.status && P.status.session;
+    const list = P.history.filter((h) => !(now && h.id === now.id)).slice(0, HISTORY_KEEP);
+    const key = JSON.stringify([P.history, now && now.id, W.lang, Object.keys(P.rulesets).length]);
     if (box.dataset.key === key) return;
     box.dataset.key = key;
     box.textContent = "";
@@ -965,25 +1011,276 @@
         time.dateTime = at.toISOString();
         li.append(time, document.createTextNode(" "));
       }
-      li.appendChild(document.createTextNode(W.historyLine(h, hands)));
+      li.appendChild(document.createTextNode(W.historyLine(h, hands, W)));
       li.dataset.session = String(h.id);
       box.appendChild(li);
     });
   }
 
-  function start() {
+  function renderSettings() {
+    $("forget").hidden = P.paired !== true;
+  }
+
+  // -- the daemon ------------------------------------------------------------------------------
+  function onStateChange(before, st) {
+    cueSoon();
+    if (!before) return;  // the page's first look: nothing newly asked
+    const was = before.next && before.next.code, now = st.next && st.next.code;
+    if ((now && ASKS.has(now) && now !== was) || (st.fault && !before.fault)) chime();
+  }
+
+  function takeStatus(st) {
+    if (!st || !st.table || !st.state) return;
+    const before = P.status;
+    if (before && st.state.seq < P.seq) { refreshStatus(); return; }  // older than an event
+    P.status = st;
+    if (st.state.seq !== P.seq) {
+      P.seq = st.state.seq;
+      onStateChange(before, st);
+    }
+    syncBuild(st);
+    const s = st.session;
+    if (s && s.ruleset && !P.rulesets[s.ruleset]) loadRulesets();
+    render();
+  }
+
+  // a `state` event: the state, next, can and fault at once, before the status is asked again
+  function takeState(e) {
+    if (!P.status || !e.state || e.state.seq <= P.seq) return;
+    const before = P.status;
+    P.status = Object.assign({}, before, {
+      state: Object.assign({ since: hostNow() }, e.state), next: e.next, can: e.can, fault: e.fault,
+    });
+    P.seq = e.state.seq;
+    onStateChange(before, P.status);
+  }
+
+  let fetching = false, again = false, refreshTimer = null;
+  function refreshStatus() {
+    if (refreshTimer) return;
+    refreshTimer = setTimeout(async () => {
+      refreshTimer = null;
+      if (fetching) { again = true; return; }
+      fetching = true;
+      try {
+        const r = await fetch("/status", { cache: "no-store" });
+        const date = Date.parse(r.headers.get("Date") || "");
+        if (date) {  // the host's clock (a second's resolution): deadlines count on it
+          const skew = (date - Date.now()) / 1000;
+          P.skew = Math.abs(skew) > 2 ? skew : 0;
+        }
+        if (r.ok) takeStatus(await r.json());
+      } catch (err) {
+        // the stream's own error handler says the daemon is gone
+      } finally {
+        fetching = false;
+        if (again) { again = false; refreshStatus(); }
+      }
+    }, 60);
+  }
+
+  let rulesetsAsked = false;
+  async function loadRulesets() {
+    if (rulesetsAsked) return;
+    rulesetsAsked = true;
+    try {
+      const r = await fetch("/rulesets", { cache: "no-store" });
+      if (!r.ok) { rulesetsAsked = false; return; }
+      (await r.json()).forEach((rs) => { P.rulesets[rs.name] = rs; });
+      startDefaults();
+      render();
+    } catch (err) {
+      rulesetsAsked = false;
+    }
+  }
+
+  function onEvent(e) {
+    P.seen.events++;
+    switch (e.type) {
+      case "hello":  // a new connection (perhaps to a restarted daemon): start afresh
+        P.throw = null;
+        if (P.build) { P.build = null; drawTracks(); }
+        checkPaired();
+        P.seq = 0;
+        takeStatus(e.status);
+        refreshStatus();  // its Date: the host's clock
+        render();
+        return;
+      case "tile":
+        onTile(e);
+        return;
+      case "state":
+        takeState(e);
+        break;
+      case "build_started":
+        if (e.resumes && P.build && P.build.id === e.resumes) {
+          P.build.deck = e.deck;
+          P.build.failed = false;
+        } else {
+          newBuild(e.resumes || e.build, e.deck, e.targets || [0, 0, 0, 0]);
+          P.build.followed = true;
+        }
+        P.pace = null;
+        break;
+      case "build_resumed":
+        if (P.build) P.build.failed = false;
+        break;
+      case "build_done":
+        if (P.build) {
+          P.build.done = true;
+          P.build.ok = e.ok;
+          P.build.deck = e.deck;
+          if (P.pace && P.pace.build === P.build.id) {
+            const dt = (Date.now() - P.pace.t0) / 1000, n = e.per_track.reduce((a, b) => a + b, 0) - P.pace.n0;
+            if (dt > 0.5 && n > 10) P.lastRate = n / dt;
+          }
+        }
+        break;
+      case "build_failed":
+        if (P.build) P.build.failed = true;
+        break;
+      case "dice":
+        P.throw = throwFrom(e, e.deck);
+        if (P.throw) P.throw.session = e.session;
+        break;
+      case "session_ended":
+        loadHistory();
+        break;
+      case "session_started":
+        P.throw = null;
+        break;
+      default:
+        break;
+    }
+    logEvent(e);
+    if (!QUIET.has(e.type)) refreshStatus();
+    render();
+  }
+
+  // The event stream. The browser reconnects by itself after a network error; a stream it
+  // was refused (a 503 from a server at its limit, an answer that is not an event stream)
+  // it gives up on, so the page tries again itself, waiting longer each time (1 s, 2 s, 4 s
+  // ... 30 s, jittered).
+  let es = null, attempt = 0, retryTimer = null;
+  function connect() {
+    if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+    P.retryAt = null;
+    es = new EventSource("/events");
+    es.onopen = () => { P.live = true; attempt = 0; P.retryAt = null; P.retries = P.retries || 0; render(); };
+    es.onmessage = (m) => {
+      let e;
+      try { e = JSON.parse(m.data); } catch (err) { return; }
+      if (e && typeof e.type === "string") onEvent(e);
+    };
+    es.onerror = () => {
+      P.live = false;
+      if (es.readyState === EventSource.CLOSED) {
+        es.close();
+        attempt++;
+        P.retries = (P.retries || 0) + 1;
+        const delay = Math.min(30000, 1000 * Math.pow(2, Math.min(attempt - 1, 5))) *
+          (0.75 + Math.random() * 0.5);
+        P.retryAt = Date.now() + delay;
+        retryTimer = setTimeout(connect, delay);
+        cueSoon();
+      }
+      render();
+    };
+  }
+
+  // -- set up ----------------------------------------------------------------------------------
+  function setup() {
     document.documentElement.lang = W.lang;
     document.title = W.title;
-    $("title").textContent = W.title;
-    $("footer").textContent = W.footer;
-    $("fault-todo-label").textContent = W.whatToDo;
-    setupControls();
+    setText($("title"), W.title);
+    setText($("footer"), W.footer);
+    if (kiosk) document.body.classList.add("kiosk");
+    // the sticky top's height: what is scrolled into view (the focus) goes below it
+    if (window.ResizeObserver) {
+      new ResizeObserver(() => {
+        document.documentElement.style.setProperty("--now-h", $("now").offsetHeight + "px");
+      }).observe($("now"));
+    }
+    $("table-now").setAttribute("aria-label", W.topTitle);
+    setText($("how-title"), W.howTitle);
+    // words of the fixed controls
+    $("pair-label").textContent = W.pairLabel;
+    $("pair-button").textContent = W.pairButton;
+    $("forget").textContent = W.forgetButton;
+    $("ruleset-label").textContent = W.start.ruleset;
+    $("mixed-label").textContent = W.start.mixed;
+    $("loaded-label").textContent = W.start.loaded;
+    $("loaded-box").title = W.start.loadedHelp;
+    $("colours-label").textContent = W.start.colours;
+    $("colour-a").setAttribute("aria-label", W.start.colourA);
+    $("colour-b").setAttribute("aria-label", W.start.colourB);
+    $("dice-faces").setAttribute("aria-label", W.diceFaces);
+    $("settings-title").textContent = W.settingsTitle;
+    $("lang-label").textContent = W.language;
+    $("chime-label").textContent = W.chime;
+    const view = $("view-link");
+    view.textContent = kiosk ? W.fullLink : W.kioskLink;
+    view.href = kiosk ? "/" : "/?view=table";
+    // the language
+    const lang = $("lang");
+    Object.keys(W.languages).forEach((k) => {
+      const o = el("option", null, W.languages[k]);
+      o.value = k;
+      o.lang = k;
+      lang.appendChild(o);
+    });
+    lang.value = W.lang;
+    lang.addEventListener("change", () => {
+      try { window.localStorage.setItem("jantaku.lang", lang.value); } catch (err) { /* */ }
+      window.location.reload();
+    });
+    // the chime: off unless this browser turned it on
+    try { P.chimeOn = window.localStorage.getItem("jantaku.chime") === "on"; } catch (err) { /* */ }
+    $("chime").checked = P.chimeOn;
+    $("chime").addEventListener("change", () => {
+      P.chimeOn = $("chime").checked;
+      try { window.localStorage.setItem("jantaku.chime", P.chimeOn ? "on" : "off"); } catch (err) { /* */ }
+      arm();
+    });
+    $("arm").addEventListener("click", arm);
+    document.addEventListener("pointerdown", () => { if (P.chimeOn && !P.audio) arm(); }, { once: true });
+    // the start form
+    const loadedShown = () => { $("loaded-box").hidden = $("mixed").checked; };
+    $("mixed").addEventListener("change", () => { formTouched = true; loadedShown(); render(); });
+    $("ruleset").addEventListener("change", () => { formTouched = true; render(); });
+    loadedShown();
+    $("start-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      if (!disabledWhy()) press("start", $("primary"));
+    });
+    $("pair-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const code = $("pair-code").value.trim();
+      $("pair-code").value = "";
+      if (code) pair(code);
+    });
+    $("forget").addEventListener("click", forget);
+    // the buttons: each sends the command it names
+    $("primary").addEventListener("click", (ev) => {
+      const cmd = $("primary").dataset.cmd;
+      if (!cmd || cmd === "start") return;  // start: the form's submit
+      ev.preventDefault();
+      press(cmd, $("primary"));
+    });
+    document.querySelectorAll("#everyday [data-cmd], #apart [data-cmd]").forEach((b) => {
+      b.addEventListener("click", () => press(b.dataset.cmd, b));
+    });
+    $("confirm-yes").addEventListener("click", () => closeConfirm(true));
+    $("confirm-no").addEventListener("click", () => closeConfirm(false));
+    $("confirm").addEventListener("cancel", () => { pending = null; });
+    window.addEventListener("hashchange", () => { takeFragment(); });
+    if (!takeFragment()) checkPaired();
     loadRulesets();
     loadHistory();
     connect();
     render();
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
 })();

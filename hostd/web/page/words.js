@@ -1,666 +1,692 @@
 "use strict";
-// Every word the page shows a person, in one place (a translation replaces this file).
-// Functions take the event's or the status's fields; app.js never writes a sentence itself.
+// Every word the page shows a person, in one place: English, then Japanese laid over it.
+//
+// The daemon says what happens next as a code with parameters (`next.code`, hostd/core/
+// codes.py NEXT), a fault as its kind (TODO's keys there), a refusal as an error code, and
+// events as types: the page words each of them here, naming its own buttons (`cmd`), never
+// a command of another front end. Functions take the code's params and the words object
+// itself (`w`), so a translation's sentences use its own button names.
 window.JANTAKU_WORDS = {
   lang: "en",
   title: "jantaku table",
   live: "live",
   offline: "reconnecting…",
-  pageOffline: "This page has lost the daemon: it reconnects by itself (is `jantaku run` still running?)",
+  languages: { en: "English", ja: "日本語" },
 
-  // what the table is doing, one or two words, then what happens next (the daemon's sentence)
-  activity: {
-    connecting: "Connecting…",
-    page_offline: "Page not connected",
-    disconnected: "Table not connected",
-    abort_pending: "Stopping",
-    fault: "Fault",
-    people: "Waiting for people",
-    door: "Centre open",
-    boot: "Starting up",
-    mixing: "Mixing",
-    building: "Building walls",
-    paused: "Paused",
-    lifting: "Raising the walls",
-    testing: "Self-test",
+  // the page's buttons, by the command each sends (hostd/core/commands.py, page=True)
+  cmd: {
+    start: "Start the session",
     hand_over: "Hand over",
-    preparing: "Getting ready",
-    ready: "Walls ready inside",
-    playing: "Hand in play",
-    no_session: "No session",
-    idle: "Idle",
+    dice: "Throw the dice",
+    dice_entered: "Enter our throw",
+    continue: "Continue",
+    clear_fault: "Fault fixed",
+    game_new: "New game",
+    end: "End the session",
+    abort: "Abort",
   },
-  whyNotConnected: (error) => "Why: " + (error || "no answer from the table yet"),
-  next: "Next",
-
-  facts: {
-    ruleset: "Ruleset",
-    mixed: "Mixed Deck",
-    normal: "two sets, normal rotation",
-    game: "Game",
-    hand: "Hand",
-    noHand: "not started",
-    table: "Table",
-    session: "Session",
-    noSession: "none",
+  // a button's name inside a sentence
+  btn: (w, cmd) => "“" + w.cmd[cmd] + "”",
+  // the big button at the top: its words for a code when they differ from the button's
+  primary: {
+    push_all: "Done: close the centre",
+    push_rest: "Done: close the centre",
+    mixer_short: "Done: close the centre",
+    clear_top: "Done: the top is clear",
+    playing: "Hand over",
+    recovery_waits: "Hand over",
   },
-  hand: (hand, gameHand, game) => gameHand !== undefined && gameHand !== null && game
-    ? gameHand + " of game " + game + " (hand " + hand + " of the session)" : String(hand),
-  tableName: (id) => id ? id.board + " · firmware " + id.firmware : "unknown",
+  startAs: (ruleset, mixed) => "Start: " + ruleset + (mixed ? ", Mixed Deck" : ""),
+  wait: "Nothing to press: wait",
 
-  decksTitle: "Decks",
-  // where a deck is
+  // -- what happens next: every code of hostd/core/codes.py NEXT ---------------------------
+  // head: what people do (or wait for), one line; more: why, and how
+  next: {
+    table_disconnected: () => ({
+      head: "The table is not connected",
+      more: "Check its cable and power: the daemon reconnects by itself. Until then only " +
+        "“Abort” can be sent." }),
+    abort_pending: () => ({
+      head: "Stopping: the abort waits for the table",
+      more: "It is sent again as soon as the table answers." }),
+    start_session: (p, w) => ({
+      head: "Start a session",
+      more: "Choose what to play below, then press the start button above (the sets' " +
+        "backs: " + w.colours(p.colours) + ")." }),
+    take_tiles_out: (p, w) => ({
+      head: "Take the tiles out, or start a session",
+      more: "Every tile is on the table top (the sets' backs: " + w.colours(p.colours) + ")." }),
+    table_fault: (p, w) => ({ head: w.faultTitle(p, w), more: "" }),
+    self_test: () => ({ head: "Self-test running: wait",
+      more: "The table tries each of its devices in turn." }),
+    calibrating: () => ({ head: "Calibrating the colour sensors: wait",
+      more: "The table reads both sets on every track." }),
+    emptying: (p) => ({ head: "Bringing every tile up: wait",
+      more: p.round ? "Round " + p.round + ": the mixer's tiles are built into walls and " +
+        "raised." : "The walls inside come up to the table top." }),
+    clear_top: (p, w) => ({ head: "Take the tiles off the table top",
+      more: (p.tiles ? p.tiles + " more tiles come up from the mixer next. " : "") +
+        "Press " + w.primaryName(w, "clear_top") + " once the top is clear." }),
+    collecting: (p) => ({ head: "Collecting every tile into the mixer: wait",
+      more: "For game " + (p.game || 1) + ": the walls inside come up." }),
+    push_all: (p, w) => ({ head: "Push every tile into the centre",
+      more: "Every tile on the table top goes into the open centre; press " +
+        w.primaryName(w, "push_all") + " when done." }),
+    mixer_short: (p, w) => ({ head: "Push every tile on the table top into the centre",
+      more: w.Deck(p.deck) + " took every tile in the mixer, so the other set was not in " +
+        "it: push it in, then press " + w.primaryName(w, "mixer_short") + "." }),
+    building: (p, w) => ({ head: "Building " + w.deck(p.deck) + ": wait",
+      more: "Its walls are built inside for game " + (p.game || 1) + "." }),
+    push_rest: (p, w) => ({ head: "Push the rest of " + w.deck(p.deck) + " into the centre",
+      more: "Its tiles left on the table top go in; press " + w.primaryName(w, "push_rest") +
+        " when done." }),
+    press_start: (p, w) => ({ head: "Press " + w.btn(w, "hand_over") + " to begin " + w.hand(p),
+      more: w.Deck(p.deck) + " is built inside: its walls come up." }),
+    press_dice: (p, w) => ({ head: "Throw the dice for " + w.hand(p),
+      more: "Press " + w.btn(w, "dice") + ", or type the faces you threw and press " +
+        w.btn(w, "dice_entered") + "." }),
+    playing_building: (p, w) => ({ head: w.Hand(p) + " in play",
+      more: w.Deck(p.deck) + " is being built inside for the next hand." }),
+    playing: (p, w) => ({ head: w.Hand(p) + " in play",
+      more: "When it ends, push the played tiles into the centre and press " +
+        w.btn(w, "hand_over") + ": " + w.deck(p.deck) + " is ready inside." }),
+    raising: (p, w) => ({ head: "Raising the walls for " + w.hand(p) + ": wait", more: "" }),
+    lift_down: (p, w) => ({ head: w.Hand(p) + " begins: the lift goes down", more: "" }),
+    recovery_waits: (p, w) => ({ head: w.Hand(p) + " in play",
+      more: "The table restarted, so the walls inside are not trusted: when the hand ends, " +
+        "push the played tiles in and press " + w.btn(w, "hand_over") + "; the table sorts " +
+        "it out." }),
+    recovering: (p) => ({ head: "Sorting out the walls after a restart: wait",
+      more: p.kind === "swap" ? "The deck inside is rebuilt and the decks are swapped."
+        : "Both decks are split again." }),
+    stopped: (p, w) => ({ head: w.faultTitle(p, w), more: "" }),
+  },
+
+  // -- faults: every kind of hostd/core/codes.py TODO ----------------------------------------
+  // what happened (f: kind, track, deck)
+  fault: {
+    "jam": (f, w) => w.Track(f.track) + " is jammed",
+    "short": (f, w) => w.Deck(f.deck) + " is short of tiles",
+    "short-top": (f, w) => w.Deck(f.deck) + "'s tiles did not all go into the centre",
+    "surplus": () => "Tiles were left in the mixer",
+    "overfill": (f, w) => w.Track(f.track) + " took one tile too many",
+    "misread": (f, w) => w.Track(f.track) + " could not read back colours",
+    "sensor": (f, w) => "The sensor of " + w.track(f.track) + " does not answer",
+    "colour": (f, w) => "A tile of another back colour is in " + w.track(f.track),
+    "guard": () => "The light curtain was crossed or the lid opened",
+    "lift-stall": () => "The lift stalled",
+    "limit": () => "A lift end switch is stuck",
+    "door": () => "The centre door did not reach its place",
+    "build-timeout": () => "The build took too long",
+    "internal": () => "The table hit an internal error",
+    "link-lost": () => "The table lost contact with the host",
+    "composition": (f, w) => w.Deck(f.deck) + " is not the tiles it was",
+    "not_connected": () => "The table was not connected",
+    "reset": () => "The table restarted",
+    "unresumable": () => "The session cannot carry on",
+    "refused": () => "The table refused a step",
+  },
+  // what people do about it; b: the name of the button that carries on
+  todo: {
+    "jam": (f, w, b) => "Take the stuck tile out of " + w.track(f.track) + " by hand, then press " + b + ".",
+    "short": (f, w, b) => "Find the missing tiles of " + w.deck(f.deck) + ", put them into the " +
+      "mixer (lift the lid) and close the lid, then press " + b + ".",
+    "short-top": (f, w, b) => "Press " + b + ", then push the rest of " + w.deck(f.deck) +
+      "'s tiles in when the centre opens.",
+    "surplus": (f, w, b) => "Take the extra tiles out of the mixer (lift the lid), then press " +
+      b + ". If the two sets were mixed, press " + w.btn(w, "abort") + " and start Mixed Deck instead.",
+    "overfill": (f, w, b) => "Take the extra tile off " + w.track(f.track) + " by hand, then press " + b + ".",
+    "misread": (f, w, b) => "Clean the colour sensor of " + w.track(f.track) + ", then press " + b + ".",
+    "sensor": (f, w, b) => "Check the wiring of the sensor of " + w.track(f.track) + ", then press " + b + ".",
+    "colour": (f, w, b) => "Take the tile of another back colour out of " + w.track(f.track) +
+      ", then press " + b + ".",
+    "guard": (f, w, b) => "Clear the light curtain and close the lid, then press " + b + ".",
+    "lift-stall": (f, w, b) => "Look for something blocking the lift, then press " + b + ".",
+    "limit": (f, w, b) => "Check the lift's end switches, then press " + b + ".",
+    "door": (f, w, b) => "Look for something blocking the centre door, then press " + b + ".",
+    "build-timeout": (f, w, b) => "Look for a stuck tile or an empty mixer, then press " + b + ".",
+    "internal": (f, w, b) => "Press " + b + "; if it comes again, restart the table.",
+    "link-lost": (f, w, b) => "Check the table's cable, then press " + b + ".",
+    "composition": (f, w, b) => "Find the missing or stray tile; or press " + b + " and start " +
+      "a new Mixed Deck session, which collects every tile and splits them again.",
+    "not_connected": (f, w, b) => "Check the table's cable and power, then press " + b + ".",
+    "reset": (f, w, b) => "The table cannot tell the sets apart now: press " + b + ", sort " +
+      "the tiles by back colour and start a new session.",
+    "unresumable": (f, w, b) => "Press " + b + ", then start again.",
+    "refused": (f, w, b) => "Press " + b + " to try again.",
+  },
+  faultTitle: (f, w) => (w.fault[f.kind] || w.fault.refused)(f, w),
+  faultTodo: (f, w) => (w.todo[f.kind] || w.todo.refused)(f, w,
+    f.action && w.cmd[f.action] ? w.btn(w, f.action) : w.btn(w, "continue")),
+  faultLabel: "Fault",
+  faultAt: "stopped here",  // the track a fault names, among the walls
+  counted: (n, of) => n + " of " + of + " tiles counted when it stopped.",
+
+  // -- time cues -----------------------------------------------------------------------------
+  closesIn: (s, w) => "The centre closes in " + w.clock(s),
+  openUntilDone: (w, code) => "Open until you press " + w.primaryName(w, code),
+  comeUpIn: (s, w) => "The next tiles come up in " + w.clock(s),
+  buildLeft: (s) => "About " + (s < 60 ? Math.max(1, Math.round(s)) + " s" :
+    Math.round(s / 60) + " min") + " left",
+  buildCounting: "Timing the build…",
+  clock: (s) => Math.floor(s / 60) + ":" + String(Math.floor(s % 60)).padStart(2, "0"),
+
+  // -- the page and the daemon ---------------------------------------------------------------
+  offlineHead: "The page lost the daemon",
+  offlineMore: "It reconnects by itself; the controls wait for it.",
+  retryIn: (s) => "Next try in " + Math.max(1, Math.round(s)) + " s.",
+  connecting: "Connecting…",
+  why: {  // why the controls are disabled
+    offline: "Disabled: the page is not connected to the daemon.",
+    unpaired: "Disabled: this browser is not paired (below).",
+    sending: "Sending…",
+  },
+
+  // -- words for things ------------------------------------------------------------------------
+  deck: (d) => d ? "deck " + d : "the deck being built",
+  Deck: (d) => d ? "Deck " + d : "The deck being built",
+  track: (t) => t ? "track " + t : "the track",
+  Track: (t) => t ? "Track " + t : "A track",
+  hand: (p) => p && p.game_hand ? "hand " + p.game_hand + " of game " + (p.game || 1)
+    : "the first hand" + (p && p.game > 1 ? " of game " + p.game : ""),
+  Hand: (p, w) => { const h = window.JANTAKU_WORDS.hand(p); return h[0].toUpperCase() + h.slice(1); },
+  primaryName: (w, code) => "“" + w.primary[code] + "”",
+  // back colours a table is set up for; any other stays as its name
+  colour: {
+    blue: "blue", green: "green", red: "red", yellow: "yellow", orange: "orange",
+    black: "black", white: "white", grey: "grey", gray: "grey", purple: "purple",
+    pink: "pink", brown: "brown", unknown: "unread", counted: "counted",
+  },
+  colourName: (w, c) => w.colour[c] || c,
+  colours: function (list) {
+    const w = window.JANTAKU_WORDS, names = (list || []).map((c) => w.colourName(w, c));
+    if (!names.length) return "as the table is set up";
+    return names[0] === names[1] ? "both " + names[0] : names.join(" and ");
+  },
+  // a set's mark on its tiles, beside its colour: its name's first letter
+  mark: (w, c) => (w.colourName(w, c) || "?")[0].toUpperCase(),
   where: {
-    top: "on the table top",
-    inside: "built inside",
-    lift: "on the lift",
-    mixer: "in the mixer",
-    split: "being built inside",
-    unknown: "unknown: count it again",
+    top: "on the table top", inside: "built inside", lift: "on the lift", mixer: "in the mixer",
+    split: "being built inside", unknown: "unknown: count it again",
   },
-  deck: (d) => "Deck " + d,
-  deckTiles: (n) => n + " tiles",
-  deckNotSplit: "tiles counted once the split is built",
-  backsTitle: "Backs",
-  coloursUnchecked: "Both sets have the same backs: the table counts every tile, " +
-    "but it cannot tell the sets apart, so this deck's colours cannot be checked.",
-  noDecks: "No session: start one to see the decks.",
+  rulesetNames: {},  // a translation names the rulesets; English uses their titles
+  option: { "compressed-winds": "compressed winds", "flowers": "flowers", "all-tongs": "all tongs" },
 
-  // the walls being built inside
-  wallsTitle: "Walls inside",
-  track: (n) => "Track " + n,
-  count: (have, target) => have + "/" + target,
-  building: (deck) => deck ? "Deck " + deck + " is being built" : "Building",
-  built: (deck, n, ok) => (deck ? "Deck " + deck : "Walls") + " built: " + n + " tiles" +
-    (ok === false ? " — the count is wrong (see the fault)" : ""),
-  stoppedBuild: (deck) => (deck ? "Deck " + deck : "The build") + " stopped",
-  builtGone: (deck, where) => "Deck " + deck + " was built here; now " + where,
-  noBuild: "No walls built yet.",
-  joined: "Faded tiles: counted by the table while this page did not see them (drawn " +
-    "grouped by colour, from the table's counts).",
-  unknownColour: "unknown",
-  over: "extra",
-
-  // the walls on the table top, the throw and the break
-  topTitle: "On the table",
-  topNone: "No walls on the table top yet: they come up at the first hand over.",
-  topNoneNow: "No walls on the table top now: the next hand over raises them.",
-  waitingDice: (hand) => "Hand " + hand + ": the walls are up; throw the dice.",
-  seat: {
-    self: "the thrower",
-    right: "the thrower's right",
-    across: "the player across",
-    left: "the thrower's left",
-  },
+  // -- the throw and the break -----------------------------------------------------------------
   seatShort: { self: "thrower", right: "right", across: "across", left: "left" },
-  by: { button: "the dice button", api: "thrown from a program", entered: "physical dice, entered" },
-  throwLine: (t) => "Hand " + t.hand + (t.deck ? " (deck " + t.deck + ")" : "") +
-    ": dice " + t.dice.join(" + ") + " = " + t.total +
-    (t.by ? " (" + (window.JANTAKU_WORDS.by[t.by] || t.by) + ")" : ""),
-  breakLine: (t, seat) => "Break the wall of " + seat + ", " + t.break_from_right + " " +
-    (t.break_from_right === 1 ? t.unit.replace(/s$/, "") : t.unit) + " from its right end.",
-  deadLine: (tiles) => "Dead wall: the " + tiles + " tiles (" + tiles / 2 +
-    " stacks) to the right of the break.",
+  breakAt: { self: "break the thrower's", right: "break the right", across: "break across",
+    left: "break the left" },
+  units: (n, unit) => n + " " + (unit === "tiles" ? (n === 1 ? "tile" : "tiles")
+    : (n === 1 ? "stack" : "stacks")),
+  breakLine: (t, w) => t.dice.join("+") + " = " + t.total + " · " + (w.breakAt[t.breaker] ||
+    t.breaker) + " · " + w.units(t.break_from_right, t.unit) + " from their right end",
+  breakWait: (p, w) => "Walls up for " + w.hand(p) + ": throw the dice",
+  noWallsUp: "No walls on the table top",
+  deadLine: (tiles) => "Dead wall: the " + tiles + " tiles right of the break.",
   doubleLine: "A double: the hand's value doubles.",
   breakerIsDealer: "The wall's owner becomes the dealer.",
-  breakMark: "break",
-  deadMark: "dead wall",
-  tableSvg: (t, seat) => "The four walls seen from the thrower's seat (bottom): the wall of " +
-    seat + " breaks " + t.break_from_right + " " + t.unit + " from its right end.",
+  by: { button: "the dice button", api: "the page or a program", entered: "your dice, entered" },
+  tableSvg: (t, w) => t ? "The four walls seen from the thrower's seat (bottom): " +
+    w.breakLine(t, w) + "." : "The four walls seen from the thrower's seat (bottom).",
 
-  // faults
-  faultTitle: "Fault",
-  whatToDo: "What to do",
-  faultTable: (f) => f.message + (f.track ? " (track " + f.track + ")" : ""),
-
-  // the latest events, in words
-  logTitle: "Latest",
-  log: {
-    session_started: (e) => "Session " + e.session + " started: " + e.ruleset +
-      (e.mixed_deck ? ", Mixed Deck" : ""),
-    session_resumed: (e) => "Session " + e.session + " resumed (hand " + e.hand + ")",
-    build_started: (e) => e.resumes ? "Deck " + e.deck + ": the build goes on"
-      : "Building deck " + e.deck,
-    build_resumed: (e) => "Deck " + e.deck + ": the build goes on",
-    build_done: (e) => "Deck " + e.deck + " built: " +
-      e.per_track.reduce((a, b) => a + b, 0) + " tiles" + (e.ok ? "" : " — count wrong"),
-    build_failed: (e) => "Building deck " + e.deck + " stopped: " + e.message,
-    hand_over: (e) => "Hand over: deck " + e.raising + " comes up" +
-      (e.dropping ? ", deck " + e.dropping + " goes in" : ""),
-    hand: (e) => "Hand " + e.hand + " began on deck " + e.deck +
-      (e.dice && e.dice.length ? ": dice " + e.dice.join(" + ") : ": the walls are up"),
-    dice: (e) => "Dice for hand " + e.hand + ": " + e.dice.join(" + ") + " = " + e.total,
-    table_fault: (e) => "Table fault: " + e.message,
-    fault: (e) => e.message,
-    fault_recovered: () => "Fault cleared: the table carries on",
-    stopped: (e) => "Stopped: " + e.message,
-    ask: (e) => e.message,
-    step_failed: (e) => e.message,
-    session_ended: (e) => "Session " + e.session + " " + e.how +
-      (e.reason ? ": " + e.reason : ""),
-    link: (e) => "Table " + e.what + (e.detail ? ": " + e.detail : ""),
-    abort_pending: (e) => e.message,
-    abort_confirmed: (e) => e.message,
-    emptied: () => "The walls inside are on the table top",
-    collect: () => "Raising the walls inside to collect the tiles",
-    resplit: (e) => "Hand " + e.hand + ": both decks are split again",
-    swap: (e) => "Hand " + e.hand + ": the decks are swapped",
-    drain: () => "Draining the mixer into walls",
-    game: (e) => "Game " + e.game + " began",
-    button: (e) => (e.button === "dice" ? "Dice button" : "Start button") + ": " +
-      (e.taken ? e.did || "taken" : "refused: " + (e.why || "not now")),
-  },
-  footer: "jantaku · the table's own page, served by its daemon · API: ",
-
-  // the controls: each button says what it will do; the table's answer is the daemon's sentence
+  // -- the cards -------------------------------------------------------------------------------
   controlsTitle: "Controls",
-  language: "Language",
-  languages: { en: "English", ja: "日本語" },
-  pairLabel: "Pairing code",
-  pairButton: "Pair this browser",
-  pairNeeded: "This browser sees the table but cannot press its buttons: type the code " +
-    "shown by `jantaku run` (or `jantaku pair --new`) on the table's host.",
-  paired: "This browser is paired: it may run the table.",
-  pairedNow: "Paired: this browser may now run the table.",
-  forgetButton: "Forget this browser",
-  forgotten: "This browser is no longer paired: type a fresh code to run the table again.",
+  howTitle: "What to do",
+  topTitle: "The walls on the table top",
+  apartTitle: "Ending",
+  wallsTitle: "Walls inside",
+  decksTitle: "Decks",
+  logTitle: "Latest",
+  historyTitle: "Earlier sessions",
+  settingsTitle: "This browser",
+  noBuild: "No walls built yet.",
+  buildingDeck: (d, w) => "Building " + w.deck(d),
+  builtDeck: (d, n, w) => w.Deck(d) + " built: " + n + " tiles",
+  builtWrong: " — the count is wrong",
+  stoppedBuild: (d, w) => w.Deck(d) + ": the build stopped",
+  builtGone: (d, where, w) => w.Deck(d) + " was built here; now " + where,
+  count: (have, target) => have + "/" + target,
+  joined: "Faded tiles: counted while this page did not see them (drawn grouped by colour).",
+  noSession: "No session: start one to see its decks.",
+  deckTiles: (n) => n + " tiles",
+  deckNotSplit: "counted once it is built",
+  coloursUnchecked: "Both sets have the same backs: the table counts every tile but cannot " +
+    "tell the sets apart, so this deck's colours cannot be checked.",
+  facts: { ruleset: "Ruleset", mixed: "Mixed Deck", normal: "normal rotation", game: "Game",
+    hand: "Hand", table: "Table", none: "none yet" },
+  tableName: (id) => id ? id.board + " · " + id.firmware : "not connected",
+
+  // -- the controls ----------------------------------------------------------------------------
   start: {
     ruleset: "Ruleset",
     mixed: "Mixed Deck",
-    colours: "The two sets' backs (blank: the daemon's)",
     loaded: "Sets sorted: the first in the mixer, the second on the table top",
-    loadedHelp: "For the normal rotation after the sets were mixed (Mixed Deck, or tiles of " +
-      "unknown origin): tick this once people have sorted the tiles by back colour and " +
-      "loaded them so.",
-    button: "Start the session",
+    loadedHelp: "For the normal rotation after the sets were mixed: tick this once people " +
+      "have sorted the tiles by back colour and loaded them so.",
+    colours: "The two sets' backs (blank: the table's)",
+    colourA: "First set's back colour",
+    colourB: "Second set's back colour",
   },
-  cmd: {
-    "hand-over": "Hand over: raise the next walls",
-    "dice": "Throw the dice",
-    "dice-entered": "Enter our throw",
-    "continue": "Continue: done what the table asked",
-    "clear-fault": "Fault fixed: clear it",
-    "game": "New game",
-    "end": "End the session",
-    "abort": "Abort: stop the table",
+  diceFaces: "Faces thrown",
+  confirm: {
+    abort: "Stop every motor at once and end the session?",
+    end: "End the session?",
+    game_new: "End this game and begin the next?",
+    endEmpty: "Also bring every tile up to the table top",
+    yes: { abort: "Abort", end: "End the session", game_new: "New game" },
+    no: "Cancel",
   },
-  historyTitle: "Earlier sessions",
+  sending: (label) => label + "…",
+  done: (label) => label + ": done.",
+  refusedAs: (label, why) => label + ": not done. " + why,
+  unreachable: "The daemon did not answer: the page reconnects by itself.",
+  badDice: "Type the faces of the dice, for example 3,4.",
+  badColours: "Type each set's back colour as one short word, for example blue and green " +
+    "(the same word twice for two sets whose backs look alike).",
+
+  // refusals, by the answer's error code; e: the error, w: words, ctx: {status}
+  refusal: {
+    not_paired: () => "This browser is not paired: type the code from the table's host below.",
+    pair_refused: () => "That code is not right or too old: make a fresh one on the table's " +
+      "host with `jantaku pair --new`.",
+    pair_rate_limited: () => "Too many wrong codes: wait a minute, then type the code again.",
+    cross_origin: () => "Refused: the request did not come from the table's own page.",
+    bad_host: () => "Refused: the page was reached by a name the table does not answer to.",
+    bad_colours: (e, w) => w.badColours,
+    unknown_colour: (e, w, ctx) => "The table does not know that back colour; it knows " +
+      w.colours(ctx.known) + ".",
+    bad_dice: () => "Those are not this ruleset's dice: type the faces, for example 3,4.",
+    bad_request: () => "The table could not take that request.",
+    sets_not_apart: (e, w, ctx) => "The normal rotation needs the two sets apart, and the " +
+      "table cannot sort them: sort the tiles by back colour, put the " +
+      w.colourName(w, ctx.sets[0]) + " set in the mixer and the " + w.colourName(w, ctx.sets[1]) +
+      " set on the table top, tick “" + w.start.loaded.split(":")[0] + "” and start again; " +
+      "or play Mixed Deck, which collects every tile by itself.",
+    walls_inside: () => "Walls are built inside that no session accounts for: start Mixed " +
+      "Deck, which brings them up and collects every tile.",
+    fault_remains: (e, w, ctx) => "The fault is still there. " + (ctx.fault ? w.faultTodo(ctx.fault, w) : ""),
+    not_connected: () => "The table is not connected: nothing moves until it is.",
+    not_now: (e, w, ctx) => "Not possible now" + (ctx.next ? ": " + ctx.next : "."),
+    composition: () => "The deck's tiles are not what they were: see the fault.",
+    refused: () => "This table cannot build that ruleset's walls.",
+    table: () => "The table refused it: see what happens next above.",
+    internal: () => "The daemon hit an internal error: see its log on the table's host.",
+    other: (e) => "Refused (`" + e.code + "`).",
+  },
+
+  // -- the latest events (each event type the page tells) ------------------------------------
+  log: {
+    session_started: (e, w) => "Session " + e.session + " started: " + w.rulesetLabel(w, e.ruleset) +
+      (e.mixed_deck ? ", Mixed Deck" : ""),
+    session_resumed: (e) => "Session " + e.session + " carried on after a restart",
+    build_started: (e, w) => (e.resumes ? w.Deck(e.deck) + ": the build goes on" : "Building " + w.deck(e.deck)),
+    build_resumed: (e, w) => w.Deck(e.deck) + ": the build goes on",
+    build_done: (e, w) => w.Deck(e.deck) + " built: " + e.per_track.reduce((a, b) => a + b, 0) +
+      " tiles" + (e.ok ? "" : " — the count is wrong"),
+    build_failed: (e, w) => w.Deck(e.deck) + ": the build stopped",
+    hand_over: (e, w) => "Hand over: " + w.deck(e.raising) + " comes up" +
+      (e.dropping ? ", " + w.deck(e.dropping) + " goes in" : ""),
+    hand: (e, w) => w.Hand(e) + " began on " + w.deck(e.deck),
+    dice: (e, w) => "Dice for " + w.hand(e) + ": " + e.dice.join(" + ") + " = " + e.total +
+      " (" + (w.by[e.by] || w.by.api) + ")",
+    fault: (e, w) => "Fault: " + w.faultTitle(e, w),
+    fault_recovered: () => "Fault cleared: the table carries on",
+    stopped: (e, w) => "Stopped: " + w.faultTitle(e, w),
+    step_failed: () => "A step stopped: see what happens next above",
+    session_ended: (e) => "Session " + e.session + " " + ({ ended: "ended", aborted: "aborted",
+      failed: "ended by a fault" }[e.how] || "ended"),
+    link: (e) => "Table " + ({ connected: "connected", up: "connected", reset: "restarted",
+      disconnected: "disconnected", lost: "disconnected" }[e.what] || "link: " + e.what),
+    abort_pending: () => "Abort: waiting for the table to confirm",
+    abort_confirmed: () => "Abort confirmed by the table",
+    emptied: () => "Every tile is on the table top",
+    collect: () => "Collecting every tile into the mixer",
+    resplit: (e, w) => "Both decks are split again before " + w.hand(e),
+    swap: (e, w) => "The decks are swapped before " + w.hand(e),
+    drain: () => "Building the mixer's tiles into walls",
+    game: (e) => "Game " + e.game + " began",
+    button: (e, w) => (e.button === "dice" ? "The table's dice button" : "The table's start button") +
+      (e.taken ? ": taken" : ": not now"),
+  },
+  rulesetLabel: (w, name) => {
+    const page = window.jantakuPage, rs = page && page.rulesets && page.rulesets[name];
+    const base = (rs && rs.base) || String(name || "").split("+")[0];
+    const title = w.rulesetNames[base] || (rs && rs.title) || base;
+    const opts = (rs && rs.options) || String(name || "").split("+").slice(1);
+    return title + (opts.length ? " (" + opts.map((o) => w.option[o] || o).join(", ") + ")" : "");
+  },
   historyNone: "No earlier session.",
-  // one past session (GET /history): its number, ruleset, how it ended, games and hands
-  historyLine: (h, hands) => "Session " + h.id + ": " + h.ruleset +
+  historyLine: (h, hands, w) => "Session " + h.id + ": " + w.rulesetLabel(w, h.ruleset) +
     (h.mixed_deck ? ", Mixed Deck" : "") + " — " + ({ ended: "ended", aborted: "aborted",
-      failed: "ended by a fault", open: "open" }[h.state] || h.state) + ", " +
+      failed: "ended by a fault", open: "open" }[h.state] || "ended") + ", " +
     (h.games || []).length + " game" + ((h.games || []).length === 1 ? "" : "s") + ", " +
     hands + " hand" + (hands === 1 ? "" : "s"),
-  sending: (label) => label + "…",
-  done: (label, next) => label + ": done." + (next ? " Next: " + next : ""),
-  refused: (label, message) => label + ": refused — " + message,
-  unreachable: (label) => label + ": the daemon did not answer (is `jantaku run` up?)",
-  badDice: "Type the faces of the dice, e.g. 3,4",
-  badColours: "Type each set's back colour as one short word, e.g. blue and green (the same " +
-    "word twice for two sets whose backs look alike).",
-  confirmAbort: "Stop every motor and end the session?",
-  confirmEnd: "End the session?",
-  // the daemon's own sentences (what to do next, a fault, a refusal) are English already
-  say: (text) => text,
+
+  // -- this browser: language, sound, pairing --------------------------------------------------
+  language: "Language",
+  chime: "Sound and vibration when the table asks for people or stops",
+  arm: "Tap to let this page sound",
+  pairLabel: "Pairing code",
+  pairButton: "Pair this browser",
+  pairNeeded: "This browser sees the table but cannot press its buttons: type the code " +
+    "shown on the table's host (`jantaku pair --new` makes a fresh one).",
+  paired: "This browser is paired: it may run the table.",
+  pairedNow: "Paired: this browser may now run the table.",
+  forgetButton: "Forget this browser",
+  forgotten: "This browser is no longer paired.",
+  kioskLink: "Table view (for a tablet at the table)",
+  fullLink: "Whole page",
+  footer: "jantaku · the table's own page, served by its daemon · API: ",
 };
 
-// Japanese (riichi tables come from there): every key of the English table above.
+// Japanese: every key of the English table above, in the same shapes.
 window.JANTAKU_WORDS_JA = {
   lang: "ja",
   title: "雀卓",
   live: "接続中",
   offline: "再接続中…",
-  pageOffline: "このページはデーモンとの接続が切れました。自動で再接続します(`jantaku run` は動いていますか?)",
-  activity: {
-    connecting: "接続しています…",
-    page_offline: "ページが切断されました",
-    disconnected: "卓が接続されていません",
-    abort_pending: "停止中",
-    fault: "エラー",
-    people: "操作待ち",
-    door: "中央が開いています",
-    boot: "起動中",
-    mixing: "洗牌中",
-    building: "山を積んでいます",
-    paused: "一時停止",
-    lifting: "山を上げています",
-    testing: "自己診断",
+  languages: { en: "English", ja: "日本語" },
+  cmd: {
+    start: "セッション開始",
     hand_over: "局の交代",
-    preparing: "準備中",
-    ready: "山の準備ができました",
-    playing: "対局中",
-    no_session: "セッションなし",
-    idle: "待機中",
+    dice: "サイコロを振る",
+    dice_entered: "振った目を入力",
+    continue: "続行",
+    clear_fault: "エラー解消",
+    game_new: "次の半荘",
+    end: "セッション終了",
+    abort: "中止",
   },
-  whyNotConnected: (error) => "理由:" + (error || "卓からまだ応答がありません"),
-  next: "次",
-  facts: {
-    ruleset: "ルール",
-    mixed: "ミックスデッキ",
-    normal: "2組の牌、通常の交代",
-    game: "半荘",
-    hand: "局",
-    noHand: "未開始",
-    table: "卓",
-    session: "セッション",
-    noSession: "なし",
+  btn: (w, cmd) => "「" + w.cmd[cmd] + "」",
+  primary: {
+    push_all: "完了:中央を閉じる",
+    push_rest: "完了:中央を閉じる",
+    mixer_short: "完了:中央を閉じる",
+    clear_top: "完了:卓上が空いた",
+    playing: "局の交代",
+    recovery_waits: "局の交代",
   },
-  hand: (hand, gameHand, game) => gameHand !== undefined && gameHand !== null && game
-    ? "半荘" + game + "の第" + gameHand + "局(セッションの第" + hand + "局)" : "第" + hand + "局",
-  tableName: (id) => id ? id.board + " · ファームウェア " + id.firmware : "不明",
-  decksTitle: "デッキ",
+  startAs: (ruleset, mixed) => "開始:" + ruleset + (mixed ? "、ミックスデッキ" : ""),
+  wait: "押すボタンはありません:お待ちください",
+  next: {
+    table_disconnected: () => ({
+      head: "卓が接続されていません",
+      more: "ケーブルと電源を確かめてください。デーモンが自動で再接続します。それまで送れるのは「中止」だけです。" }),
+    abort_pending: () => ({
+      head: "停止中:中止は卓の応答待ちです",
+      more: "卓が応答しだい送り直します。" }),
+    start_session: (p, w) => ({
+      head: "セッションを始めてください",
+      more: "下で遊び方を選び、上の開始ボタンを押してください(牌の背:" + w.colours(p.colours) + ")。" }),
+    take_tiles_out: (p, w) => ({
+      head: "牌を取り出すか、セッションを始めてください",
+      more: "すべての牌が卓上にあります(牌の背:" + w.colours(p.colours) + ")。" }),
+    table_fault: (p, w) => ({ head: w.faultTitle(p, w), more: "" }),
+    self_test: () => ({ head: "自己診断中:お待ちください", more: "卓が各装置を順に動かしています。" }),
+    calibrating: () => ({ head: "色センサーの校正中:お待ちください",
+      more: "卓が全トラックで両方の組を読み取っています。" }),
+    emptying: (p) => ({ head: "すべての牌を上げています:お待ちください",
+      more: p.round ? "第" + p.round + "回:洗牌機の牌を山にして上げています。" : "中の山が卓上に上がります。" }),
+    clear_top: (p, w) => ({ head: "卓上の牌を取り出してください",
+      more: (p.tiles ? "次に洗牌機からあと" + p.tiles + "枚上がってきます。" : "") +
+        "卓上が空いたら" + w.primaryName(w, "clear_top") + "を押してください。" }),
+    collecting: (p) => ({ head: "すべての牌を洗牌機に集めています:お待ちください",
+      more: "半荘" + (p.game || 1) + "のため、中の山を上げています。" }),
+    push_all: (p, w) => ({ head: "すべての牌を中央に落としてください",
+      more: "卓上の牌をすべて開いた中央に落とし、終わったら" + w.primaryName(w, "push_all") + "を押してください。" }),
+    mixer_short: (p, w) => ({ head: "卓上の牌をすべて中央に落としてください",
+      more: w.deck(p.deck) + "が洗牌機の牌をすべて取ったので、もう一組は中にありませんでした。落としてから" +
+        w.primaryName(w, "mixer_short") + "を押してください。" }),
+    building: (p, w) => ({ head: w.deck(p.deck) + "を積んでいます:お待ちください",
+      more: "半荘" + (p.game || 1) + "の山を中で積んでいます。" }),
+    push_rest: (p, w) => ({ head: w.deck(p.deck) + "の残りを中央に落としてください",
+      more: "卓上に残った牌を落とし、終わったら" + w.primaryName(w, "push_rest") + "を押してください。" }),
+    press_start: (p, w) => ({ head: w.btn(w, "hand_over") + "を押して" + w.hand(p) + "を始めてください",
+      more: w.deck(p.deck) + "が中に積み上がっています。その山が上がります。" }),
+    press_dice: (p, w) => ({ head: w.hand(p) + "のサイコロを振ってください",
+      more: w.btn(w, "dice") + "を押すか、振った目を入力して" + w.btn(w, "dice_entered") + "を押してください。" }),
+    playing_building: (p, w) => ({ head: w.hand(p) + " 対局中",
+      more: "次の局のために" + w.deck(p.deck) + "を中で積んでいます。" }),
+    playing: (p, w) => ({ head: w.hand(p) + " 対局中",
+      more: "局が終わったら使った牌を中央に落とし、" + w.btn(w, "hand_over") + "を押してください。" +
+        w.deck(p.deck) + "は中で準備できています。" }),
+    raising: (p, w) => ({ head: w.hand(p) + "の山を上げています:お待ちください", more: "" }),
+    lift_down: (p, w) => ({ head: w.hand(p) + "開始:リフトが下がります", more: "" }),
+    recovery_waits: (p, w) => ({ head: w.hand(p) + " 対局中",
+      more: "卓が再起動したため中の山は確かではありません。局が終わったら使った牌を落として" +
+        w.btn(w, "hand_over") + "を押してください。卓が整え直します。" }),
+    recovering: (p) => ({ head: "再起動後の山を整えています:お待ちください",
+      more: p.kind === "swap" ? "中のデッキを積み直し、デッキを入れ替えます。" : "両方のデッキを分け直します。" }),
+    stopped: (p, w) => ({ head: w.faultTitle(p, w), more: "" }),
+  },
+  fault: {
+    "jam": (f, w) => w.track(f.track) + "が詰まっています",
+    "short": (f, w) => w.deck(f.deck) + "の牌が足りません",
+    "short-top": (f, w) => w.deck(f.deck) + "の牌が全部は中央に入りませんでした",
+    "surplus": () => "洗牌機に牌が残っています",
+    "overfill": (f, w) => w.track(f.track) + "に牌が1枚多く入りました",
+    "misread": (f, w) => w.track(f.track) + "で背の色を読み取れませんでした",
+    "sensor": (f, w) => w.track(f.track) + "のセンサーが応答しません",
+    "colour": (f, w) => w.track(f.track) + "に別の背の色の牌があります",
+    "guard": () => "ライトカーテンが遮られたか、ふたが開きました",
+    "lift-stall": () => "リフトが止まりました",
+    "limit": () => "リフトのリミットスイッチが動かなくなっています",
+    "door": () => "中央の扉が所定の位置まで動きませんでした",
+    "build-timeout": () => "山積みに時間がかかりすぎました",
+    "internal": () => "卓で内部エラーが起きました",
+    "link-lost": () => "卓がホストとの通信を失いました",
+    "composition": (f, w) => w.deck(f.deck) + "の牌が前と違います",
+    "not_connected": () => "卓が接続されていませんでした",
+    "reset": () => "卓が再起動しました",
+    "unresumable": () => "このセッションは続けられません",
+    "refused": () => "卓が手順を拒否しました",
+  },
+  todo: {
+    "jam": (f, w, b) => w.track(f.track) + "に詰まった牌を手で取り除いてから" + b + "を押してください。",
+    "short": (f, w, b) => w.deck(f.deck) + "の足りない牌を探し、ふたを開けて洗牌機に入れ、ふたを閉めてから" + b + "を押してください。",
+    "short-top": (f, w, b) => b + "を押し、中央が開いたら" + w.deck(f.deck) + "の残りの牌を落としてください。",
+    "surplus": (f, w, b) => "ふたを開けて洗牌機から余分な牌を取り出し、" + b + "を押してください。2組が混ざっていたなら" +
+      w.btn(w, "abort") + "を押してミックスデッキで始めてください。",
+    "overfill": (f, w, b) => w.track(f.track) + "の余分な牌を手で取り除いてから" + b + "を押してください。",
+    "misread": (f, w, b) => w.track(f.track) + "の色センサーを掃除してから" + b + "を押してください。",
+    "sensor": (f, w, b) => w.track(f.track) + "のセンサーの配線を確かめてから" + b + "を押してください。",
+    "colour": (f, w, b) => w.track(f.track) + "から別の背の色の牌を取り出してから" + b + "を押してください。",
+    "guard": (f, w, b) => "ライトカーテンから手や物をどけ、ふたを閉めてから" + b + "を押してください。",
+    "lift-stall": (f, w, b) => "リフトを妨げている物を取り除いてから" + b + "を押してください。",
+    "limit": (f, w, b) => "リフトの端のスイッチを点検してから" + b + "を押してください。",
+    "door": (f, w, b) => "中央の扉を妨げている物を取り除いてから" + b + "を押してください。",
+    "build-timeout": (f, w, b) => "詰まった牌や空の洗牌機がないか確かめてから" + b + "を押してください。",
+    "internal": (f, w, b) => b + "を押してください。また起きるなら卓を再起動してください。",
+    "link-lost": (f, w, b) => "卓のケーブルを確かめてから" + b + "を押してください。",
+    "composition": (f, w, b) => "足りない牌や紛れ込んだ牌を探すか、" + b + "を押して新しいミックスデッキの" +
+      "セッションを始めてください(卓がすべての牌を集めて分け直します)。",
+    "not_connected": (f, w, b) => "卓のケーブルと電源を確かめてから" + b + "を押してください。",
+    "reset": (f, w, b) => "卓はもう2組を見分けられません。" + b + "を押し、背の色で牌を仕分けて新しいセッションを始めてください。",
+    "unresumable": (f, w, b) => b + "を押してから、始め直してください。",
+    "refused": (f, w, b) => b + "を押すともう一度試します。",
+  },
+  faultLabel: "エラー",
+  faultAt: "ここで停止",
+  counted: (n, of) => "止まったとき" + of + "枚中" + n + "枚を数えていました。",
+  closesIn: (s, w) => "中央はあと" + w.clock(s) + "で閉じます",
+  openUntilDone: (w, code) => w.primaryName(w, code) + "を押すまで開いています",
+  comeUpIn: (s, w) => "あと" + w.clock(s) + "で次の牌が上がります",
+  buildLeft: (s) => "残り約" + (s < 60 ? Math.max(1, Math.round(s)) + "秒" : Math.round(s / 60) + "分"),
+  buildCounting: "山積みの時間を測っています…",
+  offlineHead: "ページがデーモンとの接続を失いました",
+  offlineMore: "自動で再接続します。それまで操作はできません。",
+  retryIn: (s) => Math.max(1, Math.round(s)) + "秒後にもう一度試します。",
+  connecting: "接続しています…",
+  why: {
+    offline: "操作できません:ページがデーモンに接続されていません。",
+    unpaired: "操作できません:このブラウザはペアリングされていません(下)。",
+    sending: "送信中…",
+  },
+  deck: (d) => d ? "デッキ" + d : "積んでいるデッキ",
+  Deck: (d) => d ? "デッキ" + d : "積んでいるデッキ",
+  track: (t) => t ? "トラック" + t : "トラック",
+  Track: (t) => t ? "トラック" + t : "トラック",
+  hand: (p) => p && p.game_hand ? "半荘" + (p.game || 1) + "の第" + p.game_hand + "局"
+    : (p && p.game > 1 ? "半荘" + p.game + "の" : "") + "最初の局",
+  Hand: (p) => window.JANTAKU_WORDS.hand(p),
+  primaryName: (w, code) => "「" + w.primary[code] + "」",
+  colour: {
+    blue: "青", green: "緑", red: "赤", yellow: "黄", orange: "橙", black: "黒", white: "白",
+    grey: "灰", gray: "灰", purple: "紫", pink: "桃", brown: "茶", unknown: "読めず", counted: "数えた牌",
+  },
+  colours: function (list) {
+    const w = window.JANTAKU_WORDS, names = (list || []).map((c) => w.colourName(w, c));
+    if (!names.length) return "卓の設定どおり";
+    return names[0] === names[1] ? "どちらも" + names[0] : names.join("と");
+  },
+  mark: (w, c) => (w.colourName(w, c) || "?")[0],
   where: {
-    top: "卓上",
-    inside: "中に積まれています",
-    lift: "リフトの上",
-    mixer: "洗牌機の中",
-    split: "中で積んでいます",
-    unknown: "不明:もう一度数えてください",
+    top: "卓上", inside: "中に積み上がり", lift: "リフトの上", mixer: "洗牌機の中",
+    split: "中で積んでいます", unknown: "不明:もう一度数えてください",
   },
-  deck: (d) => "デッキ " + d,
-  deckTiles: (n) => n + "枚",
-  deckNotSplit: "牌の数は分けて積んだときに数えます",
-  backsTitle: "背の色",
-  coloursUnchecked: "2組の背が同じ色です。卓はすべての牌を数えますが組を見分けられないので、" +
-    "このデッキの色は確かめられません。",
-  noDecks: "セッションがありません。始めるとデッキが表示されます。",
-  wallsTitle: "中の山",
-  track: (n) => "トラック " + n,
-  count: (have, target) => have + "/" + target,
-  building: (deck) => deck ? "デッキ " + deck + " を積んでいます" : "積んでいます",
-  built: (deck, n, ok) => (deck ? "デッキ " + deck : "山") + " 積み上がり:" + n + "枚" +
-    (ok === false ? " — 数が合いません(エラーを見てください)" : ""),
-  stoppedBuild: (deck) => (deck ? "デッキ " + deck + " の" : "") + "山積みが止まりました",
-  builtGone: (deck, where) => "デッキ " + deck + " はここで積まれました(今は" + where + ")",
-  noBuild: "まだ山は積まれていません。",
-  joined: "薄い牌:このページが見ていない間に卓が数えた牌(卓の数に基づき色ごとにまとめて表示)。",
-  unknownColour: "不明",
-  over: "余分",
-  topTitle: "卓上",
-  topNone: "卓上にはまだ山がありません。最初の局の交代で上がります。",
-  topNoneNow: "いま卓上に山はありません。次の局の交代で上がります。",
-  waitingDice: (hand) => "第" + hand + "局:山が上がりました。サイコロを振ってください。",
-  seat: { self: "振った人", right: "振った人の下家", across: "対面", left: "振った人の上家" },
+  rulesetNames: {
+    riichi: "立直麻雀", "speed-tonpuu": "スピード東風戦", shenyang: "瀋陽麻雀",
+    wsom: "ワールドシリーズ・オブ・マージャン", uzje: "ウズィエ",
+  },
+  option: { "compressed-winds": "風牌圧縮", "flowers": "花牌あり", "all-tongs": "全トン" },
   seatShort: { self: "自分", right: "下家", across: "対面", left: "上家" },
-  by: { button: "サイコロボタン", api: "プログラムから", entered: "手で振った目を入力" },
-  throwLine: (t) => "第" + t.hand + "局" + (t.deck ? "(デッキ " + t.deck + ")" : "") +
-    ":サイコロ " + t.dice.join(" + ") + " = " + t.total +
-    (t.by ? "(" + (window.JANTAKU_WORDS.by[t.by] || t.by) + ")" : ""),
-  breakLine: (t, seat) => seat + "の山を右端から" + t.break_from_right +
-    (t.unit === "tiles" ? "枚" : "幢") + "目で割ります。",
-  deadLine: (tiles) => "王牌:割れ目の右の" + tiles + "枚(" + tiles / 2 + "幢)。",
+  breakAt: { self: "振った人の山を割る", right: "下家の山を割る", across: "対面の山を割る",
+    left: "上家の山を割る" },
+  units: (n, unit) => n + (unit === "tiles" ? "枚" : "幢"),
+  breakLine: (t, w) => t.dice.join("+") + " = " + t.total + " · " + (w.breakAt[t.breaker] ||
+    t.breaker) + " · 右端から" + w.units(t.break_from_right, t.unit) + "目",
+  breakWait: (p, w) => w.hand(p) + "の山が上がりました:サイコロを振ってください",
+  noWallsUp: "卓上に山はありません",
+  deadLine: (tiles) => "王牌:割れ目の右の" + tiles + "枚。",
   doubleLine: "ゾロ目:この局の点数は倍になります。",
   breakerIsDealer: "割られた山の持ち主が親になります。",
-  breakMark: "割れ目",
-  deadMark: "王牌",
-  tableSvg: (t, seat) => "振った人の席(下)から見た四つの山:" + seat + "の山を右端から" +
-    t.break_from_right + (t.unit === "tiles" ? "枚" : "幢") + "目で割ります。",
-  faultTitle: "エラー",
-  whatToDo: "対処",
-  faultTable: (f) => window.JANTAKU_WORDS.say(f.message) + (f.track ? "(トラック " + f.track + ")" : ""),
-  logTitle: "最新",
-  log: {
-    session_started: (e) => "セッション " + e.session + " 開始:" + e.ruleset +
-      (e.mixed_deck ? "、ミックスデッキ" : ""),
-    session_resumed: (e) => "セッション " + e.session + " 再開(第" + e.hand + "局)",
-    build_started: (e) => e.resumes ? "デッキ " + e.deck + ":山積みを続けます"
-      : "デッキ " + e.deck + " を積んでいます",
-    build_resumed: (e) => "デッキ " + e.deck + ":山積みを続けます",
-    build_done: (e) => "デッキ " + e.deck + " 積み上がり:" +
-      e.per_track.reduce((a, b) => a + b, 0) + "枚" + (e.ok ? "" : " — 数が合いません"),
-    build_failed: (e) => "デッキ " + e.deck + " の山積みが止まりました:" + window.JANTAKU_WORDS.say(e.message),
-    hand_over: (e) => "局の交代:デッキ " + e.raising + " が上がります" +
-      (e.dropping ? "、デッキ " + e.dropping + " は中へ" : ""),
-    hand: (e) => "第" + e.hand + "局がデッキ " + e.deck + " で始まりました" +
-      (e.dice && e.dice.length ? ":サイコロ " + e.dice.join(" + ") : ":山が上がりました"),
-    dice: (e) => "第" + e.hand + "局のサイコロ:" + e.dice.join(" + ") + " = " + e.total,
-    table_fault: (e) => "卓のエラー:" + window.JANTAKU_WORDS.say(e.message),
-    fault: (e) => window.JANTAKU_WORDS.say(e.message),
-    fault_recovered: () => "エラーから復旧しました",
-    stopped: (e) => "停止:" + window.JANTAKU_WORDS.say(e.message),
-    ask: (e) => window.JANTAKU_WORDS.say(e.message),
-    step_failed: (e) => window.JANTAKU_WORDS.say(e.message),
-    session_ended: (e) => "セッション " + e.session + " " +
-      ({ ended: "終了", aborted: "中止", failed: "エラーで終了" }[e.how] || e.how) +
-      (e.reason ? ":" + window.JANTAKU_WORDS.say(e.reason) : ""),
-    link: (e) => "卓:" + ({ connected: "接続しました", up: "接続しました", reset: "再起動しました",
-      disconnected: "切断されました" }[e.what] || e.what) +
-      (e.detail ? "(" + window.JANTAKU_WORDS.say(e.detail) + ")" : ""),
-    abort_pending: (e) => window.JANTAKU_WORDS.say(e.message),
-    abort_confirmed: (e) => window.JANTAKU_WORDS.say(e.message),
-    emptied: () => "中の山は卓上にあります",
-    collect: () => "牌を集めるため中の山を上げています",
-    resplit: (e) => "第" + e.hand + "局:両方のデッキを分け直します",
-    swap: (e) => "第" + e.hand + "局:デッキを入れ替えます",
-    drain: () => "洗牌機の牌を山にして出しています",
-    game: (e) => "半荘 " + e.game + " が始まりました",
-    button: (e) => (e.button === "dice" ? "サイコロボタン" : "スタートボタン") + ":" +
-      (e.taken ? window.JANTAKU_WORDS.say(e.did || "taken") : "拒否:" +
-        window.JANTAKU_WORDS.say(e.why || "not now")),
-  },
-  footer: "jantaku · 卓のページ(デーモンが提供)· API: ",
+  by: { button: "サイコロボタン", api: "このページかプログラム", entered: "手で振った目を入力" },
+  tableSvg: (t, w) => t ? "振った人の席(下)から見た四つの山:" + w.breakLine(t, w) + "。"
+    : "振った人の席(下)から見た四つの山。",
   controlsTitle: "操作",
-  language: "言語",
-  languages: { en: "English", ja: "日本語" },
-  pairLabel: "ペアリングコード",
-  pairButton: "このブラウザをペアリング",
-  pairNeeded: "このブラウザは卓を見られますが操作できません。卓のホストで `jantaku run`(または `jantaku pair --new`)が表示するコードを入力してください。",
-  paired: "このブラウザはペアリング済みです。卓を操作できます。",
-  pairedNow: "ペアリングしました。このブラウザで卓を操作できます。",
-  forgetButton: "このブラウザのペアリングを解除",
-  forgotten: "ペアリングを解除しました。また操作するには新しいコードを入力してください。",
+  howTitle: "すること",
+  topTitle: "卓上の山",
+  apartTitle: "終わらせる",
+  wallsTitle: "中の山",
+  decksTitle: "デッキ",
+  logTitle: "最新",
+  historyTitle: "これまでのセッション",
+  settingsTitle: "このブラウザ",
+  noBuild: "まだ山は積まれていません。",
+  buildingDeck: (d, w) => w.deck(d) + "を積んでいます",
+  builtDeck: (d, n, w) => w.deck(d) + " 積み上がり:" + n + "枚",
+  builtWrong: " — 数が合いません",
+  stoppedBuild: (d, w) => w.deck(d) + ":山積みが止まりました",
+  builtGone: (d, where, w) => w.deck(d) + "はここで積まれました(今は" + where + ")",
+  count: (have, target) => have + "/" + target,
+  joined: "薄い牌:このページが見ていない間に数えた牌(色ごとにまとめて表示)。",
+  noSession: "セッションがありません。始めるとデッキが表示されます。",
+  deckTiles: (n) => n + "枚",
+  deckNotSplit: "積み上がると数えます",
+  coloursUnchecked: "2組の背が同じ色です。卓はすべての牌を数えますが組を見分けられないので、" +
+    "このデッキの色は確かめられません。",
+  facts: { ruleset: "ルール", mixed: "ミックスデッキ", normal: "通常の交代", game: "半荘",
+    hand: "局", table: "卓", none: "まだありません" },
+  tableName: (id) => id ? id.board + " · " + id.firmware : "未接続",
   start: {
     ruleset: "ルール",
     mixed: "ミックスデッキ",
-    colours: "2組の牌の背の色(空欄:デーモンの設定)",
     loaded: "牌は仕分け済み:1組目は洗牌機の中、2組目は卓上",
-    loadedHelp: "2組の牌が混ざった後(ミックスデッキなど)に通常の交代で始めるとき、背の色で牌を" +
-      "仕分けてそのように置いたらチェックしてください。",
-    button: "セッション開始",
+    loadedHelp: "2組の牌が混ざった後に通常の交代で始めるとき、背の色で牌を仕分けてそのように置いたらチェックしてください。",
+    colours: "2組の牌の背の色(空欄:卓の設定)",
+    colourA: "1組目の背の色",
+    colourB: "2組目の背の色",
   },
-  cmd: {
-    "hand-over": "局の交代:次の山を上げる",
-    "dice": "サイコロを振る",
-    "dice-entered": "振った目を入力",
-    "continue": "続行(指示どおりにした)",
-    "clear-fault": "エラー解消",
-    "game": "次の半荘",
-    "end": "セッション終了",
-    "abort": "中止:卓を止める",
+  diceFaces: "振った目",
+  confirm: {
+    abort: "すべてのモーターを止めてセッションを終了しますか?",
+    end: "セッションを終了しますか?",
+    game_new: "この半荘を終えて次の半荘を始めますか?",
+    endEmpty: "すべての牌を卓上に上げる",
+    yes: { abort: "中止する", end: "終了する", game_new: "次の半荘へ" },
+    no: "やめる",
   },
-  historyTitle: "これまでのセッション",
-  historyNone: "これまでのセッションはありません。",
-  historyLine: (h, hands) => "セッション " + h.id + ":" + h.ruleset +
-    (h.mixed_deck ? "、ミックスデッキ" : "") + " — " + ({ ended: "終了", aborted: "中止",
-      failed: "エラーで終了", open: "進行中" }[h.state] || h.state) + "、半荘 " +
-    (h.games || []).length + "、" + hands + "局",
   sending: (label) => label + "…",
-  done: (label, next) => label + ":完了。" + (next ? "次:" + window.JANTAKU_WORDS.say(next) : ""),
-  refused: (label, message) => label + ":拒否 — " + window.JANTAKU_WORDS.say(message),
-  unreachable: (label) => label + ":デーモンが応答しません(`jantaku run` は動いていますか?)",
-  badDice: "サイコロの目を入力してください(例 3,4)",
-  badColours: "それぞれの組の背の色を短い英単語で入力してください(例 blue と green。背が同じ2組なら" +
-    "同じ単語を2回)。",
-  confirmAbort: "すべてのモーターを止めてセッションを終了しますか?",
-  confirmEnd: "セッションを終了しますか?",
-  say: null,  // below: the daemon's English sentences in Japanese
+  done: (label) => label + ":完了。",
+  refusedAs: (label, why) => label + ":できませんでした。" + why,
+  unreachable: "デーモンが応答しません。ページは自動で再接続します。",
+  badDice: "サイコロの目を入力してください(例 3,4)。",
+  badColours: "それぞれの組の背の色を短い英単語で入力してください(例 blue と green。背が同じ2組なら同じ単語を2回)。",
+  refusal: {
+    not_paired: () => "このブラウザはペアリングされていません。下に卓のホストのコードを入力してください。",
+    pair_refused: () => "そのコードは違うか期限切れです。卓のホストで `jantaku pair --new` を実行して新しいコードを出してください。",
+    pair_rate_limited: () => "間違ったコードが多すぎます。1分待ってからもう一度入力してください。",
+    cross_origin: () => "拒否:卓のページ以外からの要求です。",
+    bad_host: () => "拒否:卓が応答しない名前でページを開いています。",
+    bad_colours: (e, w) => w.badColours,
+    unknown_colour: (e, w, ctx) => "卓はその背の色を知りません。知っている色:" + w.colours(ctx.known) + "。",
+    bad_dice: () => "このルールのサイコロの目ではありません(例 3,4)。",
+    bad_request: () => "卓はその要求を受け付けられませんでした。",
+    sets_not_apart: (e, w, ctx) => "通常の交代には2組の牌が分かれている必要がありますが、卓では仕分けられません。" +
+      "背の色で牌を仕分け、" + w.colourName(w, ctx.sets[0]) + "の組を洗牌機に、" + w.colourName(w, ctx.sets[1]) +
+      "の組を卓上に置き、「牌は仕分け済み」にチェックして始め直してください。またはミックスデッキで遊べば、卓がすべての牌を集めます。",
+    walls_inside: () => "どのセッションのものでもない山が中にあります。ミックスデッキで始めれば、山を上げてすべての牌を集めます。",
+    fault_remains: (e, w, ctx) => "エラーはまだ残っています。" + (ctx.fault ? w.faultTodo(ctx.fault, w) : ""),
+    not_connected: () => "卓が接続されていません。接続されるまで何も動きません。",
+    not_now: (e, w, ctx) => "今はできません" + (ctx.next ? ":" + ctx.next : "。"),
+    composition: () => "デッキの牌が前と違います。エラーを見てください。",
+    refused: () => "この卓ではそのルールの山を積めません。",
+    table: () => "卓が拒否しました。上の次の手順を見てください。",
+    internal: () => "デーモンで内部エラーが起きました。卓のホストのログを見てください。",
+    other: (e) => "拒否されました(`" + e.code + "`)。",
+  },
+  log: {
+    session_started: (e, w) => "セッション" + e.session + "開始:" + w.rulesetLabel(w, e.ruleset) +
+      (e.mixed_deck ? "、ミックスデッキ" : ""),
+    session_resumed: (e) => "セッション" + e.session + "を再起動後に再開",
+    build_started: (e, w) => (e.resumes ? w.deck(e.deck) + ":山積みを続けます" : w.deck(e.deck) + "を積んでいます"),
+    build_resumed: (e, w) => w.deck(e.deck) + ":山積みを続けます",
+    build_done: (e, w) => w.deck(e.deck) + " 積み上がり:" + e.per_track.reduce((a, b) => a + b, 0) + "枚" +
+      (e.ok ? "" : " — 数が合いません"),
+    build_failed: (e, w) => w.deck(e.deck) + ":山積みが止まりました",
+    hand_over: (e, w) => "局の交代:" + w.deck(e.raising) + "が上がります" +
+      (e.dropping ? "、" + w.deck(e.dropping) + "は中へ" : ""),
+    hand: (e, w) => w.hand(e) + "が" + w.deck(e.deck) + "で始まりました",
+    dice: (e, w) => w.hand(e) + "のサイコロ:" + e.dice.join(" + ") + " = " + e.total +
+      "(" + (w.by[e.by] || w.by.api) + ")",
+    fault: (e, w) => "エラー:" + w.faultTitle(e, w),
+    fault_recovered: () => "エラーから復旧しました",
+    stopped: (e, w) => "停止:" + w.faultTitle(e, w),
+    step_failed: () => "手順が止まりました。上の次の手順を見てください",
+    session_ended: (e) => "セッション" + e.session + ({ ended: "終了", aborted: "中止",
+      failed: "エラーで終了" }[e.how] || "終了"),
+    link: (e) => "卓:" + ({ connected: "接続しました", up: "接続しました", reset: "再起動しました",
+      disconnected: "切断されました", lost: "切断されました" }[e.what] || "通信の変化"),
+    abort_pending: () => "中止:卓の確認待ち",
+    abort_confirmed: () => "卓が中止を確認しました",
+    emptied: () => "すべての牌が卓上にあります",
+    collect: () => "すべての牌を洗牌機に集めています",
+    resplit: (e, w) => w.hand(e) + "の前に両方のデッキを分け直します",
+    swap: (e, w) => w.hand(e) + "の前にデッキを入れ替えます",
+    drain: () => "洗牌機の牌を山にしています",
+    game: (e) => "半荘" + e.game + "が始まりました",
+    button: (e) => (e.button === "dice" ? "卓のサイコロボタン" : "卓のスタートボタン") +
+      (e.taken ? ":受け付けました" : ":今はできません"),
+  },
+  historyNone: "これまでのセッションはありません。",
+  historyLine: (h, hands, w) => "セッション" + h.id + ":" + w.rulesetLabel(w, h.ruleset) +
+    (h.mixed_deck ? "、ミックスデッキ" : "") + " — " + ({ ended: "終了", aborted: "中止",
+      failed: "エラーで終了", open: "進行中" }[h.state] || "終了") + "、半荘" +
+    (h.games || []).length + "回、" + hands + "局",
+  language: "言語",
+  chime: "卓が人を呼ぶときや止まったときに音と振動で知らせる",
+  arm: "タップして音を出せるようにする",
+  pairLabel: "ペアリングコード",
+  pairButton: "このブラウザをペアリング",
+  pairNeeded: "このブラウザは卓を見られますが操作できません。卓のホストに表示されたコードを入力してください(`jantaku pair --new` で新しいコードを出せます)。",
+  paired: "このブラウザはペアリング済みです。卓を操作できます。",
+  pairedNow: "ペアリングしました。このブラウザで卓を操作できます。",
+  forgetButton: "このブラウザのペアリングを解除",
+  forgotten: "このブラウザのペアリングを解除しました。",
+  kioskLink: "卓の表示(卓のそばのタブレット用)",
+  fullLink: "ページ全体",
+  footer: "jantaku · 卓のページ(デーモンが提供)· API: ",
 };
-
-// The daemon speaks English (its sentences are also the CLI's and the log's). A language
-// translates them here, the way gettext keys a translation by the English text: a
-// sentence is matched whole against the language's phrases (first match wins; a phrase
-// may translate parts of itself again), else cut at its first ": ", "; " or ". " outside
-// brackets and backticks and each part translated.  What matches nothing stays English
-// and is kept in `say.missed` (tests/unit/test_page_words.py checks the daemon's
-// sentences against it).
-window.jantakuTranslator = function (phrases, joins) {
-  const missed = new Set();
-  function cut(text) {
-    let depth = 0, tick = false;
-    for (let i = 0; i < text.length - 2; i++) {
-      const c = text[i];
-      if (c === "`") tick = !tick;
-      if (tick) continue;
-      if (c === "(") depth++;
-      else if (c === ")") depth--;
-      else if (depth === 0 && text[i + 1] === " " && (c === ":" || c === ";" ||
-               (c === "." && /[A-Z]/.test(text[i + 2])))) {
-        return [text.slice(0, i), c, text.slice(i + 2)];
-      }
-    }
-    return null;
-  }
-  function say(text) {
-    text = String(text === undefined || text === null ? "" : text).trim();
-    if (!text) return "";
-    for (let k = 0; k < phrases.length; k++) {
-      const m = phrases[k][0].exec(text);
-      if (m) return phrases[k][1](m, say);
-    }
-    const parts = cut(text);
-    if (parts) return say(parts[0]) + joins[parts[1]] + say(parts[2]);
-    missed.add(text);
-    return text;
-  }
-  say.missed = missed;
-  return say;
-};
-
-(function () {
-  const STEP = { start: "開始", hand_over: "局の交代", new_game: "次の半荘", empty: "牌を出す",
-                 resume: "再開", selftest: "自己診断", calibrate: "校正" };
-  const SEAT = { "the thrower": "振った人", "the thrower's right": "振った人の下家",
-                 "across": "対面", "the thrower's left": "振った人の上家" };
-  const colours = (text) => text.replace(/(\S+) (\d+) of (\d+)/g, "$1 $3枚中$2枚")
-    .replace(/(\S+) (\d+), expected (\d+)/g, "$1 $2枚(本来$3枚)")
-    .replace(/, /g, "、");
-  const HOW = "put the (\\S+) set in the mixer \\(through the centre\\) and the (\\S+) set on " +
-    "the table top, then `jantaku session start --ruleset (\\S+) --loaded`; or play Mixed " +
-    "Deck \\(--mixed-deck\\), which collects every tile by itself";
-  const how = (a, b, r) => a + "の組を(中央から)洗牌機に、" + b + "の組を卓上に置き、" +
-    "「牌は仕分け済み」にチェックを入れてセッションを開始してください(`jantaku session " +
-    "start --ruleset " + r + " --loaded`)。またはミックスデッキで遊べば、卓がすべての牌を集めます";
-  const P = (re, make) => [new RegExp("^" + re + "$"), typeof make === "string"
-    ? () => make : make];
-  const phrases = [
-    // what to do next, and the daemon's steps
-    P("start a session: `jantaku session start --ruleset R` \\(add --mixed-deck to mix both sets\\)",
-      "セッションを開始してください(ルールを選び、2組を混ぜるならミックスデッキにチェック)"),
-    P("no session( is open)?", "セッションがありません"),
-    P("wait", "お待ちください"),
-    P("wait for it to finish", "終わるまでお待ちください"),
-    P("wait for it to finish, or `jantaku abort`", "終わるまで待つか、「中止」を押してください"),
-    P("getting the table ready for the session", "セッションの準備をしています"),
-    P("bringing every tile into the mixer(?: for game (\\d+))?", (m) =>
-      (m[1] ? "半荘" + m[1] + "のため、" : "") + "すべての牌を洗牌機に入れています"),
-    P("bringing the tiles up to the table top", "牌を卓上に上げています"),
-    P("deck ([AB]) is being built inside(?: \\((\\d+) of (\\d+) tiles\\))?", (m) =>
-      "デッキ" + m[1] + "を中で積んでいます" + (m[2] ? "(" + m[3] + "枚中" + m[2] + "枚)" : "")),
-    P("raising the walls for hand (\\d+)", (m) => "第" + m[1] + "局の山を上げています"),
-    P("the lift goes back down", "リフトが下がっています"),
-    P("deck ([AB]) is built inside", (m) => "デッキ" + m[1] + "が中で積み上がりました"),
-    P("press start \\(`jantaku hand-over`\\) to raise it and begin hand 1(?: of game (\\d+))?",
-      (m) => "スタート(「局の交代」)を押すと山が上がり、" + (m[1] ? "半荘" + m[1] + "の" : "") +
-        "第1局が始まります"),
-    P("when the hand ends, push the played tiles into the centre and press start " +
-      "\\(`jantaku hand-over`\\)", "局が終わったら、使った牌を中央に落としてスタート(「局の交代」)を押してください"),
-    P("hand (\\d+) is being played(?: \\(dice ([\\d+]+)\\))?", (m) =>
-      "第" + m[1] + "局 対局中" + (m[2] ? "(サイコロ " + m[2] + ")" : "")),
-    P("hand (\\d+)", (m) => "第" + m[1] + "局"),
-    P("deck ([AB])", (m) => "デッキ" + m[1]),
-    P("press dice for the throw \\(`jantaku dice`\\)", "サイコロボタン(「サイコロを振る」)を押してください"),
-    P("the walls inside are not trusted after a table restart", "卓が再起動したため、中の山は確かではありません"),
-    P("press start \\(`jantaku hand-over`\\) when the hand ends", "局が終わったらスタート(「局の交代」)を押してください"),
-    P("the table sorts it out", "卓が整え直します"),
-    P("session (\\d+) is (\\S+)", (m) => "セッション" + m[1] + "は「" + m[2] + "」の状態です"),
-    P("`jantaku abort` ends it", "「中止」で終わらせられます"),
-    P("the walls are on the table top", "山は卓上にあります"),
-    P("take the tiles out, or (.+)", (m, say) => "牌を取り出すか、" + say(m[1])),
-    P("the table reports a fault", "卓がエラーを報告しています"),
-    P("the table is not connected \\((.+)\\)", (m) => "卓が接続されていません(" + m[1] + ")"),
-    P("check its cable and power", "ケーブルと電源を確認してください"),
-    P("the daemon reconnects by itself", "デーモンが自動で再接続します"),
-    P("the abort is not confirmed yet", "中止はまだ確認されていません"),
-    P("it is sent again as soon as the table is connected \\((.+)\\)", (m) =>
-      "卓が接続されしだい送り直します(" + m[1] + ")"),
-    P("(.+) \\(the centre is open for ([\\d.]+) s; `jantaku continue` closes it sooner\\)",
-      (m, say) => say(m[1]) + "(中央は" + m[2] + "秒間開いています。「続行」で早く閉じます)"),
-    P("push every tile on the table top into the centre", "卓上の牌をすべて中央に落としてください"),
-    P("push the rest of deck ([AB])'s tiles into the centre", (m) =>
-      "デッキ" + m[1] + "の残りの牌を中央に落としてください"),
-    P("take the tiles on the table top out: (\\d+) more come up from the mixer \\(in ([\\d.]+) " +
-      "s; `jantaku continue` when the top is clear\\)", (m) => "卓上の牌を取り出してください。" +
-      "洗牌機からあと" + m[1] + "枚上がってきます(" + m[2] + "秒後。卓上が空いたら「続行」)"),
-    P("the table is busy \\(([a-z_]+)\\)", (m) => "卓は動作中です(" + (STEP[m[1]] || m[1]) + ")"),
-    P("the hand over can come once it is done", "終わってから局の交代ができます"),
-    P("the new game can begin once it is done", "終わってから次の半荘を始められます"),
-    P("the hand over must wait", "局の交代はまだできません"),
-    P("the new game must wait", "次の半荘はまだ始められません"),
-    P("nothing waits for people", "操作を待っていることはありません"),
-    P("the table has no fault to clear", "解消するエラーはありません"),
-    P("the fault is still there", "エラーはまだ残っています"),
-    P("session (\\d+) \\((\\S+?)(, Mixed Deck)?\\) is open", (m) =>
-      "セッション" + m[1] + "(" + m[2] + (m[3] ? "、ミックスデッキ" : "") + ")が進行中です"),
-    P("end it with `jantaku session end`, abort it with `jantaku abort`, or replace it " +
-      "\\(`session start --replace`\\)", "「セッション終了」で終えるか、「中止」を押してください"),
-    P("session (\\d+) is open", (m) => "セッション" + m[1] + "が進行中です"),
-    P("end it first \\(`jantaku session end`\\), then (.+)", (m) =>
-      "先に「セッション終了」で終えてから、" + m[1] + "を実行してください"),
-    // the throw
-    P("no walls are up for a hand yet", "まだ局の山が上がっていません"),
-    P("the throw comes once the hand over raised them \\(press start first\\)",
-      "局の交代で山が上がってから振ります(先にスタートを押してください)"),
-    P("hand (\\d+) is thrown already \\((.+)\\); (\\S+) throws once per hand", (m, say) =>
-      "第" + m[1] + "局はもう振りました(" + say(m[2]) + ")。" + m[3] + "では1局に1回だけ振ります"),
-    P("dice ([\\d+]+) = (\\d+)", (m) => "サイコロ " + m[1] + " = " + m[2]),
-    P("(the thrower|the thrower's right|across|the thrower's left) breaks, (\\d+) (stacks|tiles) " +
-      "from the right end of their wall", (m) => SEAT[m[1]] + "の山を右端から" + m[2] +
-      (m[3] === "tiles" ? "枚" : "幢") + "目で割ります"),
-    P("dead wall (\\d+) tiles", (m) => "王牌 " + m[1] + "枚"),
-    P("a double: the hand counts x(\\d+)", (m) => "ゾロ目:この局は" + m[1] + "倍"),
-    P("the breaker is the dealer", "割られた山の持ち主が親になります"),
-    P("wrong number of dice", "サイコロの数が違います"),
-    P("got (\\d+) \\((.+)\\)", (m) => m[1] + "個(" + m[2] + ")"),
-    P("die face (\\d+) is out of range 1\\.\\.(\\d+) \\(dice (.+)\\)", (m) => "目 " + m[1] +
-      " は1〜" + m[2] + "の範囲外です(" + m[3] + ")"),
-    P("(\\S+) throws (\\S+)(?: \\(or (.+)\\))?", (m) => m[1] + "では" + m[2] + "を振ります" +
-      (m[3] ? "(または " + m[3] + ")" : "")),
-    P("(\\d+) dice, each 1\\.\\.(\\d+)", (m) => "サイコロ" + m[1] + "個、各1〜" + m[2]),
-    P("the table is recovering from a restart, which the next hand over finishes",
-      "卓は再起動から復旧中です(次の局の交代で終わります)"),
-    P("press hand over first, then start the new game", "先に局の交代を押してから、次の半荘を始めてください"),
-    P("deck ([AB]) is not built yet", (m) => "デッキ" + m[1] + "はまだ積み上がっていません"),
-    P("wait for it, then start the new game", "積み上がってから次の半荘を始めてください"),
-    P("no walls are built inside yet", "中にまだ山が積まれていません"),
-    P("wait for the build to finish", "積み終わるまでお待ちください"),
-    // starting: the sets and their backs
-    P("the table does not know back colour ([^:;]+)", (m) => "卓は背の色「" + m[1] + "」を知りません"),
-    P("give exactly two back colours, e.g\\. blue,green, or the same name twice \\(blue,blue\\) " +
-      "for two sets whose backs look alike \\(got (.+)\\)", (m) => "背の色をちょうど2つ入力してください" +
-      "(例 blue,green。背が同じ2組なら blue,blue)。入力:" + m[1]),
-    P("back colour (.+): use a short lowercase name such as blue or green", (m) =>
-      "背の色 " + m[1] + ":blue や green のような短い小文字の名前にしてください"),
-    P("its colour classes are (.+)", (m) => "知っている色は " + m[1].replace(/, /g, "、") + " です"),
-    P("the normal rotation needs the two sets apart and the table cannot sort them",
-      "通常の交代には2組の牌が分かれている必要がありますが、卓では仕分けられません"),
-    P("the last session mixed the two sets \\(Mixed Deck\\)", "前のセッションで2組を混ぜました(ミックスデッキ)"),
-    P("the last session's sets were (.+)", (m) => "前のセッションの牌は " + m[1] + " でした"),
-    P("Sort the tiles by back colour, " + HOW, (m) => "背の色で牌を仕分け、" + how(m[1], m[2], m[3])),
-    P("the table has walls inside that no session of this daemon accounts for",
-      "このデーモンのどのセッションのものでもない山が中にあります"),
-    P("bring them up with `jantaku session end --empty`, take them out, then " + HOW, (m) =>
-      "`jantaku session end --empty` で上げて取り出し、" + how(m[1], m[2], m[3])),
-    P("the normal rotation needs one set in the mixer and the other out of it, and the last " +
-      "session left deck A (.+) and deck B (.+), which the table cannot sort",
-      "通常の交代には1組が洗牌機の中、もう1組が外にある必要がありますが、前のセッションの牌の置き場所は卓では仕分けられません"),
-    P("Bring the walls up \\(`jantaku session end --empty`\\) and sort the tiles by back colour, " +
-      HOW, (m) => "山を上げて(`jantaku session end --empty`)背の色で牌を仕分け、" + how(m[1], m[2], m[3])),
-    // faults (hostd/table/client.py FAULT_TEXT) and the counts that go with them
-    P("track (\\S+) is jammed", (m) => "トラック" + m[1] + "が詰まっています"),
-    P("the mixer ran empty before the walls were complete", "山が揃う前に洗牌機の牌がなくなりました"),
-    P("tiles were left in the mixer after the walls were complete", "山が揃った後も洗牌機に牌が残っています"),
-    P("track (\\S+) took one tile too many", (m) => "トラック" + m[1] + "に牌が1枚多く入りました"),
-    P("back colours could not be read on track (\\S+)", (m) => "トラック" + m[1] + "で背の色を読み取れませんでした"),
-    P("the lift stalled", "リフトが止まりました"),
-    P("a lift limit switch is stuck", "リフトのリミットスイッチが動かなくなっています"),
-    P("the guard was broken", "安全装置(ライトカーテンかふた)が遮られました"),
-    P("motion stopped", "動きを止めました"),
-    P("the centre door did not reach its position", "中央の扉が所定の位置まで動きませんでした"),
-    P("the build took too long", "山積みに時間がかかりすぎました"),
-    P("the table lost contact with the host", "卓がホストとの通信を失いました"),
-    P("the table restarted", "卓が再起動しました"),
-    P("a sensor on track (\\S+) does not answer", (m) => "トラック" + m[1] + "のセンサーが応答しません"),
-    P("the colour sensor on track (\\S+) does not answer", (m) => "トラック" + m[1] + "の色センサーが応答しません"),
-    P("the firmware hit an internal error", "ファームウェアで内部エラーが起きました"),
-    P("fault (\\S+)", (m) => "エラー " + m[1]),
-    P("counted (\\d+) of (\\d+)(?: tiles)?(?: \\((.+)\\))?", (m) => m[2] + "枚中" + m[1] + "枚" +
-      (m[3] ? "(" + colours(m[3]) + ")" : "")),
-    P("counted (.+); expected (.+) \\((.+)\\)", (m) => "数えた色 " + colours(m[1]) + "、本来 " +
-      colours(m[2]) + "(" + colours(m[3]) + ")"),
-    P("(\\d+) back colours? could not be read \\(at most (\\d+) accepted\\)", (m) =>
-      "背の色を読み取れなかった牌が" + m[1] + "枚(許容は" + m[2] + "枚まで)"),
-    P("the count can't be trusted", "この数は確かではありません"),
-    P("deck ([AB]) was counted wrong and its walls are inside", (m) =>
-      "デッキ" + m[1] + "の数が合わず、その山が中にあります"),
-    P("the table restarted during build (\\d+)", (m) => "山積み" + m[1] + "の途中で卓が再起動しました"),
-    P("the walls inside can't be accounted for", "中の山の中身は確かではありません"),
-    P("both decks will be split again", "両方のデッキを分け直します"),
-    // what people are asked (hostd/core/session.py ASK)
-    P("take the stuck tile out of track (\\S+) by hand, then `jantaku clear-fault`", (m) =>
-      "トラック" + m[1] + "に詰まった牌を手で取り除いてから「エラー解消」を押してください"),
-    P("find the missing tiles of deck ([AB]), put them into the mixer \\(lift the lid\\), close " +
-      "the lid, then `jantaku continue`", (m) => "デッキ" + m[1] + "の足りない牌を探し、ふたを開けて" +
-      "洗牌機に入れ、ふたを閉めてから「続行」を押してください"),
-    P("deck ([AB])'s tiles did not all go into the centre", (m) =>
-      "デッキ" + m[1] + "の牌が全部は中央に入りませんでした"),
-    P("push the rest in when the centre opens after `jantaku continue`",
-      "「続行」を押すと中央が開くので、残りを落としてください"),
-    P("take the extra tiles out of the mixer \\(lift the lid\\), then `jantaku continue`",
-      "ふたを開けて洗牌機から余分な牌を取り出し、「続行」を押してください"),
-    P("if the two sets were mixed, abort and start Mixed Deck instead",
-      "2組が混ざっていたなら、中止してミックスデッキで始めてください"),
-    P("take the extra tile off track (\\S+) by hand, then `jantaku clear-fault`", (m) =>
-      "トラック" + m[1] + "の余分な牌を手で取り除いてから「エラー解消」を押してください"),
-    P("clean the colour sensor of track (\\S+), then `jantaku clear-fault`", (m) =>
-      "トラック" + m[1] + "の色センサーを掃除してから「エラー解消」を押してください"),
-    P("check the wiring of track (\\S+)'s sensor, then `jantaku clear-fault`", (m) =>
-      "トラック" + m[1] + "のセンサーの配線を確かめてから「エラー解消」を押してください"),
-    P("a tile of another back colour is in the table", "別の背の色の牌が卓に入っています"),
-    P("take it out of track (\\S+), then `jantaku clear-fault`", (m) =>
-      "トラック" + m[1] + "から取り出してから「エラー解消」を押してください"),
-    P("clear the light curtain and close the lid, then `jantaku continue`",
-      "ライトカーテンから手や物をどけ、ふたを閉めてから「続行」を押してください"),
-    P("look for something blocking the lift, then `jantaku continue`",
-      "リフトを妨げている物を取り除いてから「続行」を押してください"),
-    P("check the lift's end switches, then `jantaku continue`",
-      "リフトの端のスイッチを点検してから「続行」を押してください"),
-    P("look for something blocking the centre door, then `jantaku continue`",
-      "中央の扉を妨げている物を取り除いてから「続行」を押してください"),
-    P("look for a stuck tile or an empty mixer, then `jantaku clear-fault`",
-      "詰まった牌や空の洗牌機がないか確かめてから「エラー解消」を押してください"),
-    P("find the missing or stray tile, or abort and start a new Mixed Deck session, which " +
-      "collects every tile and splits them again", "足りない牌や紛れ込んだ牌を探すか、中止して" +
-      "新しいミックスデッキのセッションを始めてください(卓がすべての牌を集めて分け直します)"),
-    P("push every tile on the table top into the centre, then `jantaku continue`",
-      "卓上の牌をすべて中央に落としてから「続行」を押してください"),
-    P("check the table's cable and power", "卓のケーブルと電源を確かめてください"),
-    P("then `jantaku continue`", "その後「続行」を押してください"),
-    P("`jantaku continue` tries again", "「続行」でもう一度試します"),
-    // the page's own refusals (pairing)
-    P("this browser is not paired: type the pairing code shown by `jantaku run` \\(or " +
-      "`jantaku pair --new`\\) on the table's host", "このブラウザはペアリングされていません。" +
-      "卓のホストで `jantaku run`(または `jantaku pair --new`)が表示するコードを入力してください"),
-    P("that pairing code is (too old|not right)", (m) => "そのペアリングコードは" +
-      (m[1] === "too old" ? "期限切れです" : "違います")),
-    P("get a fresh one on the table's host with `jantaku pair --new`",
-      "卓のホストで `jantaku pair --new` を実行して新しいコードを出してください"),
-    P("this browser typed (\\d+) wrong pairing codes", (m) =>
-      "このブラウザは間違ったペアリングコードを" + m[1] + "回入力しました"),
-    P("wait a minute, then type the code again", "1分待ってからもう一度コードを入力してください"),
-    P("too many wrong pairing codes on the network \\((\\d+) a minute from all browsers " +
-      "together\\)", (m) => "ネットワーク全体で間違ったペアリングコードが多すぎます(全ブラウザで1分に" +
-      m[1] + "回まで)"),
-    P("wait a minute, or make a fresh code with `jantaku pair --new` on the table's host",
-      "1分待つか、卓のホストで `jantaku pair --new` を実行して新しいコードを出してください"),
-    // a button press the table took (what it did) or refused
-    P("taken", "受け付けました"),
-    P("not now", "今はできません"),
-    P("continue", "続行"),
-    P("hand over", "局の交代"),
-    P("throw", "サイコロを振りました"),
-    // how a session ended, the link to the table
-    P("ended by request", "操作で終了"),
-    P("aborted by request", "操作で中止"),
-    P("aborted by request \\((.+)\\)", (m, say) => "操作で中止(" + say(m[1]) + ")"),
-    P("confirmed when the table came back", "卓が戻ったときに確認"),
-    P("the table went silent", "卓からの応答が途絶えました"),
-    P("reconnecting", "再接続しています"),
-    P("the table speaks another protocol version", "卓が別のバージョンのプロトコルを使っています"),
-    P("link lost: (.+)", (m) => "通信が切れました(" + m[1] + ")"),
-  ];
-  window.JANTAKU_WORDS_JA.say = window.jantakuTranslator(phrases, { ":": ":", ";": "。", ".": "。" });
-})();
 
 // The language: the one chosen on the page (kept in this browser), else the browser's.
 (function () {
