@@ -128,16 +128,16 @@ def request(method, path, headers=(), body=b""):
 
 # -- the attacks -------------------------------------------------------------------------------
 
-def hold(port):
-    """40 event streams and 60 POST /dice bodies stalled after their headers: the sockets,
-    and what the server made of them half a second later."""
+def hold(port, n_streams=HELD_STREAMS, n_dice=HELD_DICE):
+    """Event streams and POST /dice bodies stalled after their headers: the sockets, and
+    what the server made of them half a second later."""
     streams, dice = [], []
-    for _ in range(HELD_STREAMS):
+    for _ in range(n_streams):
         s = socket.create_connection(("127.0.0.1", port), timeout=5)
         s.sendall(request("GET", "/events")[:-4].replace(b"Connection: close", b"X: y")
                   + b"\r\n\r\n")
         streams.append(s)
-    for _ in range(HELD_DICE):
+    for _ in range(n_dice):
         s = socket.create_connection(("127.0.0.1", port), timeout=5)
         s.sendall(b"POST /dice HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
                   b"\r\nContent-Length: 10\r\n\r\n")
@@ -213,6 +213,15 @@ def attacks(tmp):
                  1000 * min(t for _, _, t in got), 1000 * max(t for _, _, t in got)))
         status, body = raw(d.port, request("GET", "/health"))
         print("  GET /health meanwhile: %s (%s)" % (status, _code(body)))
+        _, worse, seen = hold(d.port, 0, 120)  # every connection served, and more
+        held += worse
+        got = aborts(d.port)
+        status, body = raw(d.port, request("GET", "/health"))
+        print("  then 120 more POST /dice stalled (%s): POST /abort 5 times: %s, 'aborted' in "
+              "each: %s, %.0f to %.0f ms; GET /health: %s (%s)" % (
+                  _count(seen["dice"]), _count(s for s, _, _ in got),
+                  all(h for _, h, _ in got), 1000 * min(t for _, _, t in got),
+                  1000 * max(t for _, _, t in got), status, _code(body)))
         t0 = time.monotonic()
         d.stop(signal.SIGTERM)
         took = time.monotonic() - t0
