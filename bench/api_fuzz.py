@@ -59,6 +59,13 @@ class Daemon:
             stdout=subprocess.DEVNULL, stderr=self._log, start_new_session=True,
             env=dict(os.environ, **(env or {})))
         self.url = "http://127.0.0.1:%d" % self.port
+        try:
+            self._wait_up()
+        except BaseException:  # nothing left behind, whatever stopped the wait
+            self.stop()
+            raise
+
+    def _wait_up(self):
         end = time.monotonic() + 60
         while time.monotonic() < end:
             if self.p.poll() is not None:
@@ -69,7 +76,6 @@ class Daemon:
             except Exception:  # not listening yet (httpx's errors), or no status yet
                 pass
             time.sleep(0.1)
-        self.stop()
         raise RuntimeError("jantaku run did not come up:\n" + self.log()[-3000:])
 
     def log(self):
