@@ -22,9 +22,13 @@ import time
 import pytest
 
 TABLES = ("t1", "t2")
-# user -> password; "table-<id>" is each table's daemon, operator commands, viewer reads
+# user -> password; "table-<id>" is each table's daemon, operator commands, viewer and
+# watcher read (two readers: client ids are tied to users, so two clients connected at
+# once need two users, as on a venue's broker: docs/FLEET.md)
 USERS = {"table-t1": "pw-table-t1-0123456789", "table-t2": "pw-table-t2-0123456789",
-         "operator": "pw-operator-0123456789", "viewer": "pw-viewer-0123456789"}
+         "operator": "pw-operator-0123456789", "viewer": "pw-viewer-0123456789",
+         "watcher": "pw-watcher-0123456789"}
+TAKEN_OVER = "already connected, closing old connection"  # Mosquitto's words
 DEFAULT_USERS = tuple(USERS)
 MAX_PACKET_BYTES = 128 * 1024  # docs/FLEET.md's max_packet_size
 
@@ -68,7 +72,8 @@ def acl_text(tables=TABLES, admins=()):
     out += ["user operator", "topic read jantaku/#", "topic write jantaku/+/command/#",
             "topic write jantaku/+/availability", "topic write jantaku/+/status",
             "topic readwrite homeassistant/#", "",
-            "user viewer", "topic read jantaku/#", "topic read homeassistant/#", ""]
+            "user viewer", "topic read jantaku/#", "topic read homeassistant/#", "",
+            "user watcher", "topic read jantaku/#", "topic read homeassistant/#", ""]
     for a in admins:  # bench/mqtt_bench.py's: writes any table's topics
         out += ["user %s" % a, "topic readwrite jantaku/#", ""]
     return "\n".join(out)
@@ -204,6 +209,11 @@ def _broker(tmp_path, tls):
         yield b.start()
     finally:
         b.stop()
+    with open(b.log_path, "rb") as f:
+        if TAKEN_OVER.encode() in f.read():  # each would have knocked the other off
+            pytest.fail("two clients of one user were connected at once, and the broker ties "
+                        "client ids to users (docs/FLEET.md): give each its own user "
+                        "(tests/mqtt_broker.py USERS)")
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from hostd import logging as jlog
 from hostd.core.commands import COMMANDS
 from tests.unit.api_fuzz import TOKEN, run_cli, run_pass
 
-EXAMPLES = 30  # per operation and mode: a few seconds
+EXAMPLES = 20  # per operation and mode: some 25 s (the stateful pass below adds its own)
 STATEFUL_EXAMPLES = 25  # per operation: some 5 s
 
 
