@@ -3,11 +3,11 @@ the MQTT bridge (hostd/fleet/mqtt.py): the same bytes get the same answer from b
 (docs/API.md "Bodies", docs/FLEET.md "Commands").
 
 ``read_object(data, accepted, noun="body")`` returns the JSON object ``data`` holds, ``{}``
-for a blank one (no body), or raises :class:`BodyRefused` with the status, code and words
+for an empty one (no body), or raises :class:`BodyRefused` with the status, code and words
 both front ends answer:
 
 * over MAX_BODY_BYTES: ``413 too_large``, checked before a byte is decoded;
-* invalid UTF-8, not JSON, a key given twice, ``NaN``/``Infinity``, a number too large for
+* invalid UTF-8, not JSON (spaces alone are not), a key given twice, ``NaN``/``Infinity``, a number too large for
   a float, an integer of more than 4300 digits, nesting deeper than the parser takes:
   ``400 bad_json``, saying which;
 * JSON that is not an object (``[]``, ``null``, ``"x"``, ``3``): ``422 bad_request``.
@@ -79,15 +79,11 @@ def too_large(noun, size, accepted, limit=MAX_BODY_BYTES):
                        "object such as %s)" % (noun, size, limit, accepted))
 
 
-def is_blank(data):
-    return not bytes(data).strip(b" \t\r\n")
-
-
 def read_object(data, accepted, noun="body"):
-    """The JSON object in ``data`` (bytes), ``{}`` when blank; else :class:`BodyRefused`."""
+    """The JSON object in ``data`` (bytes), ``{}`` when empty; else :class:`BodyRefused`."""
     if len(data) > MAX_BODY_BYTES:
         raise too_large(noun, "%d bytes" % len(data), accepted)
-    if is_blank(data):
+    if not data:
         return {}
     value, wrong = problem(data)
     if wrong is not None:

@@ -25,7 +25,7 @@ import structlog
 from fastapi.responses import JSONResponse
 
 from hostd.errors import JantakuError, describe_validation  # noqa: F401 - for the API
-from hostd.strictjson import MAX_BODY_BYTES, BodyRefused, is_blank, read_object
+from hostd.strictjson import MAX_BODY_BYTES, BodyRefused, read_object
 
 BODY_TIMEOUT_S = 10.0  # a request's whole body, from its headers (as their own deadline)
 DRAIN_S = 1.0  # a refused body is read (and dropped) this long at most before the answer
@@ -261,7 +261,7 @@ class BodyGuard:
     * a body with a content type other than JSON: 415 saying to send JSON;
     * what hostd/strictjson.py refuses (the MQTT bridge reads commands with it too): 400
       ``bad_json`` (not UTF-8 JSON, a key twice, NaN, an integer too long, nesting too
-      deep), 422 ``bad_request`` (JSON that is not an object); a blank body is no body;
+      deep; spaces alone), 422 ``bad_request`` (JSON that is not an object);
     * streams a route registered in ``scope["jantaku.streams"]`` are closed when the
       request ends, however it ends, in a shielded scope that cancellation cannot skip.
     """
@@ -354,7 +354,7 @@ class BodyGuard:
                     break
 
     async def _read(self, receive, path):
-        """The body (bytes; b"" when blank), None if the client left, or the answer (413,
+        """The body (bytes), None if the client left, or the answer (413,
         408) that ends the request."""
         chunks, size = [], 0
         with anyio.move_on_after(self.body_timeout_s) as deadline:
@@ -375,7 +375,7 @@ class BodyGuard:
                                   "%g s of the request's headers (%d bytes came); send it at "
                                   "once" % (self.body_timeout_s, size), {"Connection": "close"})
         body = b"".join(chunks)
-        return b"" if is_blank(body) else body
+        return body
 
     def _check(self, body, headers, path):
         """None for an acceptable body, else the answer: 415 not sent as JSON, or what the

@@ -84,7 +84,7 @@ X = b'"' + b"x" * MAX_BODY_BYTES + b'"'
 BODIES = [  # (payload, status for dice, status for a verb without fields), as docs/API.md says
     (b"", 200, 200),
     (b"{}", 200, 200),
-    (b" \r\n\t", 200, 200),  # blank: no body
+    (b" \r\n\t", 400, 400),  # spaces alone are not JSON (empty is no body)
     (b'{"a": 1}', 422, 422),  # an unknown field
     (b'{"dice": [3, 4]}', 200, 422),
     (b'{"dice": null}', 200, 422),
