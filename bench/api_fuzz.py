@@ -421,18 +421,23 @@ def fuzz(tmp, examples, stateful):
     print("  failures: %d" % len(figures["failures"]))
     for f in figures["failures"]:
         print("--- %s (%s)\n%s" % (f["operation"], f["check"], f["message"]))
-    folder = os.path.join(tmp, "schemathesis")
-    os.makedirs(folder)
-    jlog.configure("debug", stream=io.StringIO(), json=True)  # the server's lines: not here
-    cli = run_cli(stateful, folder, phases="fuzzing,stateful", timeout=1800)
-    jlog.unconfigure()
-    print("== `schemathesis run --phases fuzzing,stateful --checks %s --max-examples %d`: "
-          "exit %d, %.0f s" % (",".join(STATEFUL_CHECKS), stateful, cli["exit"], cli["seconds"]))
-    print("  stateful scenarios %s, links covered %s of %s, test cases %s generated, %s passed; "
-          "%s" % ((cli["scenarios"] or ("?",))[0], *(cli["links"] or ("?", "?")),
-                  *(cli["cases"] or ("?", "?")),
-                  "issues found:\n" + cli["report"] if cli["issues"] else "no issues found"))
-    return bool(figures["failures"]) or cli["issues"] or TOKEN in text
+    issues = False
+    for phases, mode in (("fuzzing", "all"), ("stateful", "all"), ("stateful", "positive")):
+        folder = os.path.join(tmp, "schemathesis-%s-%s" % (phases, mode))
+        os.makedirs(folder)
+        jlog.configure("debug", stream=io.StringIO(), json=True)  # the server's lines: not here
+        cli = run_cli(stateful, folder, phases=phases, mode=mode, timeout=1800)
+        jlog.unconfigure()
+        issues = issues or cli["issues"]
+        print("== `schemathesis run --phases %s --mode %s --checks %s --max-examples %d`: "
+              "exit %d, %.0f s" % (phases, mode, ",".join(STATEFUL_CHECKS), stateful, cli["exit"],
+                                   cli["seconds"]))
+        print("  %stest cases %s generated, %s passed; %s" % (
+            "scenarios %s, links covered %s of %s, " % (
+                (cli["scenarios"] or ("?",))[0], *(cli["links"] or ("?", "?")))
+            if phases == "stateful" else "", *(cli["cases"] or ("?", "?")),
+            "issues found:\n" + cli["report"] if cli["issues"] else "no issues found"))
+    return bool(figures["failures"]) or issues or TOKEN in text
 
 
 def main():

@@ -260,11 +260,13 @@ STATEFUL_CHECKS = ("not_a_server_error", "status_code_conformance", "content_typ
 
 
 def run_cli(examples, folder, *, phases="stateful", seed=1, checks=STATEFUL_CHECKS,
-            timeout=240):
+            mode="all", timeout=240):
     """schemathesis's own command line (`schemathesis run`) against the API on a real
     server, as someone checking the API would run it: ``phases`` (the stateful one follows
     the document's links: start -> status -> commands), ``checks``, ``examples`` per
-    operation, in ``folder`` (its caches go there, no database).  Returns the figures:
+    operation, in ``folder`` (its caches go there, no database); ``mode``: all, positive
+    (valid bodies only: a scenario then goes further along the links) or negative.
+    Returns the figures:
     exit code, scenarios, links covered and in the document, test cases, and its report's
     last lines."""
     import re
@@ -278,6 +280,7 @@ def run_cli(examples, folder, *, phases="stateful", seed=1, checks=STATEFUL_CHEC
         p = subprocess.run(
             [exe, "run", base + "/openapi.json", "--phases", phases, "--checks", ",".join(checks),
              "--max-examples", str(examples), "--seed", str(seed), "--workers", "1",
+             "--mode", mode,
              "--generation-database", "none", "--no-color",
              "-H", "Authorization: Bearer " + TOKEN],
             cwd=str(folder), capture_output=True, text=True, timeout=timeout,

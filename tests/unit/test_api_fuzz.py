@@ -36,11 +36,13 @@ def test_schemathesis_pass_finds_nothing_and_logs_no_secret(log_buffer):
 
 def test_schemathesis_stateful_follows_the_links_and_finds_nothing(tmp_path):
     """`schemathesis run --phases stateful` with the checks issue 30 names: the document's
-    links (start -> status -> commands) make scenarios, and no response breaks a check."""
-    figures = run_cli(STATEFUL_EXAMPLES, tmp_path)
+    links (start -> status -> commands) make scenarios, and no response breaks a check.
+    Valid bodies only, so the scenarios go along the links (its other modes, with bodies
+    of random bytes, mostly stop at a 400: bench/api_fuzz.py runs them)."""
+    figures = run_cli(STATEFUL_EXAMPLES, tmp_path, mode="positive")
     assert figures["exit"] == 0 and not figures["issues"], figures["report"]
     assert figures["scenarios"][0] >= 10, figures["report"]
     covered, total = figures["links"]
     # status -> each command, each command -> status, start -> its history page
-    assert total == 2 * len(COMMANDS) + 1 and covered >= 3, figures["report"]
+    assert total == 2 * len(COMMANDS) + 1 and covered >= 5, figures["report"]
     assert figures["cases"][0] == figures["cases"][1] >= 50
