@@ -1,7 +1,8 @@
 """A real Mosquitto broker for the tests (Debian package `mosquitto`; .ci/run installs it).
 
 Each broker gets a generated configuration in the test's own folder: users with
-passwords (mosquitto_passwd), the per-table ACL of docs/FLEET.md, persistence (so a
+passwords (mosquitto_passwd), the per-table ACL of docs/FLEET.md, each client id tied to
+its user and packets limited as there, persistence (so a
 restart keeps retained and queued messages, as a venue's broker should), a free loopback
 port and, with ``tls=True``, a second TLS listener with a CA and certificate made by
 openssl.  ``stop()`` ends the process (the fixture does it at teardown, whatever
@@ -21,10 +22,15 @@ import time
 import pytest
 
 TABLES = ("t1", "t2")
-# user -> password; "table-<id>" is each table's daemon, operator commands, viewer reads
+# user -> password; "table-<id>" is each table's daemon, operator commands, viewer and
+# watcher read (two readers: client ids are tied to users, so two clients connected at
+# once need two users, as on a venue's broker: docs/FLEET.md)
 USERS = {"table-t1": "pw-table-t1-0123456789", "table-t2": "pw-table-t2-0123456789",
-         "operator": "pw-operator-0123456789", "viewer": "pw-viewer-0123456789"}
+         "operator": "pw-operator-0123456789", "viewer": "pw-viewer-0123456789",
+         "watcher": "pw-watcher-0123456789"}
+TAKEN_OVER = "already connected, closing old connection"  # Mosquitto's words
 DEFAULT_USERS = tuple(USERS)
+MAX_PACKET_BYTES = 128 * 1024  # docs/FLEET.md's max_packet_size
 
 
 def _find(name):
@@ -66,7 +72,8 @@ def acl_text(tables=TABLES, admins=()):
     out += ["user operator", "topic read jantaku/#", "topic write jantaku/+/command/#",
             "topic write jantaku/+/availability", "topic write jantaku/+/status",
             "topic readwrite homeassistant/#", "",
-            "user viewer", "topic read jantaku/#", "topic read homeassistant/#", ""]
+            "user viewer", "topic read jantaku/#", "topic read homeassistant/#", "",
+            "user watcher", "topic read jantaku/#", "topic read homeassistant/#", ""]
     for a in admins:  # bench/mqtt_bench.py's: writes any table's topics
         out += ["user %s" % a, "topic readwrite jantaku/#", ""]
     return "\n".join(out)
@@ -81,7 +88,8 @@ def free_port():
 class TestBroker:
     __test__ = False  # not a test class
 
-    def __init__(self, folder, *, tls=False, admins=(), tables=TABLES, extra_conf=()):
+    def __init__(self, folder, *, tls=False, admins=(), tables=TABLES, extra_conf=(),
+                 tie_client_ids=True, max_packet=MAX_PACKET_BYTES):
         self.folder = str(folder)
         os.makedirs(self.folder, exist_ok=True)
         self.port = free_port()
@@ -100,16 +108,22 @@ class TestBroker:
         acl = os.path.join(self.folder, "acl")
         with open(acl, "w") as f:
             f.write(acl_text(tables=tables, admins=admins))
-        lines = ["per_listener_settings false", "allow_anonymous false",
+        # docs/FLEET.md's broker: no packet over 128 KiB (its sender is disconnected before
+        # it is read whole), and on each listener (a listener's option: before any
+        # `listener` line it would open the default one, 1883) each client id tied to its
+        # user (a viewer connecting with a table's client id gets its own user's instead)
+        tie = "use_username_as_clientid %s" % ("true" if tie_client_ids else "false")
+        lines = ["per_listener_settings false", "allow_anonymous false"] + (
+            ["max_packet_size %d" % max_packet] if max_packet else []) + [
                  "password_file %s" % pw, "acl_file %s" % acl,
                  "persistence true", "persistence_location %s/" % self.folder,
                  "log_dest stderr", "log_type error", "log_type warning", "log_type notice",
                  "log_type information", "log_type subscribe",
-                 "listener %d 127.0.0.1" % self.port] + list(extra_conf)
+                 "listener %d 127.0.0.1" % self.port, tie] + list(extra_conf)
         if os.geteuid() == 0:
             lines.insert(0, "user root")  # else it drops to `mosquitto`, who can't read here
         if tls:
-            lines += ["listener %d 127.0.0.1" % self.tls_port] + self._make_certs()
+            lines += ["listener %d 127.0.0.1" % self.tls_port, tie] + self._make_certs()
         self.conf = os.path.join(self.folder, "mosquitto.conf")
         with open(self.conf, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -195,6 +209,11 @@ def _broker(tmp_path, tls):
         yield b.start()
     finally:
         b.stop()
+    with open(b.log_path, "rb") as f:
+        if TAKEN_OVER.encode() in f.read():  # each would have knocked the other off
+            pytest.fail("two clients of one user were connected at once, and the broker ties "
+                        "client ids to users (docs/FLEET.md): give each its own user "
+                        "(tests/mqtt_broker.py USERS)")
 
 
 @pytest.fixture

@@ -56,6 +56,7 @@ SCHEMA_VERSION = 5
 APPLICATION_ID = 0x4A4E544B  # b"JNTK"
 DECKS = ("A", "B")
 STATES = ("open", "ended", "aborted", "failed")
+MAX_ID = 2 ** 63 - 1  # the largest integer SQLite keeps: history(before=...) is bounded by it
 
 
 #: the events :meth:`Journal.prune` keeps of an old session (how it began and ended)
@@ -1108,11 +1109,13 @@ class Journal:
         "hands": [...]}], "builds", "faults", "detail"}``; ``detail`` is false once
         :meth:`prune` removed the session's event detail (the summary stays)."""
         limit = max(1, min(int(limit), 1000))
+        if before is not None:  # SQLite's integers are 64-bit: every id is below 2**63
+            before = max(0, min(int(before), MAX_ID))
 
         def read(db):
             sql, args = "SELECT id FROM sessions", []
             if before is not None:
-                sql, args = sql + " WHERE id < ?", [int(before)]
+                sql, args = sql + " WHERE id < ?", [before]
             rows = db.execute(sql + " ORDER BY id DESC LIMIT ?", args + [limit]).fetchall()
             return [r["id"] for r in rows]
 

@@ -22,6 +22,12 @@ def _selftest_devices():
     return ORDER
 
 
+def _per_track_devices():
+    from hostd.bringup.selftest import DEVICES, ORDER
+
+    return [d for d in ORDER if DEVICES[d][1]]
+
+
 # -- request models ------------------------------------------------------------------------
 
 class _Strict(BaseModel):
@@ -80,6 +86,13 @@ class EndRequest(_Strict):
 
 class SelfTestRequest(_Strict):
     """Test the table's devices (all, or one)."""
+
+    # a track goes with a per-track device (the daemon says so with a 400): the schema
+    # says it too, so a client (or schemathesis) knows such a request is not valid
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "if": {"required": ["track"], "properties": {"track": {"type": "integer"}}},
+        "then": {"required": ["device"],
+                 "properties": {"device": {"enum": _per_track_devices()}}}})
 
     device: Optional[str] = Field(None, description="one device, or all (null)",
                                   json_schema_extra={"enum": list(_selftest_devices()) + [None]})

@@ -162,3 +162,147 @@ def describe_error(exc):
     if "certificate" in low:
         return "%s (the broker's certificate is not trusted: --mqtt-ca FILE)" % text
     return text
+
+
+_CLIENT_CLASS = []
+PUBLISH = 0x30  # an MQTT PUBLISH packet's type, in its first byte's high bits
+
+
+class SizeGuard:
+    """paho reads a PUBLISH whole into memory before anyone sees it (a 20 MB command: 20 MB,
+    more than once).  With this guard on a paho client, a PUBLISH whose packet is over
+    ``limit`` bytes (its size is in its fixed header, read first) is read in pieces of
+    PIECE bytes and dropped as they come: only its topic is kept, its QoS 1 is
+    acknowledged (the broker would otherwise hold it as in flight), and
+    ``on_drop(topic, size)`` is told.  The broker's own limit (docs/FLEET.md:
+    max_packet_size) keeps such packets away; this is for a broker without one."""
+
+    PIECE = 64 * 1024
+    HEAD = 2 + 65535 + 2  # a topic's length, the longest topic, a packet id
+
+    def __init__(self, paho_client, limit, on_drop):
+        self.pc = paho_client
+        self.limit = limit
+        self.on_drop = on_drop
+        self.recv = paho_client._sock_recv
+        self.skip = None  # {"left", "size", "qos", "head"} while one is dropped
+        paho_client._sock_recv = self._recv
+
+    def _recv(self, n):
+        ip = self.pc._in_packet
+        if self.skip is None:
+            if not (ip["have_remaining"] and not ip["packet"] and ip["command"] & 0xF0 == PUBLISH
+                    and ip["remaining_length"] > self.limit):
+                return self.recv(n)
+            self.skip = {"left": ip["remaining_length"], "size": ip["remaining_length"],
+                         "qos": (ip["command"] & 0x06) >> 1, "head": bytearray()}
+        skip = self.skip
+        data = self.recv(min(skip["left"], self.PIECE))
+        if not data:  # the connection closed: paho says so
+            self.skip = None
+            return data
+        if len(skip["head"]) < self.HEAD:
+            skip["head"] += data[:self.HEAD - len(skip["head"])]
+        skip["left"] -= len(data)
+        if skip["left"] <= 0:
+            self._dropped(skip)
+        raise BlockingIOError()  # paho keeps nothing of it, and reads on when it can
+
+    def _dropped(self, skip):
+        self.skip = None
+        self.pc._in_packet = {"command": 0, "have_remaining": 0, "remaining_count": [],
+                              "remaining_mult": 1, "remaining_length": 0,
+                              "packet": bytearray(b""), "to_process": 0, "pos": 0}
+        head = bytes(skip["head"])
+        n = int.from_bytes(head[:2], "big")
+        topic = head[2:2 + n].decode("utf-8", "replace")
+        if skip["qos"] == 1 and len(head) >= 4 + n:
+            self.pc._send_puback(int.from_bytes(head[2 + n:4 + n], "big"))
+        self.on_drop(topic, skip["size"])
+
+
+def client_class():
+    """aiomqtt's Client (the bridge's and the fleet view's), with its socket callbacks made
+    safe: aiomqtt 2.5.1 schedules ``loop.add_reader``/``add_writer`` for a socket onto
+    the loop, and when the socket is closed before that runs (a broker killed
+    mid-publish) asyncio logs "Exception in callback ... [Errno 9] Bad file descriptor"
+    at error level, or, were the number reused by the next connection's socket, watches
+    the wrong one.  Here each scheduled call first checks that the socket is still the
+    one it was (not closed meanwhile).  paho's own lines ("failed to receive on socket:
+    [Errno 104] Connection reset by peer" at error level, once per table when a broker
+    dies) go to the debug level, and the disconnection's own exception is taken (asyncio
+    would log "Future exception was never retrieved"): the bridge says the broker was lost,
+    as a warning."""
+    if _CLIENT_CLASS:
+        return _CLIENT_CLASS[0]
+    import logging
+
+    import aiomqtt
+
+    class AtDebug(logging.LoggerAdapter):
+        def log(self, level, msg, *args, **kw):
+            super().log(logging.DEBUG, msg, *args, **kw)
+
+    class Client(aiomqtt.Client):
+        """``max_publish_bytes``: a message whose packet is larger is never read whole
+        (:class:`SizeGuard`), ``on_too_large(topic, size)`` is told of it."""
+
+        def __init__(self, *args, max_publish_bytes=None, on_too_large=None, **kw):
+            super().__init__(*args, **kw)
+            self._client.enable_logger(AtDebug(self._logger, {}))
+            if max_publish_bytes is not None:
+                SizeGuard(self._client, max_publish_bytes, on_too_large or (lambda t, n: None))
+
+        async def __aexit__(self, *exc):
+            lost = self._disconnected
+            try:
+                return await super().__aexit__(*exc)
+            finally:  # why it was lost is the bridge's to say: no "never retrieved" line
+                if lost.done() and not lost.cancelled():
+                    lost.exception()
+
+        def _watch(self, add, sock, callback):
+            fd = sock.fileno()
+
+            def watch():
+                if fd < 0 or sock.fileno() != fd:
+                    return  # closed since: nothing to watch
+                try:
+                    add(fd, callback)
+                except (OSError, ValueError):  # closed meanwhile
+                    pass
+
+            self._loop.call_soon_threadsafe(watch)
+
+        def _failed(self, exc):
+            if not self._disconnected.done():
+                self._disconnected.set_exception(exc)
+
+        def _on_socket_open(self, client, userdata, sock):
+            def readable():  # as aiomqtt's: read until SSL's buffer is empty too
+                try:
+                    while True:
+                        client.loop_read()
+                        pending = getattr(client._sock, "pending", None)
+                        if pending is None or pending() <= 0:
+                            break
+                except Exception as exc:
+                    self._failed(exc)
+
+            def create_misc_task():
+                self._misc_task = self._loop.create_task(self._misc_loop())
+
+            self._watch(self._loop.add_reader, sock, readable)
+            self._loop.call_soon_threadsafe(create_misc_task)
+
+        def _on_socket_register_write(self, client, userdata, sock):
+            def writable():
+                try:
+                    client.loop_write()
+                except Exception as exc:
+                    self._failed(exc)
+
+            self._watch(self._loop.add_writer, sock, writable)
+
+    _CLIENT_CLASS.append(Client)
+    return Client

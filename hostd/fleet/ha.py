@@ -95,8 +95,11 @@ def _sensors():
         ("state", "State", {"value_template": "{{ value_json.state }}",
                             "device_class": "enum", "options": list(STATES),
                             "icon": "mdi:table-furniture"}),
-        ("game", "Game", {"value_template": _session_field("game"), "icon": "mdi:counter"}),
-        ("hand", "Hand", {"value_template": _session_field("hand"), "icon": "mdi:cards"}),
+        # numbers Home Assistant may graph (and keep statistics of)
+        ("game", "Game", {"value_template": _session_field("game"), "icon": "mdi:counter",
+                          "state_class": "measurement"}),
+        ("hand", "Hand", {"value_template": _session_field("hand"), "icon": "mdi:cards",
+                          "state_class": "measurement"}),
         # what happens next as its code (docs/API.md "What happens next" lists them; a
         # dashboard words them), its text, parameters and action as attributes
         ("next", "Next step", {"value_template": "{{ value_json.next.code if value_json.next "
@@ -137,10 +140,11 @@ def configs(table_id, *, prefix=PREFIX, commands=False, sw_version=None):
 
     out = []
     for key, name, extra in _sensors():
+        # Home Assistant records a state whenever a sensor's value or attributes change:
+        # each sensor's attributes are a part of the status that changes only with it (not
+        # the whole status, whose `at` changes at every publish)
         cfg = dict(common(key, name), state_topic=status_t, **available)
-        if key == "state":  # the whole status as its attributes (next, busy, session ...)
-            cfg["json_attributes_topic"] = status_t
-        elif "json_attributes_template" in extra:
+        if "json_attributes_template" in extra:
             cfg["json_attributes_topic"] = status_t
         cfg.update(extra)
         out.append(("%s/sensor/%s/%s/config" % (prefix, node, key), cfg))

@@ -21,7 +21,9 @@ are sent from there, each removed only once the broker acknowledged it (QoS 1), 
 restart loses nothing the outbox held (a message may come twice: "seq" tells).  When the
 outbox is full the oldest message is dropped, counted, logged, and reported: an
 ``events_dropped`` event takes the place of what was lost and the status carries the
-total.  The connection is retried with exponential backoff (RETRY_MIN_S .. RETRY_MAX_S).
+total.  The connection is retried with a capped, jittered backoff (RETRY_MIN_S doubling to
+RETRY_MAX_S, each wait taken at random between half and all of it): back within
+RETRY_MAX_S of a broker's return, the tables of a room spread over it.
 
 Client: aiomqtt (asyncio, on paho-mqtt 2.x), MQTT 3.1.1, clean session, client id
 ``jantaku-<id>``.
@@ -36,8 +38,9 @@ import structlog
 from pydantic import ValidationError
 
 from hostd.core.commands import COMMANDS
-from hostd.fleet.broker import describe_error, topic
+from hostd.fleet.broker import client_class, describe_error, topic
 from hostd.errors import JantakuError, describe_validation
+from hostd.strictjson import MAX_BODY_BYTES, BodyRefused, read_object, too_large
 
 log = structlog.get_logger("jantaku.mqtt")
 
@@ -45,11 +48,14 @@ STATUS_INTERVAL_S = 0.25  # at most four status messages a second (builds change
 STATUS_CHECK_S = 1.0  # status is looked at this often even without an event
 OUTBOX_LIMIT = 10000  # messages; a build is some 300 events, so more than half an hour of builds
 RETRY_MIN_S = 0.5
-RETRY_MAX_S = 30.0
+RETRY_MAX_S = 3.0  # a table is back within this of the broker's return, however long it was away
+RETRY_LOG_S = 60.0  # while the broker stays away, one warning a minute (each try at debug)
 KEEPALIVE_S = 30  # the broker declares a silent daemon dead (and says "offline") in 1.5x this
 PUBLISH_TIMEOUT_S = 10.0
 CLOSE_TIMEOUT_S = 3.0
-MAX_COMMAND_BYTES = 64 * 1024
+MAX_COMMAND_BYTES = MAX_BODY_BYTES  # as the API's bodies (hostd/strictjson.py)
+TOPIC_BYTES = 1024  # what a command's packet holds besides its payload (its topic), at most
+MAX_MESSAGE_BYTES = 64 * 1024  # what the bridge publishes (docs/FLEET.md's broker: 128 KiB packets)
 MAX_ID_CHARS = 128
 REMEMBERED_IDS = 256  # a repeated command id is answered from here without running again
 
@@ -82,46 +88,19 @@ def _error(status, code, message):
     return status, {"error": {"code": code, "message": message}}
 
 
-def _no_duplicates(pairs):
-    keys = [k for k, _ in pairs]
-    for k in keys:
-        if keys.count(k) > 1:
-            raise ValueError("the key %r is given twice" % k[:40])
-    return dict(pairs)
-
-
-def _not_json(name):
-    raise ValueError("%s is not JSON" % name)
-
-
 def parse_command(verb, payload):
     """``(body, None)`` for a well-formed command, or ``(None, (status, answer))`` with the
-    error the API would give for such a body."""
+    answer the API gives for such a body on the verb's route: the same strict JSON reader
+    (hostd/strictjson.py: size first, then JSON, then an object) and the same request model
+    (hostd/core/requests.py), the envelope's ``id`` aside."""
     spec = VERBS.get(verb)
     if spec is None:
         return None, _error(404, "not_found", "no command %r; the verbs are %s"
                             % (verb[:40], ", ".join(sorted(VERBS))))
-    if len(payload) > MAX_COMMAND_BYTES:
-        return None, _error(413, "too_large", "a command is at most %d bytes, this one has %d"
-                            % (MAX_COMMAND_BYTES, len(payload)))
-    text = payload.strip()
-    if not text:
-        return {}, None  # an empty payload is {}
     try:
-        body = json.loads(text.decode("utf-8"), object_pairs_hook=_no_duplicates,
-                          parse_constant=_not_json)
-    except UnicodeDecodeError as e:
-        return None, _error(400, "bad_json", "the payload is not valid JSON (invalid UTF-8 at "
-                            "byte %d); accepted: %s" % (e.start, spec.accepted))
-    except RecursionError:
-        return None, _error(400, "bad_json", "the payload is nested too deep; accepted: %s"
-                            % spec.accepted)
-    except ValueError as e:
-        return None, _error(400, "bad_json", "the payload is not valid JSON (%s); accepted: %s"
-                            % (str(e)[:120], spec.accepted))
-    if not isinstance(body, dict):
-        return None, _error(422, "bad_request", "the payload must be a JSON object, not %s; "
-                            "accepted: %s" % (type(body).__name__, spec.accepted))
+        body = read_object(payload, spec.accepted, noun="payload")
+    except BodyRefused as e:
+        return None, (e.status, {"error": e.to_dict()})
     fields = {k: v for k, v in body.items() if k != "id"}
     try:
         spec.command.request.model_validate(fields)
@@ -223,6 +202,11 @@ class Outbox:
         return len(self._q)
 
     def put(self, topic_, payload, seq=None):
+        if len(payload) > MAX_MESSAGE_BYTES:  # the broker would disconnect the table for it
+            log.warning("mqtt message too large: dropped (counted and reported)",
+                        topic=topic_, bytes=len(payload), most=MAX_MESSAGE_BYTES)
+            self._count_drop(seq, why=None)
+            return
         if len(self._q) >= self.limit:
             at = 1 if (self._q and self._q[0] is self.sending) else 0
             if at < len(self._q):
@@ -235,9 +219,9 @@ class Outbox:
         self._q.append((topic_, payload, seq))
         self._ready.set()
 
-    def _count_drop(self, seq):
+    def _count_drop(self, seq, why="full"):
         self.dropped += 1
-        if self.gap is None:
+        if self.gap is None and why:
             log.warning("mqtt outbox full: dropping the oldest messages (counted and reported "
                         "when the broker is back)", limit=self.limit)
         self.restore_gap({"count": 0 if seq is None else 1, "first_seq": seq, "last_seq": seq,
@@ -357,18 +341,31 @@ class Bridge:
     def _client(self):
         import aiomqtt
 
-        factory = self._client_factory or aiomqtt.Client
+        factory = self._client_factory or client_class()
         return factory(**self.broker.client_kwargs(), identifier="jantaku-" + self.table_id,
                        clean_session=True, keepalive=self.keepalive, timeout=PUBLISH_TIMEOUT_S,
                        will=aiomqtt.Will(self.topics["availability"], b"offline", qos=1,
-                                         retain=True))
+                                         retain=True),
+                       # a command too large is never read whole: answered 413 (or 403)
+                       max_publish_bytes=MAX_COMMAND_BYTES + TOPIC_BYTES,
+                       on_too_large=self._too_large)
+
+    def retry_delay(self, failures):
+        """The wait before the next try, after ``failures`` failed ones in a row: doubling
+        from the shortest to the longest (RETRY_MIN_S .. RETRY_MAX_S), each taken at
+        random between half and all of it.  The longest is short, so a table is back
+        within it of a broker's return however long the outage was, and at random, so 50
+        tables come back spread over it rather than at once."""
+        shortest, longest = self.retry
+        return min(longest, shortest * 2 ** min(failures, 32)) * random.uniform(0.5, 1.0)
 
     async def _run(self):
         failures = 0
+        down = None  # (since when, the error last logged, when) while the broker is away
         while not self._stop.is_set():
             try:
                 await self._connected_session()
-                failures = 0
+                failures, down = 0, None
             except asyncio.CancelledError:
                 raise
             except Exception as e:
@@ -378,18 +375,29 @@ class Bridge:
                 if self._stop.is_set():
                     break
                 if was:
-                    failures = 0  # it was connected: start the backoff again from the shortest
-                delay = min(self.retry[1], self.retry[0] * 2 ** failures)
-                delay *= random.uniform(0.8, 1.2)
+                    failures, down = 0, None  # it was connected: again from the shortest
+                delay = self.retry_delay(failures)
                 failures += 1
-                log.warning("mqtt broker lost" if was else "mqtt broker not reachable",
-                            broker=self.broker.url(), error=self.error,
-                            retry_in_s=round(delay, 1), queued=len(self.outbox))
+                down = self._log_retry(was, down, failures, delay)
                 try:
                     await asyncio.wait_for(self._stop.wait(), delay)
                 except asyncio.TimeoutError:
                     pass
         self.connected = False
+
+    def _log_retry(self, was, down, failures, delay):
+        """A warning when the broker is lost or its error changes, then one a minute while
+        it stays away (the tries between at debug level: they come every few seconds)."""
+        now = time.monotonic()
+        if down is None or down[1] != self.error or now - down[2] >= RETRY_LOG_S:
+            log.warning("mqtt broker lost" if was else "mqtt broker not reachable",
+                        broker=self.broker.url(), error=self.error, tries=failures,
+                        away_s=round(now - down[0]) if down else 0,
+                        retry_in_s=round(delay, 1), queued=len(self.outbox))
+            return (down[0] if down else now, self.error, now)
+        log.debug("mqtt broker not reachable", error=self.error, tries=failures,
+                  retry_in_s=round(delay, 1))
+        return down
 
     async def _connected_session(self):
         client = self._client()
@@ -499,14 +507,33 @@ class Bridge:
             t.add_done_callback(self._commands_running.discard)
         raise ConnectionError("the broker closed the connection")
 
+    def _too_large(self, topic_, size):
+        """A command whose packet was too large to be read (hostd/fleet/broker.py
+        SizeGuard): answered as its payload's size says, without it."""
+        verb = topic_.rsplit("/", 1)[-1]
+        if not self.commands:
+            status, answer = self._commands_off()
+        elif verb not in VERBS:
+            status, answer = parse_command(verb, b"")[1]
+        else:
+            e = too_large("payload", "over %d bytes (a packet of %d)" % (MAX_COMMAND_BYTES, size),
+                          VERBS[verb].accepted)
+            status, answer = e.status, {"error": e.to_dict()}
+        log.info("mqtt command refused", verb=verb[:40], status=status,
+                 code=answer["error"]["code"], bytes=size)
+        self._reply(verb, None, status, answer)
+
+    def _commands_off(self):
+        return _error(403, "commands_off", "remote commands are off on table %s: its owner "
+                      "turns them on with `jantaku run ... --mqtt-commands` (a hand over "
+                      "from afar drops a hand in play)" % self.table_id)
+
     async def _command(self, verb, payload):
-        body, refusal = parse_command(verb, payload)
+        if not self.commands:  # nothing of the payload is read, whatever the verb
+            body, refusal = None, self._commands_off()
+        else:
+            body, refusal = parse_command(verb, payload)
         cid = body.get("id") if body else None
-        if refusal is None and not self.commands:
-            refusal = _error(403, "commands_off",
-                             "remote commands are off on table %s: its owner turns them on with "
-                             "`jantaku run ... --mqtt-commands` (a hand over from afar drops a "
-                             "hand in play)" % self.table_id)
         if refusal is not None:
             status, answer = refusal
             log.info("mqtt command refused", verb=verb[:40], status=status,

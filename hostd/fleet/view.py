@@ -10,6 +10,7 @@ seconds), and prints one line per table.
 """
 import asyncio
 import json
+import re
 import sys
 import time
 
@@ -25,11 +26,9 @@ class FleetError(Exception):
 async def collect(broker, *, wait=WAIT_S, quiet=QUIET_S, client_factory=None):
     """``{table_id: {"availability": str|None, "status": dict|None, "problem": str|None}}``
     from the broker's retained messages."""
-    import aiomqtt
+    from hostd.fleet.broker import client_class, describe_error
 
-    from hostd.fleet.broker import describe_error
-
-    factory = client_factory or aiomqtt.Client
+    factory = client_factory or client_class()
     tables = {}
     try:
         async with factory(**broker.client_kwargs(), clean_session=True, timeout=wait + 5) as c:
@@ -76,12 +75,10 @@ async def retire(broker, table_id, *, prefix, force=False, wait=WAIT_S, quiet=QU
     """Clear the table's retained messages (availability, status, Home Assistant's
     discovery configs under ``prefix``): ``[topics cleared]``; FleetError if the table is
     online (unless ``force``), unknown, or the broker did not clear them."""
-    import aiomqtt
-
     from hostd.fleet import ha
-    from hostd.fleet.broker import describe_error
+    from hostd.fleet.broker import client_class, describe_error
 
-    factory = client_factory or aiomqtt.Client
+    factory = client_factory or client_class()
     mine = ["%s/%s/availability" % (ROOT, table_id), "%s/%s/status" % (ROOT, table_id)]
     subs = [(t, 1) for t in mine]
     if prefix:
@@ -143,10 +140,18 @@ def _take(tables, topic_, payload):
             t["problem"] = "its status is not a JSON object"
 
 
+def natural(table_id):
+    """A sort key that puts t2 before t10 (numbers as numbers), case aside: t1, t2, ...
+    t9, t10, t11; table-07 before table-8."""
+    parts = re.split(r"(\d+)", table_id)
+    return [(0, int(p)) if p.isdigit() else (1, p.lower()) for p in parts if p], table_id
+
+
 def rows(tables):
-    """One dict per table, sorted by id: id, online, state, session, hand, next, fault ..."""
+    """One dict per table, in the ids' natural order (t2 before t10): id, online, state,
+    session, hand, next, fault ..."""
     out = []
-    for table_id in sorted(tables):
+    for table_id in sorted(tables, key=natural):
         t = tables[table_id]
         st = t["status"] or {}
         sess = st.get("session") or {}

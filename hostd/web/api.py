@@ -32,16 +32,20 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
 
 Errors are ``{"error": {"code": ..., "message": ..., "seq": ..., "next": {...}}}`` with the
 status of the :class:`~hostd.errors.JantakuError` the daemon raised (400 bad request,
-401/403 refused, 409 not now (the code names the state), 413 body over 1 MiB, 415 a body
+401/403 refused, 409 not now (the code names the state), 413 body over 64 KiB, 415 a body
 that is not JSON, 422 refused by the table or an invalid body, 503 the table is not
-connected, 500 otherwise).
+connected, 500 otherwise), or of the guards and the server (hostd/web/guards.py,
+hostd/web/server.py: 408 a body too slow, 431 headers too large, 503 an event stream too
+many, a connection kept for an abort, the daemon stopping).  hostd/web/openapi.py
+documents them all for every route, and the links start -> status -> commands.
 
-Bodies: JSON (``Content-Type: application/json``), UTF-8, at most MAX_BODY_BYTES (a body
-declared larger is answered 413 without being read, and the connection closed; a chunked
-body is cut there).  Duplicate keys, invalid UTF-8, integers of more than 4300 digits and
-nesting deeper than the parser takes are ``400 bad_json``.  Fields are strict: a boolean
-is ``true``/``false`` (not ``"yes"``, ``1``), an integer is a JSON integer (not ``"42"``,
-``42.0``, ``true``).
+Bodies: JSON (``Content-Type: application/json``), UTF-8, at most MAX_BODY_BYTES (64 KiB:
+a body declared larger is answered 413 without being read, and the connection closed; a
+chunked body is cut there), read by the one strict reader the MQTT bridge uses too
+(hostd/strictjson.py): duplicate keys, invalid UTF-8, NaN, 1e999, integers of more than
+4300 digits and nesting deeper than the parser takes are ``400 bad_json``, JSON that is
+not an object 422.  Fields are strict: a boolean is ``true``/``false`` (not ``"yes"``,
+``1``), an integer is a JSON integer (not ``"42"``, ``42.0``, ``true``).
 
 Security (DESIGN §4: "on anything but loopback, or from a browser, motor commands need a
 token"):
@@ -80,16 +84,18 @@ import json
 import structlog
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hostd.core.daemon import API_VERSION  # noqa: F401 - the API's version, for importers
 from hostd.errors import ConfigError, JantakuError
 from hostd.hand import api as hand_api
 from hostd.web.auth import MIN_TOKEN_CHARS, Security, load_or_create_token  # noqa: F401
+from hostd.web import openapi
 from hostd.web.docs import add_offline_docs
-from hostd.web.guards import (MAX_BODY_BYTES, BodyGuard, OriginGuard,  # noqa: F401
-                              describe_validation, error_response, is_loopback, is_wildcard)
+from hostd.core.commands import COMMANDS
+from hostd.web.guards import (MAX_BODY_BYTES, BodyGuard, OriginGuard, StreamCap,  # noqa: F401
+                              describe_validation, error_response, is_loopback, is_wildcard,
+                              jantaku_response)
 from hostd.web.pairing import Pairing
 from hostd.web.routes import commands, daemon as daemon_routes, pairing as pairing_routes
 from hostd.web.webpage import add_page
@@ -104,7 +110,8 @@ try:  # the installed distribution's version, for /health
 except Exception:  # pragma: no cover - not installed
     VERSION = "0+unknown"
 
-_ACCEPTED = dict(commands.accepted(), **pairing_routes.ACCEPTED, **{hand_api.PATH: hand_api.ACCEPTED})
+_ACCEPTED = dict(commands.accepted(), **pairing_routes.ACCEPTED, **daemon_routes.ACCEPTED,
+                 **{hand_api.PATH: hand_api.ACCEPTED})
 
 
 def accepted_for(path):
@@ -137,11 +144,13 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     if not wildcard:
         hosts.add(bind_host.lower().strip("[]"))
     hosts.update(h.lower().strip("[]").rstrip(".") for h in allowed_hosts)
-    app.add_middleware(BodyGuard, accepted=accepted_for)
-    app.add_middleware(OriginGuard, allowed_hosts=hosts, wildcard=wildcard, token=token)
     pairing = Pairing(store=getattr(daemon, "journal", None))  # kept across restarts
     app.state.pairing = pairing
     security = Security(token, pairing)
+    app.add_middleware(BodyGuard, accepted=accepted_for,
+                       before_body=security.before_body(c.path for c in COMMANDS))
+    app.add_middleware(StreamCap)
+    app.add_middleware(OriginGuard, allowed_hosts=hosts, wildcard=wildcard, token=token)
     _add_error_handlers(app)
     add_offline_docs(app)
     add_page(app)  # GET /: the table's page (hostd/web/webpage.py), assets under /page/
@@ -149,6 +158,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     commands.add(app, daemon, security)
     pairing_routes.add(app, pairing, security)
     app.include_router(hand_api.router)  # POST /hand/check: no motors, no token
+    openapi.install(app)  # what every route may answer, and the links between them
     return app
 
 
@@ -174,17 +184,22 @@ def _app(token):
 def _add_error_handlers(app):
     @app.exception_handler(JantakuError)
     async def _jantaku_error(request, exc: JantakuError):
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse({"error": exc.to_dict()}, status_code=exc.status, headers=headers)
+        return jantaku_response(exc)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request, exc: StarletteHTTPException):
         codes = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        headers = getattr(exc, "headers", None)
         if exc.status_code == 404:
             message = "no endpoint %s; see /openapi.json" % request.url.path
+        if exc.status_code == 405:  # every method of the path, not only its first route's
+            allowed = _methods(app, request.scope)
+            headers = dict(headers or {}, Allow=", ".join(allowed))
+            message = "%s is not a method of %s; it takes %s" % (
+                request.method[:10], request.url.path[:60], ", ".join(allowed))
         return error_response(exc.status_code, codes.get(exc.status_code, "http_error"), message,
-                              getattr(exc, "headers", None))
+                              headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request, exc: RequestValidationError):
@@ -205,6 +220,18 @@ def _add_error_handlers(app):
         # Starlette re-raises after this answer, so the server logs the traceback
         return error_response(500, "internal", "internal error (%s); see the daemon's log"
                               % type(exc).__name__)
+
+
+def _methods(app, scope):
+    """The methods some route of ``scope``'s path takes, sorted."""
+    from starlette.routing import Match
+
+    out = set()
+    for route in app.router.routes:
+        match, _ = route.matches(dict(scope, method="GET"))
+        if match != Match.NONE:
+            out.update(getattr(route, "methods", None) or ())
+    return sorted(out)
 
 
 def parse_events(lines):

@@ -10,6 +10,7 @@ import secrets
 import structlog
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.requests import cookie_parser
 
 from hostd.errors import ConfigError, Forbidden, Unauthorized
 from hostd.web.guards import cut, is_loopback
@@ -62,11 +63,18 @@ def peer(request):
     return request.client.host if request.client else None
 
 
-def _require_local(request):
+def _bearer(authorization):
+    """The token of an ``Authorization: Bearer <token>`` header, or None (as HTTPBearer)."""
+    scheme, _, cred = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not cred.strip():
+        return None
+    return cred.strip()
+
+
+def _require_local(client):
     """Without a token the API takes commands from this host only.  On a loopback bind
     every peer is local, except a browser's that a TLS proxy on this host names in
     X-Forwarded-For (hostd/web/server.py): that one is refused (401), as on a LAN bind."""
-    client = peer(request)
     if client is not None and not is_loopback(client):
         raise Unauthorized("this daemon has no API token, so it takes commands only from "
                            "programs on its own host, and this request came from %s through "
@@ -92,37 +100,62 @@ class Security:
         self.commands = [Depends(self._require_token if token else self._require_pairing)]
 
     def bearer_ok(self, creds):
+        """``creds``: the token sent (a string, or HTTPBearer's credentials), or None."""
+        if creds is not None and not isinstance(creds, str):
+            creds = creds.credentials
         return (self.token is not None and creds is not None
-                and hmac.compare_digest(creds.credentials.encode(), self.token.encode()))
+                and hmac.compare_digest(creds.encode("utf-8", "replace"), self.token.encode()))
 
     async def _require_pairing(self, request: Request):  # no token: no security in OpenAPI
-        await self._check(request, None)
+        self.judge(request.headers.get("origin"), request.headers.get("authorization"),
+                   request.cookies.get(COOKIE), peer(request))
 
     async def _require_token(self, request: Request,
                              creds: HTTPAuthorizationCredentials = Depends(HTTPBearer(
                                  auto_error=False, description="the daemon's API token"))):
-        await self._check(request, creds)
+        self.judge(request.headers.get("origin"), request.headers.get("authorization"),
+                   request.cookies.get(COOKIE), peer(request))
 
-    async def _check(self, request, creds):
-        if self.pairing.touch(request.cookies.get(COOKIE), client=peer(request)):
+    def before_body(self, paths):
+        """For hostd/web/guards.py's BodyGuard: the callers of ``paths`` (the commands)
+        judged from the request's headers before a byte of its body is read, so a client
+        that may not press holds no connection with a body it never finishes."""
+        paths = frozenset(paths)
+
+        def judge_scope(scope, headers):
+            if scope.get("path") not in paths:
+                return
+            client = scope.get("client")
+            self.judge(headers.get("origin"), headers.get("authorization"),
+                       cookie_parser(headers.get("cookie", "")).get(COOKIE),
+                       client[0] if client else None)
+
+        return judge_scope
+
+    def judge(self, origin, authorization, cookie, client):
+        """Raise Unauthorized or Forbidden unless this caller may press the motor commands
+        (docs/API.md "Security"): a paired browser; the token; without a token a program
+        on this host."""
+        if self.pairing.touch(cookie, client=client):
             return  # a paired browser (docs/API.md §Security), seen now
-        if request.headers.get("origin") is not None and not self.bearer_ok(creds):
+        creds = _bearer(authorization)
+        if origin is not None and not self.bearer_ok(creds):
             # a browser (it sends Origin with every POST): pairing, or the token
             raise Unauthorized("this browser is not paired: type the pairing code shown by "
                                "`jantaku run` (or `jantaku pair --new`) on the table's host",
                                code="not_paired")
         if self.token is None:
-            _require_local(request)
+            _require_local(client)
             return
         if creds is None:
-            if request.headers.get("authorization"):
+            if authorization:
                 raise Forbidden("Authorization must be 'Bearer <token>'")
             raise Unauthorized("this command moves motors and needs the API token: give it "
                                "to the CLI with --token TOKEN or $JANTAKU_TOKEN (the daemon "
                                "keeps it in its --token-file); over HTTP send "
                                "'Authorization: Bearer <token>'")
         if not self.bearer_ok(creds):
-            log.warning("token_refused", path=request.url.path)
+            log.warning("token_refused")
             raise Forbidden("API token refused")
 
     def host_only(self, done, what, cli):
@@ -134,7 +167,7 @@ class Security:
                 raise Forbidden("%s on the table's host (`%s`), not by a browser"
                                 % (done, cli), code="not_from_browser")
             if self.token is None:
-                _require_local(request)
+                _require_local(peer(request))
             elif not self.bearer_ok(await self.bearer(request)):
                 raise Unauthorized("%s needs the API token (--token or $JANTAKU_TOKEN)"
                                    % what)

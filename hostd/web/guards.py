@@ -1,28 +1,38 @@
 """The API's guards (CPython only): pure ASGI middleware for every HTTP request, the
 event stream included, before any route runs.
 
-* ``OriginGuard``: the Host header (DNS rebinding) and the Origin (cross-site) checks;
-* ``BodyGuard``: request bodies: their size (413 before reading a declared-large one),
-  their type (415 unless JSON) and their JSON (400 ``bad_json``: invalid UTF-8, a key
-  twice, an integer too long, nesting too deep), and the event streams' cleanup.
+* ``OriginGuard``: the Host header (DNS rebinding), the Origin (cross-site; an Origin
+  with a user, a path or anything but scheme, host and port is refused) and the fetch
+  metadata a browser sends (``Sec-Fetch-Site: cross-site`` or ``same-site`` is refused
+  but for a plain navigation: GET or HEAD with ``Sec-Fetch-Mode: navigate``);
+* ``StreamCap``: at most MAX_EVENT_STREAMS event streams at once (503 ``too_many_streams``
+  with ``Retry-After`` beyond);
+* ``BodyGuard``: request bodies: who may send one (the commands' callers are judged
+  before a byte of their body is read), their size (413 before reading a
+  declared-large one), their deadline (408 unless whole within BODY_TIMEOUT_S), their
+  type (415 unless JSON) and their JSON (hostd/strictjson.py: 400 ``bad_json``, 422 for
+  JSON that is not an object), and the event streams' cleanup.
 
-What each refusal says is in docs/API.md "Security" and "Errors".
+What each refusal says is in docs/API.md "Security", "Bodies" and "Errors".
 """
 import hmac
 import inspect
 import ipaddress
-import json
-import math
 from urllib.parse import urlsplit
 
 import anyio
 import structlog
 from fastapi.responses import JSONResponse
 
-from hostd.errors import describe_validation  # noqa: F401 - for the API
+from hostd.errors import JantakuError, describe_validation  # noqa: F401 - for the API
+from hostd.strictjson import MAX_BODY_BYTES, BodyRefused, read_object
 
-MAX_BODY_BYTES = 1024 * 1024  # a table's host may be a Raspberry Pi
+BODY_TIMEOUT_S = 10.0  # a request's whole body, from its headers (as their own deadline)
+DRAIN_S = 1.0  # a refused body is read (and dropped) this long at most before the answer
+MAX_EVENT_STREAMS = 32  # event streams open at once: a table has a handful of screens
+STREAM_RETRY_S = 10  # Retry-After of a stream refused
 LOG_VALUE_CHARS = 200  # a header value quoted in a log line or an answer is cut there
+EVENTS_PATH = "/events"
 log = structlog.get_logger("jantaku.api")
 
 
@@ -121,25 +131,80 @@ class OriginGuard:
                              ", or an IP address" if self.wildcard else "",
                              " (or send the API token)" if self.wildcard else ""))
             return await resp(scope, receive, send)
-        origin = headers.get("origin")
-        if origin is not None:
-            o = urlsplit(origin) if origin != "null" else None
-            same = False
-            if o is not None and o.scheme in ("http", "https") and o.hostname:
-                try:
-                    o_port = o.port or (443 if o.scheme == "https" else 80)
-                except ValueError:
-                    o_port = None
-                same = (o.scheme == scheme and o.hostname.lower() == host and o_port == port)
-            if not same:
-                log.warning("cross_origin_refused", origin=cut(origin),
-                            path=cut(scope.get("path", ""), 100))
-                resp = error_response(403, "cross_origin",
+        refusal = _cross_site(headers, scope, scheme, host, port, host_header)
+        if refusal is not None:
+            return await refusal(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
+def same_origin(origin, scheme, host, port):
+    """Whether an Origin header is exactly this API's own origin: scheme://host[:port],
+    nothing else (no user, no path: a browser never sends them, ``http://evil@host`` is
+    not ``http://host``)."""
+    if origin == "null":
+        return False
+    try:
+        o = urlsplit(origin)
+        o_port = o.port or (443 if o.scheme == "https" else 80)
+    except ValueError:
+        return False
+    if o.scheme not in ("http", "https") or not o.hostname or "@" in o.netloc \
+            or o.path or o.query or o.fragment or origin.endswith(("?", "#")):
+        return False
+    return o.scheme == scheme and o.hostname.lower() == host and o_port == port
+
+
+def _cross_site(headers, scope, scheme, host, port, host_header):
+    """None, or the 403 for a request from another origin: its Origin, or what the
+    browser says of it (fetch metadata) when it sends no Origin."""
+    path = cut(scope.get("path", ""), 100)
+    origin = headers.get("origin")
+    if origin is not None and not same_origin(origin, scheme, host, port):
+        log.warning("cross_origin_refused", origin=cut(origin), path=path)
+        return error_response(403, "cross_origin",
                               "cross-origin request from %s refused: this API answers only "
                               "its own origin (%s://%s) and programs that send no Origin"
                               % (cut(origin, 100), scheme, cut(host_header, 100)))
-                return await resp(scope, receive, send)
-        return await self.app(scope, receive, send)
+    site = headers.get("sec-fetch-site")
+    if site is None or site in ("same-origin", "none"):
+        return None
+    if scope.get("method") in ("GET", "HEAD") and headers.get("sec-fetch-mode") == "navigate":
+        return None  # a link followed to the page: the browser shows it, no script reads it
+    log.warning("cross_origin_refused", sec_fetch_site=cut(site, 40), path=path)
+    return error_response(403, "cross_origin",
+                          "a request the browser marks as coming from another site "
+                          "(Sec-Fetch-Site: %s) refused: this API answers only its own "
+                          "origin (%s://%s), links to its page, and programs"
+                          % (cut(site, 40), scheme, cut(host_header, 100)))
+
+
+class StreamCap:
+    """Pure ASGI middleware: at most ``max_streams`` event streams (GET /events) at once;
+    one more is answered 503 ``too_many_streams`` with ``Retry-After`` and its connection
+    closed, so streams never hold every connection (hostd/web/server.py)."""
+
+    def __init__(self, app, *, max_streams=None, path=EVENTS_PATH):
+        self.app = app
+        self.max_streams = MAX_EVENT_STREAMS if max_streams is None else max_streams
+        self.path = path
+        self.open = 0
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("path") != self.path \
+                or scope.get("method") not in ("GET", "HEAD"):
+            return await self.app(scope, receive, send)
+        if self.open >= self.max_streams:
+            log.warning("events_refused", open=self.open, most=self.max_streams)
+            return await error_response(
+                503, "too_many_streams", "%d event streams are open, the most this API keeps "
+                "(a table has a handful of screens): try again in %d s"
+                % (self.open, STREAM_RETRY_S),
+                {"Retry-After": str(STREAM_RETRY_S), "Connection": "close"})(scope, receive, send)
+        self.open += 1
+        try:
+            return await self.app(scope, receive, send)
+        finally:
+            self.open -= 1
 
 
 def _client_left_types():
@@ -167,24 +232,49 @@ def client_left(exc):
     return isinstance(exc, _CLIENT_LEFT)
 
 
-class BodyGuard:
-    """Pure ASGI middleware: request bodies (size, JSON) and the event streams' cleanup.
+def _headers(scope):
+    headers = {}
+    for k, v in scope.get("headers", ()):
+        headers.setdefault(k.decode("latin-1").lower(), v.decode("latin-1"))
+    return headers
 
+
+def jantaku_response(exc, headers=None):
+    """The API's answer to a :class:`~hostd.errors.JantakuError`."""
+    headers = dict(headers or {})
+    if exc.status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    return JSONResponse({"error": exc.to_dict()}, status_code=exc.status, headers=headers or None)
+
+
+class BodyGuard:
+    """Pure ASGI middleware: request bodies and the event streams' cleanup.
+
+    * ``before_body(scope, headers)`` (the commands' callers: token, pairing) runs before
+      the body is read; what it raises is answered once what of the body came within
+      DRAIN_S is dropped, with ``Connection: close`` (so a caller who may not press holds
+      no connection longer, whatever its body does);
     * a body declared (Content-Length) over ``max_bytes``: 413 without reading it, and
       ``Connection: close``; a chunked body is cut at ``max_bytes`` the same way;
+    * a body not whole within ``body_timeout_s`` of the headers: 408 ``body_timeout``,
+      ``Connection: close`` (a client sending a byte every few seconds holds nothing);
     * a body with a content type other than JSON: 415 saying to send JSON;
-    * a body that is not UTF-8 JSON, has a key twice, an integer too long to convert or
-      nesting too deep: 400 ``bad_json``;
+    * what hostd/strictjson.py refuses (the MQTT bridge reads commands with it too): 400
+      ``bad_json`` (not UTF-8 JSON, a key twice, NaN, an integer too long, nesting too
+      deep; spaces alone), 422 ``bad_request`` (JSON that is not an object);
     * streams a route registered in ``scope["jantaku.streams"]`` are closed when the
       request ends, however it ends, in a shielded scope that cancellation cannot skip.
     """
 
     BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
-    def __init__(self, app, *, max_bytes=MAX_BODY_BYTES, accepted=lambda path: ""):
+    def __init__(self, app, *, max_bytes=MAX_BODY_BYTES, accepted=lambda path: "",
+                 before_body=None, body_timeout_s=None):
         self.app = app
         self.max_bytes = max_bytes
         self.accepted = accepted  # path -> what its body may be, in words
+        self.before_body = before_body
+        self.body_timeout_s = BODY_TIMEOUT_S if body_timeout_s is None else body_timeout_s
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -211,51 +301,35 @@ class BodyGuard:
 
     def _too_large(self, how, path):
         return error_response(413, "too_large", "the body is %s; this API takes at most %d bytes "
-                      "(a JSON object such as %s)" % (how, self.max_bytes, self.accepted(path)),
-                      {"Connection": "close"})
+                              "(a JSON object such as %s)" % (how, self.max_bytes,
+                                                              self.accepted(path)),
+                              {"Connection": "close"})
 
     async def _handle(self, scope, receive, send):
-        headers = {}
-        for k, v in scope.get("headers", ()):
-            headers.setdefault(k.decode("latin-1").lower(), v.decode("latin-1"))
+        headers = _headers(scope)
+        path = scope.get("path", "")
         declared = headers.get("content-length")
         if declared is not None:
             if not declared.strip().isdigit():
-                return await error_response(400, "bad_request", "Content-Length %r is not a number"
-                                    % cut(declared, 40))(scope, receive, send)
+                return await error_response(400, "bad_request", "Content-Length %r is not a "
+                                            "number" % cut(declared, 40))(scope, receive, send)
             if int(declared) > self.max_bytes:
-                return await self._too_large("declared as %s bytes" % declared, scope.get("path", ""))(
+                return await self._too_large("declared as %s bytes" % declared, path)(
                     scope, receive, send)
         if scope.get("method") not in self.BODY_METHODS:
             return await self.app(scope, receive, send)
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client left
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                return await self._too_large("over the limit", scope.get("path", ""))(
-                    scope, receive, send)
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        if body.strip():
-            ctype = headers.get("content-type", "").split(";")[0].strip().lower()
-            if not (ctype == "application/json" or ctype.endswith("+json")):
-                return await error_response(
-                    415, "not_json",
-                    "the body must be JSON sent with 'Content-Type: application/json' (it "
-                    "came as %r); accepted: %s" % (cut(ctype or "no content type", 60),
-                                                   self.accepted(scope.get("path", ""))))(
-                    scope, receive, send)
-            problem = _json_problem(body)
-            if problem:
-                return await error_response(400, "bad_json", "the body is not valid JSON (%s); "
-                                    "accepted: %s" % (problem, self.accepted(scope.get("path", ""))))(
-                    scope, receive, send)
+        if self.before_body is not None:
+            try:
+                self.before_body(scope, headers)
+            except JantakuError as e:
+                await self._drain(receive)
+                return await jantaku_response(e, {"Connection": "close"})(scope, receive, send)
+        body = await self._read(receive, path)
+        if not isinstance(body, bytes):
+            return None if body is None else await body(scope, receive, send)
+        refusal = self._check(body, headers, path)
+        if refusal is not None:
+            return await refusal(scope, receive, send)
         sent = False
 
         async def replay():
@@ -267,37 +341,56 @@ class BodyGuard:
 
         return await self.app(scope, replay, send)
 
+    async def _drain(self, receive):
+        """What of a refused body comes within DRAIN_S, read and dropped, so that closing
+        the connection after the answer does not reset it under a client still sending
+        (its answer lost); a body that stalls holds the connection that long, no more."""
+        size = 0
+        with anyio.move_on_after(DRAIN_S):
+            while size <= self.max_bytes:
+                message = await receive()
+                size += len(message.get("body", b""))
+                if message["type"] != "http.request" or not message.get("more_body", False):
+                    break
 
-def _no_duplicates(pairs):
-    seen = set()
-    for k, _ in pairs:
-        if k in seen:
-            raise ValueError("the key %r is given twice" % cut(k, 40))
-        seen.add(k)
-    return dict(pairs)
+    async def _read(self, receive, path):
+        """The body (bytes), None if the client left, or the answer (413,
+        408) that ends the request."""
+        chunks, size = [], 0
+        with anyio.move_on_after(self.body_timeout_s) as deadline:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":  # the client left
+                    return None
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_bytes:
+                    return self._too_large("over the limit", path)
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+        if deadline.cancelled_caught:
+            log.info("body_timeout", path=cut(path, 100), received=size)
+            return error_response(408, "body_timeout", "the body did not arrive whole within "
+                                  "%g s of the request's headers (%d bytes came); send it at "
+                                  "once" % (self.body_timeout_s, size), {"Connection": "close"})
+        body = b"".join(chunks)
+        return body
 
-
-def _finite(text):
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError("the number %s is out of range" % cut(text, 40))
-    return value
-
-
-def _json_problem(body):
-    """None if ``body`` is UTF-8 JSON without duplicate keys, else what is wrong."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return "invalid UTF-8 at byte %d" % e.start
-    try:
-        json.loads(text, object_pairs_hook=_no_duplicates, parse_float=_finite,
-                   parse_constant=lambda c: (_ for _ in ()).throw(
-                       ValueError("%s is not JSON" % c)))
-    except RecursionError:
-        return "nested too deep"
-    except json.JSONDecodeError as e:
-        return "%s at line %d column %d" % (e.msg, e.lineno, e.colno)
-    except ValueError as e:
-        return cut(str(e).split("; use sys.set_int_max_str_digits")[0], 120)
-    return None
+    def _check(self, body, headers, path):
+        """None for an acceptable body, else the answer: 415 not sent as JSON, or what the
+        strict reader refuses (hostd/strictjson.py)."""
+        if not body:
+            return None
+        ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+        if not (ctype == "application/json" or ctype.endswith("+json")):
+            return error_response(
+                415, "not_json",
+                "the body must be JSON sent with 'Content-Type: application/json' (it "
+                "came as %r); accepted: %s" % (cut(ctype or "no content type", 60),
+                                               self.accepted(path)))
+        try:
+            read_object(body, self.accepted(path))
+        except BodyRefused as e:
+            return jantaku_response(e)
+        return None

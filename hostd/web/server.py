@@ -1,15 +1,28 @@
 """The HTTP server under the API (CPython only): uvicorn, with limits for a small host.
 
 A table's host may be a Raspberry Pi on a club's LAN, so the server does not wait for
-anyone for ever:
+anyone for ever, and an abort always gets through (docs/API.md "Limits"):
 
 * a connection must finish sending a request's headers within HEADER_TIMEOUT_S of being
   opened (or of its previous response): a client sending one byte a second is cut off;
-* at most MAX_CONNECTIONS connections are open at once; one more is closed at once
-  (each event stream holds one: a table has a handful of screens, not hundreds);
-* headers larger than MAX_HEADER_BYTES are refused (h11's incomplete-event limit);
+  a request's body must arrive whole within BODY_TIMEOUT_S of its headers
+  (hostd/web/guards.py: 408 ``body_timeout``, the connection closed);
+* at most MAX_CONNECTIONS connections serve requests at once, of which at most
+  MAX_EVENT_STREAMS are event streams (hostd/web/guards.py: one more is 503
+  ``too_many_streams`` with ``Retry-After``);
+* beyond them, ABORT_RESERVE more connections are kept for ``POST /abort`` alone: a
+  connection opened while MAX_CONNECTIONS are open is served only if it is an abort (its
+  whole request within RESERVE_TIMEOUT_S), any other request on it is answered 503
+  ``abort_only`` with ``Retry-After`` and closed; when the reserve is full too, a new
+  connection takes the place of the oldest one in it whose request is not complete.
+  Nothing but an abort can hold a reserve connection: not an event stream, not a command
+  body that stalls after its headers (an abort's own included: its body must be there
+  within RESERVE_TIMEOUT_S);
+* request headers larger than MAX_HEADER_BYTES are refused, however they arrive: in
+  several reads (h11's incomplete-event limit: 400) or in one (431
+  ``headers_too_large``);
 * idle keep-alive connections close after KEEP_ALIVE_S;
-* request bodies are limited by the API itself (hostd.web.api.MAX_BODY_BYTES);
+* request bodies are limited by the API itself (hostd.strictjson.MAX_BODY_BYTES);
 * answers over COMPRESS_MIN_BYTES are gzipped for a client that accepts it (the status a
   page asks for after each event is a few kilobytes of JSON); event streams never are
   (each event must reach the page as it happens), nor what is already encoded (the page's
@@ -18,7 +31,8 @@ anyone for ever:
   its event streams: a page left open on a phone never ends one by itself, and uvicorn
   would wait for it for ever, so systemd would kill the daemon before it stopped the
   table's step and closed the journal); requests still running after SHUTDOWN_S are
-  cancelled.
+  cancelled, each answered 503 ``stopping`` (or its stream ended), with one info line
+  saying how many: no traceback.
 
 Behind a TLS proxy on the same host (caddy, nginx: docs/DEPLOY.md): ``X-Forwarded-Proto``
 and ``X-Forwarded-For`` are honoured from loopback only (TRUSTED_PROXIES), so the API sees
@@ -29,41 +43,156 @@ are ignored; ``$FORWARDED_ALLOW_IPS`` (uvicorn's) cannot widen that.
 ``make_server(app, host, port, on_shutdown=None)`` returns a ``uvicorn.Server``;
 ``await server.serve()``.
 """
+import asyncio
+import itertools
+import json
 
+import structlog
 import uvicorn
 from starlette.middleware.gzip import GZipMiddleware
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from hostd.web.guards import BODY_TIMEOUT_S, MAX_EVENT_STREAMS  # noqa: F401 - limits, together
+
 HEADER_TIMEOUT_S = 10.0
 MAX_CONNECTIONS = 64
+ABORT_RESERVE = 8  # connections beyond MAX_CONNECTIONS, for POST /abort only
+RESERVE_TIMEOUT_S = 2.0  # a reserve connection's whole request (an abort is a few bytes)
+RETRY_AFTER_S = 5  # what a 503 of the reserve or of the shutdown says
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_S = 5
 SHUTDOWN_S = 2  # then requests still running as the daemon stops are cancelled
 TRUSTED_PROXIES = "127.0.0.1,::1"  # whose X-Forwarded-Proto / -For count: a proxy on this host
 COMPRESS_MIN_BYTES = 500
 COMPRESS_LEVEL = 6  # a status of 5 KB in well under a millisecond on a Raspberry Pi
+ABORT = ("POST", "/abort")
+log = structlog.get_logger("jantaku.api")
+_opened = itertools.count()
+
+
+def _error(status, code, message, retry_after=None):
+    """An ASGI answer of the API's error shape, closing the connection."""
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body)),
+               (b"connection", b"close")]
+    if retry_after is not None:
+        headers.append((b"retry-after", b"%d" % retry_after))
+
+    async def answer(send):
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    return answer
+
+
+def header_bytes(scope):
+    """The size of a request's line and headers as they came (give or take the spaces)."""
+    n = len(scope["method"]) + len(scope.get("raw_path") or b"") + \
+        len(scope.get("query_string") or b"") + 12
+    return n + sum(len(k) + len(v) + 4 for k, v in scope.get("headers", ()))
+
+
+class ConnectionApp:
+    """The API as one connection serves it: headers too large refused whatever the reads;
+    on a reserve connection, POST /abort only; a request the shutdown cancels answered
+    (503, or its stream ended) instead of raising into uvicorn (which would log a
+    traceback at error level)."""
+
+    def __init__(self, app, protocol):
+        self.app = app
+        self.protocol = protocol
+
+    async def __call__(self, scope, receive, send):
+        size = header_bytes(scope)
+        if size > MAX_HEADER_BYTES:
+            return await _error(431, "headers_too_large", "the request's line and headers are "
+                                "%d bytes; this API takes at most %d" % (size, MAX_HEADER_BYTES)
+                                )(send)
+        if self.protocol.reserve and (scope["method"], scope["path"]) != ABORT:
+            return await _error(
+                503, "abort_only", "this API has %d connections open, the most it serves; "
+                "this one was kept for POST /abort only: try again in %d s"
+                % (MAX_CONNECTIONS, RETRY_AFTER_S), RETRY_AFTER_S)(send)
+        state = {"started": False, "done": False}
+
+        async def tracked(message):
+            if message["type"] == "http.response.start":
+                state["started"] = True
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                state["done"] = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except asyncio.CancelledError:
+            if not getattr(self.protocol.server_state, "jantaku_stopping", False):
+                raise
+            await self._stopped(state, send)
+
+    @staticmethod
+    async def _stopped(state, send):
+        """The server's shutdown cancelled this request: answer it, or end its stream."""
+        try:
+            if not state["started"]:
+                await _error(503, "stopping", "the daemon is stopping: try again once it is "
+                             "back", RETRY_AFTER_S)(send)
+            elif not state["done"]:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except Exception:  # the client is gone as well: nothing to answer
+            pass
 
 
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for a request's headers and a cap on open
-    connections."""
+    """uvicorn's h11 protocol with deadlines for a request's headers, a cap on open
+    connections and a reserve of connections for POST /abort."""
 
     header_timeout_s = HEADER_TIMEOUT_S
     max_connections = MAX_CONNECTIONS
+    abort_reserve = ABORT_RESERVE
+    reserve_timeout_s = RESERVE_TIMEOUT_S
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.app = ConnectionApp(self.app, self)
+        self.reserve = False
+        self.opened = next(_opened)
+        self._header_timer = None
 
     def connection_made(self, transport):
         super().connection_made(transport)
-        self._header_timer = None
-        if len(self.connections) > self.max_connections:
-            self.logger.warning("connection refused: %d connections are open (the most "
-                                "this API keeps)", len(self.connections) - 1)
+        serving = sum(1 for p in self.connections if not getattr(p, "reserve", True))
+        if serving < self.max_connections:
+            self._arm_header_timer(self.header_timeout_s)
+            return
+        self.reserve = True
+        if not self._room_in_reserve():
+            self.logger.warning("connection refused: %d connections are open and the %d kept "
+                                "for an abort are busy", serving, self.abort_reserve)
             transport.close()
             return
-        self._arm_header_timer()
+        self._arm_header_timer(self.reserve_timeout_s)
 
-    def _arm_header_timer(self):
+    def _unfinished(self):
+        """Its request is not whole yet (headers or body still to come)."""
+        return self.cycle is None or self.cycle.more_body
+
+    def _room_in_reserve(self):
+        others = [p for p in self.connections if p is not self and getattr(p, "reserve", False)
+                  and not p.transport.is_closing()]
+        if len(others) < self.abort_reserve:
+            return True
+        waiting = [p for p in others if p._unfinished()]
+        if not waiting:
+            return False
+        oldest = min(waiting, key=lambda p: p.opened)
+        self.logger.info("connection closed: its request was not complete and a newer "
+                         "connection needs its place in the reserve kept for an abort")
+        oldest.transport.close()
+        return True
+
+    def _arm_header_timer(self, seconds):
         self._cancel_header_timer()
-        self._header_timer = self.loop.call_later(self.header_timeout_s, self._header_timeout)
+        self._header_timer = self.loop.call_later(seconds, self._header_timeout, seconds)
 
     def _cancel_header_timer(self):
         timer = getattr(self, "_header_timer", None)
@@ -71,23 +200,28 @@ class GuardedH11Protocol(H11Protocol):
             timer.cancel()
             self._header_timer = None
 
-    def _header_timeout(self):
+    def _header_timeout(self, seconds):
         self._header_timer = None
-        if not self.transport.is_closing():
-            self.logger.info("connection closed: request headers not complete within %g s",
-                             self.header_timeout_s)
-            self.transport.close()
+        if self.transport.is_closing():
+            return
+        if self.reserve and not self._unfinished():
+            return  # the abort is running
+        self.logger.info("connection closed: request %s not complete within %g s",
+                         "kept for an abort" if self.reserve else "headers", seconds)
+        self.transport.close()
 
     def handle_events(self):
         before = self.cycle
         super().handle_events()
-        if self.cycle is not before:  # a request's headers arrived whole
-            self._cancel_header_timer()
+        if self.cycle is not before and not self.reserve:  # a request's headers arrived
+            self._cancel_header_timer()  # (a reserve connection's deadline is the request's)
 
     def on_response_complete(self):
         super().on_response_complete()
-        if not self.transport.is_closing():
-            self._arm_header_timer()  # the next request's headers have the same deadline
+        if self.reserve:
+            self.transport.close()  # one request (an abort) per reserve connection
+        elif not self.transport.is_closing():
+            self._arm_header_timer(self.header_timeout_s)  # the next request's headers
 
     def connection_lost(self, exc):
         self._cancel_header_timer()
@@ -114,7 +248,9 @@ def make_config(app, host="127.0.0.1", port=8737, **kw):
 
 class Server(uvicorn.Server):
     """uvicorn's server, which calls ``on_shutdown()`` as it begins to shut down, before it
-    waits for the requests still running."""
+    waits for the requests still running, and cancels what still runs after SHUTDOWN_S
+    with one info line (uvicorn's own says it at error level, and each request cancelled
+    logs a traceback)."""
 
     def __init__(self, config, on_shutdown=None):
         super().__init__(config)
@@ -123,7 +259,30 @@ class Server(uvicorn.Server):
     async def shutdown(self, sockets=None):
         if self.on_shutdown is not None:
             self.on_shutdown()
-        await super().shutdown(sockets)
+        for server in self.servers:  # as uvicorn's: no new connection, idle ones closed
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        await asyncio.sleep(0.1)
+        try:
+            await asyncio.wait_for(self._wait_tasks_to_complete(),
+                                   timeout=self.config.timeout_graceful_shutdown)
+        except asyncio.TimeoutError:
+            await self._cancel_requests()
+        if not self.force_exit:
+            await self.lifespan.shutdown()
+
+    async def _cancel_requests(self):
+        tasks = [t for t in self.server_state.tasks if not t.done()]
+        log.info("requests_cancelled", n=len(tasks), after_s=self.config.timeout_graceful_shutdown,
+                 why="still running as the daemon stopped")
+        self.server_state.jantaku_stopping = True
+        for t in tasks:
+            t.cancel()
+        if tasks:  # each answers (503) or ends its stream, then is done
+            await asyncio.wait(tasks, timeout=1.0)
 
 
 def make_server(app, host="127.0.0.1", port=8737, on_shutdown=None, **kw):

@@ -111,7 +111,7 @@ def fleet_status(broker):
 def test_a_table_on_the_broker_seen_by_the_fleet_and_commanded_over_mqtt(
         tmp_path, mqtt_broker, monkeypatch):
     d = start_table(tmp_path, mqtt_broker, monkeypatch, "--mqtt-commands")
-    watch = Listener(mqtt_broker)
+    watch = Listener(mqtt_broker, "watcher")  # (`viewer` is the newcomer's, the fleet's)
     op = Listener(mqtt_broker, "operator", topics=("jantaku/t1/reply",))
     try:
         # retained: availability online and a JSON status, there for any newcomer

@@ -9,6 +9,7 @@ figures: operations, examples sent, responses by status (all, and by operation),
 """
 import asyncio
 import collections
+import os
 import socket
 import threading
 import time
@@ -132,6 +133,9 @@ class FuzzDaemon:
         return {"builds": 0, "tracks": [], "lift": {"hand_overs": 0}, "flags": [], "ok": True}
 
     async def selftest(self, device=None, track=None, write_timings=False):
+        from hostd.bringup.selftest import check_request
+
+        check_request(device, track, 8)  # 400 before all else, as the real daemon (8 tracks)
         self._judge("selftest")
         return self._answer(devices=[], skipped=[], failed=0, ok=True)
 
@@ -147,11 +151,14 @@ class FuzzDaemon:
 
 
 class ServerThread:
-    def __init__(self, app):
+    """The daemon's server (hostd/web/server.py) for `app` on a free loopback port, in a
+    thread; ``kw`` overrides its settings (make_server's)."""
+
+    def __init__(self, app, **kw):
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        self.server = make_server(app, log_level="info")
+        self.server = make_server(app, **dict({"log_level": "info"}, **kw))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        daemon=True)
 
@@ -245,3 +252,50 @@ def run_pass(examples, seed=0):
                                for k, v in sorted(figures["by_operation"].items())}
     figures["checks"] = len(CHECKS.get_all()) if hasattr(CHECKS, "get_all") else None
     return figures
+
+
+#: the checks of issue 30's judgement (schemathesis's names)
+STATEFUL_CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
+                   "response_schema_conformance", "response_headers_conformance")
+
+
+def run_cli(examples, folder, *, phases="stateful", seed=1, checks=STATEFUL_CHECKS,
+            mode="all", timeout=240):
+    """schemathesis's own command line (`schemathesis run`) against the API on a real
+    server, as someone checking the API would run it: ``phases`` (the stateful one follows
+    the document's links: start -> status -> commands), ``checks``, ``examples`` per
+    operation, in ``folder`` (its caches go there, no database); ``mode``: all, positive
+    (valid bodies only: a scenario then goes further along the links) or negative.
+    Returns the figures:
+    exit code, scenarios, links covered and in the document, test cases, and its report's
+    last lines."""
+    import re
+    import subprocess
+    import sys
+
+    exe = os.path.join(os.path.dirname(sys.executable), "schemathesis")
+    app = create_app(FuzzDaemon(), token=TOKEN, bind_host="127.0.0.1")
+    with ServerThread(app) as base:
+        t0 = time.monotonic()
+        p = subprocess.run(
+            [exe, "run", base + "/openapi.json", "--phases", phases, "--checks", ",".join(checks),
+             "--max-examples", str(examples), "--seed", str(seed), "--workers", "1",
+             "--mode", mode,
+             "--generation-database", "none", "--no-color",
+             "-H", "Authorization: Bearer " + TOKEN],
+            cwd=str(folder), capture_output=True, text=True, timeout=timeout,
+            env=dict(os.environ, SCHEMATHESIS_HOOKS=""))
+        seconds = time.monotonic() - t0
+    out = p.stdout + p.stderr
+
+    def number(pattern):
+        m = re.search(pattern, out)
+        return tuple(int(g) for g in m.groups()) if m else None
+
+    return {"exit": p.returncode, "seconds": seconds,
+            "scenarios": number(r"Scenarios:\s+(\d+)"),
+            "links": number(r"API Links:\s+(\d+) covered / \d+ selected / (\d+) total"),
+            "cases": number(r"(\d+) generated, (\d+) passed"),
+            # warnings (data it found no way to make, say) do not fail; a failed check does
+            "issues": p.returncode != 0 or re.search(r"\d+ (failure|error)s?\b", out) is not None,
+            "report": out[-6000:]}

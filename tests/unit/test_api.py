@@ -398,6 +398,37 @@ def test_openapi_describes_the_one_status():
         assert ok.endswith("/Answer") and "409" in op["responses"], path
 
 
+def test_openapi_links_start_to_status_to_commands_and_documents_every_refusal():
+    async def go():
+        async with client(create_app(FakeDaemon())) as c:
+            return (await c.get("/openapi.json")).json()
+
+    doc = run(go())
+    from hostd.core.commands import COMMANDS
+
+    ops = {op["operationId"]: (path, method, op) for path, item in doc["paths"].items()
+           for method, op in item.items()}
+    links = {k: ops[k][2]["responses"]["200"].get("links", {}) for k in ops}
+    assert links["start"]["status"]["operationId"] == "status"
+    assert links["start"]["history"] == {"operationId": "history", "description": links[
+        "start"]["history"]["description"], "parameters": {"before": "$response.body#/id"}}
+    assert {v["operationId"] for v in links["status"].values()} == {c.name for c in COMMANDS}
+    for c in COMMANDS:
+        assert links[c.name]["status"]["operationId"] == "status"
+    for target in {v["operationId"] for ls in links.values() for v in ls.values()}:
+        assert target in ops  # every link names an operation of the document
+    for name, (path, method, op) in ops.items():
+        documented = set(op["responses"])
+        assert {"200", "403", "431", "503"} <= documented, (path, method)
+        assert "Retry-After" in op["responses"]["503"]["headers"]
+        if method == "post":
+            assert {"400", "408", "413", "415", "422"} <= documented, path
+        if path in ("/session", "/abort", "/dice"):
+            assert {"401", "409"} <= documented, path
+    assert "too_many_streams" in doc["paths"]["/events"]["get"]["responses"]["503"]["description"]
+    assert "422" in doc["paths"]["/history"]["get"]["responses"]
+
+
 # -- server-sent events over a real server --------------------------------------------------
 
 def test_events_stream_and_cleanup_on_disconnect():
@@ -474,7 +505,7 @@ def test_loose_values_are_refused(body, field):
 
 @pytest.mark.parametrize("content, words", [
     (b'{"ruleset": "riichi", "ruleset": "wsom"}', "'ruleset' is given twice"),
-    (b"[" * 100000 + b"]" * 100000, "nested too deep"),
+    (b"[" * 30000 + b"]" * 30000, "nested too deep"),
     (b'{"ruleset": "riichi", "seed": ' + b"9" * 5000 + b"}", "digits"),
     (b'{"ruleset": "ri\xffchi"}', "invalid UTF-8"),
     (b'{"ruleset": "riichi", "seed": NaN}', "NaN"),
@@ -653,21 +684,26 @@ def test_slow_headers_time_out(monkeypatch):
     assert server.HEADER_TIMEOUT_S == 10.0
 
 
-def test_connections_are_capped(monkeypatch):
+def test_connections_are_capped_and_the_rest_kept_for_an_abort(monkeypatch):
     from hostd.web import server
 
     monkeypatch.setattr(server.GuardedH11Protocol, "max_connections", 5)
+    monkeypatch.setattr(server.GuardedH11Protocol, "abort_reserve", 1)
     with Server(create_app(FakeDaemon())) as base:
         port = int(base.rsplit(":", 1)[1])
         held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(5)]
         try:
             time.sleep(0.2)
             with socket.create_connection(("127.0.0.1", port), timeout=5) as extra:
-                try:
-                    extra.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                    assert extra.recv(100) == b""  # closed without an answer
-                except ConnectionResetError:
-                    pass
+                extra.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                got = extra.recv(1000)  # kept for an abort: anything else is 503, closed
+                assert got.startswith(b"HTTP/1.1 503") and b"retry-after: 5" in got
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as a, \
+                    socket.create_connection(("127.0.0.1", port), timeout=5) as b:
+                time.sleep(0.1)  # the reserve (1) full with `a`: `b` takes its place
+                b.sendall(b"POST /abort HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
+                assert b.recv(1000).startswith(b"HTTP/1.1 200")
+                assert a.recv(100) == b""  # closed
         finally:
             for s in held:
                 s.close()
@@ -764,10 +800,17 @@ def test_history_takes_a_limit_and_a_page_and_refuses_nonsense():
     async def go():
         async with client(create_app(d)) as c:
             ok = await c.get("/history?limit=5&before=9")
-            bad = await c.get("/history?limit=0")
+            bad = [await c.get("/history?" + q) for q in (
+                "limit=0", "limit=1001", "before=%d" % 2 ** 63, "before=0", "before=1e3",
+                "before=" + "9" * 5000)]
             return ok, bad
 
     ok, bad = run(go())
     assert ok.status_code == 200 and ok.json() == {"sessions": [], "keep_days": 90}
-    assert d.calls[-1] == ("history", 5, 9)
-    assert bad.status_code in (400, 422) and "limit" in bad.text
+    assert d.calls == [("history", 5, 9)]  # nothing else reached the daemon
+    for r, field in zip(bad, ("limit", "limit", "before", "before", "before", "before")):
+        err = r.json()["error"]
+        assert r.status_code == 422 and err["code"] == "bad_request", r.text
+        assert err["message"].startswith("query.%s: " % field), err["message"]
+        assert "accepted: ?limit=1..1000 (sessions, default 20) and ?before=1..%d" \
+            % (2 ** 63 - 1) in err["message"]

@@ -6,9 +6,11 @@ import json
 import pytest
 
 from hostd import logging as jlog
-from tests.unit.api_fuzz import TOKEN, run_pass
+from hostd.core.commands import COMMANDS
+from tests.unit.api_fuzz import TOKEN, run_cli, run_pass
 
-EXAMPLES = 30  # per operation and mode: a few seconds
+EXAMPLES = 20  # per operation and mode: some 25 s (the stateful pass below adds its own)
+STATEFUL_EXAMPLES = 25  # per operation: some 5 s
 
 
 def test_schemathesis_pass_finds_nothing_and_logs_no_secret(log_buffer):
@@ -30,3 +32,17 @@ def test_schemathesis_pass_finds_nothing_and_logs_no_secret(log_buffer):
     assert TOKEN not in text and jlog.REDACTED not in text  # nothing even tried
     levels = {json.loads(line)["level"] for line in text.splitlines() if line.startswith("{")}
     assert not levels & {"error", "critical"}, levels
+
+
+def test_schemathesis_stateful_follows_the_links_and_finds_nothing(tmp_path):
+    """`schemathesis run --phases stateful` with the checks issue 30 names: the document's
+    links (start -> status -> commands) make scenarios, and no response breaks a check.
+    Valid bodies only, so the scenarios go along the links (its other modes, with bodies
+    of random bytes, mostly stop at a 400: bench/api_fuzz.py runs them)."""
+    figures = run_cli(STATEFUL_EXAMPLES, tmp_path, mode="positive")
+    assert figures["exit"] == 0 and not figures["issues"], figures["report"]
+    assert figures["scenarios"][0] >= 10, figures["report"]
+    covered, total = figures["links"]
+    # status -> each command, each command -> status, start -> its history page
+    assert total == 2 * len(COMMANDS) + 1 and covered >= 5, figures["report"]
+    assert figures["cases"][0] == figures["cases"][1] >= 50

@@ -18,6 +18,13 @@ def status(state="idle", session=None, hand=None, fault=None, nxt="start a sessi
                                                      "hand": hand, "game": None}}
 
 
+def test_tables_come_in_natural_order():
+    ids = ["t10", "t2", "t1", "t11", "T3", "table-8", "table-07", "t9", "t02"]
+    empty = {"availability": None, "status": None, "problem": None}
+    got = [r["id"] for r in fleet.rows({t: empty for t in ids})]
+    assert got == ["t1", "t02", "t2", "T3", "t9", "t10", "t11", "table-07", "table-8"]
+
+
 def test_rows_and_text():
     tables = {
         "t2": {"availability": "offline", "status": status("built", 4, 2, at=1000.0),

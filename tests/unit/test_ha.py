@@ -167,6 +167,29 @@ def test_the_templates_show_what_a_person_expects():
     assert shown(free)["game"][0] == "1" and shown(free)["hand"][0] == "0"
 
 
+def test_a_status_published_again_feeds_home_assistant_no_new_state():
+    """Home Assistant records a sensor's state when its value or attributes change: a
+    status published again (only its `at` differs) must change neither, for any entity."""
+    def seen(status):
+        out = {}
+        for _, c in ha.configs("t1", commands=True):
+            if c and "value_template" in c:
+                attrs = None
+                if "json_attributes_topic" in c:  # without a template: the whole payload
+                    attrs = (json.loads(render(c["json_attributes_template"], status))
+                             if "json_attributes_template" in c else status)
+                out[c["unique_id"]] = (render(c["value_template"], status), attrs)
+        return out
+
+    first = dict(compact_status(STATUS), id="t1", events_dropped=0, at=1795504276.255)
+    again = dict(first, at=1795504276.505)
+    assert seen(first) == seen(again)
+    cfgs = {c["unique_id"]: c for _, c in ha.configs("t1") if c}
+    assert cfgs["jantaku_t1_game"]["state_class"] == "measurement"
+    assert cfgs["jantaku_t1_hand"]["state_class"] == "measurement"
+    assert "json_attributes_topic" not in cfgs["jantaku_t1_state"]
+
+
 def test_node_ids_fit_discovery_topics_and_never_collide():
     assert ha.node_id("t1") == "jantaku_t1"
     a, b = ha.node_id("t.1"), ha.node_id("t_1")

@@ -692,6 +692,10 @@ def test_history_lists_sessions_with_games_hands_and_how_they_ended(path):
         assert [x["dice"] for x in s["games"][0]["hands"]] == [[3, 4]] * 3
         assert s["games"][0]["hands"][0]["dice_by"] == "button"
         assert [x["id"] for x in j.history(before=second)] == [first]
+        # any number is bounded, none raises (SQLite's integers end at 2**63 - 1)
+        assert [x["id"] for x in j.history(before=2 ** 63)] == [second, first]
+        assert [x["id"] for x in j.history(before=10 ** 30)] == [second, first]
+        assert j.history(before=-(2 ** 64)) == [] and j.history(before=0) == []
 
 
 def test_prune_drops_old_detail_and_keeps_every_summary(path):

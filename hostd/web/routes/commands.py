@@ -1,7 +1,5 @@
 """The commands over HTTP (CPython only): one POST route per command of the one list
 (hostd/core/commands.py), each with its request model, made from the list."""
-from typing import Optional
-
 from fastapi import FastAPI
 
 from hostd.core.commands import COMMANDS
@@ -16,7 +14,7 @@ ERRORS = {
                                                  "(e.g. `building`), the answer carries its "
                                                  "`seq` and `next`; or the table's fault is "
                                                  "still there (`fault_remains`)"},
-    413: {"model": ErrorResponse, "description": "body over 1 MiB"},
+    413: {"model": ErrorResponse, "description": "body over 64 KiB"},
     415: {"model": ErrorResponse, "description": "a body that is not sent as JSON"},
     422: {"model": ErrorResponse, "description": "invalid body (a wrong type, an unknown "
                                                  "field), or refused by the table"},
@@ -33,15 +31,15 @@ def _handler(daemon, c):
     if any(f.is_required() for f in c.request.model_fields.values()):
         async def handler(body: c.request):
             return await getattr(daemon, c.method)(**body.model_dump())
-    else:
-        async def handler(body: Optional[c.request] = None):
+    else:  # no body, or an object (JSON null is not one: hostd/strictjson.py)
+        async def handler(body: c.request = None):
             return await getattr(daemon, c.method)(**(body or c.request()).model_dump())
     return handler
 
 
 def add(app: FastAPI, daemon, security):
     """Every command's route on `app`."""
-    responses = {**ERRORS, **AUTH_ERRORS}
+    responses = {**ERRORS, **AUTH_ERRORS}  # (hostd/web/openapi.py adds what any route may)
     for c in COMMANDS:
         app.add_api_route(
             c.path, _handler(daemon, c), methods=["POST"], response_model=Answer,

@@ -15,6 +15,9 @@ from hostd.web.guards import maybe_await, once
 
 log = structlog.get_logger("jantaku.api")
 MAX_HISTORY_ID = 2 ** 63 - 1  # SQLite's largest integer
+MAX_HISTORY_LIMIT = 1000
+ACCEPTED = {"/history": "?limit=1..%d (sessions, default 20) and ?before=1..%d (a session id: "
+                        "the sessions below it)" % (MAX_HISTORY_LIMIT, MAX_HISTORY_ID)}
 
 
 class HealthResponse(BaseModel):
@@ -35,28 +38,30 @@ def add(app: FastAPI, daemon, *, version):
         """Liveness: the API answers."""
         return {"ok": True, "version": version, "api": API_VERSION}
 
-    @app.get("/status", response_model=Status, tags=["daemon"])
+    @app.get("/status", response_model=Status, tags=["daemon"], operation_id="status")
     async def status():
         """The one status: the table's state (`state`), what happens next (`next`), the
         commands the daemon would accept now (`can`), the open fault, the table and the
         session."""
         return await maybe_await(daemon.status())
 
-    @app.get("/history", response_model=dict[str, Any], tags=["daemon"])
-    async def history(limit: int = Query(20, ge=1, le=1000),
+    @app.get("/history", response_model=dict[str, Any], tags=["daemon"], operation_id="history")
+    async def history(limit: int = Query(20, ge=1, le=MAX_HISTORY_LIMIT),
                       before: Optional[int] = Query(None, ge=1, le=MAX_HISTORY_ID)):
         """Past sessions from the journal, newest first: ruleset, how each ended, its
         games with their splits and hands (throws), builds with their times, faults.
         `before`: sessions with a lower id (the next page)."""
         return await maybe_await(daemon.history(limit, before))
 
-    @app.get("/rulesets", response_model=list[dict[str, Any]], tags=["daemon"])
+    @app.get("/rulesets", response_model=list[dict[str, Any]], tags=["daemon"],
+             operation_id="rulesets")
     async def rulesets():
         """The rulesets this daemon knows, each with `table`: whether the connected table
         can build it (`{"can_build": false, "why": ...}`), or null with no table."""
         return await maybe_await(daemon.rulesets())
 
-    @app.get("/table/health", response_model=dict[str, Any], tags=["daemon"])
+    @app.get("/table/health", response_model=dict[str, Any], tags=["daemon"],
+             operation_id="table_health")
     async def table_health():
         """The table's health over time, from the journal: misread rate, jams and sensor
         drift per track, the lift's stroke time; `flags` says what to look at."""
@@ -68,7 +73,8 @@ def add(app: FastAPI, daemon, *, version):
 def _add_events(app, daemon):
     streams = set()  # the `end` of each event stream open now
 
-    @app.get("/events", response_class=EventSourceResponse, tags=["daemon"])
+    @app.get("/events", response_class=EventSourceResponse, tags=["daemon"],
+             operation_id="events")
     async def events(request: Request) -> AsyncIterator[dict[str, Any]]:
         """Server-sent events.  Each event's `data:` is one JSON object with a `type`
         (`hello` first, with the status; then `state` at every change of state, and the

@@ -78,7 +78,7 @@ def add(app: FastAPI, pairing, security):
         return {"paired": id_ is not None, "id": id_, **pairing.summary()}
 
     @app.post("/pair", response_model=dict[str, Any], tags=["pairing"],
-              responses={**ERRORS,
+              responses={**BODY_ERRORS,
                          403: {"model": ErrorResponse, "description": "code refused"},
                          429: {"model": ErrorResponse,
                                "description": "too many wrong codes (`pair_rate_limited`): 5 "
@@ -100,7 +100,7 @@ def add(app: FastAPI, pairing, security):
         return resp
 
     @app.post("/pair/new", response_model=dict[str, Any], tags=["pairing"],
-              responses={**ERRORS, **AUTH_ERRORS},
+              responses={**BODY_ERRORS, **HOST_ONLY_ERRORS},
               dependencies=security.host_only("a pairing code is made", "a pairing code",
                                      "jantaku pair --new"))
     async def pair_new():

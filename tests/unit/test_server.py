@@ -1,0 +1,285 @@
+"""The API's server (hostd/web/server.py, hostd/web/guards.py) under the attacks of issue 30,
+on a real socket: an abort always gets through a full server, event streams are capped,
+bodies have a deadline, headers a size however they arrive, a caller who may not press is
+answered before its body is read, and a shutdown cancels what still runs with one info
+line and no traceback.  Limits are made small here (the same code, fewer sockets);
+bench/api_fuzz.py measures the daemon's own (100 connections held)."""
+import asyncio
+import json
+import socket
+import time
+
+import pytest
+
+from api_fuzz import ServerThread
+from fake_daemon import FakeDaemon
+from hostd.web import guards, server
+from hostd.web.api import create_app
+
+TOKEN = "server-token-0123456789-abcdef"
+
+
+class Daemon(FakeDaemon):
+    async def abort(self):
+        self.calls.append(("abort", {}))
+        return {"aborted": None, "confirmed": True, "seq": 7, "next": self.st["next"]}
+
+    async def hand_over(self):  # a step that takes longer than the shutdown waits
+        self.calls.append(("hand_over", {}))
+        await asyncio.sleep(60)
+
+
+@pytest.fixture
+def small(monkeypatch):
+    """A server that keeps 6 connections, 3 of them event streams, and 2 for an abort."""
+    monkeypatch.setattr(server.GuardedH11Protocol, "max_connections", 6)
+    monkeypatch.setattr(server.GuardedH11Protocol, "abort_reserve", 2)
+    monkeypatch.setattr(guards, "MAX_EVENT_STREAMS", 3)
+    monkeypatch.setattr(guards, "BODY_TIMEOUT_S", 1.0)
+
+
+def port_of(base):
+    return int(base.rsplit(":", 1)[1])
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def request(method, path, body=b"", headers=()):
+    head = ["%s %s HTTP/1.1" % (method, path), "Host: 127.0.0.1"] + list(headers)
+    if body or method == "POST":
+        head += ["Content-Type: application/json", "Content-Length: %d" % len(body)]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+def answer(sock, timeout=5.0):
+    """Everything the server sends until it closes the connection or goes quiet."""
+    sock.settimeout(timeout)
+    got = b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+            if b"\r\n\r\n" in got and b"content-length" in got.lower():
+                head, _, rest = got.partition(b"\r\n\r\n")
+                n = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+                if len(rest) >= n:
+                    break
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return got
+
+
+def first_status(sock, timeout=2.0):
+    """The status of what the server began to answer (an event stream never ends)."""
+    sock.settimeout(timeout)
+    got = b""
+    try:
+        while b"\r\n" not in got:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return status(got)
+
+
+def status(got):
+    return int(got.split(b" ", 2)[1]) if got.startswith(b"HTTP/1.1 ") else None
+
+
+def body_of(got):
+    return json.loads(got.partition(b"\r\n\r\n")[2] or b"null")
+
+
+def closed(sock, timeout=3.0):
+    """Whether the server closed the connection (within `timeout`)."""
+    sock.settimeout(timeout)
+    try:
+        while sock.recv(65536):
+            pass
+        return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except socket.timeout:
+        return False
+
+
+def hold(port, n, what):
+    """`n` connections held: event streams (their headers read) or POST /dice bodies
+    stalled after their headers (Content-Length 10, no byte of it)."""
+    out = []
+    for _ in range(n):
+        s = connect(port)
+        if what == "stream":
+            s.sendall(request("GET", "/events"))
+        else:
+            s.sendall(b"POST /dice HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                      b"application/json\r\nContent-Length: 10\r\n\r\n")
+        out.append(s)
+    return out
+
+
+def test_an_abort_is_answered_with_every_connection_held(small):
+    d = Daemon()
+    held = []
+    with ServerThread(create_app(d)) as base:
+        port = port_of(base)
+        try:
+            streams = hold(port, 4, "stream")  # one more than the streams kept
+            refused = [s for s in streams if first_status(s) == 503]
+            assert len(refused) == 1  # the fourth: 503 too_many_streams, closed
+            held = streams + hold(port, 8, "dice")  # more than the connections kept
+            time.sleep(0.2)
+            t0 = time.monotonic()
+            with connect(port) as s:
+                s.sendall(request("POST", "/abort"))
+                got = answer(s)
+            took = time.monotonic() - t0
+            assert status(got) == 200, got[:300]
+            assert "aborted" in body_of(got) and took < 1.0
+            # any other request on a connection kept for the abort: 503 and closed
+            with connect(port) as s:
+                s.sendall(request("GET", "/health"))
+                got = answer(s)
+                assert status(got) == 503 and b"retry-after: 5" in got.lower()
+                assert body_of(got)["error"]["code"] == "abort_only"
+                assert closed(s)
+        finally:
+            for s in held:
+                s.close()
+    assert ("abort", {}) in d.calls and ("throw_dice", {"dice": None}) not in d.calls
+
+
+def test_silent_connections_cannot_keep_the_reserve_from_an_abort(small):
+    with ServerThread(create_app(Daemon())) as base:
+        port = port_of(base)
+        held = hold(port, 6, "dice")
+        try:
+            time.sleep(0.1)
+            silent = [connect(port) for _ in range(5)]  # the reserve full of nothing, twice
+            held += silent
+            time.sleep(0.2)
+            with connect(port) as s:
+                s.sendall(request("POST", "/abort"))
+                assert status(answer(s)) == 200
+            # the oldest silent ones made room, each for a newer one
+            assert sum(closed(s, 0.5) for s in silent) >= 3
+        finally:
+            for s in held:
+                s.close()
+
+
+def test_an_abort_whose_body_stalls_does_not_keep_its_reserve_place(small, monkeypatch):
+    monkeypatch.setattr(server.GuardedH11Protocol, "reserve_timeout_s", 0.5)
+    with ServerThread(create_app(Daemon())) as base:
+        port = port_of(base)
+        held = hold(port, 6, "dice")
+        try:
+            time.sleep(0.1)
+            with connect(port) as s:  # in the reserve: POST /abort, then nothing
+                s.sendall(b"POST /abort HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\n")
+                t0 = time.monotonic()
+                assert closed(s, 3.0) and time.monotonic() - t0 < 2.0
+        finally:
+            for s in held:
+                s.close()
+
+
+def test_a_body_that_stalls_is_408_and_closed(small):
+    with ServerThread(create_app(Daemon())) as base:
+        with connect(port_of(base)) as s:
+            s.sendall(b"POST /dice HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                      b"application/json\r\nContent-Length: 10\r\n\r\n{")
+            t0 = time.monotonic()
+            got = answer(s)
+            assert status(got) == 408 and time.monotonic() - t0 < 3
+            assert body_of(got)["error"]["code"] == "body_timeout"
+            assert b"within 1 s" in got and closed(s)
+
+
+def test_a_caller_who_may_not_press_is_answered_without_waiting_for_its_body():
+    d = Daemon()
+    with ServerThread(create_app(d, token=TOKEN, bind_host="0.0.0.0")) as base:
+        with connect(port_of(base)) as s:  # its body never comes: answered after DRAIN_S
+            s.sendall(b"POST /dice HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                      b"application/json\r\nContent-Length: 10\r\n\r\n")
+            t0 = time.monotonic()
+            got = answer(s, 3.0)
+            assert status(got) == 401 and b"www-authenticate: bearer" in got.lower()
+            assert time.monotonic() - t0 < guards.DRAIN_S + 0.5 < guards.BODY_TIMEOUT_S
+            assert b"connection: close" in got.lower() and closed(s)
+        with connect(port_of(base)) as s:  # its body after the headers: read, then answered
+            s.sendall(b"POST /dice HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                      b"application/json\r\nContent-Length: 2\r\n\r\n")
+            time.sleep(0.05)
+            s.sendall(b"{}")
+            assert status(answer(s, 2.0)) == 401
+    assert d.calls == []
+
+
+def test_event_streams_are_capped_with_retry_after(small):
+    with ServerThread(create_app(Daemon())) as base:
+        port = port_of(base)
+        streams = hold(port, 3, "stream")
+        try:
+            for s in streams:
+                assert first_status(s) == 200
+            with connect(port) as s:
+                s.sendall(request("GET", "/events"))
+                got = answer(s)
+                assert status(got) == 503 and b"retry-after: 10" in got.lower()
+                assert body_of(got)["error"]["code"] == "too_many_streams"
+            streams.pop().close()
+            time.sleep(0.3)
+            with connect(port) as s:  # a place again
+                s.sendall(request("GET", "/events"))
+                assert first_status(s) == 200
+        finally:
+            for s in streams:
+                s.close()
+
+
+@pytest.mark.parametrize("pieces", [1, 8])
+def test_headers_over_16_kib_are_refused_however_they_arrive(pieces):
+    big = request("GET", "/health", headers=["X-Pad: " + "a" * 64000])
+    with ServerThread(create_app(Daemon())) as base:
+        with connect(port_of(base)) as s:
+            step = -(-len(big) // pieces)
+            cut_off = False
+            try:
+                for i in range(0, len(big), step):
+                    s.sendall(big[i:i + step])
+                    time.sleep(0.01 if pieces > 1 else 0)
+            except (BrokenPipeError, ConnectionResetError):
+                cut_off = True  # refused (and closed) before the rest was sent
+            got = answer(s)
+    assert status(got) in ((431,) if pieces == 1 else (400, 431)) or (cut_off and not got), \
+        got[:200]
+    if pieces == 1:
+        assert body_of(got)["error"]["code"] == "headers_too_large"
+
+
+def test_a_shutdown_cancels_what_still_runs_with_one_info_line(log_buffer):
+    d = Daemon()
+    srv = ServerThread(create_app(d), timeout_graceful_shutdown=0.3)
+    with srv as base:
+        s = connect(port_of(base))
+        s.sendall(request("POST", "/hand-over"))
+        end = time.monotonic() + 5
+        while ("hand_over", {}) not in d.calls and time.monotonic() < end:
+            time.sleep(0.02)
+    got = answer(s, 2.0)
+    s.close()
+    assert status(got) == 503 and body_of(got)["error"]["code"] == "stopping"
+    lines = [json.loads(x) for x in log_buffer.getvalue().splitlines() if x.startswith("{")]
+    cancelled = [x for x in lines if x.get("event") == "requests_cancelled"]
+    assert len(cancelled) == 1 and cancelled[0]["n"] == 1 and cancelled[0]["level"] == "info"
+    assert not [x for x in lines if x["level"] in ("error", "critical")], lines
+    assert "Traceback" not in log_buffer.getvalue()
