@@ -149,10 +149,11 @@ def main(argv=None):
                     help="also trace the Python heap (tracemalloc; about 2x slower) and print "
                          "where what stays alive was allocated")
     args = ap.parse_args(argv)
-    db = os.path.join(tempfile.mkdtemp(prefix="jantaku-soak-"), "journal.sqlite")
-    specs, out, ok, wall, rss, snaps = run(args.hands, args.seed, args.every, db, args.trace,
-                                           mixed_deck=not args.normal)
-    problems, fired, nfaults = check(specs, out, ok, db)
+    with tempfile.TemporaryDirectory(prefix="jantaku-soak-") as tmp:
+        db = os.path.join(tmp, "journal.sqlite")
+        specs, out, ok, wall, rss, snaps = run(args.hands, args.seed, args.every, db,
+                                               args.trace, mixed_deck=not args.normal)
+        problems, fired, nfaults = check(specs, out, ok, db)
     kinds = {}
     for s in specs:
         k = s.split(":")[0]
