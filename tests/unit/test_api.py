@@ -11,6 +11,7 @@ from hostd.web import api
 from hostd.web.api import create_app, load_or_create_token, parse_events
 from hostd.errors import BadRequest, ConfigError, NotReady, Refused
 from fake_daemon import FakeDaemon
+from raw_http import exchange
 
 TOKEN = "s3cret-token-for-tests-0123456789"
 BASE = "http://127.0.0.1:8737"
@@ -635,21 +636,6 @@ def test_token_file_checks(tmp_path):
 
 # -- over a real server: size limits, slow clients, resets ----------------------------------
 
-def raw_exchange(port, data, read_s=5.0):
-    with socket.create_connection(("127.0.0.1", port), timeout=read_s) as s:
-        s.sendall(data)
-        got = b""
-        try:
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                got += chunk
-        except (socket.timeout, ConnectionResetError):
-            pass
-    return got
-
-
 def test_a_body_declared_over_1_mib_is_413_unread_and_the_connection_closed():
     d = FakeDaemon()
     with Server(create_app(d)) as base:
@@ -657,14 +643,14 @@ def test_a_body_declared_over_1_mib_is_413_unread_and_the_connection_closed():
         head = (b"POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 b"Content-Length: 300000000\r\n\r\n")
         t0 = time.monotonic()
-        got = raw_exchange(port, head + b"{" * 1000)
+        got = exchange(port, head + b"{" * 1000)
         assert time.monotonic() - t0 < 3  # answered and closed, not waiting for 300 MB
         assert got.startswith(b"HTTP/1.1 413") and b"too_large" in got
         assert b"connection: close" in got.lower()
         chunked = (b"POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                    b"Transfer-Encoding: chunked\r\n\r\n")
         chunk = b"%x\r\n%s\r\n" % (65536, b" " * 65536)
-        got = raw_exchange(port, chunked + chunk * 17 + b"0\r\n\r\n")
+        got = exchange(port, chunked + chunk * 17 + b"0\r\n\r\n")
         assert got.startswith(b"HTTP/1.1 413"), got[:200]
     assert d.calls == []
 
