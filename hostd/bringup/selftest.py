@@ -33,6 +33,16 @@ READINGS = ("curtain", "lid", "lift_bottom", "lift_top", "door_closed", "door_op
 PULSES = ("mixer", "stacker", "pusher", "status_light")
 MOTIONS = ("gate", "lift", "door")  # need tiles or move a big part: the guard must be safe
 ORDER = READINGS + PULSES + MOTIONS
+# a limit switch's reading with its part at rest (lift down, door closed), and what it
+# means when it reads otherwise
+AT_REST = {
+    "lift_bottom": (1, "the lift's bottom switch is not pressed with the lift at rest: the lift "
+                       "is not down, or the switch is broken"),
+    "lift_top": (0, "the lift's top switch reads pressed with the lift at rest: a stuck switch"),
+    "door_closed": (1, "the door's closed switch is not pressed: the door is open, or the switch "
+                       "is broken"),
+    "door_open": (0, "the door's open switch reads pressed with the door closed: a stuck switch"),
+}
 
 
 def accepted_devices():
@@ -147,26 +157,11 @@ class SelfTest:
             track = idx or None
             e = _entry(name, track, r, val if r != "absent" else None)
             p = self.profile
-            if name == "lift_bottom":
-                e["profile"] = 1
-                if r == "ok" and val != 1:
-                    e.update(result="failed", message="the lift's bottom switch is not pressed with "
-                             "the lift at rest: the lift is not down, or the switch is broken")
-            elif name == "lift_top":
-                e["profile"] = 0
-                if r == "ok" and val != 0:
-                    e.update(result="failed", message="the lift's top switch reads pressed with the "
-                             "lift at rest: a stuck switch")
-            elif name == "door_closed":
-                e["profile"] = 1
-                if r == "ok" and val != 1:
-                    e.update(result="failed", message="the door's closed switch is not pressed: the "
-                             "door is open, or the switch is broken")
-            elif name == "door_open":
-                e["profile"] = 0
-                if r == "ok" and val != 0:
-                    e.update(result="failed", message="the door's open switch reads pressed with the "
-                             "door closed: a stuck switch")
+            if name in AT_REST:
+                want, message = AT_REST[name]
+                e["profile"] = want
+                if r == "ok" and val != want:
+                    e.update(result="failed", message=message)
             elif name == "entry":
                 e["profile"] = 1
                 if r == "failed":

@@ -92,6 +92,22 @@ def test_a_stuck_switch_and_a_weak_lift_fail_the_lift_and_leave_the_door_unteste
         assert not rep["ok"]
 
 
+@pytest.mark.parametrize("switch, level, said", [
+    ("top", 0, "top switch reads pressed with the lift at rest: a stuck switch"),
+    ("bottom", 1, "bottom switch is not pressed with the lift at rest"),
+])
+def test_a_lift_switch_wrong_at_rest_is_failed_with_what_it_means(harness, switch, level, said):
+    h = harness()
+    lift = h.sim.table.lift
+    setattr(lift, "force_hi" if switch == "top" else "force_lo", level)
+    lift._switches()
+    rep = selftest(h, device=None)
+    entry = by(rep, "lift_" + switch)[0]
+    assert entry["result"] == "failed" and said in entry["message"]
+    assert entry["reading"] == 1 - level and entry["profile"] == level  # pin 0 = pressed = 1
+    assert not rep["ok"]
+
+
 def test_an_open_guard_moves_nothing(harness):
     h = harness()
     h.sim.table.panel.break_guard(h.sim.now_us() + 1000, 600_000)  # a person leans in
