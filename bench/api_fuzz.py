@@ -110,19 +110,10 @@ def get(url):
 
 def raw(port, data, timeout=5.0):
     """Send ``data`` on a new connection; (status, body bytes) of the answer."""
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(data)
-        got = b""
-        try:
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                got += chunk
-        except (socket.timeout, ConnectionResetError):
-            pass
-    status = int(got.split(b" ", 2)[1]) if got.startswith(b"HTTP/1.1 ") else None
-    return status, got.partition(b"\r\n\r\n")[2]
+    from raw_http import exchange, status
+
+    got = exchange(port, data, timeout)
+    return status(got), got.partition(b"\r\n\r\n")[2]
 
 
 def request(method, path, headers=(), body=b""):
