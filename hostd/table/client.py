@@ -11,9 +11,12 @@ import asyncio
 import structlog
 
 from hostd.errors import BadRequest, JantakuError
+from hostd.table.link import CommandRejected
 from protocol import messages as m
 
 log = structlog.get_logger("jantaku.table")
+
+ABORT_BUSY_S = 2.0  # table seconds an abort is sent again while a self-test pulse runs
 
 # What a player reads for each fault code (track numbers are 1..4 as on the table).
 FAULT_TEXT = {
@@ -570,7 +573,18 @@ class TableClient:
         await self.link.command(m.STOP, ())
 
     async def abort(self):
-        await self.link.command(m.ABORT, ())
+        """Every motor stopped, the build forgotten (ABORT).  The table refuses it (busy)
+        only while a self-test pulse runs (a stacker or pusher stroke, e.g. of
+        flush_tracks), which ends by itself within a stroke: sent again until taken."""
+        mark = self.mark()
+        while True:
+            try:
+                await self.link.command(m.ABORT, ())
+                return
+            except CommandRejected as e:
+                if e.result != m.E_BUSY or self.seconds_since(mark) > ABORT_BUSY_S:
+                    raise
+            await self.pause(0.05)
 
     async def set_light(self, name):
         """Show a pattern on the table's status light for what only the host knows:

@@ -57,6 +57,27 @@ def test_abort_mid_build_then_start_again_from_the_half_built_walls(h):
     assert h.sim.table.mixer.count() == 136 and h.sim.table.top_tiles() == []
 
 
+def test_an_abort_while_the_table_strokes_a_ramp_is_taken_once_the_stroke_ends(h):
+    # a start after a fresh boot stacks what may lie on the ramps (self-test strokes,
+    # during which the table answers ABORT "busy"): the abort still ends the session
+    import asyncio
+    from protocol import messages as m
+
+    d = h.daemon
+
+    async def stroke_then_abort():
+        stroke = asyncio.ensure_future(d.table.self_test(m.D_PUSHER, 1))
+        while d.table.state != "testing":
+            await asyncio.sleep(0)
+        answer = await d.abort()
+        await stroke
+        return answer
+
+    answer, err = h.call(stroke_then_abort())
+    assert err is None and answer["confirmed"] is True
+    assert h.status()["state"]["name"] == "idle" and h.driven() == []
+
+
 def test_normal_rotation_after_mixed_deck_is_refused_with_what_to_do(h):
     h.call(h.daemon.start_session("riichi", True))
     h.settle()
