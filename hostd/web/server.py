@@ -23,6 +23,7 @@ anyone for ever, and an abort always gets through (docs/API.md "Limits"):
   ``headers_too_large``);
 * idle keep-alive connections close after KEEP_ALIVE_S;
 * request bodies are limited by the API itself (hostd.strictjson.MAX_BODY_BYTES);
+* JSON answers to GET carry a weak ETag and are answered 304 while it holds (``validated``);
 * answers over COMPRESS_MIN_BYTES are gzipped for a client that accepts it (the status a
   page asks for after each event is a few kilobytes of JSON); event streams never are
   (each event must reach the page as it happens), nor what is already encoded (the page's
@@ -44,6 +45,7 @@ are ignored; ``$FORWARDED_ALLOW_IPS`` (uvicorn's) cannot widen that.
 ``await server.serve()``.
 """
 import asyncio
+import hashlib
 import itertools
 import json
 
@@ -230,8 +232,53 @@ class GuardedH11Protocol(H11Protocol):
 
 def compressed(app):
     """``app`` with its answers over COMPRESS_MIN_BYTES gzipped (not event streams, not
-    what is already encoded)."""
-    return GZipMiddleware(app, minimum_size=COMPRESS_MIN_BYTES, compresslevel=COMPRESS_LEVEL)
+    what is already encoded), its JSON answers to GET with validators (``validated``)."""
+    return GZipMiddleware(validated(app), minimum_size=COMPRESS_MIN_BYTES,
+                          compresslevel=COMPRESS_LEVEL)
+
+
+def validated(app):
+    """``app`` with a weak ETag on each 200 JSON answer to GET (a hash of the JSON, so the
+    same for its gzipped form) and ``no-cache`` (a browser asks again every time), and 304
+    with no body when the request's If-None-Match holds it: a page reloaded while nothing
+    changed (the rulesets, a history page, the OpenAPI document) transfers only headers."""
+    async def asgi(scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "GET":
+            return await app(scope, receive, send)
+        held = []  # the start and body messages of a JSON answer, until its end
+
+        async def hold(message):
+            if held or message["type"] == "http.response.start" and _is_json_200(message):
+                held.append(message)
+                if message["type"] == "http.response.body" and not message.get("more_body"):
+                    await _send_validated(scope, held, send)
+                return
+            await send(message)
+
+        await app(scope, receive, hold)
+    return asgi
+
+
+def _is_json_200(start):
+    return start["status"] == 200 and any(
+        k.lower() == b"content-type" and v.startswith(b"application/json")
+        for k, v in start.get("headers", ()))
+
+
+async def _send_validated(scope, held, send):
+    start, body = held[0], b"".join(m.get("body", b"") for m in held[1:])
+    tag = b'W/"%s"' % hashlib.sha256(body).hexdigest()[:24].encode()
+    headers = [(k, v) for k, v in start.get("headers", ())
+               if k.lower() not in (b"etag", b"cache-control")]
+    headers += [(b"etag", tag), (b"cache-control", b"no-cache")]
+    asked = [v for k, v in scope.get("headers", ()) if k == b"if-none-match"]
+    if any(tag in [t.strip() for t in v.split(b",")] or v.strip() == b"*" for v in asked):
+        headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+        await send(dict(start, status=304, headers=headers))
+        await send({"type": "http.response.body", "body": b""})
+        return
+    await send(dict(start, headers=headers))
+    await send({"type": "http.response.body", "body": body})
 
 
 def make_config(app, host="127.0.0.1", port=8737, **kw):

@@ -15,7 +15,7 @@ Layer: beside the API; the page is a client of the API like the CLI (``GET /stat
 * each file is read once, kept as it is and gzipped (over COMPRESS_MIN_BYTES), each with
   a strong ETag: a browser asks again at every load (``no-cache``) and gets a 304 with no
   body while the file is unchanged.  The API's own answers over 500 bytes are gzipped by
-  the server (hostd/web/server.py).
+  the server, its JSON answers to GET validated by a weak ETag (hostd/web/server.py).
 
 docs/API.md §The page lists the events and fields the page uses.
 """

@@ -254,6 +254,57 @@ def test_the_server_gzips_the_apis_answers_but_not_the_event_stream():
     assert "content-encoding" not in ev.headers
 
 
+def test_the_apis_json_answers_to_get_are_validated_and_a_304_has_no_body():
+    """hostd/web/server.py: a weak ETag on a GET's JSON answer, the same gzipped or not;
+    asked again with it, 304 and no body; a changed answer a new ETag; a POST's answer,
+    an error and an event stream none."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse, StreamingResponse
+    from starlette.routing import Route
+
+    from hostd.web.server import compressed
+
+    state = {"text": "x" * 2000}
+
+    async def rulesets(request):
+        return JSONResponse(state)
+
+    async def missing(request):
+        return JSONResponse({"error": {"code": "not_found"}}, status_code=404)
+
+    async def events(request):
+        async def gen():
+            yield "data: {}\n\n"
+        return StreamingResponse(gen(), media_type="text/event-stream")
+
+    app = compressed(Starlette(routes=[Route("/rulesets", rulesets, methods=["GET", "POST"]),
+                                       Route("/missing", missing), Route("/events", events)]))
+
+    async def go():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE) as c:
+            plain = await c.get("/rulesets", headers={"accept-encoding": "identity"})
+            zipped = await c.get("/rulesets", headers={"accept-encoding": "gzip"})
+            tag = zipped.headers["etag"]
+            again = await c.get("/rulesets", headers={"accept-encoding": "gzip",
+                                                     "if-none-match": 'W/"other", ' + tag})
+            state["text"] = "z" * 2000
+            changed = await c.get("/rulesets", headers={"if-none-match": tag})
+            posted = await c.post("/rulesets")
+            others = [await c.get(p) for p in ("/missing", "/events")]
+            return plain, zipped, again, changed, posted, others
+
+    plain, zipped, again, changed, posted, others = asyncio.run(go())
+    assert zipped.headers["content-encoding"] == "gzip" and zipped.json() == plain.json()
+    assert plain.headers["etag"] == zipped.headers["etag"] and zipped.headers["etag"].startswith('W/"')
+    assert plain.headers["cache-control"] == "no-cache"
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == zipped.headers["etag"]
+    assert changed.status_code == 200 and changed.json()["text"] == "z" * 2000
+    assert changed.headers["etag"] != zipped.headers["etag"]
+    assert "etag" not in posted.headers
+    assert all("etag" not in r.headers for r in others)
+
+
 def test_every_control_has_its_words_in_both_languages():
     """words.js: JANTAKU_WORDS_JA overlays English; a key English lacks would never be
     shown; every button and the pairing words are there in both languages
