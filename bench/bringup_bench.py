@@ -75,7 +75,7 @@ def main():
     from hostd import logging as jlog
 
     jlog.configure("warning", stream=sys.stderr)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(prefix="jantaku-bringup-bench-") as folder:
         os.environ["XDG_CONFIG_HOME"] = folder
         b = Bench(folder, args.seed)
         rep, s = b.timed(b.daemon.bench_step("selftest", bringup.selftest()))
