@@ -120,7 +120,7 @@ def health_lead(folder, seed, drift):
             flagged = n
         if t["unknown"] and misread is None:
             misread = n
-        if misread is not None or d.session is None or d.session.stopped:
+        if misread is not None or d.session is None or d.state.name == "stopped":
             break
     print("health, sensor drift up to %d per mille per 1000 reads: track %d flagged at "
           "build %s, first misread at build %s (lead %s builds)"
