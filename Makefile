@@ -3,7 +3,8 @@
 #   make test   every test tier: CPython, MicroPython unix port + mpy-cross, end to end,
 #               the emulated microcontroller (tests/mcu: skipped, saying why, without
 #               qemu-system-arm or the firmware JANTAKU_MCU_FIRMWARE names)
-#   make test-mcu   that last tier alone, failing instead of skipping (docs/FIRMWARE.md §10)
+#   make test-mcu   that last tier alone, in one process, failing instead of skipping
+#               (docs/FIRMWARE.md §10)
 # The venv's interpreter: the distribution's own python3 when it is 3.11 or newer and
 # can make a venv, else the python3 on PATH; `make PYTHON=...` overrides.  Debian's and
 # Raspberry Pi OS's python3 is built with PGO and links libpython statically: the
@@ -34,8 +35,13 @@ venv: $(STAMP)
 run: venv
 	$(BIN)/jantaku run --sim
 
+# The test files run on TEST_JOBS workers (pytest-xdist; the cores, at most 4): a file's
+# tests stay together and in order in one worker (--dist loadfile: the page's evening and
+# the e2e fixtures are per file). `make test TEST_JOBS=0` runs them in this one process.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
+
 test: venv
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
 
 test-mcu: venv
 	$(BIN)/python -m pytest tests/mcu --mcu-required $(PYTEST_ARGS)

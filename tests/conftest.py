@@ -27,9 +27,19 @@ BIN = pathlib.Path(sys.executable).parent
 
 # Every process a test starts (and every process those start) inherits this marker, even
 # once its parent is gone: at the end of the run none may be left (pytest_sessionfinish).
+# `make test` runs the test files on several workers (pytest-xdist): a worker keeps the
+# marker of the run that started it, and that run checks for every worker at its end.
 MARKER = "JANTAKU_TEST_RUN"
-os.environ[MARKER] = uuid.uuid4().hex
 LEFT_BEHIND_GRACE_S = 5.0
+
+
+def _is_worker(config):
+    return hasattr(config, "workerinput")  # an xdist worker's config carries its input
+
+
+def pytest_configure(config):
+    if not _is_worker(config):
+        os.environ[MARKER] = uuid.uuid4().hex
 
 
 def pytest_addoption(parser):
@@ -115,7 +125,11 @@ def pytest_collection_finish(session):
 
 def pytest_sessionfinish(session, exitstatus):
     """Nothing left behind: a process started by a test (a `sim serve`, a daemon, a
-    `micropython`) that still runs when the suite ends fails the run, and is ended."""
+    `micropython`) that still runs when the suite ends fails the run, and is ended.  Under
+    xdist the run that started the workers checks, once they have ended: it alone sees
+    every process of the run (its marker) and decides the run's exit status."""
+    if _is_worker(session.config):
+        return
     marker = os.environ.get(MARKER)
     pids = set(procs.descendants(os.getpid())) | set(procs.with_env(MARKER, marker))
     left = procs.wait_gone(sorted(pids), LEFT_BEHIND_GRACE_S)

@@ -18,10 +18,11 @@ def test_leaks_a_process():
         f.write(str(p.pid))
 
 
-def test_a_process_left_behind_fails_the_run(tmp_path):
+@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["one-process", "xdist-worker"])
+def test_a_process_left_behind_fails_the_run(tmp_path, workers):
     pid_file = tmp_path / "pid"
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                        "tests/unit/test_left_behind.py::test_leaks_a_process"],
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + workers +
+                       ["tests/unit/test_left_behind.py::test_leaks_a_process"],
                        capture_output=True, text=True, cwd=str(ROOT), timeout=120,
                        env=dict(os.environ, JANTAKU_LEAK_DEMO="1", LEAK_PID_FILE=str(pid_file)))
     pid = int(pid_file.read_text())
