@@ -28,7 +28,8 @@ anyone for ever, and an abort always gets through (docs/API.md "Limits"):
   page asks for after each event is a few kilobytes of JSON); event streams never are
   (each event must reach the page as it happens), nor what is already encoded (the page's
   own files, hostd/web/webpage.py);
-* when the daemon is stopped (SIGTERM, Ctrl-C), ``on_shutdown`` runs first (the API ends
+* when the daemon is stopped (SIGTERM, SIGHUP, Ctrl-C: ``Server.capture_signals``, which
+  only flag the stop, wherever they arrive), ``on_shutdown`` runs first (the API ends
   its event streams: a page left open on a phone never ends one by itself, and uvicorn
   would wait for it for ever, so systemd would kill the daemon before it stopped the
   table's step and closed the journal); requests still running after SHUTDOWN_S are
@@ -45,9 +46,12 @@ are ignored; ``$FORWARDED_ALLOW_IPS`` (uvicorn's) cannot widen that.
 ``await server.serve()``.
 """
 import asyncio
+import contextlib
 import hashlib
 import itertools
 import json
+import signal
+import threading
 
 import structlog
 import uvicorn
@@ -68,6 +72,7 @@ TRUSTED_PROXIES = "127.0.0.1,::1"  # whose X-Forwarded-Proto / -For count: a pro
 COMPRESS_MIN_BYTES = 500
 COMPRESS_LEVEL = 6  # a status of 5 KB in well under a millisecond on a Raspberry Pi
 ABORT = ("POST", "/abort")
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # each stops the server
 log = structlog.get_logger("jantaku.api")
 _opened = itertools.count()
 
@@ -302,6 +307,25 @@ class Server(uvicorn.Server):
     def __init__(self, config, on_shutdown=None):
         super().__init__(config)
         self.on_shutdown = on_shutdown
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        """uvicorn's, with SIGHUP beside SIGINT and SIGTERM (a closed terminal, which
+        `jantaku run` takes as a stop): while the server runs, each only sets its stop flag.
+        A handler that raised instead (KeyboardInterrupt) could raise inside a request, where
+        uvicorn logs and swallows it: the daemon never stopped.  Once stopped, the signals
+        are raised again for the handlers from before (the CLI's clean-up)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        before = {sig: signal.signal(sig, self.handle_exit) for sig in STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+        for sig in reversed(self._captured_signals):
+            signal.raise_signal(sig)
 
     async def shutdown(self, sockets=None):
         if self.on_shutdown is not None:

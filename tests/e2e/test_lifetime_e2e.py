@@ -59,6 +59,47 @@ def test_run_sim_leaves_nothing_behind(tmp_path, sig, hil_port):
     d.proc.kill()
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_while_requests_are_answered_still_stops_the_daemon(tmp_path, sig, hil_port):
+    """A stop signal that comes while the API answers (pages polling, a CLI) ends the
+    daemon cleanly: it is never taken for an error of the request it arrived in (which
+    swallowed it: a SIGHUP left the daemon running for ever)."""
+    import threading
+
+    import httpx
+
+    d, tree, sims = run_sim(tmp_path, hil_port)
+    stop = threading.Event()
+
+    def poll():
+        with httpx.Client(base_url=d.url, timeout=2) as c:
+            while not stop.is_set():
+                try:
+                    c.get("/status")
+                except httpx.HTTPError:
+                    pass
+
+    pollers = [threading.Thread(target=poll) for _ in range(4)]
+    for t in pollers:
+        t.start()
+    try:
+        time.sleep(0.5)
+        os.kill(d.proc.p.pid, sig)
+        try:
+            rc = d.proc.p.wait(10)
+        except subprocess.TimeoutExpired:
+            rc = "still running 10 s after the signal"
+    finally:
+        stop.set()
+        for t in pollers:
+            t.join()
+        log = d.proc.log()
+        d.proc.kill()
+    assert rc == 0 and "Traceback" not in log and "Exception in ASGI" not in log, (rc, log)
+    assert procs.wait_gone(tree, 2.0) == []
+    assert not [p for p in sims if os.path.exists(sim_dir(p))]
+
+
 def test_run_sim_asked_to_stop_again_and_again_still_cleans_up(tmp_path, hil_port):
     """A stop that comes more than once (systemd's SIGTERM to every process of the service,
     then the daemon's own to its simulated table) does not cut short the clean-up the

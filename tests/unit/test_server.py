@@ -6,6 +6,7 @@ line and no traceback.  Limits are made small here (the same code, fewer sockets
 bench/api_fuzz.py measures the daemon's own (100 connections held)."""
 import asyncio
 import json
+import signal
 import socket
 import time
 
@@ -224,3 +225,44 @@ def test_a_shutdown_cancels_what_still_runs_with_one_info_line(log_buffer):
     assert len(cancelled) == 1 and cancelled[0]["n"] == 1 and cancelled[0]["level"] == "info"
     assert not [x for x in lines if x["level"] in ("error", "critical")], lines
     assert "Traceback" not in log_buffer.getvalue()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_that_arrives_inside_a_request_stops_the_server(sig):
+    """SIGTERM (systemd) and SIGHUP (a closed terminal) only ask the server to stop while
+    it runs, wherever they arrive: one that arrived inside a request used to raise there,
+    where uvicorn took it for the request's error and the daemon ran on for ever. Once
+    stopped, the signal reaches the handler from before (the CLI's clean-up)."""
+    import os
+
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    seen = []
+
+    async def stop_here(request):
+        os.kill(os.getpid(), sig)  # handled at the next bytecode: inside this request
+        total = sum(range(10000))
+        return JSONResponse({"total": total})
+
+    sock = server.bind_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    srv = server.make_server(Starlette(routes=[Route("/stop", stop_here)]), "127.0.0.1", port)
+
+    async def go():
+        serving = asyncio.ensure_future(srv.serve(sockets=[sock]))
+        while not srv.started:
+            await asyncio.sleep(0.01)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(request("GET", "/stop"))
+        await asyncio.wait_for(serving, 5)  # stopped, not serving on
+        writer.close()
+
+    before = signal.signal(sig, lambda signum, frame: seen.append(signum))
+    try:
+        asyncio.run(go())
+    finally:
+        signal.signal(sig, before)
+        sock.close()
+    assert seen == [sig]  # raised again for the handler from before, once stopped
