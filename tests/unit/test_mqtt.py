@@ -247,18 +247,20 @@ def test_a_full_outbox_drops_the_oldest_counts_and_keeps_the_range():
 class Watcher:
     """A test client (aiomqtt) that keeps every message on jantaku/# it is allowed to read."""
 
-    def __init__(self, broker, user="viewer", topics="jantaku/#", tls=False):
+    def __init__(self, broker, user="viewer", topics="jantaku/#", tls=False, persistent=False):
         self.url = broker.url(user, tls=tls)
         self.user = user
         self.ca = broker.ca if tls else None
         self.topics = topics
+        self.persistent = persistent  # a session the broker keeps (and queues for) between two
         self.got = []
 
     async def __aenter__(self):
         import aiomqtt
 
         b = parse(self.url, ca_file=self.ca, env={"JANTAKU_MQTT_PASSWORD": USERS[self.user]})
-        self.client = aiomqtt.Client(**b.client_kwargs())
+        kept = {"identifier": self.user, "clean_session": False} if self.persistent else {}
+        self.client = aiomqtt.Client(**b.client_kwargs(), **kept)  # (the broker's id: the user)
         await self.client.__aenter__()
         await self.client.subscribe(self.topics, qos=1)
         self.task = asyncio.create_task(self._read())
@@ -401,7 +403,9 @@ def test_events_wait_for_a_broker_that_is_away_and_overflow_is_reported(mqtt_bro
         d = FakeDaemon()
         bridge = bridge_for(mqtt_broker, d, outbox_limit=50)
         await bridge.start()
-        async with Watcher(mqtt_broker) as w:
+        # the watcher's session is kept by the broker (saved across its restart): what the
+        # bridge sends back before the watcher is connected again waits for it
+        async with Watcher(mqtt_broker, persistent=True) as w:
             await w.wait(lambda w: w.on("/availability") == [b"online"], "online")
         mqtt_broker.stop()
         await asyncio.sleep(0.2)
@@ -413,7 +417,7 @@ def test_events_wait_for_a_broker_that_is_away_and_overflow_is_reported(mqtt_bro
         assert not bridge.connected
         assert len(bridge.outbox) == 50 and bridge.outbox.dropped == 950
         mqtt_broker.start()
-        async with Watcher(mqtt_broker) as w:
+        async with Watcher(mqtt_broker, persistent=True) as w:
             await w.wait(lambda w: w.events() and w.events()[-1].get("index") == 999,
                          "the events after the broker came back", timeout=15)
             await w.wait(lambda w: w.on("/status") and json.loads(w.on("/status")[-1])
