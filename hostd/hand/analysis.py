@@ -37,10 +37,8 @@ def check_backs(backs, hand: Hand, mixed_deck: bool) -> tuple[int, int] | None:
     return (n, m)
 
 
-def _complete_answer(hand: Hand, mixed_deck: bool, completable: bool, backs) -> dict:
-    """The answer for a 3n+2 hand: its readings and yaku (no waits)."""
-    readings = forms(hand.counts)
-    complete = bool(readings)
+def _about(hand: Hand, mixed_deck: bool, completable: bool) -> dict:
+    """What every answer says of the hand it read and the question asked."""
     return {
         "tiles": list(hand.tiles),
         "calls": [c.as_dict() for c in hand.calls] if hand.calls else [],
@@ -48,6 +46,15 @@ def _complete_answer(hand: Hand, mixed_deck: bool, completable: bool, backs) -> 
         "mixed_deck": mixed_deck,
         "completable": completable,
         "copy_limit": hand.limit,
+    }
+
+
+def _complete_answer(hand: Hand, mixed_deck: bool, completable: bool, backs) -> dict:
+    """The answer for a 3n+2 hand: its readings and yaku (no waits)."""
+    readings = forms(hand.counts)
+    complete = bool(readings)
+    return {
+        **_about(hand, mixed_deck, completable),
         "complete": complete,
         "decompositions": [{"form": form, "blocks": [BLOCK_TEXT[b] for b in blocks]}
                            for form, blocks in readings],
@@ -66,12 +73,7 @@ def _waiting_answer(hand: Hand, mixed_deck: bool, completable: bool, backs) -> d
     total, limit = hand.total, hand.limit
     waits = [f for f in shapes if total[f] < limit]  # face order = m, p, s, z
     return {
-        "tiles": list(hand.tiles),
-        "calls": [c.as_dict() for c in hand.calls] if hand.calls else [],
-        "tile_count": hand.tile_count,
-        "mixed_deck": mixed_deck,
-        "completable": completable,
-        "copy_limit": limit,
+        **_about(hand, mixed_deck, completable),
         "complete": False, "decompositions": [],
         "tenpai": bool(waits) if completable else bool(shapes),
         "waits": [FACES[f] for f in waits],

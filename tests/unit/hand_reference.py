@@ -95,8 +95,8 @@ def copy_yaku(total, backs=None):
     return out
 
 
-def expected(closed, calls=(), *, mixed_deck=False, completable=False, backs=None):
-    """What the analyser must answer, for the keys the judge compares and more."""
+def _counts(closed, calls):
+    """The closed tiles' counts per face, and every tile's (the calls' too)."""
     counts = [0] * 34
     for f in closed:
         counts[f] += 1
@@ -104,6 +104,12 @@ def expected(closed, calls=(), *, mixed_deck=False, completable=False, backs=Non
     for _kind, faces in calls:
         for f in faces:
             total[f] += 1
+    return counts, total
+
+
+def expected(closed, calls=(), *, mixed_deck=False, completable=False, backs=None):
+    """What the analyser must answer, for the keys the judge compares and more."""
+    counts, total = _counts(closed, calls)
     limit = 8 if mixed_deck else 4
     n = len(closed)
     out = {"complete": False, "decompositions": set(), "shape_waits": [], "waits": [],
@@ -163,13 +169,7 @@ def _pairs_like(counts):
 def expected_rulings(closed, calls=(), *, mixed_deck=False, backs=None):
     """The ids of the rulings that bear on the hand (docs/HANDS.md "Rulings")."""
     answer = expected(closed, calls, mixed_deck=mixed_deck, backs=backs)
-    counts = [0] * 34
-    for f in closed:
-        counts[f] += 1
-    total = list(counts)
-    for _kind, faces in calls:
-        for f in faces:
-            total[f] += 1
+    counts, total = _counts(closed, calls)
     ids = set()
     if mixed_deck and answer["complete"]:
         ids |= _copy_rulings(total, backs)
