@@ -576,12 +576,18 @@ def _schema_v3():
     return out
 
 
-def test_a_version_3_journal_gains_splits_and_its_hands_were_on_the_first(path):
+def _old_journal(path, schema, version):
+    """A journal as an older daemon made it: its ``schema``, marked ``version``."""
     db = sqlite3.connect(path, isolation_level=None)
-    for stmt in _schema_v3():
+    for stmt in schema:
         db.execute(stmt)
     db.execute("PRAGMA application_id=%d" % APPLICATION_ID)
-    db.execute("PRAGMA user_version=3")
+    db.execute("PRAGMA user_version=%d" % version)
+    return db
+
+
+def test_a_version_3_journal_gains_splits_and_its_hands_were_on_the_first(path):
+    db = _old_journal(path, _schema_v3(), 3)
     db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at, "
                "ended_at) VALUES ('riichi', 1, '[\"blue\", \"green\"]', 'ended', 'built', 1.0, 2.0)")
     db.execute("INSERT INTO games (session_id, game, first_hand, started_at) VALUES (1, 1, 1, 1.0)")
@@ -600,11 +606,8 @@ def test_a_version_3_journal_gains_splits_and_its_hands_were_on_the_first(path):
 
 
 def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
-    db = sqlite3.connect(path, isolation_level=None)
-    for stmt in _schema_v2():  # version 1 said 'finished' for a normal end
-        db.execute(stmt.replace("'ended'", "'finished'"))
-    db.execute("PRAGMA application_id=%d" % APPLICATION_ID)
-    db.execute("PRAGMA user_version=1")
+    # version 1 said 'finished' for a normal end
+    db = _old_journal(path, [stmt.replace("'ended'", "'finished'") for stmt in _schema_v2()], 1)
     db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at, "
                "ended_at) VALUES ('riichi', 1, '[]', 'finished', 'built', 1.0, 2.0)")
     db.execute("INSERT INTO builds (session_id, build, deck, targets, started_at) "
@@ -644,11 +647,7 @@ def test_each_game_has_its_own_split_and_its_hands(j):
 
 
 def test_a_version_2_journal_gains_games_and_keeps_its_decks_and_hands(path):
-    db = sqlite3.connect(path, isolation_level=None)
-    for stmt in _schema_v2():
-        db.execute(stmt)
-    db.execute("PRAGMA application_id=%d" % APPLICATION_ID)
-    db.execute("PRAGMA user_version=2")
+    db = _old_journal(path, _schema_v2(), 2)
     db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at) "
                "VALUES ('riichi', 1, '[\"blue\", \"green\"]', 'open', 'built', 1.0)")
     db.execute("INSERT INTO decks VALUES (1, 'A', 136, '{\"blue\": 70, \"green\": 66}', 1.0)")
