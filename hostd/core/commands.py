@@ -112,6 +112,12 @@ def can(state, ctx):
     return [n for n in NAMES if n in out]
 
 
+def refused_with(name, connected):
+    """The status a command not in ``can`` is refused with: 503 for one that moves motors
+    while the table is not connected, else 409 (its code the state's name)."""
+    return 503 if not connected and BY_NAME[name].motors else 409
+
+
 def _thrown(state):
     if state.name == "stopped" and state.get("resume"):
         return bool(state["resume"]["params"].get("thrown"))

@@ -18,7 +18,7 @@ import structlog
 
 from hostd.core import rulesets
 from hostd.core.codes import Context, fault_of, next_step
-from hostd.core.commands import BY_NAME, can
+from hostd.core.commands import can, refused_with
 from hostd.core.dice import Dice, DiceError, check_dice
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
 from hostd.core.state import Machine, State, where
@@ -189,7 +189,7 @@ class Daemon:
         if command in self.can():
             self._judged = self.m.seq
             return self._judged
-        if not self.link.connected and BY_NAME[command].motors and self.state.name != "aborting":
+        if refused_with(command, self.link.connected) == 503:
             raise self._gone()
         raise self._not_now(command)
 

@@ -3,7 +3,7 @@ and their transitions and every action from each state (docs/FAULTS.md), and the
 what happens next (docs/API.md).  tests/unit/test_docs_tables.py checks the documents
 hold exactly these; `python -m hostd.core.tables` prints them to paste after a change."""
 from hostd.core.codes import NEXT, Context, example_state, next_step
-from hostd.core.commands import BY_NAME, NAMES, can
+from hostd.core.commands import NAMES, can, refused_with
 from hostd.core.state import STATES, TRANSITIONS, State
 
 _H = {"hand": 3, "game": 1}
@@ -61,11 +61,7 @@ CASES = (
 
 
 def _cell(name, accepted, connected):
-    if accepted:
-        return "yes"
-    if not connected and BY_NAME[name].motors:
-        return "503"
-    return "409"
+    return "yes" if accepted else str(refused_with(name, connected))
 
 
 def action_rows():

@@ -165,6 +165,8 @@ def test_motor_commands_are_refused_at_once_and_an_abort_stays_pending_while_unp
     assert err is None and answer["confirmed"] is False
     assert h.status()["state"]["name"] == "aborting"
     assert h.status()["next"]["code"] == "abort_pending" and h.status()["can"] == ["abort"]
+    _, err = h.call(d.hand_over(), max_s=1)  # as docs/FAULTS.md's table says: the table away
+    assert err.status == 503 and "not connected" in str(err)
     h.sim.wire.replug()
     h.settle(until=lambda: d.state.name != "aborting", max_s=30)
     assert h.status()["next"]["code"] == "start_session"
