@@ -32,16 +32,17 @@ class BodyRefused(JantakuError):
         super().__init__(message, code=code, status=status)
 
 
-def _cut(text, n=CUT_CHARS):
-    text = str(text)
-    return text if len(text) <= n else text[:n] + "...(%d chars)" % len(text)
+def cut(value, n=CUT_CHARS):
+    """``value`` as text, cut at ``n`` characters saying how long it was."""
+    value = str(value)
+    return value if len(value) <= n else value[:n] + "...(%d chars)" % len(value)
 
 
 def _no_duplicates(pairs):
     seen = set()
     for k, _ in pairs:
         if k in seen:
-            raise ValueError("the key %r is given twice" % _cut(k))
+            raise ValueError("the key %r is given twice" % cut(k))
         seen.add(k)
     return dict(pairs)
 
@@ -49,7 +50,7 @@ def _no_duplicates(pairs):
 def _finite(text):
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError("the number %s is out of range" % _cut(text))
+        raise ValueError("the number %s is out of range" % cut(text))
     return value
 
 
@@ -71,7 +72,7 @@ def problem(data):
     except json.JSONDecodeError as e:
         return None, "%s at line %d column %d" % (e.msg, e.lineno, e.colno)
     except ValueError as e:  # ours, or int's "Exceeds the limit (4300 digits) ..."
-        return None, _cut(str(e).split("; use sys.set_int_max_str_digits")[0], 120)
+        return None, cut(str(e).split("; use sys.set_int_max_str_digits")[0], 120)
 
 
 def too_large(noun, size, accepted, limit=MAX_BODY_BYTES):

@@ -25,7 +25,8 @@ import structlog
 from fastapi.responses import JSONResponse
 
 from hostd.errors import JantakuError, describe_validation  # noqa: F401 - for the API
-from hostd.strictjson import MAX_BODY_BYTES, BodyRefused, read_object
+from hostd import strictjson
+from hostd.strictjson import MAX_BODY_BYTES, BodyRefused, read_object, too_large
 
 BODY_TIMEOUT_S = 10.0  # a request's whole body, from its headers (as their own deadline)
 DRAIN_S = 1.0  # a refused body is read (and dropped) this long at most before the answer
@@ -82,8 +83,7 @@ def error_response(status, code, message, headers=None):
 
 
 def cut(value, n=LOG_VALUE_CHARS):
-    value = str(value)
-    return value if len(value) <= n else value[:n] + "...(%d chars)" % len(value)
+    return strictjson.cut(value, n)
 
 
 class OriginGuard:
@@ -115,9 +115,7 @@ class OriginGuard:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        headers = {}
-        for k, v in scope.get("headers", ()):
-            headers.setdefault(k.decode("latin-1").lower(), v.decode("latin-1"))
+        headers = _headers(scope)
         scheme = scope.get("scheme", "http")
         default_port = 443 if scheme == "https" else 80
         host_header = headers.get("host", "")
@@ -300,10 +298,8 @@ class BodyGuard:
                             log.exception("events_close_failed")
 
     def _too_large(self, how, path):
-        return error_response(413, "too_large", "the body is %s; this API takes at most %d bytes "
-                              "(a JSON object such as %s)" % (how, self.max_bytes,
-                                                              self.accepted(path)),
-                              {"Connection": "close"})
+        return jantaku_response(too_large("body", how, self.accepted(path), self.max_bytes),
+                                {"Connection": "close"})
 
     async def _handle(self, scope, receive, send):
         headers = _headers(scope)

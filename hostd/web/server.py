@@ -58,7 +58,6 @@ import uvicorn
 from starlette.middleware.gzip import GZipMiddleware
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from hostd.web.guards import BODY_TIMEOUT_S, MAX_EVENT_STREAMS  # noqa: F401 - limits, together
 
 HEADER_TIMEOUT_S = 10.0
 MAX_CONNECTIONS = 64
@@ -272,18 +271,25 @@ def _is_json_200(start):
 
 async def _send_validated(scope, held, send):
     start, body = held[0], b"".join(m.get("body", b"") for m in held[1:])
-    tag = b'W/"%s"' % hashlib.sha256(body).hexdigest()[:24].encode()
+    tag = '"%s"' % hashlib.sha256(body).hexdigest()[:24]
     headers = [(k, v) for k, v in start.get("headers", ())
                if k.lower() not in (b"etag", b"cache-control")]
-    headers += [(b"etag", tag), (b"cache-control", b"no-cache")]
-    asked = [v for k, v in scope.get("headers", ()) if k == b"if-none-match"]
-    if any(tag in [t.strip() for t in v.split(b",")] or v.strip() == b"*" for v in asked):
+    headers += [(b"etag", b"W/" + tag.encode()), (b"cache-control", b"no-cache")]
+    asked = etags(b", ".join(v for k, v in scope.get("headers", ())
+                             if k == b"if-none-match").decode("latin-1"))
+    if tag in asked or "*" in asked:
         headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
         await send(dict(start, status=304, headers=headers))
         await send({"type": "http.response.body", "body": b""})
         return
     await send(dict(start, headers=headers))
     await send({"type": "http.response.body", "body": body})
+
+
+def etags(if_none_match):
+    """The entity tags an If-None-Match value lists, weak ones ("W/") as strong: a GET's
+    validators are compared weakly (RFC 9110 §13.1.2)."""
+    return {t.strip().removeprefix("W/") for t in if_none_match.split(",") if t.strip()}
 
 
 def make_config(app, host="127.0.0.1", port=8737, **kw):

@@ -28,10 +28,10 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from hostd.errors import NotFound
+from hostd.web.server import COMPRESS_MIN_BYTES, etags  # (smaller files go as they are)
 
 PAGE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "page")
 ASSETS = "/page"
-COMPRESS_MIN_BYTES = 500  # smaller files go as they are (a header costs about as much)
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "font-src 'self'; connect-src 'self'; manifest-src 'self'; object-src 'none'; "
@@ -110,8 +110,7 @@ def accepts_gzip(request):
 
 def if_none_match(request):
     """The ETags an If-None-Match header lists ("W/" ones compared as strong)."""
-    value = request.headers.get("if-none-match", "")
-    return {t.strip().removeprefix("W/") for t in value.split(",") if t.strip()}
+    return etags(request.headers.get("if-none-match", ""))
 
 
 GENERATED = "commands.js"  # made from the one list of commands, not a file of the folder

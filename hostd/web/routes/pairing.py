@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hostd.core.status import ErrorResponse
 from hostd.web.auth import https, peer
 from hostd.web.pairing import CODE_TTL_S, COOKIE, SESSION_TTL_S
-from hostd.web.routes.commands import AUTH_ERRORS, ERRORS
+from hostd.web.routes.commands import ERRORS
 
 log = structlog.get_logger("jantaku.api")
 HOST_ONLY_ERRORS = {  # the routes for programs on the host (Security.host_only)
