@@ -217,8 +217,7 @@ def _by_state(state, ctx, table_fault):
     if name == "stopped":
         return _stop_next("stopped", p.get("kind"), p.get("track"), p.get("deck"),
                           (p.get("fault") or {}).get("message"), step=p.get("step"),
-                          kind=p.get("kind"), track=p.get("track"), deck=p.get("deck"),
-                          resume=p.get("resume"))
+                          kind=p.get("kind"), track=p.get("track"), deck=p.get("deck"))
     if name == "preparing":
         return _preparing_next(p)
     return _play_next(state, ctx)
@@ -234,7 +233,6 @@ def _preparing_next(p):
 
 def _stop_next(code, what, at_track, of_deck, message, **params):
     action = todo_action(what)  # (after a stopped lift, start pressed again works too)
-    params.pop("resume", None)
     n = _next(code, action, **params)
     n["_words"] = {"fault": message or "the table stopped",
                    "todo": todo_text(what, track=at_track, deck=of_deck)}
@@ -286,8 +284,7 @@ def fault_of(state, table_fault=None):
         return {"kind": p.get("kind"), "track": p.get("track"), "deck": p.get("deck"),
                 "step": p.get("step"), "message": f.get("message") or "the table stopped",
                 "todo": todo_text(p.get("kind"), track=p.get("track"), deck=p.get("deck")),
-                "action": _stop_next("stopped", p.get("kind"), None, None, None,
-                                     resume=p.get("resume"))["action"]}
+                "action": todo_action(p.get("kind"))}
     if table_fault:
         kind = table_fault.get("kind")
         return {"kind": kind, "track": table_fault.get("track"), "deck": None, "step": None,

@@ -77,7 +77,7 @@ class Subscription:
 
 def _why_not(command, st):
     """Why `command` is refused in state `st`, where the state's name does not say it."""
-    if st.in_session or st.name == "stopped":
+    if st.in_session:
         why = {"start": "a session is open: end it, abort it, or replace it",
                "selftest": "a session is open: end it first, then run the self-test",
                "calibrate": "a session is open: end it first, then calibrate",
@@ -655,8 +655,7 @@ class Daemon:
         then what the mixer holds built into walls and brought up too, a round at a time
         (a round holds full walls), with the table top cleared by people in between."""
         t = self.table
-        if t.state == "fault":
-            await t.clear_fault()
+        await t.clear_fault_if_any()
         await t.query_status()
         known = (self.known or {}).get("where") or {}
         raised = 0

@@ -188,8 +188,7 @@ class Recovery:
         # the drain is over: end it (its tiles stay on the tracks) and stack what is
         # left on the ramps, so the lift takes every tile at the hand over
         await s.table.query_status()
-        if s.table.state == "fault":  # the SHORT that ended it: the point, not a fault
-            await s.table.clear_fault()
+        await s.table.clear_fault_if_any()  # the SHORT that ended it: the point, not a fault
         if s.table.state != "built":  # a complete build stacked its last tile itself
             await s.table.abort()
             await s.table.flush_tracks()

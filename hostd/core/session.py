@@ -797,15 +797,13 @@ class Session:
         """Until the table is connected again, out of a fault state (a clear refused
         while the cause is still there raises)."""
         await self.table.wait_ready()
-        if self.table.state == "fault":
-            await self.table.clear_fault()
+        await self.table.clear_fault_if_any()
 
     async def _motion(self, verb, fault_ids=None, **kw):
         """A lift or door motion the guard (or a stall) may stop: a stop is journalled
         (and the step stops, to be repeated); once one succeeds, the stops before it
         (`fault_ids`) are marked recovered."""
-        if self.table.state == "fault":
-            await self.table.clear_fault()  # refused while the cause is still there
+        await self.table.clear_fault_if_any()  # refused while the cause is still there
         try:
             await verb(**kw)
         except TableFault as e:

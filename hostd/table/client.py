@@ -489,8 +489,7 @@ class TableClient:
             if e.kind != "short":
                 raise
         await self.query_status()
-        if self.state == "fault":  # SHORT: the build pauses once cleared; then it ends
-            await self.clear_fault()
+        await self.clear_fault_if_any()  # SHORT: the build pauses once cleared; then it ends
         if self.state != "built":
             await self.abort()
             await self.flush_tracks()
@@ -568,6 +567,11 @@ class TableClient:
         """Acknowledge the table's fault (it refuses while its cause is still there)."""
         await self.link.command(m.CLEAR_FAULT, (0,))
         self.fault = None
+
+    async def clear_fault_if_any(self):
+        """clear_fault when the table is in its fault state (as last reported), else nothing."""
+        if self.state == "fault":
+            await self.clear_fault()
 
     async def stop(self):
         await self.link.command(m.STOP, ())

@@ -62,6 +62,9 @@ class FakeTable:
     async def wait_ready(self):
         pass
 
+    async def clear_fault_if_any(self):  # (never in a fault state)
+        pass
+
     async def flush_tracks(self):
         self.calls.append(("flush",))
 
