@@ -411,24 +411,24 @@ class Track:
             return False
         if now is None:
             now = self.clock._now
+        self._clear_jam(now)
+        self._next()  # the beam's rise is the track's next event
+        return True
+
+    def _clear_jam(self, now):
+        """The stuck tile drops onto the ramp and the beam rises (a back-off or a hand)."""
         self.jammed = False
         self._ramp_push(self.jam_tile)
         self.jam_tile = -1
         self._q_rise(now)
-        self._next()  # the beam's rise is the track's next event
         self.table.on_jam_cleared(self.k, now)
-        return True
 
     def _push(self, now):
         if self.jammed:
             # a pusher stroke against a jam shakes it: the back-off
             self.jam_backoffs += 1
             if self.jam_need and self.jam_backoffs >= self.jam_need:
-                self.jammed = False
-                self._ramp_push(self.jam_tile)
-                self.jam_tile = -1
-                self._q_rise(now)
-                self.table.on_jam_cleared(self.k, now)
+                self._clear_jam(now)
             return
         if not self.stack:
             self.empty_strokes += 1
