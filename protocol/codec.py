@@ -70,9 +70,9 @@ def _halves_table():
 _TLO, _THI = _halves_table()
 
 
-def seal_halves(buf, n):
-    """seal()'s CRC in 16-bit halves: CRC-32 of buf[1:n-4] written to buf[n-4:n]
-    (little-endian).  Only small ints: allocates nothing on a 31-bit small-int port."""
+def _crc_halves_into(buf, n, out, off):
+    """CRC-32 of buf[1:n-4], computed in 16-bit halves, written little-endian to
+    out[off:off+4].  Only small ints: allocates nothing on a 31-bit small-int port."""
     tlo = _TLO
     thi = _THI
     lo = 0xFFFF
@@ -86,30 +86,28 @@ def seal_halves(buf, n):
         i += 1
     lo ^= 0xFFFF
     hi ^= 0xFFFF
-    buf[end] = lo & 0xFF
-    buf[end + 1] = lo >> 8
-    buf[end + 2] = hi & 0xFF
-    buf[end + 3] = hi >> 8
+    out[off] = lo & 0xFF
+    out[off + 1] = lo >> 8
+    out[off + 2] = hi & 0xFF
+    out[off + 3] = hi >> 8
+
+
+_CHECKED = bytearray(4)  # check_halves' CRC, made once (a frame is checked at a time)
+
+
+def seal_halves(buf, n):
+    """seal()'s CRC in 16-bit halves: CRC-32 of buf[1:n-4] written to buf[n-4:n]
+    (little-endian); allocates nothing."""
+    _crc_halves_into(buf, n, buf, n - 4)
 
 
 def check_halves(buf, n):
     """True if the CRC in buf[n-4:n] is the CRC-32 of buf[1:n-4] (halves, as
     seal_halves: compares bytes, allocates nothing)."""
-    tlo = _TLO
-    thi = _THI
-    lo = 0xFFFF
-    hi = 0xFFFF
-    i = 1
-    end = n - 4
-    while i < end:
-        x = (lo ^ buf[i]) & 0xFF
-        lo = ((lo >> 8) | ((hi & 0xFF) << 8)) ^ tlo[x]
-        hi = (hi >> 8) ^ thi[x]
-        i += 1
-    lo ^= 0xFFFF
-    hi ^= 0xFFFF
-    return (buf[end] == lo & 0xFF and buf[end + 1] == lo >> 8
-            and buf[end + 2] == hi & 0xFF and buf[end + 3] == hi >> 8)
+    c = _CHECKED
+    _crc_halves_into(buf, n, c, 0)
+    return (buf[n - 4] == c[0] and buf[n - 3] == c[1] and buf[n - 2] == c[2]
+            and buf[n - 1] == c[3])
 
 
 # Which one runs: binascii's C crc32 where its result is a small int (sys.maxsize above
