@@ -37,7 +37,11 @@ _SYNC_BYTES = b"\x7e"
 
 
 def _crc_views(buf):
-    """views[L] = buf[1:L-4] (the CRC-covered part of an L-byte frame at buf[0])."""
+    """views[L] = buf[1:L-4] (the CRC-covered part of an L-byte frame at buf[0]), for
+    binascii's crc32; None where the CRC is computed in halves (a 32-bit board: some
+    3.5 KB of views and tuples its heap keeps)."""
+    if CRC_HALVES:
+        return None
     mv = memoryview(buf)
     return tuple(mv[1 : n - 4] if n >= MIN_FRAME else None for n in range(MAX_FRAME + 1))
 
