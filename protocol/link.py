@@ -164,7 +164,10 @@ class Link:
         self._hb_dropped = 0  # (device) `dropped` as the last heartbeat told it
         self._conn_due = now
         self._t_up = now
-        self.uptime_ms = 0
+        # uptime in two small ints, so that no poll makes a long integer on a board: the
+        # ms below 2**30, and how many times 2**30 passed (mod 4: the field wraps at 2**32)
+        self._up_lo = 0
+        self._up_hi = 0
         # session
         self.session = 0  # host nonce of the current session, 0 = none
         self._established = False
@@ -604,22 +607,23 @@ class Link:
         self._event(NEW)
 
     def _tick_uptime(self, now):
-        self.uptime_ms += ((now - self._t_up + _THALF) & _TMASK) - _THALF
+        d = ((now - self._t_up + _THALF) & _TMASK) - _THALF
         self._t_up = now
+        room = _TMASK - self._up_lo  # (lo + d itself may pass 2**30: a long on a board)
+        if d > room:
+            self._up_lo = d - room - 1
+            self._up_hi = (self._up_hi + 1) & 3
+        else:
+            self._up_lo += d
 
     def _send_heartbeat(self):
         self._tick_uptime(self._now)  # feed() may answer a frame long after poll()
         v = self._hbv
         v[1] = self.session
         v[2] = self.table_state
-        u = self.uptime_ms
-        if u > _TMASK:
-            # past 2**30 ms (12.4 days): wrapped to the field's 32 bits.  On a 32-bit
-            # board this count is a long integer from here on, so a heartbeat then
-            # allocates (masking it first, as before, allocated from the first one:
-            # 0xFFFFFFFF itself is a long integer there)
-            u &= 0xFFFFFFFF
-        v[3] = u
+        # past 2**30 ms (12.4 days) the field's value is a long integer on a 32-bit
+        # board: a heartbeat then makes one (the count itself stays in small ints)
+        v[3] = self._up_lo | (self._up_hi << 30) if self._up_hi else self._up_lo
         v[4] = self.dropped if self.dropped < 0xFFFF else 0xFFFF
         self._hb_dropped = self.dropped
         self._send_unseq(0, _m.HEARTBEAT, v)

@@ -315,6 +315,20 @@ except MemoryError:
 micropython.heap_unlock()
 check("poll() with heartbeats allocates nothing", fails is None and out[0] > sent_before)
 
+# uptime past 2**30 ms (12.4 days): a poll that sends no heartbeat still allocates nothing
+# (on a 32-bit board the count stays in small ints; only a heartbeat's field is long)
+d._up_lo = (1 << 30) - 50
+micropython.heap_lock()
+try:
+    clk.ms += 100  # the next heartbeat is 500 ms after the last
+    d.poll()
+    fails = None
+except MemoryError:
+    fails = "poll past 2**30 ms"
+micropython.heap_unlock()
+check("poll() past 12.4 days of uptime allocates nothing", fails is None and d._up_hi == 1)
+d._up_lo = d._up_hi = 0  # (a heartbeat past it does make one: SPEC §15; back to day 0)
+
 # a burst of 4 tiles, then one cumulative ack (the usual case on a busy line)
 base = 105
 micropython.heap_lock()

@@ -490,6 +490,21 @@ def test_rtt_estimate_sets_the_timeout():
     assert h2.link.rto_ms == 25  # clamped at the floor
 
 
+@pytest.mark.parametrize("lo, hi, want", [
+    ((1 << 30) - 100, 0, (1 << 30) + 400),  # past 12.4 days
+    ((1 << 30) - 100, 3, 400),  # past 2**32 ms (49.7 days): the field wraps
+])
+def test_the_heartbeats_uptime_goes_past_2_30_and_wraps_at_2_32(lo, hi, want):
+    d = Manual(heartbeat_ms=500)
+    d.link.poll()
+    d.out()
+    d.link._up_lo, d.link._up_hi = lo, hi  # (days of polls, in a line)
+    d.clock.us = 500_000
+    d.link.poll()
+    (s, n, hb), = d.out()
+    assert n == "heartbeat" and hb[3] == want
+
+
 def test_heartbeats_and_next_due():
     d = Manual(heartbeat_ms=500)
     d.link.poll()
