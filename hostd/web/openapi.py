@@ -6,6 +6,9 @@ follows them: tests/unit/test_api_fuzz.py)."""
 from fastapi.openapi.utils import get_openapi
 
 from hostd.core.commands import COMMANDS
+from hostd.strictjson import MAX_BODY_BYTES
+from hostd.web.guards import BODY_TIMEOUT_S, EVENTS_PATH, MAX_EVENT_STREAMS
+from hostd.web.server import MAX_HEADER_BYTES
 
 ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}}
 RETRY_AFTER = {"Retry-After": {"description": "seconds to wait before trying again",
@@ -16,7 +19,8 @@ RETRY_AFTER = {"Retry-After": {"description": "seconds to wait before trying aga
 ANY = {
     "403": "refused before the route: a `Host` that is not a name of this API (`bad_host`), "
            "a request from another origin or site (`cross_origin`)",
-    "431": "the request line and headers are over 16 KiB (`headers_too_large`)",
+    "431": "the request line and headers are over %d KiB (`headers_too_large`)"
+           % (MAX_HEADER_BYTES // 1024),
     "503": "every connection this API serves is open and this one was kept for `POST "
            "/abort` (`abort_only`), or the daemon is stopping (`stopping`); `Retry-After` "
            "says when to try again",
@@ -25,13 +29,14 @@ ANY = {
 BODY = {
     "400": "a body that is not valid JSON (`bad_json`): not UTF-8, a key twice, NaN, "
            "nesting too deep; a Content-Length that is not a number",
-    "408": "the body did not arrive whole within 10 s of the headers (`body_timeout`)",
-    "413": "a body over 64 KiB (`too_large`)",
+    "408": "the body did not arrive whole within %g s of the headers (`body_timeout`)"
+           % BODY_TIMEOUT_S,
+    "413": "a body over %d KiB (`too_large`)" % (MAX_BODY_BYTES // 1024),
     "415": "a body not sent as JSON (`not_json`)",
     "422": "JSON that is not an object, or a body the route's model refuses (`bad_request`)",
 }
-EVENTS = {"503": "32 event streams are open, the most this API keeps (`too_many_streams`, "
-                 "with `Retry-After`); or as any route"}
+EVENTS = {"503": "%d event streams are open, the most this API keeps (`too_many_streams`, "
+                 "with `Retry-After`); or as any route" % MAX_EVENT_STREAMS}
 
 
 def _links():
@@ -73,7 +78,7 @@ def document(app):
             if method == "post":
                 for status, text in BODY.items():
                     _add(responses, status, text)
-            if path == "/events":
+            if path == EVENTS_PATH:
                 _add(responses, "503", EVENTS["503"], headers=RETRY_AFTER)
             if op.get("operationId") in links and "200" in responses:
                 responses["200"]["links"] = links[op["operationId"]]

@@ -14,8 +14,6 @@ ERRORS = {
                                                  "(e.g. `building`), the answer carries its "
                                                  "`seq` and `next`; or the table's fault is "
                                                  "still there (`fault_remains`)"},
-    413: {"model": ErrorResponse, "description": "body over 64 KiB"},
-    415: {"model": ErrorResponse, "description": "a body that is not sent as JSON"},
     422: {"model": ErrorResponse, "description": "invalid body (a wrong type, an unknown "
                                                  "field), or refused by the table"},
     503: {"model": ErrorResponse, "description": "the table is not connected (a motor "

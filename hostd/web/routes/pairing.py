@@ -11,7 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from hostd.core.status import ErrorResponse
 from hostd.web.auth import https, peer
 from hostd.web.pairing import CODE_TTL_S, COOKIE, SESSION_TTL_S
-from hostd.web.routes.commands import ERRORS
 
 log = structlog.get_logger("jantaku.api")
 HOST_ONLY_ERRORS = {  # the routes for programs on the host (Security.host_only)
@@ -20,7 +19,6 @@ HOST_ONLY_ERRORS = {  # the routes for programs on the host (Security.host_only)
     403: {"model": ErrorResponse, "description": "from a browser (`not_from_browser`), or the "
                                                  "token or origin refused"},
 }
-BODY_ERRORS = {k: ERRORS[k] for k in (400, 413, 415, 422)}  # what any JSON body may get
 ACCEPTED = {"/pair": '{"code": "ABCD-1234"}',
             "/pair/revoke": '{"id": "<a browser\'s id from GET /pair/browsers>"}'}
 
@@ -78,7 +76,7 @@ def add(app: FastAPI, pairing, security):
         return {"paired": id_ is not None, "id": id_, **pairing.summary()}
 
     @app.post("/pair", response_model=dict[str, Any], tags=["pairing"],
-              responses={**BODY_ERRORS,
+              responses={
                          403: {"model": ErrorResponse, "description": "code refused"},
                          429: {"model": ErrorResponse,
                                "description": "too many wrong codes (`pair_rate_limited`): 5 "
@@ -100,7 +98,7 @@ def add(app: FastAPI, pairing, security):
         return resp
 
     @app.post("/pair/new", response_model=dict[str, Any], tags=["pairing"],
-              responses={**BODY_ERRORS, **HOST_ONLY_ERRORS},
+              responses=HOST_ONLY_ERRORS,
               dependencies=security.host_only("a pairing code is made", "a pairing code",
                                      "jantaku pair --new"))
     async def pair_new():
@@ -119,7 +117,7 @@ def add(app: FastAPI, pairing, security):
         return {"browsers": pairing.browsers()}
 
     @app.post("/pair/revoke", response_model=RevokeResponse, tags=["pairing"],
-              responses={**BODY_ERRORS, **HOST_ONLY_ERRORS,
+              responses={**HOST_ONLY_ERRORS,
                          404: {"model": ErrorResponse,
                                "description": "no paired browser has that id "
                                               "(`unknown_browser`); the message names the "
@@ -135,8 +133,7 @@ def add(app: FastAPI, pairing, security):
         return {"revoked": revoked}
 
     @app.post("/pair/forget", response_model=ForgetResponse, tags=["pairing"],
-              responses={**{k: v for k, v in BODY_ERRORS.items() if k != 422},
-                         403: {"model": ErrorResponse,
+              responses={403: {"model": ErrorResponse,
                                "description": "from another origin (`cross_origin`)"}})
     async def pair_forget(request: Request):
         """This browser forgets its pairing: the session of the cookie it carries ends,
