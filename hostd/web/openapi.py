@@ -78,6 +78,9 @@ def document(app):
             if method == "post":
                 for status, text in BODY.items():
                     _add(responses, status, text)
+            invalid = responses.get("422")
+            if invalid and "HTTPValidationError" in str(invalid.get("content")):
+                invalid["content"] = ERROR  # FastAPI's default: the API answers its own shape
             if path == EVENTS_PATH:
                 _add(responses, "503", EVENTS["503"], headers=RETRY_AFTER)
             if op.get("operationId") in links and "200" in responses:

@@ -428,6 +428,10 @@ def test_openapi_links_start_to_status_to_commands_and_documents_every_refusal()
             assert {"401", "409"} <= documented, path
     assert "too_many_streams" in doc["paths"]["/events"]["get"]["responses"]["503"]["description"]
     assert "422" in doc["paths"]["/history"]["get"]["responses"]
+    for name, (path, method, op) in ops.items():  # a 422 is the API's error shape everywhere
+        if "422" in op["responses"]:
+            assert op["responses"]["422"]["content"]["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/ErrorResponse"}, (path, method)
 
 
 # -- server-sent events over a real server --------------------------------------------------
