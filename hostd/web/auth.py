@@ -9,7 +9,7 @@ import secrets
 
 import structlog
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 from starlette.requests import cookie_parser
 
 from hostd.errors import ConfigError, Forbidden, Unauthorized
@@ -17,6 +17,7 @@ from hostd.web.guards import cut, is_loopback
 from hostd.web.pairing import COOKIE
 
 MIN_TOKEN_CHARS = 16
+JUDGED = "jantaku.judged"  # a scope key: the caller was judged before the body was read
 log = structlog.get_logger("jantaku.api")
 
 
@@ -97,22 +98,17 @@ class Security:
         self.token = token
         self.pairing = pairing
         self.bearer = HTTPBearer(auto_error=False, description="the daemon's API token")
-        self.commands = [Depends(self._require_token if token else self._require_pairing)]
+        # (HTTPBearer, only where a token is configured, puts the scheme in OpenAPI)
+        self.commands = [Depends(self._require)] + ([Depends(self.bearer)] if token else [])
 
     def bearer_ok(self, creds):
-        """``creds``: the token sent (a string, or HTTPBearer's credentials), or None."""
-        if creds is not None and not isinstance(creds, str):
-            creds = creds.credentials
+        """``creds``: the token sent, or None."""
         return (self.token is not None and creds is not None
                 and hmac.compare_digest(creds.encode("utf-8", "replace"), self.token.encode()))
 
-    async def _require_pairing(self, request: Request):  # no token: no security in OpenAPI
-        self.judge(request.headers.get("origin"), request.headers.get("authorization"),
-                   request.cookies.get(COOKIE), peer(request))
-
-    async def _require_token(self, request: Request,
-                             creds: HTTPAuthorizationCredentials = Depends(HTTPBearer(
-                                 auto_error=False, description="the daemon's API token"))):
+    async def _require(self, request: Request):
+        if request.scope.get(JUDGED):
+            return  # judged from its headers already, before its body (before_body)
         self.judge(request.headers.get("origin"), request.headers.get("authorization"),
                    request.cookies.get(COOKIE), peer(request))
 
@@ -129,6 +125,7 @@ class Security:
             self.judge(headers.get("origin"), headers.get("authorization"),
                        cookie_parser(headers.get("cookie", "")).get(COOKIE),
                        client[0] if client else None)
+            scope[JUDGED] = True  # the route's dependency does not judge (touch) it again
 
         return judge_scope
 
@@ -168,7 +165,7 @@ class Security:
                                 % (done, cli), code="not_from_browser")
             if self.token is None:
                 _require_local(peer(request))
-            elif not self.bearer_ok(await self.bearer(request)):
+            elif not self.bearer_ok(_bearer(request.headers.get("authorization"))):
                 raise Unauthorized("%s needs the API token (--token or $JANTAKU_TOKEN)"
                                    % what)
 
