@@ -295,7 +295,8 @@ def staged_files(rom_mount="/rom"):
 
 
 # -------------------------------------------------------------- the firmware's machine
-class _Pin:
+class _PinConsts:
+    """machine.Pin's constants: the firmware reads them from the class and from a pin."""
     IN = 0
     OUT = 1
     OPEN_DRAIN = 2
@@ -304,6 +305,8 @@ class _Pin:
     IRQ_FALLING = 4
     IRQ_RISING = 8
 
+
+class _Pin(_PinConsts):
     def __init__(self, m, n, mode=-1, pull=-1, value=None, **kw):
         self._m = m
         self.n = n
@@ -335,15 +338,7 @@ class _Pin:
         self.handler = handler
 
 
-class _PinClass:
-    IN = 0
-    OUT = 1
-    OPEN_DRAIN = 2
-    PULL_UP = 1
-    PULL_DOWN = 2
-    IRQ_FALLING = 4
-    IRQ_RISING = 8
-
+class _PinClass(_PinConsts):
     def __init__(self, m):
         self._m = m
 
