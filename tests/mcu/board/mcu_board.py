@@ -402,7 +402,8 @@ class _I2C:
 
 class _WDT:
     """machine.WDT; every m.sample_every feeds (the firmware feeds it once per step; 0:
-    never) it measures the heap after a collection: the firmware's objects, running."""
+    never) it measures the heap after a collection (free and allocated): the firmware's
+    objects, running."""
 
     def __init__(self, m, id=0, timeout=5000):
         self._m = m
@@ -416,9 +417,12 @@ class _WDT:
         if k and self.feeds % k == 0:
             gc.collect()
             free = gc.mem_free()
+            alloc = gc.mem_alloc()  # (the wasm32 port's heap grows: only this one counts there)
             m = self._m
             if m.min_free is None or free < m.min_free:
                 m.min_free = free
+            if m.max_alloc is None or alloc > m.max_alloc:
+                m.max_alloc = alloc
             m.samples += 1
 
 
@@ -435,6 +439,7 @@ class StandIn:
         self.wdt = None
         self.resets = 0
         self.min_free = None
+        self.max_alloc = None
         self.samples = 0
         self.Pin = _PinClass(self)
 
