@@ -5,7 +5,8 @@
 //
 // MANIFEST: {"files": [[host path, path in the port's filesystem], ...],
 //            "path": [sys.path entries], "chdir": "/", "heap": bytes,
-//            "module": "name" | "code": "python source", "port_fd": N | null,
+//            "module": "name" | "code": "python source" or [sources, one call each],
+//            "port_fd": N | null,
 //            "mpy": expected sys.implementation._mpy & 0xff | null}
 //
 // Loads the files into the port's in-memory filesystem, then imports "module" (or
@@ -153,17 +154,25 @@ const prelude =
 let status = 0;
 try {
   mp.runPython(prelude);
-  const body = man.module != null ? "import " + man.module + "\n" : man.code;
-  mp.runPython(
-    "_wasm32_exit = 0\ntry:\n    exec(" + JSON.stringify(body) + ", {'__name__': '__main__'})\n" +
-    "except SystemExit as _e:\n    _wasm32_exit = _e.args[0] if _e.args else 0\n"
-  );
-  const code = mp.globals.get("_wasm32_exit");
-  if (typeof code === "string") {
-    fs.writeSync(2, code + "\n");
-    status = code.startsWith("WASM32-MPY") ? 2 : 1;
-  } else {
-    status = code == null ? 0 : Number(code);
+  // "code" may be a list: each part runs in a call of its own, the next only once the
+  // last ended with status 0 (a collection between two calls frees what the last one
+  // dropped; inside one call this port's collector keeps it)
+  const bodies = man.module != null ? ["import " + man.module + "\n"]
+    : Array.isArray(man.code) ? man.code : [man.code];
+  mp.runPython("_wasm32_globals = {'__name__': '__main__'}\n");
+  for (const body of bodies) {
+    mp.runPython(
+      "_wasm32_exit = 0\ntry:\n    exec(" + JSON.stringify(body) + ", _wasm32_globals)\n" +
+      "except SystemExit as _e:\n    _wasm32_exit = _e.args[0] if _e.args else 0\n"
+    );
+    const code = mp.globals.get("_wasm32_exit");
+    if (typeof code === "string") {
+      fs.writeSync(2, code + "\n");
+      status = 1;
+    } else {
+      status = code == null ? 0 : Number(code);
+    }
+    if (status !== 0) break;
   }
 } catch (e) {
   if (e && e.type === "SystemExit" && /WASM32-MPY/.test(e.message)) {

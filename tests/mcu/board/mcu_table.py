@@ -7,7 +7,7 @@
 #   import mcu_table; mcu_table.serve(speed=10)      (from the raw REPL; never returns)
 #
 # tests/wasm32 runs the same loop on MicroPython's WebAssembly port, with that port's
-# wall clock, a nap that really sleeps, and a hook that measures the heap.
+# wall clock and a nap that really sleeps (its time.sleep_ms spins).
 #
 # Clocks as `sim serve --speed X`: the mechanics' clock is virtual and paced to X times
 # the wall; the link's clock is the wall, here the board's FPGA counter (mcu_board.
@@ -42,18 +42,14 @@ class _Paced:
         return self.us
 
 
-def serve(speed=10, seed=7, profile="reference-18", mixed_deck=False, *, wall=None, nap=None,
-          before_firmware=None, every=None):
+def serve(speed=10, seed=7, profile="reference-18", mixed_deck=False, *, wall=None, nap=None):
     """wall: the link's clock (default: the FPGA counter's); nap(ms): sleep (default
-    time.sleep_ms); before_firmware(): called as each firmware is about to be made;
-    every(): called once per loop."""
+    time.sleep_ms)."""
     wall = wall if wall is not None else CounterClock()
     nap = nap if nap is not None else time.sleep_ms
     uart = StdioPort()
 
     def factory(prof, machine, *, clock, link_clock, port, boot_nonce, wdt=None):
-        if before_firmware is not None:
-            before_firmware()
         # the firmware's port is the board's UART, not the simulator's wire (port)
         return firmware_factory(prof, machine, clock=clock, link_clock=wall, port=uart,
                                 boot_nonce=boot_nonce, wdt=wdt)
@@ -74,5 +70,3 @@ def serve(speed=10, seed=7, profile="reference-18", mixed_deck=False, *, wall=No
         due = t.fw.next_due_us()  # on the mechanics' (virtual) clock
         if not uart.any() and (due is None or time.ticks_diff(due, t.clock.ticks_us()) > nap_us):
             nap(NAP_MS)
-        if every is not None:
-            every()
