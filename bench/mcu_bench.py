@@ -3,7 +3,7 @@
   JANTAKU_MCU_FIRMWARE=path/to/firmware.elf .venv/bin/python bench/mcu_bench.py
 
 MicroPython's QEMU port for the MPS2-AN385 (a Cortex-M3: 32-bit, the RP2040's core is
-its smaller sibling), run as tests/mcu runs it (docs/FIRMWARE.md §10.1):
+its smaller sibling), run as tests/mcu runs it (docs/FIRMWARE.md §10.2):
 
 1. the firmware alone as `jantaku flash` leaves it (the staged files loaded into the heap,
    the staged main.py, the host's link on the UART): the smallest heap it starts and
@@ -44,7 +44,7 @@ def fits(b, heap):
 def main():
     firmware = os.environ.get("JANTAKU_MCU_FIRMWARE")
     if qemu.qemu_binary() is None or not firmware or not os.path.isfile(firmware):
-        print("skipped: needs qemu-system-arm and JANTAKU_MCU_FIRMWARE (docs/FIRMWARE.md §10.1)")
+        print("skipped: needs qemu-system-arm and JANTAKU_MCU_FIRMWARE (docs/FIRMWARE.md §10.2)")
         return 0
     folder = tempfile.mkdtemp(prefix="jantaku-mcu-bench-")
     try:

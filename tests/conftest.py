@@ -2,7 +2,9 @@
 
 Tiers (docs/ARCHITECTURE.md §7): tests/unit (CPython), tests/mpy (run under the real
 MicroPython unix port by tests/unit/test_micropython.py), tests/e2e (the real daemon over a
-real pseudo-terminal; `--hil-port PATH` points them at a real table instead), tests/mcu
+real pseudo-terminal; `--hil-port PATH` points them at a real table instead), tests/wasm32
+(the firmware as flashed on MicroPython's 32-bit WebAssembly port under Node, from npm;
+skipped without Node), tests/mcu
 (the firmware as flashed on an emulated Cortex-M, MicroPython's QEMU port: `--mcu-firmware
 PATH` or JANTAKU_MCU_FIRMWARE gives its ELF; skipped without it or without qemu-system-arm,
 unless `--mcu-required`, which `make test-mcu` passes).
@@ -54,7 +56,7 @@ def pytest_addoption(parser):
         default=os.environ.get("JANTAKU_MCU_FIRMWARE") or None,
         metavar="PATH",
         help="MicroPython's QEMU port for the MPS2-AN385 board (firmware.elf) that tests/mcu "
-             "boots (default: $JANTAKU_MCU_FIRMWARE; docs/FIRMWARE.md §10.1)",
+             "boots (default: $JANTAKU_MCU_FIRMWARE; docs/FIRMWARE.md §10.2)",
     )
     parser.addoption(
         "--mcu-required",
@@ -92,7 +94,7 @@ def hil_port(request):
 
 # Each tier must collect at least one test when the whole suite runs: an empty tier is a
 # failure, not a silent pass (CI's "ran no test").
-TIERS = {"unit": "tests/unit", "e2e": "tests/e2e", "mcu": "tests/mcu"}
+TIERS = {"unit": "tests/unit", "e2e": "tests/e2e", "wasm32": "tests/wasm32", "mcu": "tests/mcu"}
 
 
 @pytest.fixture

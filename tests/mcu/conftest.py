@@ -29,7 +29,7 @@ def mcu(request):
     elif not firmware:
         why = ("no firmware for the emulated board: give --mcu-firmware PATH or set "
                "JANTAKU_MCU_FIRMWARE to MicroPython's QEMU port for the MPS2-AN385 "
-               "(docs/FIRMWARE.md §10.1)")
+               "(docs/FIRMWARE.md §10.2)")
     elif not os.path.isfile(firmware):
         why = "the emulated board's firmware %s does not exist" % firmware
     if why:

@@ -6,7 +6,7 @@ image (:func:`build_image`: what ``jantaku flash`` stages, plus the test files) 
 into the board's ROMFS partition, which that port mounts at ``/rom``; and MicroPython's
 raw REPL over the UART to run code there (:class:`Board`).
 
-The firmware ELF is not built here: the tier is given one (docs/FIRMWARE.md §10.1, "The
+The firmware ELF is not built here: the tier is given one (docs/FIRMWARE.md §10.2, "The
 emulated board"), and checks what it needs of it when it boots (:func:`check_board`).
 """
 import errno

