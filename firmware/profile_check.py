@@ -35,6 +35,9 @@ _TIMEOUTS = {
 SCHEMA = {
     "id": ("str", 1, 20),
     "description": ("str", 0, 1000),
+    # the hardware the pins are on (a definition of the host's, hostd/bringup/hardware/):
+    # checked by the host, never by the board
+    "hardware": "hardware",
     "tracks": ("int", 1, 8),
     "max_stacks": ("int", 1, 32),
     "colours": "colours",
@@ -65,6 +68,7 @@ SCHEMA = {
 # Keys that may be left out, with the value they then take.
 OPTIONAL = {
     "description": "",
+    "hardware": None,
     "timings_ms.poll": 10,
     "timings_ms.mix": 2000,
     "timeouts_ms.limit_release": 1000,
@@ -168,6 +172,12 @@ def _colours(v):
             raise ProfileError("colours[%d]" % i, "got %r" % (c,), acc + ", not 'unknown'")
         seen.append(c)
     return list(v)
+
+
+def _hardware(v):
+    if v is None:
+        return None
+    return _leaf("hardware", v, ("str", 1, 40))
 
 
 def _pins(v, tracks):
@@ -352,6 +362,7 @@ def validate(d):
                 continue
             raise ProfileError(k, "missing", _describe(spec))
         out[k] = _value(k, d[k], spec)
+    out["hardware"] = _hardware(out["hardware"])
     out["colours"] = _colours(d["colours"])
     out["pins"] = _pins(d["pins"], out["tracks"])
     out["calibration"] = _calibration(d["calibration"], out["colours"], out["tracks"])
