@@ -65,6 +65,8 @@ SCHEMA = {
     "port": "port",
     "watchdog_ms": ("int", 0, 8388),
     "current_adc": "current_adc",
+    # I2C GPIO expanders on the main bus, for slow signals (docs/FIRMWARE.md §3.7)
+    "expanders": "expanders",
 }
 
 # Keys that may be left out, with the value they then take.
@@ -78,6 +80,7 @@ OPTIONAL = {
     "port": {"kind": "usb"},
     "watchdog_ms": 4000,
     "current_adc": None,
+    "expanders": None,
 }
 
 PORT_KINDS = ("usb", "uart", "serial")
@@ -187,18 +190,40 @@ _PIN_ACC = ('a pin number 0..255, or {"pin": n, "invert": true|false, "pull": "u
             '(pull: inputs only)')
 
 
-def _pin_object(key, p, kind, pull):
+def _chip_only(key, name, kind):
+    if kind == hal.PWM or kind == hal.ADC or kind == hal.I2C or hal.chip_only(name):
+        raise ProfileError(key, "%s must be on the chip's own pins (its interrupt and timing are the "
+                           "safety or the per-tile path)" % name,
+                           "a pin of the chip; an expander takes slow signals: solenoids, directions, "
+                           "the door's switches, buttons, the light, the mixer's empty sensor")
+
+
+def expander_pin(key, p, nexp):
+    """The number an expander's pin gets in a validated profile: EXPANDER_PINS +
+    16 x expander + pin (an MCP23017's GPA0..7 are pins 0..7, GPB0..7 8..15)."""
+    e = _leaf(key + ".expander", p["expander"], ("int", 0, 7))
+    if e >= nexp:
+        raise ProfileError(key + ".expander", "expander %d is not in expanders (%d given)" % (e, nexp),
+                           "an index of the profile's expanders")
+    return hal.EXPANDER_PINS + 16 * e + _leaf(key + ".pin", p["pin"], ("int", 0, 15))
+
+
+def _pin_object(key, p, kind, pull, nexp):
     """(number, {"invert", "pull"}) of a pin given as an object."""
     acc = _PIN_ACC if kind == hal.IN else '{"pin": n, "invert": true|false}'
     if kind == hal.ADC or kind == hal.I2C:
         raise ProfileError(key, "an %s pin cannot be inverted or pulled" % kind, "a pin number 0..255")
     for k in p:
-        if k not in ("pin", "invert", "pull") or (k == "pull" and kind != hal.IN):
+        if k not in ("pin", "invert", "pull", "expander") or (k == "pull" and kind != hal.IN):
             raise ProfileError(key + "." + str(k), "unknown key for %s" % (
                 "an input" if kind == hal.IN else "an output"), acc)
     if "pin" not in p:
         raise ProfileError(key + ".pin", "missing", "a pin number 0..255")
-    n = _leaf(key + ".pin", p["pin"], ("int", 0, 255))
+    if "expander" in p:
+        _chip_only(key, key[key.rfind(".") + 1:], kind)
+        n = expander_pin(key, p, nexp)
+    else:
+        n = _leaf(key + ".pin", p["pin"], ("int", 0, 255))
     inv = _leaf(key + ".invert", p.get("invert", False), ("bool", 0, 0))
     if kind != hal.IN:
         return n, {"invert": inv}
@@ -206,10 +231,12 @@ def _pin_object(key, p, kind, pull):
         pull = p["pull"]
         if pull is not None and pull != hal.PULL_UP and pull != hal.PULL_DOWN:
             raise ProfileError(key + ".pull", "got %r" % (pull,), '"up", "down" or null (none: an external resistor)')
+    if pull == hal.PULL_DOWN and n >= hal.EXPANDER_PINS:
+        raise ProfileError(key + ".pull", "an MCP23017 has pull-ups only", '"up" or null (a resistor of its own)')
     return n, {"invert": inv, "pull": pull}
 
 
-def _pins(v, tracks, given_options):
+def _pins(v, tracks, given_options, nexp):
     """(pins: name -> number or None, options: name -> {"invert", "pull"} of the pins given
     as objects, or in a validated profile's pin_options)."""
     names = hal.signal_names(tracks)
@@ -236,11 +263,17 @@ def _pins(v, tracks, given_options):
         if isinstance(p, dict):
             if k in given_options:
                 raise ProfileError(key, "given as an object and in pin_options", "one of the two")
-            p, opts[k] = _pin_object(key, p, kind, pull)
-        elif k in given_options:
-            p, opts[k] = _pin_object("pin_options." + k, dict(given_options[k], pin=p), kind, pull)
+            p, opts[k] = _pin_object(key, p, kind, pull, nexp)
+        elif _is_int(p) and hal.EXPANDER_PINS <= p < hal.EXPANDER_PINS + 16 * nexp:
+            pass  # an expander's pin, as validation wrote it
         elif not _is_int(p) or p < 0 or p > 255:
             raise ProfileError(key, "got %r" % (p,), _PIN_ACC + (" or null" if optional else ""))
+        if k in given_options and k not in opts:  # a validated profile's options
+            _, opts[k] = _pin_object("pin_options." + k, dict(given_options[k], pin=0), kind, pull, 0)
+            if opts[k].get("pull") == hal.PULL_DOWN and p >= hal.EXPANDER_PINS:
+                raise ProfileError("pin_options." + k + ".pull", "an MCP23017 has pull-ups only", '"up" or null')
+        if p >= hal.EXPANDER_PINS:
+            _chip_only(key, k, kind)
         if p in used:
             raise ProfileError(key, "pin %d is already used by %s" % (p, used[p]), "a pin number no other signal uses")
         used[p] = k
@@ -365,6 +398,31 @@ def _port(v):
     return out
 
 
+def _expanders(v):
+    acc = 'a list of {"kind": "mcp23017", "addr": 32..39} (I2C GPIO expanders on the main bus), or null'
+    if v is None:
+        return []
+    if not isinstance(v, list) or len(v) > 8:
+        raise ProfileError("expanders", "got %r" % (v,), acc)
+    out = []
+    for i in range(len(v)):
+        key = "expanders[%d]" % i
+        e = v[i]
+        if not isinstance(e, dict) or e.get("kind") != "mcp23017":
+            raise ProfileError(key, "got %r" % (e,), acc)
+        for k in e:
+            if k != "kind" and k != "addr":
+                raise ProfileError(key + "." + str(k), "unknown key", "kind, addr")
+        if "addr" not in e:
+            raise ProfileError(key + ".addr", "missing", "an integer 32..39 (0x20..0x27)")
+        a = _leaf(key + ".addr", e["addr"], ("int", 0x20, 0x27))
+        for j in range(len(out)):
+            if out[j]["addr"] == a:
+                raise ProfileError(key + ".addr", "%d is also expanders[%d]'s" % (a, j), "an address of its own")
+        out.append({"kind": "mcp23017", "addr": a})
+    return out
+
+
 def _current_adc(v, pins):
     if v is None:
         return None
@@ -408,7 +466,10 @@ def validate(d):
     given = out["pin_options"]
     if given is not None and (not isinstance(given, dict) or [1 for k in given if not isinstance(given[k], dict)]):
         raise ProfileError("pin_options", "got %r" % (given,), 'an object {signal: {"invert": ..., "pull": ...}}')
-    out["pins"], out["pin_options"] = _pins(d["pins"], out["tracks"], given or {})
+    out["expanders"] = _expanders(out["expanders"])
+    out["pins"], out["pin_options"] = _pins(d["pins"], out["tracks"], given or {}, len(out["expanders"]))
+    if out["expanders"] and out["pins"]["i2c_sda"] is None:
+        raise ProfileError("expanders", "the expanders need the I2C bus but pins.i2c_sda is null", "I2C pins")
     out["calibration"] = _calibration(d["calibration"], out["colours"], out["tracks"])
     out["port"] = _port(out["port"])
     out["current_adc"] = _current_adc(out["current_adc"], out["pins"])
