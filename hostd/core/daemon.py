@@ -153,6 +153,7 @@ class Daemon:
     def context(self):
         s = self.session
         return Context(connected=self.link.connected, error=self.link.error,
+                       boot_error=self.link.boot_error,
                        first_hand=s.game_first_hand if s else 1, colours=self.colours,
                        session=s.id if s else None, mixed_deck=bool(s and s.mixed_deck))
 
