@@ -82,3 +82,22 @@ def test_sets_too_close_in_colour_are_refused_with_the_separation(bench, tmp_pat
     assert not (tmp_path / "cfg").exists()  # nothing written
     r = d.cli("calibrate", "--sets", "pink,salmon", "--yes", check=False, timeout=300)
     assert r.returncode == 1 and "REFUSED" in r.stdout and "identical-backs" in r.stdout
+
+
+def test_selftest_on_the_table_under_test_then_its_sets_count_exactly(daemon):
+    """The bring-up against the suite's table, the real one with --hil-port too: the
+    self-test passes (every device ok or absent), then a Mixed Deck split counts the two
+    sets the table names (its handshake's colour classes: the sets DEPLOY.md §5 says to
+    load) exactly by colour."""
+    st = daemon.wait(lambda s: s["table"]["connected"], what="the table to connect")
+    sets = st["table"]["identity"]["colours"][:2]
+    r = daemon.cli("selftest", "--json", check=False, timeout=300)
+    assert r.stdout.strip(), r.stderr
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["ok"], rep
+    assert {d["result"] for d in rep["devices"]} <= {"ok", "absent"}
+    daemon.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--wait", timeout=300)
+    s = daemon.status()["session"]
+    assert s["sets"] == sets
+    for c in sets:
+        assert s["decks"]["A"]["backs"].get(c, 0) + s["decks"]["B"]["backs"].get(c, 0) == 136
