@@ -1,0 +1,98 @@
+"""A won hand's readings for scoring (docs/HANDS.md "Scoring"): each decomposition of
+the closed tiles, with the calls, once for each block the winning tile can complete (the
+wait depends on that final block only, seed 000), so that the best can be taken.
+
+    readings(hand, win_face, tsumo, *, kansai=False) -> list[Reading]
+
+A set is ``(kind, face, concealed, kan)``: kind ``"run"`` (faces face..face+2) or
+``"triplet"`` (a kan is a triplet with ``kan`` true); ``concealed`` is false for a call
+and for a triplet completed by a discard (ron on a shanpon wait).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hostd.hand.shapes import ORPHANS, SETS, SEVEN_PAIRS, THIRTEEN_ORPHANS, forms
+from hostd.hand.waits import _run_type
+
+KANSAI_PAIRS = "seven pairs with quads"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read the won hand: ``form`` (sets, seven pairs, seven pairs with quads,
+    thirteen orphans), its ``sets`` (calls included), the ``pair`` face (None for the
+    pair forms), ``pairs`` (the pair forms' faces, a face once per pair), the ``wait``
+    type and the final block's text for people (``final``)."""
+
+    form: str
+    sets: tuple
+    pair: int | None
+    wait: str
+    pairs: tuple = ()
+
+
+def call_sets(calls) -> tuple:
+    """The calls as sets: chi a run, pon a triplet, kan/ankan a kan (ankan concealed)."""
+    out = []
+    for c in calls:
+        faces = c.faces
+        if c.kind == "chi":
+            out.append(("run", min(faces), False, False))
+        else:
+            out.append(("triplet", faces[0], c.kind == "ankan", c.is_kan))
+    return tuple(out)
+
+
+def _final_choices(blocks, win: int):
+    """The distinct blocks that hold the winning face: (index, kind, face)."""
+    seen, out = set(), []
+    for k, (kind, i) in enumerate(blocks):
+        holds = i <= win <= i + 2 if kind == "run" else i == win
+        if holds and (kind, i) not in seen:
+            seen.add((kind, i))
+            out.append((k, kind, i))
+    return out
+
+
+def _set_readings(blocks, win: int, tsumo: bool, called: tuple) -> list[Reading]:
+    out = []
+    for k, kind, face in _final_choices(blocks, win):
+        sets, pair = [], None
+        for j, (bkind, i) in enumerate(blocks):
+            if bkind == "pair":
+                pair = i
+            else:
+                concealed = not (j == k and bkind == "triplet" and not tsumo)
+                sets.append((bkind, i, concealed, False))
+        wait = ("tanki" if kind == "pair" else "shanpon" if kind == "triplet"
+                else _run_type(face, win))
+        out.append(Reading(SETS, tuple(sets) + called, pair, wait))
+    return out
+
+
+def kansai_pairs(counts) -> tuple | None:
+    """Seven pairs where a face may be held 4 (or, with Mixed Deck, 6 or 8) times: two
+    (three, four) of the same pair; None unless 14 tiles make 7 pairs with such a face."""
+    if sum(counts) != 14 or any(n % 2 for n in counts) or max(counts) < 4:
+        return None
+    return tuple(i for i, n in enumerate(counts) for _ in range(n // 2))
+
+
+def readings(hand, win: int, tsumo: bool, *, kansai: bool = False) -> list[Reading]:
+    """Every reading of the won ``hand`` (closed counts, the win tile among them) with
+    the winning face ``win``; empty if the hand is not complete."""
+    called = call_sets(hand.calls)
+    out = []
+    for form, blocks in forms(hand.counts):
+        if form == SETS:
+            out.extend(_set_readings(blocks, win, tsumo, called))
+        elif form == SEVEN_PAIRS:
+            out.append(Reading(SEVEN_PAIRS, (), None, "tanki", tuple(i for _, i in blocks)))
+        elif form == THIRTEEN_ORPHANS:
+            out.append(Reading(THIRTEEN_ORPHANS, (), None, "tanki", ORPHANS))
+    if kansai and not hand.calls:
+        pairs = kansai_pairs(hand.counts)
+        if pairs is not None:
+            out.append(Reading(KANSAI_PAIRS, (), None, "tanki", pairs))
+    return out

@@ -1,0 +1,242 @@
+"""The standard riichi yaku and yakuman of a reading (docs/HANDS.md "Yaku").
+
+    Facts(hand, win, options)                  # what every reading of the hand shares
+    yaku_of(reading, facts) -> (yaku, yakuman)  # [(id, han)], [(id, count)]
+
+``YAKU``: id -> (name, closed han, open han or 0 when closed only); ``YAKUMAN``: id ->
+(name, count, closed only); the double yakuman count 2 with the ``double_yakuman``
+option. Sets are counted as sets: with Mixed Deck two triplets of one dragon are two
+yakuhai (ruling ``yakuhai-each-set``).
+"""
+from __future__ import annotations
+
+from hostd.hand.readings import KANSAI_PAIRS
+from hostd.hand.shapes import SETS, SEVEN_PAIRS, THIRTEEN_ORPHANS
+
+YAKU = {
+    "riichi": ("Riichi", 1, 0), "double_riichi": ("Double riichi", 2, 0),
+    "open_riichi": ("Open riichi", 2, 0), "double_open_riichi": ("Double open riichi", 3, 0),
+    "ippatsu": ("Ippatsu", 1, 0), "menzen_tsumo": ("Menzen tsumo", 1, 0),
+    "pinfu": ("Pinfu", 1, 0), "tanyao": ("Tanyao", 1, 1), "iipeikou": ("Iipeikou", 1, 0),
+    "haitei": ("Haitei raoyue", 1, 1), "houtei": ("Houtei raoyui", 1, 1),
+    "rinshan": ("Rinshan kaihou", 1, 1), "chankan": ("Chankan", 1, 1),
+    "haku": ("Yakuhai: white dragon", 1, 1), "hatsu": ("Yakuhai: green dragon", 1, 1),
+    "chun": ("Yakuhai: red dragon", 1, 1), "seat_wind": ("Yakuhai: seat wind", 1, 1),
+    "round_wind": ("Yakuhai: round wind", 1, 1),
+    "sanshoku": ("Sanshoku doujun", 2, 1), "ittsu": ("Ittsu", 2, 1),
+    "chanta": ("Chanta", 2, 1), "chiitoitsu": ("Chiitoitsu", 2, 0),
+    "toitoi": ("Toitoi", 2, 2), "sanankou": ("Sanankou", 2, 2),
+    "sankantsu": ("Sankantsu", 2, 2), "sanshoku_doukou": ("Sanshoku doukou", 2, 2),
+    "shousangen": ("Shousangen", 2, 2), "honroutou": ("Honroutou", 2, 2),
+    "honitsu": ("Honitsu", 3, 2), "junchan": ("Junchan", 3, 2),
+    "ryanpeikou": ("Ryanpeikou", 3, 0), "chinitsu": ("Chinitsu", 6, 5),
+    "renhou": ("Renhou", 5, 0),
+}
+YAKUMAN = {
+    "kokushi": ("Kokushi musou", 1, True),
+    "kokushi_13": ("Kokushi musou, 13-sided wait", 2, True),
+    "chuuren": ("Chuuren poutou", 1, True),
+    "chuuren_9": ("Junsei chuuren poutou, 9-sided wait", 2, True),
+    "suuankou": ("Suuankou", 1, True), "suuankou_tanki": ("Suuankou tanki", 2, True),
+    "daisangen": ("Daisangen", 1, False), "shousuushi": ("Shousuushii", 1, False),
+    "daisuushi": ("Daisuushii", 2, False), "ryuuiisou": ("Ryuuiisou", 1, False),
+    "tsuuiisou": ("Tsuuiisou", 1, False), "chinroutou": ("Chinroutou", 1, False),
+    "suukantsu": ("Suukantsu", 1, False), "tenhou": ("Tenhou", 1, True),
+    "chiihou": ("Chiihou", 1, True), "renhou_yakuman": ("Renhou", 1, True),
+}
+TERMINALS = frozenset((0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33))
+GREEN = frozenset((19, 20, 21, 23, 25, 32))
+WIND_FACES, DRAGONS = range(27, 31), (31, 32, 33)
+_DRAGON_YAKU = {31: "haku", 32: "hatsu", 33: "chun"}
+
+
+class Facts:
+    """What every reading of one won hand shares: all its tiles' counts (``total``),
+    closed or not, the win, the options, the value faces, the kans."""
+
+    __slots__ = ("total", "closed", "win", "options", "valued", "kans", "round_winds",
+                 "held")
+
+    def __init__(self, hand, win, options):
+        self.total, self.win, self.options = hand.total, win, options
+        self.closed = all(c.kind == "ankan" for c in hand.calls)
+        self.kans = sum(1 for c in hand.calls if c.is_kan)
+        rounds = {27 + win.round} | {27 + ("east", "south", "west", "north").index(w)
+                                     for w in options["round_winds"]}
+        self.round_winds = tuple(sorted(rounds))
+        self.valued = DRAGONS + (27 + win.seat,) + self.round_winds
+        self.held = tuple(i for i, n in enumerate(self.total) if n)
+
+
+def _situational(f: Facts, out: list) -> None:
+    w = f.win
+    if w.in_riichi:
+        key = ("double_" if w.double_riichi else "") + ("open_riichi" if w.open_riichi
+                                                       else "riichi")
+        out.append(key)
+    for flag in ("ippatsu", "haitei", "houtei", "rinshan", "chankan"):
+        if getattr(w, flag):
+            out.append(flag)
+    if w.tsumo and f.closed:
+        out.append("menzen_tsumo")
+    if w.renhou and not f.options["renhou_yakuman"]:
+        out.append("renhou")
+
+
+def _tile_yaku(f: Facts, out: list) -> None:
+    """Yaku of the tiles alone: tanyao, honroutou, honitsu / chinitsu."""
+    held = f.held
+    if not any(i in TERMINALS for i in held):
+        if f.closed or f.options["open_tanyao"]:
+            out.append("tanyao")
+    elif all(i in TERMINALS for i in held):
+        out.append("honroutou")
+    suits = {i // 9 for i in held if i < 27}
+    if len(suits) == 1:
+        out.append("chinitsu" if held[-1] < 27 else "honitsu")
+
+
+def _peikou(runs, out: list) -> None:
+    same = sum(runs.count(r) // 2 for r in set(runs))
+    if same >= 2:
+        out.append("ryanpeikou")
+    elif same == 1:
+        out.append("iipeikou")
+
+
+def _three_suits(faces, out: list, key: str) -> None:
+    ranks = {i % 9 for i in faces if i < 27}
+    for r in ranks:
+        if r in faces and r + 9 in faces and r + 18 in faces:
+            out.append(key)
+            return
+
+
+def _run_yaku(reading, runs, f: Facts, out: list) -> None:
+    if not runs:
+        return
+    if f.closed:
+        _peikou(runs, out)
+    _three_suits(set(runs), out, "sanshoku")
+    starts = set(runs)
+    for s in (0, 9, 18):
+        if s in starts and s + 3 in starts and s + 6 in starts:
+            out.append("ittsu")
+            break
+    if all(_has_terminal(k, i) for k, i, _, _ in reading.sets) and reading.pair in TERMINALS:
+        honours = reading.pair >= 27 or any(i >= 27 for _, i, _, _ in reading.sets)
+        out.append("chanta" if honours else "junchan")
+
+
+def _has_terminal(kind: str, i: int) -> bool:
+    return i in TERMINALS or (kind == "run" and (i % 9 == 6))
+
+
+def _triplet_yaku(reading, trips, f: Facts, out: list) -> None:
+    if not trips:
+        return
+    faces = [i for i, _, _ in trips]
+    if len(trips) == 4:
+        out.append("toitoi")
+    if sum(1 for _, c, _ in trips if c) == 3:
+        out.append("sanankou")
+    if f.kans == 3:
+        out.append("sankantsu")
+    _three_suits(set(faces), out, "sanshoku_doukou")
+    dragons = sum(1 for i in set(faces) if i in DRAGONS)
+    if dragons == 2 and reading.pair in DRAGONS:
+        out.append("shousangen")
+    for i in faces:
+        if i in _DRAGON_YAKU:
+            out.append(_DRAGON_YAKU[i])
+        if i == 27 + f.win.seat:
+            out.append("seat_wind")
+        if i in f.round_winds:
+            out.append("round_wind")
+
+
+def is_pinfu(reading, f: Facts) -> bool:
+    """The pinfu shape: closed, four runs, a pair of no value, a ryanmen wait (so its fu,
+    tsumo too, are the base alone)."""
+    return (reading.form == SETS and f.closed and reading.wait == "ryanmen"
+            and reading.pair not in f.valued and all(k == "run" for k, _, _, _ in reading.sets))
+
+
+def _set_yaku(reading, f: Facts, out: list) -> None:
+    runs = [i for k, i, _, _ in reading.sets if k == "run"]
+    trips = [(i, c, kan) for k, i, c, kan in reading.sets if k == "triplet"]
+    if not trips and is_pinfu(reading, f):
+        out.append("pinfu")
+    _run_yaku(reading, runs, f, out)
+    _triplet_yaku(reading, trips, f, out)
+
+
+def _yakuman_sets(reading, f: Facts, out: list) -> None:
+    trips = [(i, c) for k, i, c, _ in reading.sets if k == "triplet"]
+    faces = {i for i, _ in trips}
+    if len(trips) == 4 and all(c for _, c in trips):
+        out.append("suuankou_tanki" if reading.wait == "tanki" else "suuankou")
+    if all(d in faces for d in DRAGONS):
+        out.append("daisangen")
+    winds = sum(1 for i in faces if i in WIND_FACES)
+    if winds == 4:
+        out.append("daisuushi")
+    elif winds == 3 and reading.pair in WIND_FACES:
+        out.append("shousuushi")
+    if f.kans == 4:
+        out.append("suukantsu")
+    if f.closed and not f.kans and _nine_gates(f.total):
+        out.append("chuuren_9" if f.total[f.win.face] in (2, 4) else "chuuren")
+
+
+def _nine_gates(total) -> bool:
+    held = [i for i, n in enumerate(total) if n]
+    if not held or held[-1] >= 27 or held[0] // 9 != held[-1] // 9 or sum(total) != 14:
+        return False
+    s = held[0] // 9 * 9
+    need = (3, 1, 1, 1, 1, 1, 1, 1, 3)
+    extra = [total[s + r] - need[r] for r in range(9)]
+    return min(extra) >= 0 and sum(extra) == 1
+
+
+def _tile_yakuman(f: Facts, out: list) -> None:
+    held = f.held
+    if held[0] >= 27:
+        out.append("tsuuiisou")
+    elif all(i in TERMINALS and i < 27 for i in held):
+        out.append("chinroutou")
+    if all(i in GREEN for i in held):
+        out.append("ryuuiisou")
+    for flag in ("tenhou", "chiihou"):
+        if getattr(f.win, flag):
+            out.append(flag)
+    if f.win.renhou and f.options["renhou_yakuman"]:
+        out.append("renhou_yakuman")
+
+
+def yakuman_of(reading, f: Facts) -> list[str]:
+    """The yakuman ids of a reading (before the double ones are counted)."""
+    out: list[str] = []
+    if reading.form == THIRTEEN_ORPHANS:
+        out.append("kokushi_13" if f.total[f.win.face] == 2 else "kokushi")
+    elif reading.form == SETS:
+        _yakuman_sets(reading, f, out)
+    _tile_yakuman(f, out)
+    return out
+
+
+def yaku_of(reading, f: Facts) -> tuple[list, list]:
+    """``([(id, han)], [(id, yakuman count)])``: the yakuman (if any) stand alone."""
+    ymen = yakuman_of(reading, f)
+    if ymen:
+        double = f.options["double_yakuman"]
+        return [], [(y, YAKUMAN[y][1] if double else 1) for y in ymen]
+    ids: list[str] = []
+    _situational(f, ids)
+    _tile_yaku(f, ids)
+    if reading.form == SETS:
+        _set_yaku(reading, f, ids)
+    elif reading.form in (SEVEN_PAIRS, KANSAI_PAIRS):
+        ids.append("chiitoitsu")
+    k = 1 if f.closed else 2
+    return [(y, YAKU[y][k]) for y in ids if YAKU[y][k]], []

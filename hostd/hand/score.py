@@ -1,0 +1,191 @@
+"""Scoring a winning hand (docs/HANDS.md "Scoring"): yaku and han, fu with its breakdown,
+dora, the limit, the payments and the chips, the best reading taken; as ``jantaku hand
+score --json`` and ``POST /hand/score`` give it.
+
+    score(text, *, win, tsumo=False, seat_wind="east", round_wind="east", dora="", ura="",
+          ruleset="riichi", mixed_deck=False, options=None, backs=None, calls=(),
+          **situations) -> dict                       # HandError if it cannot be scored
+
+The scorer is ours; ``mahjong`` is only its test and bench peer.
+"""
+from __future__ import annotations
+
+from hostd.hand.analysis import check_backs
+from hostd.hand.chips import chips_of
+from hostd.hand.dora import dora_counts, indicated
+from hostd.hand.fu import fu_of
+from hostd.hand.limits import limit_of, payments
+from hostd.hand.local_yaku import LOCAL, LOCAL_YAKUMAN, local_yaku
+from hostd.hand.notation import Hand, HandError, parse_hand
+from hostd.hand.readings import readings
+from hostd.hand.riichi_yaku import YAKU, YAKUMAN, Facts, is_pinfu, yaku_of
+from hostd.hand.score_rulings import applicable
+from hostd.hand.scoring_rules import WINDS, canonical_ruleset, options_for
+from hostd.hand.shapes import BLOCK_TEXT
+from hostd.hand.tiles import FACES, INDEX, plain_face
+from hostd.hand.win import Win, make_win
+
+#: The wildcard pocchi (seed 001): a tile -> when it is one (riichi, or an open hand).
+POCCHI = {"5zx": "riichi", "7zx": "riichi", "6zx": "open"}
+
+
+def _names(ids) -> list[dict]:
+    out = []
+    for y, v in ids:
+        if y in YAKUMAN:
+            out.append({"id": y, "name": YAKUMAN[y][0], "yakuman": v})
+        elif y in LOCAL_YAKUMAN:
+            out.append({"id": y, "name": LOCAL[y][0], "yakuman": v})
+        else:
+            out.append({"id": y, "name": YAKU[y][0] if y in YAKU else LOCAL[y][0], "han": v})
+    return out
+
+
+def _dora_han(d: dict) -> int:
+    return d["dora"] + d["ura"] + d["red"] + d["blue"]
+
+
+def _value(reading, facts: Facts, hand: Hand, dora: dict, backs, mixed_deck: bool) -> dict:
+    """One reading's han, fu, limit and points."""
+    yaku, ymen = yaku_of(reading, facts)
+    lyaku, lymen = local_yaku(reading, facts, hand, backs=backs, mixed_deck=mixed_deck)
+    opts = facts.options
+    if ymen or lymen:
+        yaku, ymen = [], ymen + lymen
+    else:
+        yaku = yaku + lyaku
+    count = sum(n for _, n in ymen)
+    han = 13 * count if count else sum(h for _, h in yaku)
+    if han and not count:
+        han += _dora_han(dora)
+    fu, breakdown = fu_of(reading, tsumo=facts.win.tsumo, closed=facts.closed,
+                          valued=facts.valued, pinfu=is_pinfu(reading, facts),
+                          options=opts)
+    limit, base = limit_of(han, fu, count, options=opts) if han else (None, 0)
+    pay = payments(base, dealer=facts.win.dealer, tsumo=facts.win.tsumo, seat=facts.win.seat) \
+        if han else {"total": 0, "payments": []}
+    return {"reading": reading, "yaku_ids": yaku, "yakuman_ids": ymen, "yakuman": count,
+            "han": han, "fu": fu, "fu_breakdown": breakdown, "limit": limit, "points": pay,
+            "dora": dora}
+
+
+def _rank(v: dict) -> tuple:
+    return (v["points"]["total"], bool(v["yakuman_ids"]), v["han"], v["fu"])
+
+
+def _closed_hand(text, *, mixed_deck: bool, calls) -> Hand:
+    hand = parse_hand(text, mixed_deck=mixed_deck, calls=calls)
+    if len(hand.tiles) % 3 != 2:
+        raise HandError("%d closed tiles: a won hand holds 3n+2 (14, less 3 for each call), "
+                        "the winning tile included" % len(hand.tiles))
+    return hand
+
+
+def _with_face(hand: Hand, old: int, new: int) -> Hand:
+    """The hand with one tile of face ``old`` played as face ``new`` (a wildcard)."""
+    counts, total = list(hand.counts), list(hand.total)
+    counts[old] -= 1
+    counts[new] += 1
+    total[old] -= 1
+    total[new] += 1
+    return Hand(hand.tiles, tuple(counts), hand.limit, hand.calls, tuple(total))
+
+
+def _wildcard(hand: Hand, w: Win, opts: dict, facts_closed: bool) -> bool:
+    when = POCCHI.get(w.tile) if opts["special_tiles"] and w.tsumo else None
+    return (when == "riichi" and w.in_riichi) or (when == "open" and not facts_closed)
+
+
+def _candidates(hand: Hand, w: Win, opts: dict):
+    """(hand, win) pairs to read: the hand itself, or with a wildcard pocchi drawn, the
+    hand with it played as each face that can exist."""
+    closed = all(c.kind == "ankan" for c in hand.calls)
+    if not _wildcard(hand, w, opts, closed):
+        return [(hand, w)]
+    out = []
+    for f in range(34):
+        if f == w.face or hand.total[f] < hand.limit:
+            h = _with_face(hand, w.face, f) if f != w.face else hand
+            out.append((h, _replace_face(w, f)))
+    return out
+
+
+def _replace_face(w: Win, face: int) -> Win:
+    from dataclasses import replace
+
+    return replace(w, face=face)
+
+
+def _values(hand: Hand, w: Win, opts: dict, dora_faces, ura_faces, backs, mixed_deck):
+    out = []
+    for h, win in _candidates(hand, w, opts):
+        facts = Facts(h, win, opts)
+        dora = dora_counts(h, dora_faces, ura_faces, riichi=win.in_riichi, options=opts)
+        for r in readings(h, win.face, win.tsumo, kansai=opts["kansai_chiitoi"]):
+            v = _value(r, facts, h, dora, backs, mixed_deck)
+            v["facts"], v["hand"] = facts, h
+            out.append(v)
+    return out
+
+
+def _reading_dict(v: dict) -> dict:
+    r = v["reading"]
+    blocks = [BLOCK_TEXT[(k, i)] for k, i, _, _ in r.sets] if r.sets else \
+        [BLOCK_TEXT[("pair", i)] for i in r.pairs]
+    if r.pair is not None:
+        blocks.append(BLOCK_TEXT[("pair", r.pair)])
+    return {"form": r.form, "blocks": blocks, "wait": r.wait}
+
+
+def _why(v: dict) -> str | None:
+    if v["han"]:
+        return None
+    return "no yaku: the hand wins nothing without one (dora do not count without a yaku)"
+
+
+def _answer(v, hand: Hand, w: Win, *, ruleset, mixed_deck, opts, chips, rulings) -> dict:
+    wild = FACES[v["facts"].win.face] if v["facts"].win.face != w.face else None
+    return {
+        "tiles": list(hand.tiles), "calls": [c.as_dict() for c in hand.calls],
+        "win": w.tile, "tsumo": w.tsumo, "seat_wind": WINDS[w.seat],
+        "round_wind": WINDS[w.round], "ruleset": ruleset, "mixed_deck": mixed_deck,
+        "options": opts, "han": v["han"], "fu": v["fu"],
+        "fu_breakdown": [{"reason": r, "fu": f} for r, f in v["fu_breakdown"]],
+        "yaku": _names(v["yakuman_ids"] or v["yaku_ids"]), "yakuman": v["yakuman"],
+        "dora": v["dora"], "limit": v["limit"], "points": v["points"], "chips": chips,
+        "reading": _reading_dict(v), "wildcard_as": wild, "no_yaku": _why(v),
+        "rulings": rulings,
+    }
+
+
+def score(text, *, win, tsumo: bool = False, seat_wind: str = "east",
+          round_wind: str = "east", dora="", ura="", ruleset: str = "riichi",
+          mixed_deck: bool = False, options: dict | None = None, backs=None, calls=(),
+          **situations) -> dict:
+    """Score the won hand ``text`` (closed tiles, the winning one included; calls apart or
+    written in it); :class:`HandError` says why a hand cannot be scored."""
+    ruleset = canonical_ruleset(ruleset)
+    opts = options_for(ruleset, options)
+    hand = _closed_hand(text, mixed_deck=mixed_deck, calls=calls)
+    w = make_win(win=win, tsumo=tsumo, seat_wind=seat_wind, round_wind=round_wind,
+                 calls=hand.calls, **situations)
+    if w.tile not in hand.tiles and not hand.counts[INDEX[plain_face(w.tile)]]:
+        raise HandError("win %s: the winning tile is one of the hand's closed tiles, and %s "
+                        "is not among them" % (w.tile, w.tile))
+    backs = check_backs(backs, hand, mixed_deck) if backs is not None else None
+    dora_faces, ura_faces = indicated(dora, "dora"), indicated(ura, "ura")
+    values = _values(hand, w, opts, dora_faces, ura_faces, backs, mixed_deck)
+    if not values:
+        raise HandError("not a winning hand: the closed tiles are not sets and a pair (nor "
+                        "seven pairs or thirteen orphans); jantaku hand check shows its waits")
+    best = max(values, key=_rank)
+    chips = chips_of(best["hand"], w, ura=best["dora"]["ura"],
+                     yakuman=best["yakuman"] or int(best["limit"] == "kazoe yakuman"),
+                     options=opts) if best["han"] else chips_of(hand, w, ura=0, yakuman=0,
+                                                                options=dict(opts, chips={}))
+    scored = len({_rank(v) for v in values})
+    best["chips"] = chips
+    rulings = applicable(best["facts"], best, scored=scored, ura_given=bool(ura_faces),
+                         hand=best["hand"], mixed_deck=mixed_deck, ruleset=ruleset)
+    return _answer(best, hand, w, ruleset=ruleset, mixed_deck=mixed_deck, opts=opts,
+                   chips=chips, rulings=rulings)

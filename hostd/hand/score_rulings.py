@@ -1,0 +1,71 @@
+"""Rulings the scorer takes where the seeds (and the base rules) leave a question open
+(docs/HANDS.md "Scoring rulings"); each scored answer lists those that bore on it.
+
+    applicable(facts, best, *, scored, ura_given, hand, mixed_deck, ruleset) -> list[dict]
+"""
+from __future__ import annotations
+
+RULINGS = {
+    "best-reading": "the hand reads more than one way (decomposition and the block the "
+                    "winning tile completed): the reading that pays most is taken; on equal "
+                    "points the most han, then the most fu",
+    "no-yaku": "a hand without a yaku does not win: dora, red fives and blue sevens add han "
+               "only to a hand that has a yaku",
+    "ura-needs-riichi": "ura dora indicators are counted only for a hand in riichi: here "
+                        "they were given without it and count nothing",
+    "red-fives-anywhere": "red fives count 1 han of dora wherever a hand holds them, though "
+                          "the base ruleset's sets have none (docs/RULESETS.md); the "
+                          "red_fives option turns them off",
+    "yakuhai-each-set": "with Mixed Deck, two triplets of one value face (a dragon, the seat "
+                        "or a round wind) are two sets: each is a yakuhai",
+    "copy-yaku-open": "Mixed Deck's 1-han yaku (5-7 copies of a face, 7 tiles from each set) "
+                      "count in an open hand too: seed 000 does not make them closed only",
+    "copy-yakuman-stacks": "8 copies of a face is a yakuman that stacks with the hand's other "
+                           "yakuman, as the ruleset stacks yakuman",
+    "kansai-many-copies": "Kansai chiitoi with Mixed Deck: a quad is two of the same pair, so "
+                          "6 copies of a face are a quad and a pair, 8 copies two quads",
+    "blue-sevens-as-dora": "a blue seven's +1 han counts as dora does (it makes no win on its "
+                           "own); the gold 5p, which the seed calls a yaku, does",
+    "chips-any-hand": "Speed Tonpuu's chips for coloured tiles count in an open hand too "
+                      "(seed 001 does not limit them)",
+    "renhou-five-han": "renhou (without the renhou_yakuman option) is 5 han, as the mahjong "
+                       "library counts it",
+    "double-wind-pair": "a pair of a wind that is both the seat and a round wind is 4 fu",
+}
+
+
+def _ids(facts, best, *, scored: int, ura_given: bool, hand, mixed_deck: bool,
+         ruleset: str) -> set:
+    ids, opts, ids_yaku = set(), facts.options, {y for y, _ in best["yaku_ids"]}
+    if scored > 1:
+        ids.add("best-reading")
+    if not best["han"]:
+        ids.add("no-yaku")
+    if ura_given and not facts.win.in_riichi:
+        ids.add("ura-needs-riichi")
+    if ruleset == "riichi" and opts["red_fives"] and best["dora"]["red"]:
+        ids.add("red-fives-anywhere")
+    reading = best["reading"]
+    trips = [i for k, i, _, _ in reading.sets if k == "triplet" and i in facts.valued]
+    if len(trips) != len(set(trips)):
+        ids.add("yakuhai-each-set")
+    if not facts.closed and ids_yaku & {"copies_5_7", "seven_each"}:
+        ids.add("copy-yaku-open")
+    if "copies_8" in ids_yaku and len(best["yakuman_ids"]) > 1:
+        ids.add("copy-yakuman-stacks")
+    if mixed_deck and reading.form == "seven pairs with quads" and max(hand.counts) > 4:
+        ids.add("kansai-many-copies")
+    if best["dora"]["blue"]:
+        ids.add("blue-sevens-as-dora")
+    if opts["chips"] and not facts.closed and best["chips"]["items"]:
+        ids.add("chips-any-hand")
+    if "renhou" in ids_yaku:
+        ids.add("renhou-five-han")
+    if reading.pair is not None and facts.valued.count(reading.pair) > 1:
+        ids.add("double-wind-pair")
+    return ids
+
+
+def applicable(facts, best, **kw) -> list[dict]:
+    ids = _ids(facts, best, **kw)
+    return [{"id": k, "ruling": text} for k, text in RULINGS.items() if k in ids]

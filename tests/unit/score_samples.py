@@ -1,0 +1,259 @@
+"""Random won hands for the scorer's cross-check and bench (tests/unit/test_hand_score_peer.py,
+bench/hand_bench.py), from a caller's seeded ``random.Random``, at most 4 copies of a face
+(the ``mahjong`` library's world); and both ways of scoring one: ours (``score``, from
+the hand's text) and the peer's (``HandCalculator``, from 136-tile ids), with the base
+ruleset's options set alike in both.
+
+A sample is a dict: ``closed`` (34 counts, the winning tile included), ``calls`` [(kind,
+faces)], ``red`` (the faces of 5m/5p/5s of which one copy is red), ``win`` (a face),
+``tsumo``, ``seat``/``round`` (0-3), ``dora``/``ura`` (indicator faces) and the
+situational flags.
+"""
+from hostd.hand.notation import FACES
+from hostd.hand.shapes import ORPHANS, is_complete
+from hostd.hand.scoring_rules import WINDS
+
+FIVES = (4, 13, 22)
+FLAGS = ("riichi", "double_riichi", "ippatsu", "haitei", "houtei", "rinshan", "chankan",
+         "tenhou", "chiihou", "renhou")
+
+
+def _set(rng, c, room, runs, suits):
+    for _try in range(60):
+        i = rng.choice(suits)
+        blk = [i, i + 1, i + 2] if (rng.random() < runs and i < 27 and i % 9 <= 6) else [i] * 3
+        if all(c[j] + blk.count(j) <= room[j] for j in blk):
+            for j in blk:
+                c[j] += 1
+            return True
+    return False
+
+
+def _faces(rng):
+    """The faces a hand draws from: all, or one suit (with honours or not), or the
+    terminals and honours, or the simples: so that every yaku turns up."""
+    r = rng.random()
+    s = rng.randrange(3) * 9
+    if r < 0.55:
+        return list(range(34))
+    if r < 0.7:
+        return list(range(s, s + 9)) + list(range(27, 34))
+    if r < 0.8:
+        return list(range(s, s + 9))
+    if r < 0.88:
+        return [i for i in range(34) if i >= 27 or i % 9 in (0, 8) or rng.random() < 0.3]
+    if r < 0.95:
+        return [i for i in range(27) if i % 9 not in (0, 8)]
+    return list(range(27, 34)) + [s, s + 8]
+
+
+def _call(rng, total, faces, kinds):
+    for _try in range(60):
+        kind = rng.choice(kinds)
+        i = rng.choice(faces)
+        fs = [i, i + 1, i + 2] if kind == "chi" else [i] * (4 if "kan" in kind else 3)
+        if kind == "chi" and not (i < 27 and i % 9 <= 6):
+            continue
+        if all(total[j] + fs.count(j) <= 4 for j in fs):
+            for j in fs:
+                total[j] += 1
+            return kind, fs
+    return None
+
+
+def _closed_part(rng, size, room, faces):
+    runs = rng.choice((0.0, 0.3, 0.6, 0.9))
+    for _try in range(200):
+        c = [0] * 34
+        if all(_set(rng, c, room, runs, faces) for _ in range(size // 3)):
+            free = [i for i in faces if c[i] + 2 <= room[i]]
+            if free:
+                c[rng.choice(free)] += 2
+                return c
+    return None
+
+
+def _special(rng):
+    c = [0] * 34
+    if rng.random() < 0.5:  # seven pairs
+        for i in rng.sample(range(34), 7):
+            c[i] = 2
+    else:  # thirteen orphans
+        for i in ORPHANS:
+            c[i] = 1
+        c[rng.choice(ORPHANS)] += 1
+    return c
+
+
+def _shape(rng):
+    """(closed counts, calls) of a complete hand."""
+    faces = _faces(rng)
+    if rng.random() < 0.08:
+        return _special(rng), []
+    while True:
+        k = rng.choice((0, 0, 0, 1, 1, 2, 2, 3, 4))
+        kinds = rng.choice((("chi", "pon", "pon", "kan", "ankan"), ("ankan", "kan", "pon"),
+                            ("ankan",)))
+        total, calls = [0] * 34, []
+        for _ in range(k):
+            made = _call(rng, total, faces, kinds)
+            if made:
+                calls.append(made)
+        closed = _closed_part(rng, 14 - 3 * len(calls), [4 - t for t in total], faces)
+        if closed is not None and is_complete(closed):
+            return closed, calls
+
+
+def _flags(rng, s, closed_hand, kans):
+    t, f = s["tsumo"], {}
+    if closed_hand and rng.random() < 0.5:
+        f["riichi"] = True
+        f["double_riichi"] = rng.random() < 0.1
+        f["ippatsu"] = rng.random() < 0.25
+    last = rng.random()
+    if last < 0.04:
+        f["haitei" if t else "houtei"] = True
+    elif last < 0.08 and (kans or not t):
+        f["rinshan" if t else "chankan"] = True
+    if not s["calls"] and rng.random() < 0.02:
+        dealer = s["seat"] == 0
+        f[("tenhou" if dealer else "chiihou") if t else ("renhou" if not dealer else "x")] = True
+        f.pop("x", None)
+    return {k: v for k, v in f.items() if v}
+
+
+def won_hand(rng) -> dict:
+    """One random won hand with its situation."""
+    closed, calls = _shape(rng)
+    total = list(closed)
+    for _, fs in calls:
+        for j in fs:
+            total[j] += 1
+    s = {"closed": closed, "calls": calls, "win": rng.choice([i for i in range(34) if closed[i]]),
+         "tsumo": rng.random() < 0.5, "seat": rng.randrange(4), "round": rng.randrange(4),
+         "red": [i for i in FIVES if total[i] and (total[i] == 4 or rng.random() < 0.5)]}
+    kans = sum(1 for k, _ in calls if "kan" in k)
+    s["dora"] = [rng.randrange(34) for _ in range(1 + kans)]
+    s["ura"] = [rng.randrange(34) for _ in range(1 + kans)]
+    s.update(_flags(rng, s, all(k == "ankan" for k, _ in calls), kans))
+    return s
+
+
+def won_hands(rng, n):
+    return [won_hand(rng) for _ in range(n)]
+
+
+# -- the hand as each side reads it ------------------------------------------------------
+
+def _text(counts, red_faces):
+    out = []
+    for i in range(34):
+        n = counts[i]
+        if n and i in red_faces:
+            out.append("0" + FACES[i][1])
+            n -= 1
+        out.extend([FACES[i]] * n)
+    return "".join(out)
+
+
+def ours_args(s):
+    """(text, keyword arguments) for :func:`hostd.hand.score.score`; the red copy of a
+    five is in the calls if they hold the face, else in the closed tiles."""
+    red_left, calls = set(s["red"]), []
+    for k, fs in s["calls"]:
+        red = [i for i in red_left if i in fs]
+        red_left -= set(red)
+        calls.append((k, _text(_counts(fs), red)))
+    closed_red = sorted(red_left)
+    kw = {"win": FACES[s["win"]], "tsumo": s["tsumo"], "seat_wind": WINDS[s["seat"]],
+          "round_wind": WINDS[s["round"]], "calls": calls,
+          "dora": "".join(FACES[i] for i in s["dora"]), "ura": "".join(FACES[i] for i in s["ura"])}
+    kw.update({f: True for f in FLAGS if s.get(f)})
+    return _text(s["closed"], closed_red), kw
+
+
+def _counts(fs):
+    c = [0] * 34
+    for f in fs:
+        c[f] += 1
+    return c
+
+
+def peer_args(s):
+    """(tiles, win_tile, melds, dora, ura, config) for ``HandCalculator``."""
+    from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
+    from mahjong.meld import Meld
+
+    used = [0] * 34  # ids taken per face: a red five's copy is the face's first id
+    red_left = set(s["red"])
+
+    def take(face, red=False):
+        if red:
+            return face * 4
+        k = used[face] + (1 if face in FIVES else 0)
+        used[face] += 1
+        return face * 4 + k
+
+    melds, tiles = [], []
+    for kind, fs in s["calls"]:
+        ids = []
+        for f in fs:
+            red = f in red_left
+            red_left.discard(f)
+            ids.append(take(f, red))
+        mt = {"chi": Meld.CHI, "pon": Meld.PON}.get(kind, Meld.KAN)
+        melds.append(Meld(meld_type=mt, tiles=ids, opened=kind != "ankan"))
+        tiles += ids
+    win = None
+    for f in range(34):
+        for _ in range(s["closed"][f]):
+            red = f in red_left
+            red_left.discard(f)
+            t = take(f, red)
+            tiles.append(t)
+            if f == s["win"] and win is None:
+                win = t
+    config = HandConfig(
+        is_tsumo=s["tsumo"], is_riichi=bool(s.get("riichi")), is_ippatsu=bool(s.get("ippatsu")),
+        is_rinshan=bool(s.get("rinshan")), is_chankan=bool(s.get("chankan")),
+        is_haitei=bool(s.get("haitei")), is_houtei=bool(s.get("houtei")),
+        is_daburu_riichi=bool(s.get("double_riichi")), is_tenhou=bool(s.get("tenhou")),
+        is_chiihou=bool(s.get("chiihou")), is_renhou=bool(s.get("renhou")),
+        player_wind=27 + s["seat"], round_wind=27 + s["round"],
+        options=OptionalRules(has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=True,
+                              kazoe_limit=HandConfig.KAZOE_LIMITED, kiriage=False,
+                              fu_for_open_pinfu=True, fu_for_pinfu_tsumo=False,
+                              renhou_as_yakuman=False))
+    dora = [f * 4 + 3 for f in s["dora"]]
+    ura = [f * 4 + 3 for f in s["ura"]]
+    return tiles, win, melds, dora, ura, config
+
+
+def peer_score(s):
+    """(han, fu, total, sorted shares) by the peer; han 0 for a hand without a yaku."""
+    from mahjong.hand_calculating.hand import HandCalculator
+
+    tiles, win, melds, dora, ura, config = peer_args(s)
+    r = HandCalculator.estimate_hand_value(tiles, win, melds=melds, dora_indicators=dora,
+                                           config=config, ura_dora_indicators=ura)
+    if r.error == HandCalculator.ERR_NO_YAKU:
+        return 0, None, 0, []
+    if r.error:
+        return r.error, None, None, None
+    c = r.cost
+    if not s["tsumo"]:
+        shares = [c["main"]]
+    elif s["seat"] == 0:
+        shares = [c["main"]] * 3
+    else:
+        shares = [c["main"], c["additional"], c["additional"]]
+    return r.han, r.fu, c["total"], sorted(shares)
+
+
+def our_score(s, score):
+    text, kw = ours_args(s)
+    r = score(text, **kw)
+    if not r["han"]:
+        return 0, None, 0, []
+    return r["han"], r["fu"], r["points"]["total"], sorted(
+        p["points"] for p in r["points"]["payments"])
