@@ -185,6 +185,7 @@ def score(text, *, win, tsumo: bool = False, seat_wind: str = "east",
                                                                 options=dict(opts, chips={}))
     scored = len({_rank(v) for v in values})
     best["chips"] = chips
+    best["wildcard"] = best["facts"].win.face != w.face
     rulings = applicable(best["facts"], best, scored=scored, ura_given=bool(ura_faces),
                          hand=best["hand"], mixed_deck=mixed_deck, ruleset=ruleset)
     return _answer(best, hand, w, ruleset=ruleset, mixed_deck=mixed_deck, opts=opts,

@@ -30,6 +30,9 @@ RULINGS = {
                       "(seed 001 does not limit them)",
     "renhou-five-han": "renhou (without the renhou_yakuman option) is 5 han, as the mahjong "
                        "library counts it",
+    "pocchi-wildcard": "a wildcard pocchi (seed 001: the 5z or 7z pocchi drawn in riichi, the "
+                       "6z pocchi drawn to an open hand) is the winning tile by tsumo and plays "
+                       "as the face that scores best, up to the copy limit",
     "double-wind-pair": "a pair of a wind that is both the seat and a round wind is 4 fu",
 }
 
@@ -63,6 +66,8 @@ def _ids(facts, best, *, scored: int, ura_given: bool, hand, mixed_deck: bool,
         ids.add("renhou-five-han")
     if reading.pair is not None and facts.valued.count(reading.pair) > 1:
         ids.add("double-wind-pair")
+    if best.get("wildcard"):
+        ids.add("pocchi-wildcard")
     return ids
 
 

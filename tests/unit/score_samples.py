@@ -61,8 +61,33 @@ def _call(rng, total, faces, kinds):
     return None
 
 
+def _patterned(rng, room):
+    """Sets that make sanshoku, ittsu or junchan likely: runs of fixed ranks."""
+    r = rng.random()
+    if r < 0.4:
+        rank = rng.randrange(7)
+        return [rank, rank + 9, rank + 18]
+    s = rng.randrange(3) * 9
+    if r < 0.8:
+        return [s, s + 3, s + 6]
+    return [rng.choice((0, 6)) + rng.randrange(3) * 9 for _ in range(3)]
+
+
 def _closed_part(rng, size, room, faces):
-    runs = rng.choice((0.0, 0.3, 0.6, 0.9))
+    if size == 14 and rng.random() < 0.25:
+        c = [0] * 34
+        for i in _patterned(rng, room):
+            for j in (i, i + 1, i + 2):
+                c[j] += 1
+        for _try in range(100):
+            d = list(c)
+            if _set(rng, d, room, 0.6, faces):
+                free = [i for i in faces if d[i] + 2 <= room[i]]
+                if free and max(d) <= 4:
+                    d[rng.choice(free)] += 2
+                    return d
+        return None
+    runs = rng.choice((0.0, 0.5, 0.8, 0.9, 0.95, 1.0))
     for _try in range(200):
         c = [0] * 34
         if all(_set(rng, c, room, runs, faces) for _ in range(size // 3)):
@@ -91,9 +116,9 @@ def _shape(rng):
     if rng.random() < 0.08:
         return _special(rng), []
     while True:
-        k = rng.choice((0, 0, 0, 1, 1, 2, 2, 3, 4))
-        kinds = rng.choice((("chi", "pon", "pon", "kan", "ankan"), ("ankan", "kan", "pon"),
-                            ("ankan",)))
+        k = rng.choice((0, 0, 0, 0, 1, 1, 2, 2, 3, 4))
+        kinds = rng.choice((("chi", "chi", "pon", "pon", "kan", "ankan"), ("chi",),
+                            ("ankan", "kan", "pon"), ("ankan",)))
         total, calls = [0] * 34, []
         for _ in range(k):
             made = _call(rng, total, faces, kinds)
