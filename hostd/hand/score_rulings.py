@@ -39,7 +39,8 @@ RULINGS = {
 
 def _ids(facts, best, *, scored: int, ura_given: bool, hand, mixed_deck: bool,
          ruleset: str) -> set:
-    ids, opts, ids_yaku = set(), facts.options, {y for y, _ in best["yaku_ids"]}
+    ids, opts = set(), facts.options
+    ids_yaku = {y for y, _ in best["yaku_ids"]} | {y for y, _ in best["yakuman_ids"]}
     if scored > 1:
         ids.add("best-reading")
     if not best["han"]:
@@ -50,7 +51,7 @@ def _ids(facts, best, *, scored: int, ura_given: bool, hand, mixed_deck: bool,
         ids.add("red-fives-anywhere")
     reading = best["reading"]
     trips = [i for k, i, _, _ in reading.sets if k == "triplet" and i in facts.valued]
-    if len(trips) != len(set(trips)):
+    if len(trips) != len(set(trips)) and not best["yakuman"]:
         ids.add("yakuhai-each-set")
     if not facts.closed and ids_yaku & {"copies_5_7", "seven_each"}:
         ids.add("copy-yaku-open")
