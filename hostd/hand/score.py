@@ -30,14 +30,13 @@ POCCHI = {"5zx": "riichi", "7zx": "riichi", "6zx": "open"}
 
 
 def _names(ids) -> list[dict]:
+    """Each yaku as ``{"id", "name", "han", "yakuman"}``: a yakuman's han is 0, its
+    ``yakuman`` how many it counts (2 for a double); an ordinary yaku's ``yakuman`` 0."""
     out = []
     for y, v in ids:
-        if y in YAKUMAN:
-            out.append({"id": y, "name": YAKUMAN[y][0], "yakuman": v})
-        elif y in LOCAL_YAKUMAN:
-            out.append({"id": y, "name": LOCAL[y][0], "yakuman": v})
-        else:
-            out.append({"id": y, "name": YAKU[y][0] if y in YAKU else LOCAL[y][0], "han": v})
+        ymen = y in YAKUMAN or y in LOCAL_YAKUMAN
+        name = YAKUMAN[y][0] if y in YAKUMAN else YAKU[y][0] if y in YAKU else LOCAL[y][0]
+        out.append({"id": y, "name": name, "han": 0 if ymen else v, "yakuman": v if ymen else 0})
     return out
 
 

@@ -8,7 +8,7 @@ S = {"seat_wind": "south", "round_wind": "east"}
 
 
 def han_of(r):
-    return {y["id"]: y.get("han", y.get("yakuman")) for y in r["yaku"]}
+    return {y["id"]: y["yakuman"] or y["han"] for y in r["yaku"]}
 
 
 def tonpuu(text, win, **kw):

@@ -9,7 +9,7 @@ S = {"seat_wind": "south", "round_wind": "east"}
 
 def yaku(text, win, **kw):
     r = score(text, win=win, **{**S, **kw})
-    return {y["id"]: y.get("han", y.get("yakuman")) for y in r["yaku"]}
+    return {y["id"]: y["yakuman"] or y["han"] for y in r["yaku"]}
 
 
 @pytest.mark.parametrize("text, win, kw, expected", [
