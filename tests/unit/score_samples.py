@@ -47,14 +47,14 @@ def _faces(rng):
     return list(range(27, 34)) + [s, s + 8]
 
 
-def _call(rng, total, faces, kinds):
+def _call(rng, total, faces, kinds, limit=4):
     for _try in range(60):
         kind = rng.choice(kinds)
         i = rng.choice(faces)
         fs = [i, i + 1, i + 2] if kind == "chi" else [i] * (4 if "kan" in kind else 3)
         if kind == "chi" and not (i < 27 and i % 9 <= 6):
             continue
-        if all(total[j] + fs.count(j) <= 4 for j in fs):
+        if all(total[j] + fs.count(j) <= limit for j in fs):
             for j in fs:
                 total[j] += 1
             return kind, fs
@@ -110,10 +110,11 @@ def _special(rng):
     return c
 
 
-def _shape(rng):
-    """(closed counts, calls) of a complete hand."""
-    faces = _faces(rng)
-    if rng.random() < 0.08:
+def _shape(rng, limit=4, favour=()):
+    """(closed counts, calls) of a complete hand; ``favour``: faces drawn more often (with
+    ``limit`` 8, for many copies of a face)."""
+    faces = _faces(rng) + [f for f in favour for _ in range(12)]
+    if rng.random() < 0.08 and limit == 4:
         return _special(rng), []
     while True:
         k = rng.choice((0, 0, 0, 0, 1, 1, 2, 2, 3, 4))
@@ -121,10 +122,10 @@ def _shape(rng):
                             ("ankan", "kan", "pon"), ("ankan",)))
         total, calls = [0] * 34, []
         for _ in range(k):
-            made = _call(rng, total, faces, kinds)
+            made = _call(rng, total, faces, kinds, limit)
             if made:
                 calls.append(made)
-        closed = _closed_part(rng, 14 - 3 * len(calls), [4 - t for t in total], faces)
+        closed = _closed_part(rng, 14 - 3 * len(calls), [limit - t for t in total], faces)
         if closed is not None and is_complete(closed):
             return closed, calls
 
@@ -166,6 +167,125 @@ def won_hand(rng) -> dict:
 
 def won_hands(rng, n):
     return [won_hand(rng) for _ in range(n)]
+
+
+def _situation(rng, closed, calls):
+    total = list(closed)
+    for _, fs in calls:
+        for j in fs:
+            total[j] += 1
+    s = {"closed": closed, "calls": calls, "win": rng.choice([i for i in range(34) if closed[i]]),
+         "tsumo": rng.random() < 0.5, "seat": rng.randrange(4), "round": rng.randrange(4),
+         "red": []}
+    kans = sum(1 for k, _ in calls if "kan" in k)
+    s["dora"] = [rng.randrange(34) for _ in range(1 + kans)]
+    s["ura"] = [rng.randrange(34) for _ in range(1 + kans)]
+    s.update(_flags(rng, s, all(k == "ankan" for k, _ in calls), kans))
+    return s, total
+
+
+def many_copy_hand(rng):
+    """A won Mixed Deck hand holding 5 to 8 copies of some face (calls and kans too)."""
+    while True:
+        favour = [rng.randrange(34)]
+        closed, calls = _shape(rng, limit=8, favour=favour)
+        s, total = _situation(rng, closed, calls)
+        if max(total) >= 5:
+            s["mixed_deck"] = True
+            return s
+
+
+#: A special tile of Speed Tonpuu's set (seed 001) -> the face it replaces.
+SPECIALS = {"0m": 4, "0p": 13, "0s": 22, "7mb": 6, "7pb": 15, "7sb": 24, "5pg": 13,
+            "5zx": 31, "6zx": 32, "7zx": 33}
+
+
+def _fill(rng, c):
+    """Complete ``c`` (some sets placed) with random sets and a pair to 14 tiles."""
+    room = [4 - n for n in c]
+    while sum(c) < 12:
+        if not _set(rng, c, [4] * 34, 0.6, list(range(34))):
+            return None
+    free = [i for i in range(34) if c[i] + 2 <= 4]
+    c[rng.choice(free)] += 2
+    return c if all(n <= 4 for n in c) and room else None
+
+
+def _tonpuu_shape(rng):
+    """Closed counts of a shape Speed Tonpuu's local yaku need: Kansai seven pairs with
+    quads, consecutive triplets (sanrenko, suurenko), three wind triplets (sanpuuko)."""
+    r = rng.random()
+    c = [0] * 34
+    if r < 0.4:
+        faces = rng.sample(range(34), 7)
+        quads = rng.randint(1, 3)
+        for k, f in enumerate(faces[:7 - quads]):
+            c[f] = 4 if k < quads else 2
+        return c
+    if r < 0.75:
+        n = rng.choice((3, 4))
+        start = rng.randrange(3) * 9 + rng.randrange(10 - n)
+        for k in range(n):
+            c[start + k] = 3
+    else:
+        for f in rng.sample(range(27, 31), 3):
+            c[f] = 3
+    return _fill(rng, c)
+
+
+def tonpuu_hand(rng):
+    """A won hand of Speed Tonpuu's set: some plain tiles are its special ones (one copy
+    of each at most); sometimes the winning tile is a pocchi drawn in riichi; a third of
+    them have the shapes of its local yaku."""
+    s = won_hand(rng)
+    if rng.random() < 0.35:
+        closed = _tonpuu_shape(rng)
+        if closed is not None:
+            s = _situation(rng, closed, [])[0]
+    s["red"] = []
+    tiles = [FACES[i] for i in range(34) for _ in range(s["closed"][i])]
+    calls = [(k, [FACES[f] for f in fs]) for k, fs in s["calls"]]
+    spots = [(None, j) for j in range(len(tiles))] + [
+        (n, j) for n, (_, ts) in enumerate(calls) for j in range(len(ts))]
+    rng.shuffle(spots)
+    for special, plain in SPECIALS.items():
+        if rng.random() < 0.6:
+            for n, j in spots:
+                where = tiles if n is None else calls[n][1]
+                if where[j] == FACES[plain]:
+                    where[j] = special
+                    break
+    win = FACES[s["win"]]
+    every = tiles + [t for _, ts in calls for t in ts]
+    pocchi = [t for t in tiles if t[:2] in ("5z", "7z") and t.endswith("x")]
+    if not calls and rng.random() < 0.25 and win in tiles:  # the win a pocchi drawn in riichi
+        p = rng.choice(("5zx", "7zx"))
+        if p not in every and every.count(p[:2]) <= 3:
+            tiles[tiles.index(win)] = p
+            pocchi = [p]
+            win = None
+    if pocchi and not calls and (win is None or rng.random() < 0.6):
+        s.update(riichi=True, tsumo=True, renhou=False, houtei=False, chankan=False)
+        win = pocchi[0]
+    elif win not in tiles:
+        win = next(t for t in tiles if FACES[_plain(t)] == win)
+    s.update(tiles=tiles, call_tiles=calls, win_tile=win)
+    return s
+
+
+def _plain(tile):
+    return SPECIALS.get(tile, FACES.index(tile) if tile in FACES else None)
+
+
+def written_args(s):
+    """(text, keyword arguments) for ``score`` of a hand given tile by tile as written
+    (``tiles``, ``call_tiles``, ``win_tile``: :func:`tonpuu_hand`)."""
+    kw = {"win": s["win_tile"], "tsumo": s["tsumo"], "seat_wind": WINDS[s["seat"]],
+          "round_wind": WINDS[s["round"]], "dora": "".join(FACES[i] for i in s["dora"]),
+          "ura": "".join(FACES[i] for i in s["ura"]),
+          "calls": ["%s:%s" % (k, "".join(ts)) for k, ts in s["call_tiles"]]}
+    kw.update({f: True for f in FLAGS if s.get(f)})
+    return "".join(s["tiles"]), kw
 
 
 # -- the hand as each side reads it ------------------------------------------------------
