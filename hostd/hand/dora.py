@@ -11,7 +11,7 @@ green -> red -> white.
 from __future__ import annotations
 
 from hostd.hand.errors import HandError
-from hostd.hand.tiles import INDEX, plain_face, read_tiles
+from hostd.hand.tiles import TILE_INDEX, read_tiles
 
 #: Indicators one kind of dora can have: the first and one for each of four kans.
 MAX_INDICATORS = 5
@@ -36,7 +36,7 @@ def indicated(text, what: str = "dora") -> list[int]:
     if len(tiles) > MAX_INDICATORS:
         raise HandError("%s indicators: %d given, at most %d (the first and one for each of "
                         "four kans)" % (what, len(tiles), MAX_INDICATORS))
-    return [next_face(INDEX[plain_face(t)]) for t in tiles]
+    return [next_face(TILE_INDEX[t]) for t in tiles]
 
 
 def every_tile(hand) -> list[str]:

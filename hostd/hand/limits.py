@@ -41,6 +41,13 @@ def _up(x: int) -> int:
     return (x + 99) // 100 * 100
 
 
+def total_of(base: int, *, dealer: bool, tsumo: bool) -> int:
+    """What the winner gains in all (the sum of :func:`payments`' shares)."""
+    if not tsumo:
+        return _up(base * (6 if dealer else 4))
+    return 3 * _up(2 * base) if dealer else _up(2 * base) + 2 * _up(base)
+
+
 def payments(base: int, *, dealer: bool, tsumo: bool, seat: int) -> dict:
     """What each payer gives the winner (``seat``: 0-3, east..north), before honba and
     riichi sticks; a ron's payer is the discarder."""

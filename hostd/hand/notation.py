@@ -13,7 +13,7 @@ from itertools import compress
 
 from hostd.hand.calls import MAX_CALLS, Call, make_call, parse_call, split_calls
 from hostd.hand.errors import HandError
-from hostd.hand.tiles import (FACES, INDEX, SPECIAL_PER_SET, plain_face, read_plain,
+from hostd.hand.tiles import (FACES, INDEX, SPECIAL_PER_SET, TILE_INDEX, plain_face, read_plain,
                               read_tiles, sort_key)
 
 __all__ = ["FACES", "INDEX", "SPECIAL_PER_SET", "Hand", "HandError", "parse_hand",
@@ -92,6 +92,9 @@ def _where(face: int, counts, calls) -> str:
 
 
 def _check_copies(tiles, counts, total, limit: int, mixed_deck: bool, calls) -> None:
+    every = list(tiles) + [t for c in calls for t in c.tiles]
+    if max(total) <= limit and all(len(t) == 2 and t[0] != "0" for t in every):
+        return  # within the limit, and no special tile
     rule = ("with Mixed Deck (two sets)" if mixed_deck
             else "in one set (up to 8 with Mixed Deck)")
     for i, n in enumerate(counts):
@@ -103,7 +106,6 @@ def _check_copies(tiles, counts, total, limit: int, mixed_deck: bool, calls) -> 
             raise HandError("call %r: %d copies of %s in all (%s): at most %d %s"
                             % (first.text, n, FACES[i], _where(i, counts, calls), limit, rule))
     sets = 2 if mixed_deck else 1
-    every = list(tiles) + [t for c in calls for t in c.tiles]
     for face, per_set in SPECIAL_PER_SET.items():
         n = every.count(face)
         if n > per_set * sets:
@@ -135,7 +137,7 @@ def parse_hand(text: str, *, mixed_deck: bool = False, calls=()) -> Hand:
     _check_count(len(tiles), len(calls))
     counts = [0] * len(FACES)
     for t in tiles:
-        counts[INDEX[plain_face(t)]] += 1
+        counts[TILE_INDEX[t]] += 1
     total = list(counts)
     for c in calls:
         for f in c.faces:

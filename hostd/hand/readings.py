@@ -10,7 +10,7 @@ and for a triplet completed by a discard (ron on a shanpon wait).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hostd.hand.shapes import ORPHANS, SETS, SEVEN_PAIRS, THIRTEEN_ORPHANS, forms
 from hostd.hand.waits import _run_type
@@ -18,8 +18,7 @@ from hostd.hand.waits import _run_type
 KANSAI_PAIRS = "seven pairs with quads"
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(NamedTuple):
     """One way to read the won hand: ``form`` (sets, seven pairs, seven pairs with quads,
     thirteen orphans), its ``sets`` (calls included), the ``pair`` face (None for the
     pair forms), ``pairs`` (the pair forms' faces, a face once per pair), the ``wait``

@@ -10,6 +10,8 @@ yakuhai (ruling ``yakuhai-each-set``).
 """
 from __future__ import annotations
 
+from itertools import compress
+
 from hostd.hand.readings import KANSAI_PAIRS
 from hostd.hand.shapes import SETS, SEVEN_PAIRS, THIRTEEN_ORPHANS
 
@@ -44,9 +46,11 @@ YAKUMAN = {
     "suukantsu": ("Suukantsu", 1, False), "tenhou": ("Tenhou", 1, True),
     "chiihou": ("Chiihou", 1, True), "renhou_yakuman": ("Renhou", 1, True),
 }
+ALL_FACES = range(34)
 TERMINALS = frozenset((0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33))
 GREEN = frozenset((19, 20, 21, 23, 25, 32))
 WIND_FACES, DRAGONS = range(27, 31), (31, 32, 33)
+WIND_NAMES = ("east", "south", "west", "north")
 _DRAGON_YAKU = {31: "haku", 32: "hatsu", 33: "chun"}
 
 
@@ -55,17 +59,23 @@ class Facts:
     closed or not, the win, the options, the value faces, the kans."""
 
     __slots__ = ("total", "closed", "win", "options", "valued", "kans", "round_winds",
-                 "held")
+                 "held", "hand_yaku", "hand_yakuman")
 
     def __init__(self, hand, win, options):
         self.total, self.win, self.options = hand.total, win, options
         self.closed = all(c.kind == "ankan" for c in hand.calls)
         self.kans = sum(1 for c in hand.calls if c.is_kan)
-        rounds = {27 + win.round} | {27 + ("east", "south", "west", "north").index(w)
-                                     for w in options["round_winds"]}
-        self.round_winds = tuple(sorted(rounds))
+        extra = options["round_winds"]
+        self.round_winds = (27 + win.round,) if not extra else tuple(sorted(
+            {27 + win.round} | {27 + WIND_NAMES.index(w) for w in extra}))
         self.valued = DRAGONS + (27 + win.seat,) + self.round_winds
-        self.held = tuple(i for i, n in enumerate(self.total) if n)
+        self.held = tuple(compress(ALL_FACES, self.total))
+        #: the yaku (yakuman) of the tiles and the win alone, whatever the reading
+        self.hand_yakuman: list[str] = []
+        _tile_yakuman(self, self.hand_yakuman)
+        self.hand_yaku: list[str] = []
+        _situational(self, self.hand_yaku)
+        _tile_yaku(self, self.hand_yaku)
 
 
 def _situational(f: Facts, out: list) -> None:
@@ -185,13 +195,12 @@ def _yakuman_sets(reading, f: Facts, out: list) -> None:
         out.append("shousuushi")
     if f.kans == 4:
         out.append("suukantsu")
-    if f.closed and not f.kans and _nine_gates(f.total):
+    if f.closed and not f.kans and _nine_gates(f.total, f.held):
         out.append("chuuren_9" if f.total[f.win.face] in (2, 4) else "chuuren")
 
 
-def _nine_gates(total) -> bool:
-    held = [i for i, n in enumerate(total) if n]
-    if not held or held[-1] >= 27 or held[0] // 9 != held[-1] // 9 or sum(total) != 14:
+def _nine_gates(total, held) -> bool:
+    if held[-1] >= 27 or held[0] // 9 != held[-1] // 9 or sum(total) != 14:
         return False
     s = held[0] // 9 * 9
     need = (3, 1, 1, 1, 1, 1, 1, 1, 3)
@@ -221,8 +230,7 @@ def yakuman_of(reading, f: Facts) -> list[str]:
         out.append("kokushi_13" if f.total[f.win.face] == 2 else "kokushi")
     elif reading.form == SETS:
         _yakuman_sets(reading, f, out)
-    _tile_yakuman(f, out)
-    return out
+    return out + f.hand_yakuman if f.hand_yakuman else out
 
 
 def yaku_of(reading, f: Facts) -> tuple[list, list]:
@@ -231,9 +239,7 @@ def yaku_of(reading, f: Facts) -> tuple[list, list]:
     if ymen:
         double = f.options["double_yakuman"]
         return [], [(y, YAKUMAN[y][1] if double else 1) for y in ymen]
-    ids: list[str] = []
-    _situational(f, ids)
-    _tile_yaku(f, ids)
+    ids = list(f.hand_yaku)
     if reading.form == SETS:
         _set_yaku(reading, f, ids)
     elif reading.form in (SEVEN_PAIRS, KANSAI_PAIRS):

@@ -14,7 +14,7 @@ from hostd.hand.analysis import check_backs
 from hostd.hand.chips import chips_of
 from hostd.hand.dora import dora_counts, indicated
 from hostd.hand.fu import fu_of
-from hostd.hand.limits import limit_of, payments
+from hostd.hand.limits import limit_of, payments, total_of
 from hostd.hand.local_yaku import LOCAL, LOCAL_YAKUMAN, local_yaku
 from hostd.hand.notation import Hand, HandError, parse_hand
 from hostd.hand.readings import readings
@@ -22,7 +22,7 @@ from hostd.hand.riichi_yaku import YAKU, YAKUMAN, Facts, is_pinfu, yaku_of
 from hostd.hand.score_rulings import applicable
 from hostd.hand.scoring_rules import WINDS, canonical_ruleset, options_for
 from hostd.hand.shapes import BLOCK_TEXT
-from hostd.hand.tiles import FACES, INDEX, plain_face
+from hostd.hand.tiles import FACES, TILE_INDEX
 from hostd.hand.win import Win, make_win
 
 #: The wildcard pocchi (seed 001): a tile -> when it is one (riichi, or an open hand).
@@ -61,15 +61,14 @@ def _value(reading, facts: Facts, hand: Hand, dora: dict, backs, mixed_deck: boo
                           valued=facts.valued, pinfu=is_pinfu(reading, facts),
                           options=opts)
     limit, base = limit_of(han, fu, count, options=opts) if han else (None, 0)
-    pay = payments(base, dealer=facts.win.dealer, tsumo=facts.win.tsumo, seat=facts.win.seat) \
-        if han else {"total": 0, "payments": []}
+    w = facts.win
     return {"reading": reading, "yaku_ids": yaku, "yakuman_ids": ymen, "yakuman": count,
-            "han": han, "fu": fu, "fu_breakdown": breakdown, "limit": limit, "points": pay,
-            "dora": dora}
+            "han": han, "fu": fu, "fu_breakdown": breakdown, "limit": limit, "base": base,
+            "total": total_of(base, dealer=w.dealer, tsumo=w.tsumo), "dora": dora}
 
 
 def _rank(v: dict) -> tuple:
-    return (v["points"]["total"], bool(v["yakuman_ids"]), v["han"], v["fu"])
+    return (v["total"], bool(v["yakuman_ids"]), v["han"], v["fu"])
 
 
 def _closed_hand(text, *, mixed_deck: bool, calls) -> Hand:
@@ -110,9 +109,7 @@ def _candidates(hand: Hand, w: Win, opts: dict):
 
 
 def _replace_face(w: Win, face: int) -> Win:
-    from dataclasses import replace
-
-    return replace(w, face=face)
+    return w._replace(face=face)
 
 
 def _values(hand: Hand, w: Win, opts: dict, dora_faces, ura_faces, backs, mixed_deck):
@@ -136,6 +133,12 @@ def _reading_dict(v: dict) -> dict:
     return {"form": r.form, "blocks": blocks, "wait": r.wait}
 
 
+def _points(v: dict, w: Win) -> dict:
+    if not v["han"]:
+        return {"total": 0, "payments": []}
+    return payments(v["base"], dealer=w.dealer, tsumo=w.tsumo, seat=w.seat)
+
+
 def _why(v: dict) -> str | None:
     if v["han"]:
         return None
@@ -151,7 +154,7 @@ def _answer(v, hand: Hand, w: Win, *, ruleset, mixed_deck, opts, chips, rulings)
         "options": opts, "han": v["han"], "fu": v["fu"],
         "fu_breakdown": [{"reason": r, "fu": f} for r, f in v["fu_breakdown"]],
         "yaku": _names(v["yakuman_ids"] or v["yaku_ids"]), "yakuman": v["yakuman"],
-        "dora": v["dora"], "limit": v["limit"], "points": v["points"], "chips": chips,
+        "dora": v["dora"], "limit": v["limit"], "points": _points(v, w), "chips": chips,
         "reading": _reading_dict(v), "wildcard_as": wild, "no_yaku": _why(v),
         "rulings": rulings,
     }
@@ -168,7 +171,7 @@ def score(text, *, win, tsumo: bool = False, seat_wind: str = "east",
     hand = _closed_hand(text, mixed_deck=mixed_deck, calls=calls)
     w = make_win(win=win, tsumo=tsumo, seat_wind=seat_wind, round_wind=round_wind,
                  calls=hand.calls, **situations)
-    if w.tile not in hand.tiles and not hand.counts[INDEX[plain_face(w.tile)]]:
+    if w.tile not in hand.tiles and not hand.counts[TILE_INDEX[w.tile]]:
         raise HandError("win %s: the winning tile is one of the hand's closed tiles, and %s "
                         "is not among them" % (w.tile, w.tile))
     backs = check_backs(backs, hand, mixed_deck) if backs is not None else None

@@ -65,6 +65,8 @@ DEFAULTS = {
 
 
 def canonical_ruleset(name: str) -> str:
+    if name in DEFAULTS:
+        return name
     try:
         canon = canonical_name(name)
     except RulesetError as e:
@@ -112,8 +114,8 @@ def _check(name: str, value):
 def options_for(ruleset: str = "riichi", overrides: dict | None = None) -> dict:
     """The ruleset's scoring options with ``overrides`` applied (each checked)."""
     base = DEFAULTS[canonical_ruleset(ruleset)]
-    out = {k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v)
-           for k, v in base.items()}
+    out = dict(base, local_yaku=list(base["local_yaku"]), round_winds=list(base["round_winds"]),
+               chips=dict(base["chips"]))
     if overrides is None:
         return out
     if not isinstance(overrides, dict):

@@ -6,19 +6,18 @@ cannot happen is refused with what was wrong.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hostd.hand.errors import HandError
 from hostd.hand.scoring_rules import WINDS
-from hostd.hand.tiles import INDEX, plain_face, read_tiles
+from hostd.hand.tiles import TILE_INDEX, read_tiles
 
 #: The situational flags a win may carry, in the order they are checked and listed.
 SITUATIONS = ("riichi", "double_riichi", "open_riichi", "ippatsu", "haitei", "houtei",
               "rinshan", "chankan", "tenhou", "chiihou", "renhou")
 
 
-@dataclass(frozen=True)
-class Win:
+class Win(NamedTuple):
     """A win: its tile (as written, ``face`` its analysed index), tsumo or ron, the
     seat and round winds (indexes 0-3: east..north) and the situational flags."""
 
@@ -59,7 +58,7 @@ def _win_tile(text: str) -> tuple[str, int]:
     if len(tiles) != 1:
         raise HandError("win %r: the winning tile is one tile in mpsz, e.g. 5p (it is also "
                         "among the hand's closed tiles)" % (text,))
-    return tiles[0], INDEX[plain_face(tiles[0])]
+    return tiles[0], TILE_INDEX[tiles[0]]
 
 
 #: (flag, the flag it needs or refuses, why) -- checked in order, the first that fails
@@ -89,6 +88,11 @@ def check_win(w: Win, *, calls) -> None:
     for flag, ok, why in _NEEDS:
         if getattr(w, flag) and not ok(w):
             raise HandError(why)
+    if w.rinshan and not any(c.is_kan for c in calls):
+        raise HandError("rinshan is a win on a kan's replacement tile: give the kan among "
+                        "the calls (kan:TILES or ankan:TILES)")
+    if not calls:
+        return
     open_calls = [c.text for c in calls if c.kind != "ankan"]
     if w.in_riichi and open_calls:
         raise HandError("riichi needs a closed hand (a closed kan is allowed); called: %s"
@@ -96,9 +100,6 @@ def check_win(w: Win, *, calls) -> None:
     first = [f for f in ("tenhou", "chiihou", "renhou") if getattr(w, f)]
     if first and calls:
         raise HandError("%s is a win before any call; the hand has calls" % first[0])
-    if w.rinshan and not any(c.is_kan for c in calls):
-        raise HandError("rinshan is a win on a kan's replacement tile: give the kan among "
-                        "the calls (kan:TILES or ankan:TILES)")
 
 
 def make_win(*, win: str, tsumo: bool = False, seat_wind: str = "east",

@@ -326,7 +326,27 @@ def _counts(fs):
 
 def peer_args(s):
     """(tiles, win_tile, melds, dora, ura, config) for ``HandCalculator``."""
+    return peer_objects(peer_inputs(s))
+
+
+def peer_objects(inputs):
+    """The peer's objects (its Meld and HandConfig) from :func:`peer_inputs`: what it
+    needs made for each hand, so the bench times it with the scoring."""
     from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
+    from mahjong.meld import Meld
+
+    tiles, win, meld_ids, dora, ura, flags = inputs
+    melds = [Meld(meld_type=mt, tiles=ids, opened=opened) for mt, ids, opened in meld_ids]
+    config = HandConfig(**flags, options=OptionalRules(
+        has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=True,
+        kazoe_limit=HandConfig.KAZOE_LIMITED, kiriage=False, fu_for_open_pinfu=True,
+        fu_for_pinfu_tsumo=False, renhou_as_yakuman=False))
+    return tiles, win, melds, dora, ura, config
+
+
+def peer_inputs(s):
+    """The hand in the peer's terms: 136-tile ids (a red five is its face's first id), the
+    melds as (type, ids, opened), the indicators' ids and HandConfig's flags."""
     from mahjong.meld import Meld
 
     used = [0] * 34  # ids taken per face: a red five's copy is the face's first id
@@ -347,7 +367,7 @@ def peer_args(s):
             red_left.discard(f)
             ids.append(take(f, red))
         mt = {"chi": Meld.CHI, "pon": Meld.PON}.get(kind, Meld.KAN)
-        melds.append(Meld(meld_type=mt, tiles=ids, opened=kind != "ankan"))
+        melds.append((mt, ids, kind != "ankan"))
         tiles += ids
     win = None
     for f in range(34):
@@ -358,20 +378,16 @@ def peer_args(s):
             tiles.append(t)
             if f == s["win"] and win is None:
                 win = t
-    config = HandConfig(
+    flags = dict(
         is_tsumo=s["tsumo"], is_riichi=bool(s.get("riichi")), is_ippatsu=bool(s.get("ippatsu")),
         is_rinshan=bool(s.get("rinshan")), is_chankan=bool(s.get("chankan")),
         is_haitei=bool(s.get("haitei")), is_houtei=bool(s.get("houtei")),
         is_daburu_riichi=bool(s.get("double_riichi")), is_tenhou=bool(s.get("tenhou")),
         is_chiihou=bool(s.get("chiihou")), is_renhou=bool(s.get("renhou")),
-        player_wind=27 + s["seat"], round_wind=27 + s["round"],
-        options=OptionalRules(has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=True,
-                              kazoe_limit=HandConfig.KAZOE_LIMITED, kiriage=False,
-                              fu_for_open_pinfu=True, fu_for_pinfu_tsumo=False,
-                              renhou_as_yakuman=False))
+        player_wind=27 + s["seat"], round_wind=27 + s["round"])
     dora = [f * 4 + 3 for f in s["dora"]]
     ura = [f * 4 + 3 for f in s["ura"]]
-    return tiles, win, melds, dora, ura, config
+    return tiles, win, melds, dora, ura, flags
 
 
 def peer_score(s):
