@@ -74,7 +74,7 @@ def local_yaku(reading, facts, hand, *, backs=None, mixed_deck=False) -> tuple[l
         ids.append("gold_five")
     if reading.form == KANSAI_PAIRS:
         _kansai(hand.counts, ids)
-    if reading.form == SETS:
+    if reading.form == SETS and opts["local_yaku"]:
         _triplets(reading, opts["local_yaku"], ids)
     if "ultimate_all_stars" in opts["local_yaku"] and COLOURED <= set(tiles):
         ids.append("ultimate_all_stars")

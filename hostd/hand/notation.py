@@ -13,8 +13,8 @@ from itertools import compress
 
 from hostd.hand.calls import MAX_CALLS, Call, make_call, parse_call, split_calls
 from hostd.hand.errors import HandError
-from hostd.hand.tiles import (FACES, INDEX, SPECIAL_PER_SET, TILE_INDEX, plain_face, read_plain,
-                              read_tiles, sort_key)
+from hostd.hand.tiles import (FACES, INDEX, SORT_KEYS, SPECIAL_PER_SET, TILE_INDEX, plain_face,
+                              read_plain, read_tiles, sort_key)
 
 __all__ = ["FACES", "INDEX", "SPECIAL_PER_SET", "Hand", "HandError", "parse_hand",
            "read_hand", "read_tiles", "face_text", "copy_limit", "sort_key"]
@@ -26,6 +26,7 @@ MAX_TILES = 14
 MAX_TEXT = 200
 #: Each face's tiles, n at a time: TILES_OF[i][n] (a table, made once).
 _FACE_INDEXES = range(34)
+_PLAIN_FACES = frozenset(FACES)
 TILES_OF = tuple(tuple((f,) * n for n in range(COPIES_MIXED_DECK + 1)) for f in FACES)
 
 
@@ -93,7 +94,7 @@ def _where(face: int, counts, calls) -> str:
 
 def _check_copies(tiles, counts, total, limit: int, mixed_deck: bool, calls) -> None:
     every = list(tiles) + [t for c in calls for t in c.tiles]
-    if max(total) <= limit and all(len(t) == 2 and t[0] != "0" for t in every):
+    if max(total) <= limit and _PLAIN_FACES.issuperset(every):
         return  # within the limit, and no special tile
     rule = ("with Mixed Deck (two sets)" if mixed_deck
             else "in one set (up to 8 with Mixed Deck)")
@@ -144,7 +145,8 @@ def parse_hand(text: str, *, mixed_deck: bool = False, calls=()) -> Hand:
             total[f] += 1
     limit = copy_limit(mixed_deck)
     _check_copies(tiles, counts, total, limit, mixed_deck, calls)
-    return Hand(tuple(sorted(tiles, key=sort_key)), tuple(counts), limit, calls, tuple(total))
+    return Hand(tuple(sorted(tiles, key=SORT_KEYS.__getitem__)), tuple(counts), limit, calls,
+                tuple(total))
 
 
 def read_hand(text: str, *, mixed_deck: bool = False, calls=()) -> Hand:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from hostd.hand.shapes import ORPHANS, SETS, SEVEN_PAIRS, THIRTEEN_ORPHANS, forms
+from hostd.hand.shapes import (ORPHANS, SETS, SEVEN_PAIRS, SUITS, THIRTEEN_ORPHANS,
+                               is_seven_pairs, is_thirteen_orphans, pair_suit)
+from hostd.hand.suits import readings as suit_readings
 from hostd.hand.waits import _run_type
 
 KANSAI_PAIRS = "seven pairs with quads"
@@ -21,14 +23,17 @@ KANSAI_PAIRS = "seven pairs with quads"
 class Reading(NamedTuple):
     """One way to read the won hand: ``form`` (sets, seven pairs, seven pairs with quads,
     thirteen orphans), its ``sets`` (calls included), the ``pair`` face (None for the
-    pair forms), ``pairs`` (the pair forms' faces, a face once per pair), the ``wait``
-    type and the final block's text for people (``final``)."""
+    pair forms), the ``wait`` type, ``pairs`` (the pair forms' faces, a face once per
+    pair); and the sets again by kind: ``runs`` (their first faces) and ``trips`` (the
+    triplets and kans: ``(face, concealed, kan)``)."""
 
     form: str
     sets: tuple
     pair: int | None
     wait: str
     pairs: tuple = ()
+    runs: tuple = ()
+    trips: tuple = ()
 
 
 def call_sets(calls) -> tuple:
@@ -66,7 +71,10 @@ def _set_readings(blocks, win: int, tsumo: bool, called: tuple) -> list[Reading]
                 sets.append((bkind, i, concealed, False))
         wait = ("tanki" if kind == "pair" else "shanpon" if kind == "triplet"
                 else _run_type(face, win))
-        out.append(Reading(SETS, tuple(sets) + called, pair, wait))
+        every = tuple(sets) + called
+        out.append(Reading(SETS, every, pair, wait, (),
+                           tuple(i for k, i, _, _ in every if k == "run"),
+                           tuple((i, c, kan) for k, i, c, kan in every if k == "triplet")))
     return out
 
 
@@ -78,17 +86,37 @@ def kansai_pairs(counts) -> tuple | None:
     return tuple(i for i, n in enumerate(counts) for _ in range(n // 2))
 
 
+def set_blocks(counts) -> list[tuple]:
+    """Every sets-and-a-pair reading of the closed counts (as hostd.hand.shapes.standard
+    gives them), each suit read in full at once: a won hand is mostly complete, so the
+    shapes module's quick test first would only repeat the work."""
+    k_pair = pair_suit(counts)
+    if k_pair is None:
+        return []
+    c, combos = list(counts), [()]
+    for k, suit in enumerate(SUITS):
+        local = suit_readings(c, suit, k == k_pair)
+        if not local:
+            return []
+        combos = [a + b for a in combos for b in local] if len(local) > 1 else \
+            [a + local[0] for a in combos]
+    return combos
+
+
 def readings(hand, win: int, tsumo: bool, *, kansai: bool = False) -> list[Reading]:
     """Every reading of the won ``hand`` (closed counts, the win tile among them) with
     the winning face ``win``; empty if the hand is not complete."""
-    called = call_sets(hand.calls)
-    out = []
-    for form, blocks in forms(hand.counts):
-        if form == SETS:
+    counts, out = hand.counts, []
+    blocks_list = set_blocks(counts)
+    if blocks_list:
+        called = call_sets(hand.calls) if hand.calls else ()
+        for blocks in blocks_list:
             out.extend(_set_readings(blocks, win, tsumo, called))
-        elif form == SEVEN_PAIRS:
-            out.append(Reading(SEVEN_PAIRS, (), None, "tanki", tuple(i for _, i in blocks)))
-        elif form == THIRTEEN_ORPHANS:
+    if len(hand.tiles) == 14:
+        if is_seven_pairs(counts):
+            out.append(Reading(SEVEN_PAIRS, (), None, "tanki",
+                               tuple(i for i, n in enumerate(counts) if n == 2)))
+        elif not out and is_thirteen_orphans(counts):
             out.append(Reading(THIRTEEN_ORPHANS, (), None, "tanki", ORPHANS))
     if kansai and not hand.calls:
         pairs = kansai_pairs(hand.counts)

@@ -10,6 +10,7 @@ yakuhai (ruling ``yakuhai-each-set``).
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from itertools import compress
 
 from hostd.hand.readings import KANSAI_PAIRS
@@ -59,7 +60,7 @@ class Facts:
     closed or not, the win, the options, the value faces, the kans."""
 
     __slots__ = ("total", "closed", "win", "options", "valued", "kans", "round_winds",
-                 "held", "hand_yaku", "hand_yakuman")
+                 "held", "hand_yaku", "hand_yakuman", "nine_gates")
 
     def __init__(self, hand, win, options):
         self.total, self.win, self.options = hand.total, win, options
@@ -70,6 +71,7 @@ class Facts:
             {27 + win.round} | {27 + WIND_NAMES.index(w) for w in extra}))
         self.valued = DRAGONS + (27 + win.seat,) + self.round_winds
         self.held = tuple(compress(ALL_FACES, self.total))
+        self.nine_gates = self.closed and not self.kans and _nine_gates(self.total, self.held)
         #: the yaku (yakuman) of the tiles and the win alone, whatever the reading
         self.hand_yakuman: list[str] = []
         _tile_yakuman(self, self.hand_yakuman)
@@ -96,14 +98,14 @@ def _situational(f: Facts, out: list) -> None:
 def _tile_yaku(f: Facts, out: list) -> None:
     """Yaku of the tiles alone: tanyao, honroutou, honitsu / chinitsu."""
     held = f.held
-    if not any(i in TERMINALS for i in held):
+    if TERMINALS.isdisjoint(held):
         if f.closed or f.options["open_tanyao"]:
             out.append("tanyao")
-    elif all(i in TERMINALS for i in held):
+    elif TERMINALS.issuperset(held):
         out.append("honroutou")
-    suits = {i // 9 for i in held if i < 27}
-    if len(suits) == 1:
-        out.append("chinitsu" if held[-1] < 27 else "honitsu")
+    k = bisect_left(held, 27)  # the suited faces are held[:k]
+    if k and held[0] // 9 == held[k - 1] // 9:
+        out.append("chinitsu" if k == len(held) else "honitsu")
 
 
 def _peikou(runs, out: list) -> None:
@@ -125,21 +127,20 @@ def _three_suits(faces, out: list, key: str) -> None:
 def _run_yaku(reading, runs, f: Facts, out: list) -> None:
     if not runs:
         return
-    if f.closed:
+    if f.closed and len(runs) >= 2:
         _peikou(runs, out)
-    _three_suits(set(runs), out, "sanshoku")
     starts = set(runs)
-    for s in (0, 9, 18):
-        if s in starts and s + 3 in starts and s + 6 in starts:
-            out.append("ittsu")
-            break
-    if all(_has_terminal(k, i) for k, i, _, _ in reading.sets) and reading.pair in TERMINALS:
-        honours = reading.pair >= 27 or any(i >= 27 for _, i, _, _ in reading.sets)
+    if len(runs) >= 3:
+        _three_suits(starts, out, "sanshoku")
+        for s in (0, 9, 18):
+            if s in starts and s + 3 in starts and s + 6 in starts:
+                out.append("ittsu")
+                break
+    pair = reading.pair
+    if pair in TERMINALS and all(i % 9 in (0, 6) for i in runs) and \
+            all(i in TERMINALS for i, _, _ in reading.trips):
+        honours = pair >= 27 or any(i >= 27 for i, _, _ in reading.trips)
         out.append("chanta" if honours else "junchan")
-
-
-def _has_terminal(kind: str, i: int) -> bool:
-    return i in TERMINALS or (kind == "run" and (i % 9 == 6))
 
 
 def _triplet_yaku(reading, trips, f: Facts, out: list) -> None:
@@ -148,13 +149,13 @@ def _triplet_yaku(reading, trips, f: Facts, out: list) -> None:
     faces = [i for i, _, _ in trips]
     if len(trips) == 4:
         out.append("toitoi")
-    if sum(1 for _, c, _ in trips if c) == 3:
-        out.append("sanankou")
+    if len(trips) >= 3:
+        if sum(1 for _, c, _ in trips if c) == 3:
+            out.append("sanankou")
+        _three_suits(set(faces), out, "sanshoku_doukou")
     if f.kans == 3:
         out.append("sankantsu")
-    _three_suits(set(faces), out, "sanshoku_doukou")
-    dragons = sum(1 for i in set(faces) if i in DRAGONS)
-    if dragons == 2 and reading.pair in DRAGONS:
+    if reading.pair in DRAGONS and sum(1 for i in set(faces) if i in DRAGONS) == 2:
         out.append("shousangen")
     for i in faces:
         if i in _DRAGON_YAKU:
@@ -168,13 +169,12 @@ def _triplet_yaku(reading, trips, f: Facts, out: list) -> None:
 def is_pinfu(reading, f: Facts) -> bool:
     """The pinfu shape: closed, four runs, a pair of no value, a ryanmen wait (so its fu,
     tsumo too, are the base alone)."""
-    return (reading.form == SETS and f.closed and reading.wait == "ryanmen"
-            and reading.pair not in f.valued and all(k == "run" for k, _, _, _ in reading.sets))
+    return (reading.wait == "ryanmen" and f.closed and not reading.trips
+            and reading.form == SETS and reading.pair not in f.valued)
 
 
 def _set_yaku(reading, f: Facts, out: list) -> None:
-    runs = [i for k, i, _, _ in reading.sets if k == "run"]
-    trips = [(i, c, kan) for k, i, c, kan in reading.sets if k == "triplet"]
+    runs, trips = reading.runs, reading.trips
     if not trips and is_pinfu(reading, f):
         out.append("pinfu")
     _run_yaku(reading, runs, f, out)
@@ -182,20 +182,21 @@ def _set_yaku(reading, f: Facts, out: list) -> None:
 
 
 def _yakuman_sets(reading, f: Facts, out: list) -> None:
-    trips = [(i, c) for k, i, c, _ in reading.sets if k == "triplet"]
-    faces = {i for i, _ in trips}
-    if len(trips) == 4 and all(c for _, c in trips):
-        out.append("suuankou_tanki" if reading.wait == "tanki" else "suuankou")
-    if all(d in faces for d in DRAGONS):
-        out.append("daisangen")
-    winds = sum(1 for i in faces if i in WIND_FACES)
-    if winds == 4:
-        out.append("daisuushi")
-    elif winds == 3 and reading.pair in WIND_FACES:
-        out.append("shousuushi")
+    trips = reading.trips
+    if len(trips) >= 3:
+        faces = {i for i, _, _ in trips}
+        if len(trips) == 4 and all(c for _, c, _ in trips):
+            out.append("suuankou_tanki" if reading.wait == "tanki" else "suuankou")
+        if all(d in faces for d in DRAGONS):
+            out.append("daisangen")
+        winds = sum(1 for i in faces if i in WIND_FACES)
+        if winds == 4:
+            out.append("daisuushi")
+        elif winds == 3 and reading.pair in WIND_FACES:
+            out.append("shousuushi")
     if f.kans == 4:
         out.append("suukantsu")
-    if f.closed and not f.kans and _nine_gates(f.total, f.held):
+    if f.nine_gates:
         out.append("chuuren_9" if f.total[f.win.face] in (2, 4) else "chuuren")
 
 
@@ -212,9 +213,9 @@ def _tile_yakuman(f: Facts, out: list) -> None:
     held = f.held
     if held[0] >= 27:
         out.append("tsuuiisou")
-    elif all(i in TERMINALS and i < 27 for i in held):
+    elif held[-1] < 27 and TERMINALS.issuperset(held):
         out.append("chinroutou")
-    if all(i in GREEN for i in held):
+    if GREEN.issuperset(held):
         out.append("ryuuiisou")
     for flag in ("tenhou", "chiihou"):
         if getattr(f.win, flag):

@@ -29,15 +29,17 @@ from hostd.hand.win import Win, make_win
 POCCHI = {"5zx": "riichi", "7zx": "riichi", "6zx": "open"}
 
 
+#: Every yaku's name, and the ids that are yakuman: tables made once.
+NAMES = {**{y: v[0] for y, v in YAKU.items()}, **{y: v[0] for y, v in YAKUMAN.items()},
+         **{y: v[0] for y, v in LOCAL.items()}}
+YAKUMAN_IDS = frozenset(YAKUMAN) | LOCAL_YAKUMAN
+
+
 def _names(ids) -> list[dict]:
     """Each yaku as ``{"id", "name", "han", "yakuman"}``: a yakuman's han is 0, its
     ``yakuman`` how many it counts (2 for a double); an ordinary yaku's ``yakuman`` 0."""
-    out = []
-    for y, v in ids:
-        ymen = y in YAKUMAN or y in LOCAL_YAKUMAN
-        name = YAKUMAN[y][0] if y in YAKUMAN else YAKU[y][0] if y in YAKU else LOCAL[y][0]
-        out.append({"id": y, "name": name, "han": 0 if ymen else v, "yakuman": v if ymen else 0})
-    return out
+    return [{"id": y, "name": NAMES[y], "han": 0, "yakuman": v} if y in YAKUMAN_IDS else
+            {"id": y, "name": NAMES[y], "han": v, "yakuman": 0} for y, v in ids]
 
 
 def _dora_han(d: dict) -> int:

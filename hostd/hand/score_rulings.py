@@ -37,41 +37,50 @@ RULINGS = {
 }
 
 
+def _mixed_deck_ids(facts, best, hand, ids: set) -> None:
+    """The rulings only a hand of more than 4 copies (Mixed Deck) can need."""
+    reading = best["reading"]
+    named = {y for y, _ in best["yaku_ids"]} | {y for y, _ in best["yakuman_ids"]}
+    trips = [i for i, _, _ in reading.trips if i in facts.valued]
+    if len(trips) != len(set(trips)) and not best["yakuman"]:
+        ids.add("yakuhai-each-set")
+    if not facts.closed and named & {"copies_5_7", "seven_each"}:
+        ids.add("copy-yaku-open")
+    if "copies_8" in named and len(best["yakuman_ids"]) > 1:
+        ids.add("copy-yakuman-stacks")
+    if reading.form == "seven pairs with quads" and max(hand.counts) > 4:
+        ids.add("kansai-many-copies")
+
+
 def _ids(facts, best, *, scored: int, ura_given: bool, hand, mixed_deck: bool,
          ruleset: str) -> set:
-    ids, opts = set(), facts.options
-    ids_yaku = {y for y, _ in best["yaku_ids"]} | {y for y, _ in best["yakuman_ids"]}
+    ids, opts, dora, win = set(), facts.options, best["dora"], facts.win
     if scored > 1:
         ids.add("best-reading")
     if not best["han"]:
         ids.add("no-yaku")
-    if ura_given and not facts.win.in_riichi:
+    if ura_given and not win.in_riichi:
         ids.add("ura-needs-riichi")
-    if ruleset == "riichi" and opts["red_fives"] and best["dora"]["red"]:
+    if dora["red"] and ruleset == "riichi":
         ids.add("red-fives-anywhere")
-    reading = best["reading"]
-    trips = [i for k, i, _, _ in reading.sets if k == "triplet" and i in facts.valued]
-    if len(trips) != len(set(trips)) and not best["yakuman"]:
-        ids.add("yakuhai-each-set")
-    if not facts.closed and ids_yaku & {"copies_5_7", "seven_each"}:
-        ids.add("copy-yaku-open")
-    if "copies_8" in ids_yaku and len(best["yakuman_ids"]) > 1:
-        ids.add("copy-yakuman-stacks")
-    if mixed_deck and reading.form == "seven pairs with quads" and max(hand.counts) > 4:
-        ids.add("kansai-many-copies")
-    if best["dora"]["blue"]:
+    if mixed_deck:
+        _mixed_deck_ids(facts, best, hand, ids)
+    if dora["blue"]:
         ids.add("blue-sevens-as-dora")
     if opts["chips"] and not facts.closed and best["chips"]["items"]:
         ids.add("chips-any-hand")
-    if "renhou" in ids_yaku:
+    if win.renhou and not opts["renhou_yakuman"] and best["han"] and not best["yakuman"]:
         ids.add("renhou-five-han")
-    if reading.pair is not None and facts.valued.count(reading.pair) > 1:
-        ids.add("double-wind-pair")
     if best.get("wildcard"):
         ids.add("pocchi-wildcard")
+    pair = best["reading"].pair
+    if pair is not None and 27 <= pair <= 30 and facts.valued.count(pair) > 1:
+        ids.add("double-wind-pair")
     return ids
 
 
 def applicable(facts, best, **kw) -> list[dict]:
     ids = _ids(facts, best, **kw)
+    if not ids:
+        return []
     return [{"id": k, "ruling": text} for k, text in RULINGS.items() if k in ids]

@@ -44,6 +44,7 @@ PLAIN = {f: game_face(f) for f in FACES + tuple(SPECIAL_PER_SET)}
 SORT_KEYS = {f: _sort_key(f) for f in PLAIN}
 #: Every tile -> the index of the face it plays as (``0p`` -> 13).
 TILE_INDEX = {f: INDEX[p] for f, p in PLAIN.items()}
+_WRITABLE = frozenset(PLAIN)
 #: A hand written a tile at a time (``1m2m0p7pb``): the fast reader's pattern.
 _SINGLES = re.compile(r"(?:[0-9][mpsz][bgx]?)+")
 _SINGLE = re.compile(r"[0-9][mpsz][bgx]?")
@@ -101,7 +102,7 @@ def read_tiles(text: str) -> list[str]:
         raise HandError("no tiles given; write a hand in mpsz, e.g. 123m456p789s11122z")
     if _SINGLES.fullmatch(text):  # a tile at a time: each token one tile, if all are tiles
         tiles = _SINGLE.findall(text)
-        if all(t in PLAIN for t in tiles):
+        if _WRITABLE.issuperset(tiles):
             return tiles
     tiles: list[str] = []
     for m in _TOKEN.finditer(text):
