@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from hostd.hand.errors import HandError
-from hostd.hand.tiles import TILE_INDEX, read_tiles, sort_key
+from hostd.hand.tiles import SORT_KEYS, TILE_INDEX, read_tiles
 
 #: Kinds -> how many tiles; the words players also use for them.
 SIZES = {"chi": 3, "pon": 3, "kan": 4, "ankan": 4}
@@ -96,7 +96,7 @@ def make_call(kind: str, tiles: str, shown: str | None = None) -> Call:
     why = _shape_error(k, [TILE_INDEX[t] for t in written], len(written))
     if why:
         raise _refuse(shown, why)
-    return Call(k, tuple(sorted(written, key=sort_key)), shown)
+    return Call(k, tuple(sorted(written, key=SORT_KEYS.__getitem__)), shown)
 
 
 def parse_call(text: str) -> Call:
@@ -111,6 +111,9 @@ def split_calls(text: str) -> tuple[str, list[Call]]:
     """The calls written inside a hand's text (``pon:555p``, ``pon 555p``, any case) and
     the text left: each call's characters become spaces, so the closed tiles keep their
     positions for error messages."""
+    lowered = text.lower()
+    if "n" not in lowered and "h" not in lowered:  # every kind's word has an n or an h,
+        return text, []                               # and no tile has either
     calls, chars = [], list(text)
     for m in _WRITTEN.finditer(text):
         calls.append(make_call(m.group(1), m.group(2), m.group(0).strip()))

@@ -48,10 +48,10 @@ def dora_counts(hand, dora, ura, *, riichi: bool, options: dict) -> dict:
     """``{"dora", "ura", "red", "blue"}``: how many of each the hand holds (ura only with
     riichi; red fives with the ``red_fives`` option; blue sevens with ``special_tiles``)."""
     total = hand.total
-    tiles = every_tile(hand)
-    return {
-        "dora": sum(total[f] for f in dora),
-        "ura": sum(total[f] for f in ura) if riichi else 0,
-        "red": sum(1 for t in tiles if t[0] == "0") if options["red_fives"] else 0,
-        "blue": sum(1 for t in tiles if t.endswith("b")) if options["special_tiles"] else 0,
+    written = "".join(hand.tiles) + "".join("".join(c.tiles) for c in hand.calls)
+    return {  # only a red five is written with a 0, only a blue seven with a b
+        "dora": sum([total[f] for f in dora]) if dora else 0,
+        "ura": sum([total[f] for f in ura]) if riichi and ura else 0,
+        "red": written.count("0") if options["red_fives"] else 0,
+        "blue": written.count("b") if options["special_tiles"] else 0,
     }

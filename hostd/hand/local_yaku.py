@@ -67,6 +67,9 @@ def _kansai(counts, out: list) -> None:
 def local_yaku(reading, facts, hand, *, backs=None, mixed_deck=False) -> tuple[list, list]:
     """``([(id, han)], [(id, yakuman count)])`` of the local yaku of this reading."""
     opts, ids = facts.options, []
+    if not (mixed_deck or opts["special_tiles"] or opts["local_yaku"] or
+            reading.form == KANSAI_PAIRS):
+        return ids, ids  # the base ruleset's hand: none of these can be
     if mixed_deck:
         _mixed_deck(facts.total, backs, ids)
     tiles = every_tile(hand) if opts["special_tiles"] or opts["local_yaku"] else ()

@@ -59,22 +59,37 @@ def _final_choices(blocks, win: int):
     return out
 
 
-def _set_readings(blocks, win: int, tsumo: bool, called: tuple) -> list[Reading]:
+def _set_readings(blocks, win: int, tsumo: bool, called: tuple, called_runs: tuple,
+                  called_trips: tuple) -> list[Reading]:
+    """The readings of one decomposition, one per block the winning face can complete;
+    a ron opens the triplet it completes."""
+    sets, runs, trips, pair = [], [], [], None
+    for kind, i in blocks:
+        if kind == "pair":
+            pair = i
+        elif kind == "run":
+            sets.append(("run", i, True, False))
+            runs.append(i)
+        else:
+            sets.append(("triplet", i, True, False))
+            trips.append((i, True, False))
+    every, runs = tuple(sets) + called, tuple(runs) + called_runs
+    closed_trips = tuple(trips) + called_trips
     out = []
-    for k, kind, face in _final_choices(blocks, win):
-        sets, pair = [], None
-        for j, (bkind, i) in enumerate(blocks):
-            if bkind == "pair":
-                pair = i
-            else:
-                concealed = not (j == k and bkind == "triplet" and not tsumo)
-                sets.append((bkind, i, concealed, False))
-        wait = ("tanki" if kind == "pair" else "shanpon" if kind == "triplet"
-                else _run_type(face, win))
-        every = tuple(sets) + called
-        out.append(Reading(SETS, every, pair, wait, (),
-                           tuple(i for k, i, _, _ in every if k == "run"),
-                           tuple((i, c, kan) for k, i, c, kan in every if k == "triplet")))
+    for _k, kind, face in _final_choices(blocks, win):
+        if kind == "run":
+            out.append(Reading(SETS, every, pair, _run_type(face, win), (), runs, closed_trips))
+        elif kind == "pair":
+            out.append(Reading(SETS, every, pair, "tanki", (), runs, closed_trips))
+        elif tsumo:
+            out.append(Reading(SETS, every, pair, "shanpon", (), runs, closed_trips))
+        else:  # ron on a shanpon: that triplet (one of those of its face) is open
+            k = sets.index(("triplet", face, True, False))
+            j = trips.index((face, True, False))
+            out.append(Reading(
+                SETS, tuple(sets[:k]) + (("triplet", face, False, False),) + tuple(
+                    sets[k + 1:]) + called, pair, "shanpon", (), runs,
+                tuple(trips[:j]) + ((face, False, False),) + tuple(trips[j + 1:]) + called_trips))
     return out
 
 
@@ -110,8 +125,10 @@ def readings(hand, win: int, tsumo: bool, *, kansai: bool = False) -> list[Readi
     blocks_list = set_blocks(counts)
     if blocks_list:
         called = call_sets(hand.calls) if hand.calls else ()
+        called_runs = tuple(i for k, i, _, _ in called if k == "run")
+        called_trips = tuple((i, c, kan) for k, i, c, kan in called if k == "triplet")
         for blocks in blocks_list:
-            out.extend(_set_readings(blocks, win, tsumo, called))
+            out.extend(_set_readings(blocks, win, tsumo, called, called_runs, called_trips))
     if len(hand.tiles) == 14:
         if is_seven_pairs(counts):
             out.append(Reading(SEVEN_PAIRS, (), None, "tanki",

@@ -82,15 +82,17 @@ class Facts:
 
 def _situational(f: Facts, out: list) -> None:
     w = f.win
+    if w.tsumo and f.closed:
+        out.append("menzen_tsumo")
+    if not any(w[5:]):  # no situational flag at all (Win's fields from riichi on)
+        return
     if w.in_riichi:
         key = ("double_" if w.double_riichi else "") + ("open_riichi" if w.open_riichi
                                                        else "riichi")
-        out.append(key)
+        out.insert(0, key)
     for flag in ("ippatsu", "haitei", "houtei", "rinshan", "chankan"):
         if getattr(w, flag):
             out.append(flag)
-    if w.tsumo and f.closed:
-        out.append("menzen_tsumo")
     if w.renhou and not f.options["renhou_yakuman"]:
         out.append("renhou")
 

@@ -42,10 +42,6 @@ def _names(ids) -> list[dict]:
             {"id": y, "name": NAMES[y], "han": v, "yakuman": 0} for y, v in ids]
 
 
-def _dora_han(d: dict) -> int:
-    return d["dora"] + d["ura"] + d["red"] + d["blue"]
-
-
 def _value(reading, facts: Facts, hand: Hand, dora: dict, backs, mixed_deck: bool) -> dict:
     """One reading's han, fu, limit and points."""
     yaku, ymen = yaku_of(reading, facts)
@@ -53,12 +49,14 @@ def _value(reading, facts: Facts, hand: Hand, dora: dict, backs, mixed_deck: boo
     opts = facts.options
     if ymen or lymen:
         yaku, ymen = [], ymen + lymen
+        count = sum([n for _, n in ymen])
+        han = 13 * count
     else:
-        yaku = yaku + lyaku
-    count = sum(n for _, n in ymen)
-    han = 13 * count if count else sum(h for _, h in yaku)
-    if han and not count:
-        han += _dora_han(dora)
+        yaku = yaku + lyaku if lyaku else yaku
+        count = 0
+        han = sum([h for _, h in yaku])
+        if han:
+            han += dora["dora"] + dora["ura"] + dora["red"] + dora["blue"]
     fu, breakdown = fu_of(reading, tsumo=facts.win.tsumo, closed=facts.closed,
                           valued=facts.valued, pinfu=is_pinfu(reading, facts),
                           options=opts)

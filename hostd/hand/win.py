@@ -47,7 +47,13 @@ class Win(NamedTuple):
         return self.riichi or self.double_riichi
 
 
+_WIND_INDEX = {w: k for k, w in enumerate(WINDS)}
+
+
 def _wind(name: str, what: str) -> int:
+    k = _WIND_INDEX.get(name) if isinstance(name, str) else None
+    if k is not None:
+        return k
     if isinstance(name, str) and name.lower() in WINDS:
         return WINDS.index(name.lower())
     raise HandError("%s %r: one of %s" % (what, name, ", ".join(WINDS)))
