@@ -3,7 +3,7 @@ seed 001 "Shuugi"): each coloured tile, ippatsu, each ura dora, and per yakuman 
 ones too) 10 on a ron or 5 from each on a tsumo. A tsumo's chips come from each of the
 three others (so pao covers "3x shuugi"), a ron's from the discarder.
 
-    chips_of(hand, win, *, ura, yakuman, options) -> dict
+    chips_of(hand, win, *, ura, yakuman, table) -> dict   # table: the chips option
 """
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ _TILE_ITEMS = (("red", lambda t: t[0] == "0"), ("blue", lambda t: t.endswith("b"
                ("gold", lambda t: t == "5pg"), ("pocchi", lambda t: t.endswith("x")))
 
 
-def chips_of(hand, win, *, ura: int, yakuman: int, options: dict) -> dict:
+def chips_of(hand, win, *, ura: int, yakuman: int, table: dict) -> dict:
     """``{"items": [{"item", "count", "chips"}], "per_payer", "payers", "total"}``; no
-    items when the ruleset counts no chips."""
-    table = options["chips"]
+    items when the ruleset counts no chips (``table``: item -> chips, the option)."""
+    payers = 3 if win.tsumo else 1
+    if not table:
+        return {"items": [], "per_payer": 0, "payers": payers, "total": 0}
     counts = []
     if table:
         tiles = every_tile(hand)
@@ -26,5 +28,4 @@ def chips_of(hand, win, *, ura: int, yakuman: int, options: dict) -> dict:
     items = [{"item": k, "count": n, "chips": n * table.get(k, 0)} for k, n in counts
              if n and table.get(k, 0)]
     per = sum(i["chips"] for i in items)
-    payers = 3 if win.tsumo else 1
     return {"items": items, "per_payer": per, "payers": payers, "total": per * payers}

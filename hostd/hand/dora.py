@@ -25,6 +25,10 @@ def next_face(i: int) -> int:
     return 31 + (i - 31 + 1) % 3
 
 
+#: Each face's next face (the dora an indicator of it makes): a table made once.
+NEXT = tuple(next_face(i) for i in range(34))
+
+
 def indicated(text, what: str = "dora") -> list[int]:
     """The faces the indicator tiles in ``text`` make dora (``""`` or None: none)."""
     if text is None or (isinstance(text, str) and not text.strip()):
@@ -36,7 +40,7 @@ def indicated(text, what: str = "dora") -> list[int]:
     if len(tiles) > MAX_INDICATORS:
         raise HandError("%s indicators: %d given, at most %d (the first and one for each of "
                         "four kans)" % (what, len(tiles), MAX_INDICATORS))
-    return [next_face(TILE_INDEX[t]) for t in tiles]
+    return [NEXT[TILE_INDEX[t]] for t in tiles]
 
 
 def every_tile(hand) -> list[str]:

@@ -110,6 +110,8 @@ def set_blocks(counts) -> list[tuple]:
         return []
     c, combos = list(counts), [()]
     for k, suit in enumerate(SUITS):
+        if k != k_pair and not any(c[suit[0]:suit[1]]):
+            continue  # a suit the hand does not hold
         local = suit_readings(c, suit, k == k_pair)
         if not local:
             return []

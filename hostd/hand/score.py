@@ -180,12 +180,11 @@ def score(text, *, win, tsumo: bool = False, seat_wind: str = "east",
     if not values:
         raise HandError("not a winning hand: the closed tiles are not sets and a pair (nor "
                         "seven pairs or thirteen orphans); jantaku hand check shows its waits")
-    best = max(values, key=_rank)
+    best = max(values, key=_rank) if len(values) > 1 else values[0]
     chips = chips_of(best["hand"], w, ura=best["dora"]["ura"],
                      yakuman=best["yakuman"] or int(best["limit"] == "kazoe yakuman"),
-                     options=opts) if best["han"] else chips_of(hand, w, ura=0, yakuman=0,
-                                                                options=dict(opts, chips={}))
-    scored = len({_rank(v) for v in values})
+                     table=opts["chips"] if best["han"] else {})
+    scored = len({_rank(v) for v in values}) if len(values) > 1 else 1
     best["chips"] = chips
     best["wildcard"] = best["facts"].win.face != w.face
     rulings = applicable(best["facts"], best, scored=scored, ura_given=bool(ura_faces),
