@@ -45,8 +45,7 @@ SORT_KEYS = {f: _sort_key(f) for f in PLAIN}
 #: Every tile -> the index of the face it plays as (``0p`` -> 13).
 TILE_INDEX = {f: INDEX[p] for f, p in PLAIN.items()}
 _WRITABLE = frozenset(PLAIN)
-#: A hand written a tile at a time (``1m2m0p7pb``): the fast reader's pattern.
-_SINGLES = re.compile(r"(?:[0-9][mpsz][bgx]?)+")
+#: A tile written alone (``1m``, ``0p``, ``7pb``): the fast reader's pattern.
 _SINGLE = re.compile(r"[0-9][mpsz][bgx]?")
 
 
@@ -100,10 +99,9 @@ def read_tiles(text: str) -> list[str]:
     """Every tile written in ``text`` (spaces and commas between tokens are ignored)."""
     if not isinstance(text, str) or not text.strip():
         raise HandError("no tiles given; write a hand in mpsz, e.g. 123m456p789s11122z")
-    if _SINGLES.fullmatch(text):  # a tile at a time: each token one tile, if all are tiles
-        tiles = _SINGLE.findall(text)
-        if _WRITABLE.issuperset(tiles):
-            return tiles
+    tiles = _SINGLE.findall(text)  # a tile at a time, nothing else, every one a tile:
+    if "".join(tiles) == text and _WRITABLE.issuperset(tiles):  # read at once
+        return tiles
     tiles: list[str] = []
     for m in _TOKEN.finditer(text):
         if m.group() == ",":
