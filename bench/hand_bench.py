@@ -31,10 +31,13 @@ library (pinned in the dev extra): its answers, then its speed beside the peer's
    the base ruleset's options set alike (open tanyao, red fives, no kiriage, counted
    yakuman, double yakuman): ``--score-hands`` of them cross-checked (han, fu, points),
    then ``--speed`` of them timed as above. Ours scores from the hand's text and keyword
-   arguments (reading the text, the calls, the options, the win inside the timing); the
-   peer from its 136-tile ids (made before the timing, which favours it), making its Meld
-   objects and HandConfig (the win's flags and winds, its options) inside the timing, as
-   it needs them for each hand. Then Mixed Deck won hands of 5 to 8 copies (no peer).
+   arguments (reading the text, the calls, the indicators, the options, the win inside the
+   timing); the peer from the same hand as its per-suit strings (split before the timing,
+   which favours it, as for the analyser's rows): its ``string_to_136_array`` for the
+   hand, each meld, the winning tile and the indicators, its Meld objects and HandConfig
+   (the win's flags and winds, its options), and ``estimate_hand_value``, as a user of it
+   goes from a hand to its score (tests/unit/test_hand_score_peer.py checks that this way
+   scores as the cross-check's). Then Mixed Deck won hands of 5 to 8 copies (no peer).
 
     .venv/bin/python bench/hand_bench.py [--hands 200000] [--speed 3000] [--rounds 7]
                                          [--score-hands 20000] [--seed 19] [--no-check]
@@ -59,7 +62,7 @@ from hostd.hand.score import score  # noqa: E402
 from tests.unit.hand_samples import (call_text, eight_copy_hands, open_hand,  # noqa: E402
                                      sample_hand, speed_hands, suit_strings, text_of)
 from tests.unit.score_samples import (many_copy_hand, our_score, ours_args,  # noqa: E402
-                                      peer_inputs, peer_objects, peer_score, won_hands)
+                                      peer_from_strings, peer_score, peer_strings, won_hands)
 
 
 # -- the two views ----------------------------------------------------------------------------
@@ -279,14 +282,6 @@ def score_check(n, seed=19):
     return len(hands), agree, none, ymen, bad
 
 
-def _peer_score(inputs):
-    from mahjong.hand_calculating.hand import HandCalculator
-
-    p = peer_objects(inputs)  # its Meld and HandConfig objects: its way of taking a hand
-    return HandCalculator.estimate_hand_value(p[0], p[1], melds=p[2], dora_indicators=p[3],
-                                              config=p[5], ura_dora_indicators=p[4])
-
-
 def _our_score(a):
     return score(a[0], **a[1])
 
@@ -294,8 +289,8 @@ def _our_score(a):
 def score_rows(n, rounds, seed=19):
     """Scoring rows: won hands at most 4 copies, ours vs the peer; Mixed Deck ours only."""
     hands = won_hands(random.Random("hand-score-speed:%s" % seed), n)
-    items = [(ours_args(s), peer_inputs(s)) for s in hands]
-    rows = [("scoring won hands, at most 4 copies", timed(items, _our_score, _peer_score,
+    items = [(ours_args(s), peer_strings(s)) for s in hands]
+    rows = [("scoring won hands, at most 4 copies", timed(items, _our_score, peer_from_strings,
                                                           rounds, seed), None)]
     rng = random.Random("hand-score-mixed:%s" % seed)
     mixed = []

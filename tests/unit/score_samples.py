@@ -390,6 +390,60 @@ def peer_inputs(s):
     return tiles, win, melds, dora, ura, flags
 
 
+def _suit_strings(faces, red=()):
+    """The peer's per-suit strings for faces (0..33), a red five written ``0``."""
+    out = {"man": "", "pin": "", "sou": "", "honors": ""}
+    red = set(red)
+    for f in sorted(faces):
+        key = ("man", "pin", "sou", "honors")[f // 9]
+        if f in red:
+            out[key] += "0"
+            red.discard(f)
+        else:
+            out[key] += str(f % 9 + 1)
+    return {k: v for k, v in out.items() if v}
+
+
+def peer_strings(s):
+    """The hand as the peer's per-suit strings (as a user of the peer writes a hand),
+    split from ours before any timing: the whole hand's, each meld's, the winning tile's,
+    the indicators', and HandConfig's flags."""
+    red_left, melds = set(s["red"]), []
+    for kind, fs in s["calls"]:
+        red = [f for f in red_left if f in fs]
+        red_left -= set(red)
+        melds.append((kind, _suit_strings(fs, red)))
+    closed = [f for f in range(34) for _ in range(s["closed"][f])]
+    all_faces = [f for _, fs in s["calls"] for f in fs] + closed
+    win_red = s["win"] in red_left and s["closed"][s["win"]] == 1  # its one copy is red
+    return (_suit_strings(all_faces, s["red"]), melds,
+            _suit_strings([s["win"]], [s["win"]] if win_red else []),
+            _suit_strings(s["dora"]), _suit_strings(s["ura"]), peer_inputs(s)[5])
+
+
+def peer_from_strings(strings):
+    """The peer scoring from its strings: its conversions, Meld and HandConfig objects
+    and the scoring (what the bench times)."""
+    from mahjong.hand_calculating.hand import HandCalculator
+    from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
+    from mahjong.meld import Meld
+    from mahjong.tile import TilesConverter
+
+    hand, melds, win, dora, ura, flags = strings
+    to136 = TilesConverter.string_to_136_array
+    tiles = to136(**hand, has_aka_dora=True)
+    made = [Meld(meld_type={"chi": Meld.CHI, "pon": Meld.PON}.get(kind, Meld.KAN),
+                 tiles=to136(**ts, has_aka_dora=True), opened=kind != "ankan")
+            for kind, ts in melds]
+    config = HandConfig(**flags, options=OptionalRules(
+        has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=True,
+        kazoe_limit=HandConfig.KAZOE_LIMITED, kiriage=False, fu_for_open_pinfu=True,
+        fu_for_pinfu_tsumo=False, renhou_as_yakuman=False))
+    return HandCalculator.estimate_hand_value(
+        tiles, to136(**win, has_aka_dora=True)[0], melds=made,
+        dora_indicators=to136(**dora), config=config, ura_dora_indicators=to136(**ura))
+
+
 def peer_score(s):
     """(han, fu, total, sorted shares) by the peer; han 0 for a hand without a yaku."""
     from mahjong.hand_calculating.hand import HandCalculator

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from hostd.hand.score import score
-from tests.unit.score_samples import our_score, ours_args, peer_score, won_hands
+from tests.unit.score_samples import (our_score, ours_args, peer_from_strings, peer_score,
+                                      peer_strings, won_hands)
 
 HANDS = 2500
 
@@ -41,3 +42,12 @@ def test_han_fu_and_points_agree_with_mahjong(hands):
               else "limit" if peer[2] >= 8000 else "below"] += 1
     assert bad == [], "%d of %d disagree, first: %r" % (len(bad), len(hands), bad[:3])
     assert min(kinds.values()) > 50, kinds  # every kind of answer was checked
+
+
+def test_the_benchs_way_to_the_peer_scores_alike(hands):
+    """bench/hand_bench.py times the peer from its per-suit strings (its converters,
+    Meld and HandConfig inside the timing): the same answers as from 136-tile ids."""
+    for s in hands[:500]:
+        r = peer_from_strings(peer_strings(s))
+        got = (0, None, 0) if r.error == "no_yaku" else (r.han, r.fu, r.cost["total"])
+        assert got == peer_score(s)[:3], ours_args(s)
