@@ -50,3 +50,14 @@ def test_kiriage_and_kazoe_are_options(base):
 def test_yakuman_count_up_to_six(base):
     assert limit_of(26, 0, 2, options=base) == ("2x yakuman", 16000)
     assert limit_of(13 * 7, 0, 7, options=base) == ("6x yakuman", 48000)
+
+
+def test_total_is_the_sum_of_the_shares(base):
+    from hostd.hand.limits import total_of
+
+    for han, fu in ((1, 30), (2, 40), (3, 70), (1, 110), (13, 0)):
+        _, b = limit_of(han, fu, 0, options=base)
+        for dealer, tsumo, seat in ((False, False, 1), (True, False, 0), (False, True, 2),
+                                    (True, True, 0)):
+            assert total_of(b, dealer=dealer, tsumo=tsumo) == payments(
+                b, dealer=dealer, tsumo=tsumo, seat=seat)["total"]

@@ -90,3 +90,12 @@ def test_pocchi_wildcard_in_riichi():
     # not in riichi: a plain white dragon, and no hand
     with pytest.raises(Exception, match="not a winning hand"):
         tonpuu("123m456p789p55s11z5zx", "5zx", tsumo=True)
+
+
+def test_hands_md_lists_the_local_yaku():
+    from hostd.hand.local_yaku import LOCAL, LOCAL_YAKUMAN
+    from tests.unit.hands_md import code, rows
+
+    table = {code(r[0]): r[1:3] for r in rows("Yaku") if code(r[0]) in LOCAL}
+    assert table == {k: [n, "yakuman" if k in LOCAL_YAKUMAN else "%d han" % h]
+                     for k, (n, h) in LOCAL.items()}

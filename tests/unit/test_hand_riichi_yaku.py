@@ -85,3 +85,16 @@ def test_situational_yaku():
                 options={"renhou_yakuman": True}) == {"renhou_yakuman": 1}
     assert yaku("234m567p22345678s", "8s", tsumo=True, tenhou=True, seat_wind="east") == {
         "tenhou": 1}
+
+
+def test_hands_md_lists_every_yaku_with_its_han():
+    from hostd.hand.riichi_yaku import YAKU, YAKUMAN
+    from tests.unit.hands_md import code, rows
+
+    table = rows("Yaku")
+    yaku = {code(r[0]): r[1:] for r in table if len(r) == 4 and r[2].isdigit()}
+    assert yaku == {k: [n, str(c), str(o) if o else "closed only"]
+                    for k, (n, c, o) in YAKU.items()}
+    ymen = {code(r[0]): r[1:3] for r in table if r[2] in ("yakuman", "double")
+            and code(r[0]) in YAKUMAN}
+    assert ymen == {k: [n, "double" if c == 2 else "yakuman"] for k, (n, c, _) in YAKUMAN.items()}

@@ -48,3 +48,18 @@ def test_bad_overrides_are_refused(overrides, words):
 def test_a_ruleset_not_scored_here():
     with pytest.raises(HandError, match="shenyang has its own scoring"):
         options_for("shenyang")
+
+
+def test_hands_md_gives_each_rulesets_defaults():
+    from tests.unit.hands_md import code, rows
+
+    table = rows("Scoring options")
+    assert [code(r[0]) for r in table] == list(OPTIONS)
+    for r in table:
+        name = code(r[0])
+        for col, ruleset in ((1, "riichi"), (2, "speed-tonpuu")):
+            value = DEFAULTS[ruleset][name]
+            if isinstance(value, bool):
+                assert r[col] == str(value).lower(), (name, ruleset)
+            elif not value:
+                assert r[col] in ("`[]`", "`{}`"), (name, ruleset)
