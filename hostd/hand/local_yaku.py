@@ -8,12 +8,13 @@ tiles from each set 1 han. Speed Tonpuu, each as its option says: the gold 5p a 
 yaku; Kansai chiitoi's quads (1: +1 han, 2: +3, 3: yakuman); sanrenko (three triplets of
 consecutive ranks in a suit, 2 han), suurenko (four, yakuman), sanpuuko (three wind
 triplets, 2 han), ultimate all-stars (every coloured tile: the three red fives, the gold
-5p and the three blue sevens; yakuman).
+5p and the three blue sevens; yakuman), shiisanpuutaa (a first draw of 14 unrelated
+tiles, one pair or none; yakuman).
 """
 from __future__ import annotations
 
 from hostd.hand.dora import every_tile
-from hostd.hand.readings import KANSAI_PAIRS
+from hostd.hand.readings import KANSAI_PAIRS, UNRELATED
 from hostd.hand.shapes import SETS
 from hostd.hand.yaku import EIGHT_COPIES, MANY_COPIES, SEVEN_EACH
 
@@ -25,10 +26,11 @@ LOCAL = {
     "kansai_three_quads": ("Kansai chiitoi: 3 quads", 1),
     "sanrenko": ("Sanrenko", 2), "sanpuuko": ("Sanpuuko", 2),
     "suurenko": ("Suurenko", 1), "ultimate_all_stars": ("Ultimate all-stars", 1),
+    "shiisanpuutaa": ("Shiisanpuutaa", 1),
 }
 #: The yakuman among them (their value is a count of yakuman, not han).
 LOCAL_YAKUMAN = frozenset(("copies_8", "kansai_three_quads", "suurenko",
-                           "ultimate_all_stars"))
+                           "ultimate_all_stars", "shiisanpuutaa"))
 COLOURED = frozenset(("0m", "0p", "0s", "5pg", "7mb", "7pb", "7sb"))
 
 
@@ -70,6 +72,8 @@ def local_yaku(reading, facts, hand, *, backs=None, mixed_deck=False) -> tuple[l
     if not (mixed_deck or opts["special_tiles"] or opts["local_yaku"] or
             reading.form == KANSAI_PAIRS):
         return ids, ids  # the base ruleset's hand: none of these can be
+    if reading.form == UNRELATED:
+        return [], [("shiisanpuutaa", 1)]
     if mixed_deck:
         _mixed_deck(facts.total, backs, ids)
     tiles = every_tile(hand) if opts["special_tiles"] or opts["local_yaku"] else ()

@@ -2,7 +2,7 @@
 the closed tiles, with the calls, once for each block the winning tile can complete (the
 wait depends on that final block only, seed 000), so that the best can be taken.
 
-    readings(hand, win_face, tsumo, *, kansai=False) -> list[Reading]
+    readings(hand, win_face, tsumo, *, kansai=False, unrelated=False) -> list[Reading]
 
 A set is ``(kind, face, concealed, kan)``: kind ``"run"`` (faces face..face+2) or
 ``"triplet"`` (a kan is a triplet with ``kan`` true); ``concealed`` is false for a call
@@ -18,6 +18,7 @@ from hostd.hand.suits import readings as suit_readings
 from hostd.hand.waits import _run_type
 
 KANSAI_PAIRS = "seven pairs with quads"
+UNRELATED = "thirteen unrelated tiles"
 
 
 class Reading(NamedTuple):
@@ -120,9 +121,25 @@ def set_blocks(counts) -> list[tuple]:
     return combos
 
 
-def readings(hand, win: int, tsumo: bool, *, kansai: bool = False) -> list[Reading]:
+def unrelated_tiles(counts) -> bool:
+    """Shiisanpuutaa's shape (seed 001), 14 closed tiles with no set and no partial set:
+    no face held 3 times, at most one pair, no two tiles of a suit within two ranks of each
+    other (the pair's second tile aside); shiisuupuutaa, no pair, is the same yakuman."""
+    if sum(counts) != 14 or max(counts) > 2 or counts.count(2) > 1:
+        return False
+    for start in (0, 9, 18):
+        ranks = [r for r in range(9) if counts[start + r]]
+        if any(b - a <= 2 for a, b in zip(ranks, ranks[1:])):
+            return False
+    return True
+
+
+def readings(hand, win: int, tsumo: bool, *, kansai: bool = False,
+             unrelated: bool = False) -> list[Reading]:
     """Every reading of the won ``hand`` (closed counts, the win tile among them) with
-    the winning face ``win``; empty if the hand is not complete."""
+    the winning face ``win``; empty if the hand is not complete. ``kansai``: seven pairs
+    may hold quads; ``unrelated``: a first draw of 14 unrelated tiles is a reading too
+    (shiisanpuutaa)."""
     counts, out = hand.counts, []
     blocks_list = set_blocks(counts)
     if blocks_list:
@@ -141,4 +158,8 @@ def readings(hand, win: int, tsumo: bool, *, kansai: bool = False) -> list[Readi
         pairs = kansai_pairs(hand.counts)
         if pairs is not None:
             out.append(Reading(KANSAI_PAIRS, (), None, "tanki", pairs))
+    if unrelated and not out and not hand.calls and unrelated_tiles(hand.counts):
+        pair = hand.counts.index(2) if 2 in hand.counts else None
+        out.append(Reading(UNRELATED, (), pair, "none", tuple(
+            i for i, n in enumerate(hand.counts) if n == 1)))
     return out

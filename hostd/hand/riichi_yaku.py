@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from itertools import compress
 
-from hostd.hand.readings import KANSAI_PAIRS
+from hostd.hand.readings import KANSAI_PAIRS, UNRELATED
 from hostd.hand.shapes import SETS, SEVEN_PAIRS, THIRTEEN_ORPHANS
 
 YAKU = {
@@ -238,6 +238,8 @@ def yakuman_of(reading, f: Facts) -> list[str]:
 
 def yaku_of(reading, f: Facts) -> tuple[list, list]:
     """``([(id, han)], [(id, yakuman count)])``: the yakuman (if any) stand alone."""
+    if reading.form == UNRELATED:
+        return [], []  # not a complete hand: only its local yakuman (local_yaku)
     ymen = yakuman_of(reading, f)
     if ymen:
         double = f.options["double_yakuman"]

@@ -17,7 +17,7 @@ from hostd.hand.fu import fu_of
 from hostd.hand.limits import limit_of, payments, total_of
 from hostd.hand.local_yaku import LOCAL, LOCAL_YAKUMAN, local_yaku
 from hostd.hand.notation import Hand, HandError, parse_hand
-from hostd.hand.readings import readings
+from hostd.hand.readings import UNRELATED, readings
 from hostd.hand.riichi_yaku import YAKU, YAKUMAN, Facts, is_pinfu, yaku_of
 from hostd.hand.score_rulings import applicable
 from hostd.hand.scoring_rules import WINDS, canonical_ruleset, options_for
@@ -117,7 +117,9 @@ def _values(hand: Hand, w: Win, opts: dict, dora_faces, ura_faces, backs, mixed_
     for h, win in _candidates(hand, w, opts):
         facts = Facts(h, win, opts)
         dora = dora_counts(h, dora_faces, ura_faces, riichi=win.in_riichi, options=opts)
-        for r in readings(h, win.face, win.tsumo, kansai=opts["kansai_chiitoi"]):
+        first = (win.tenhou or win.chiihou) and "shiisanpuutaa" in opts["local_yaku"]
+        for r in readings(h, win.face, win.tsumo, kansai=opts["kansai_chiitoi"],
+                          unrelated=first):
             v = _value(r, facts, h, dora, backs, mixed_deck)
             v["facts"], v["hand"] = facts, h
             out.append(v)
@@ -126,6 +128,10 @@ def _values(hand: Hand, w: Win, opts: dict, dora_faces, ura_faces, backs, mixed_
 
 def _reading_dict(v: dict) -> dict:
     r = v["reading"]
+    if r.form == UNRELATED:
+        blocks = [BLOCK_TEXT[("single", i)] for i in r.pairs]
+        blocks += [BLOCK_TEXT[("pair", r.pair)]] if r.pair is not None else []
+        return {"form": r.form, "blocks": blocks, "wait": r.wait}
     blocks = [BLOCK_TEXT[(k, i)] for k, i, _, _ in r.sets] if r.sets else \
         [BLOCK_TEXT[("pair", i)] for i in r.pairs]
     if r.pair is not None:

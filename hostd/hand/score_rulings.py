@@ -33,6 +33,10 @@ RULINGS = {
     "pocchi-wildcard": "a wildcard pocchi (seed 001: the 5z or 7z pocchi drawn in riichi, the "
                        "6z pocchi drawn to an open hand) is the winning tile by tsumo and plays "
                        "as the face that scores best, up to the copy limit",
+    "shiisanpuutaa-first-draw": "shiisanpuutaa is a first-draw win (seed 001 lists it as a "
+                                "yakuman): it is scored when tenhou or chiihou marks the first "
+                                "draw, the hand then being 14 unrelated tiles, not complete, so "
+                                "neither tenhou nor chiihou counts beside it",
     "double-wind-pair": "a pair of a wind that is both the seat and a round wind is 4 fu",
 }
 
@@ -73,6 +77,8 @@ def _ids(facts, best, *, scored: int, ura_given: bool, hand, mixed_deck: bool,
         ids.add("renhou-five-han")
     if best.get("wildcard"):
         ids.add("pocchi-wildcard")
+    if best["reading"].form == "thirteen unrelated tiles":
+        ids.add("shiisanpuutaa-first-draw")
     pair = best["reading"].pair
     if pair is not None and 27 <= pair <= 30 and facts.valued.count(pair) > 1:
         ids.add("double-wind-pair")

@@ -283,6 +283,19 @@ def _pinfu_shape(r, c):
             and all(s[0] == "run" for s in sets))
 
 
+def _thirteen_unrelated(counts):
+    """14 tiles, no set or partial set: each suit's held ranks 3 or more apart, at most
+    one face twice, none three times."""
+    if sum(counts) != 14 or max(counts) > 2 or counts.count(2) > 1:
+        return False
+    for s in (0, 9, 18):
+        held = [r for r in range(9) if counts[s + r]]
+        for a in held:
+            if any(0 < b - a < 3 for b in held):
+                return False
+    return True
+
+
 def dora_face(indicator):
     """The face an indicator makes dora: the next in its suit (9 -> 1), winds in the order
     E S W N E, dragons white green red white."""
@@ -325,7 +338,12 @@ def ref_score(tiles, calls, win, *, tsumo, seat, round, flags, dora, ura, rules,
              "win": wf, "tsumo": tsumo, "flags": flags, "seat": seat, "rules": rules,
              "rounds": rounds, "value": [31, 32, 33, 27 + seat] + sorted(rounds), "dora": d,
              "tiles": every, "mixed_deck": mixed_deck}
-        for r in scored_readings(tuple(counts), calls, wf, tsumo, rules == "speed-tonpuu"):
+        found = scored_readings(tuple(counts), calls, wf, tsumo, rules == "speed-tonpuu")
+        for r in found:
             best = max(best, _value(r, c))
+        if not found and rules == "speed-tonpuu" and (flags.get("tenhou") or
+                                                     flags.get("chiihou")):
+            if _thirteen_unrelated(counts):  # shiisanpuutaa: a first-draw yakuman
+                best = max(best, (total_points(8000, seat == 0, tsumo), True, 13, 0))
     total, _, han, fu = best
     return han, (fu if han else None), total

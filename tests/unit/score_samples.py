@@ -216,6 +216,16 @@ def _tonpuu_shape(rng):
     quads, consecutive triplets (sanrenko, suurenko), three wind triplets (sanpuuko)."""
     r = rng.random()
     c = [0] * 34
+    if r < 0.1:  # 14 unrelated tiles (shiisanpuutaa's shape, on a first draw or not)
+        ranks = [rng.choice(((0, 3, 6), (0, 3, 7), (0, 4, 8), (1, 4, 7), (2, 5, 8), (1, 5, 8)))
+                 for _ in range(3)]
+        faces = [9 * k + r for k in range(3) for r in ranks[k]] + list(range(27, 34))
+        faces = rng.sample(faces, 14 - (rng.random() < 0.7))
+        for f in faces:
+            c[f] += 1
+        if sum(c) < 14:
+            c[rng.choice(faces)] += 1
+        return c
     if r < 0.4:
         faces = rng.sample(range(34), 7)
         quads = rng.randint(1, 3)
@@ -242,6 +252,11 @@ def tonpuu_hand(rng):
         closed = _tonpuu_shape(rng)
         if closed is not None:
             s = _situation(rng, closed, [])[0]
+            if max(closed) <= 2:  # 14 unrelated tiles: a first draw
+                for f in ("riichi", "double_riichi", "ippatsu", "haitei", "houtei",
+                          "rinshan", "chankan", "renhou"):
+                    s.pop(f, None)
+                s.update(tsumo=True, tenhou=s["seat"] == 0, chiihou=s["seat"] != 0)
     s["red"] = []
     tiles = [FACES[i] for i in range(34) for _ in range(s["closed"][i])]
     calls = [(k, [FACES[f] for f in fs]) for k, fs in s["calls"]]

@@ -99,3 +99,18 @@ def test_hands_md_lists_the_local_yaku():
     table = {code(r[0]): r[1:3] for r in rows("Yaku") if code(r[0]) in LOCAL}
     assert table == {k: [n, "yakuman" if k in LOCAL_YAKUMAN else "%d han" % h]
                      for k, (n, h) in LOCAL.items()}
+
+
+def test_shiisanpuutaa_on_a_first_draw():
+    r = tonpuu("147m258p369s1234z5z", "5z", tsumo=True, chiihou=True)
+    assert han_of(r) == {"shiisanpuutaa": 1} and r["points"]["total"] == 32000
+    assert r["reading"]["form"] == "thirteen unrelated tiles" and r["fu"] == 0
+    assert [x["id"] for x in r["rulings"]] == ["shiisanpuutaa-first-draw"]
+    r = tonpuu("147m258p369s1234z1z", "1z", tsumo=True, tenhou=True, seat_wind="east")
+    assert han_of(r) == {"shiisanpuutaa": 1} and r["reading"]["blocks"][-1] == "11z"
+    for text, kw in (("147m258p369s1234z5z", {"tsumo": True}),  # not the first draw
+                     ("147m258p359s1234z5z", {"tsumo": True, "chiihou": True})):  # 3s5s
+        with pytest.raises(Exception, match="not a winning hand"):
+            tonpuu(text, "5z", **kw)
+    with pytest.raises(Exception, match="not a winning hand"):  # not in the base ruleset
+        score("147m258p369s1234z5z", win="5z", tsumo=True, chiihou=True, **S)

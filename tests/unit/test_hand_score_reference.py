@@ -1,7 +1,8 @@
 """The scorer against an independent reference (tests/unit/score_reference.py, sharing no
 code with hostd.hand) where the ``mahjong`` library cannot go: Mixed Deck hands of 5 to 8
 copies of a face, and Speed Tonpuu's special tiles, Kansai chiitoi, local yaku and wildcard
-pocchi. The reference is first checked against ``mahjong`` itself on ordinary hands."""
+pocchi, shiisanpuutaa. The reference is first checked against ``mahjong`` itself on
+ordinary hands."""
 import random
 from collections import Counter
 
@@ -89,5 +90,6 @@ def test_speed_tonpuu_special_tiles_and_local_yaku():
     assert bad == [], bad[:3]
     assert special > N // 2
     for what in ("gold_five", "blue", "red", "wildcard", "kansai_one_quad", "kansai_two_quads",
-                 "kansai_three_quads", "sanrenko", "suurenko", "sanpuuko", "renhou_yakuman"):
+                 "kansai_three_quads", "sanrenko", "suurenko", "sanpuuko", "renhou_yakuman",
+                 "shiisanpuutaa"):
         assert seen[what], (what, seen)
