@@ -22,7 +22,7 @@ from hostd.hand.riichi_yaku import YAKU, YAKUMAN, Facts, is_pinfu, yaku_of
 from hostd.hand.score_rulings import applicable
 from hostd.hand.scoring_rules import WINDS, canonical_ruleset, options_for
 from hostd.hand.shapes import BLOCK_TEXT
-from hostd.hand.tiles import FACES, TILE_INDEX
+from hostd.hand.tiles import FACES
 from hostd.hand.win import Win, make_win
 
 #: The wildcard pocchi (seed 001): a tile -> when it is one (riichi, or an open hand).
@@ -177,9 +177,11 @@ def score(text, *, win, tsumo: bool = False, seat_wind: str = "east",
     hand = _closed_hand(text, mixed_deck=mixed_deck, calls=calls)
     w = make_win(win=win, tsumo=tsumo, seat_wind=seat_wind, round_wind=round_wind,
                  calls=hand.calls, **situations)
-    if w.tile not in hand.tiles and not hand.counts[TILE_INDEX[w.tile]]:
+    special = w.tile != FACES[w.face]  # a red five or a special tile: named as written
+    if w.tile not in hand.tiles and (special or not hand.counts[w.face]):
         raise HandError("win %s: the winning tile is one of the hand's closed tiles, and %s "
-                        "is not among them" % (w.tile, w.tile))
+                        "is not among them%s" % (w.tile, w.tile, " (a special tile is named "
+                                                 "as written)" if special else ""))
     backs = check_backs(backs, hand, mixed_deck) if backs is not None else None
     dora_faces, ura_faces = indicated(dora, "dora"), indicated(ura, "ura")
     values = _values(hand, w, opts, dora_faces, ura_faces, backs, mixed_deck)

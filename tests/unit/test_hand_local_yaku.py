@@ -87,6 +87,9 @@ def test_pocchi_wildcard_in_riichi():
     assert r["wildcard_as"] in ("1z", "5s") and "pocchi-wildcard" in [
         x["id"] for x in r["rulings"]]
     assert {"item": "pocchi", "count": 1, "chips": 1} in r["chips"]["items"]
+    # a pocchi named as the win must be one of the closed tiles, as written
+    with pytest.raises(Exception, match="5zx is not among them .a special tile is named"):
+        tonpuu("123m456p789p55s11z5z", "5zx", riichi=True, tsumo=True)
     # not in riichi: a plain white dragon, and no hand
     with pytest.raises(Exception, match="not a winning hand"):
         tonpuu("123m456p789p55s11z5zx", "5zx", tsumo=True)

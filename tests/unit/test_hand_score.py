@@ -114,6 +114,7 @@ def test_eight_copies_read_several_ways():
 
 @pytest.mark.parametrize("kw, words", [
     ({"win": "5m"}, "5m is not among them"),
+    ({"win": "0p"}, "0p is not among them (a special tile is named as written)"),
     ({"win": "5p5p"}, "the winning tile is one tile"),
     ({"win": "9p", "seat_wind": "up"}, "seat_wind 'up': one of east, south, west, north"),
     ({"win": "9p", "ippatsu": True}, "ippatsu needs riichi"),
