@@ -63,7 +63,8 @@ def scored_readings(counts, calls, win, tsumo, kansai):
             out.append(("sets", sets + called, pair, wait_type(block, win), []))
     if kansai and not calls and sum(counts) == 14 and all(n % 2 == 0 for n in counts) \
             and max(counts) >= 4:
-        out.append(("kansai", [], None, "tanki", [f for f in range(34) for _ in range(counts[f] // 2)]))
+        pairs = [f for f in range(34) for _ in range(counts[f] // 2)]
+        out.append(("kansai", [], None, "tanki", pairs))
     return out
 
 
