@@ -473,8 +473,7 @@ COMMANDS: list[Command] = [
     Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),
     Command("flash", "compile the firmware with mpy-cross and copy it to a board with mpremote",
             _configure_flash, cmd_flash),
-    Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku; score a "
-            "won hand (hand score HAND --win TILE): yaku, han, fu, points",
+    Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku",
             _lazy("hostd.cli.hand", "configure"), _lazy("hostd.cli.hand", "cmd_hand")),
     Command("fleet", "every table on an MQTT broker (fleet status --mqtt URL): online, state, "
             "session, hand, fault; fleet retire ID: one taken out of service", _lazy("hostd.fleet.view", "configure"),
