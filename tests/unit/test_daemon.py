@@ -688,3 +688,29 @@ def test_a_guard_break_on_the_lifts_way_down_carries_on_with_continue(tmp_path):
         assert h.driven() == []
     finally:
         h.close()
+
+
+def test_ending_a_session_on_a_fault_leaves_the_fault_and_what_clears_it(tmp_path):
+    """A jam that never clears stops the build; `session end` leaves the daemon in
+    table_fault (not idle) with clear_fault in `can`, and a new start is refused naming the
+    fault until it is cleared."""
+    h = Harness(tmp_path, seed=3, faults=("jam:track=2,build=1,after=40,count=0",))
+    try:
+        h.call(h.daemon.start_session("riichi", True))
+        h.settle()
+        assert h.status()["fault"]["kind"] == "jam"
+        _, err = h.call(h.daemon.end_session())
+        assert err is None
+        h.settle()
+        st = h.status()
+        assert st["state"]["name"] == "table_fault" and st["fault"]["action"] == "clear_fault"
+        assert "clear_fault" in st["can"] and "start" not in st["can"]
+        _, err = h.call(h.daemon.start_session("riichi", True))
+        assert err is not None and err.status == 409 and "track 2 is jammed" in str(err)
+        h.sim.free_jam(2)
+        _, err = h.call(h.daemon.clear_fault())
+        assert err is None
+        h.settle()
+        assert h.status()["state"]["name"] == "idle" and "start" in h.status()["can"]
+    finally:
+        h.close()
