@@ -77,6 +77,9 @@ def configure_run(p):
                    help="address the API listens on (default 127.0.0.1; anything else needs a token)")
     p.add_argument("--api-port", type=_api_port, default=DEFAULT_API_PORT, metavar="N",
                    help="TCP port of the API (default %d)" % DEFAULT_API_PORT)
+    p.add_argument("--no-invite", dest="invites", action="store_false",
+                   help="a paired browser may not pair another phone (POST /pair/invite): "
+                        "every pairing code comes from the host (`jantaku pair --new`)")
     p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
                    help="a host name the API may be reached by besides its address and "
                         "localhost, e.g. the table host's LAN name (table.local); repeatable")
@@ -309,7 +312,7 @@ async def _serve(args, port, colours, speed, db):
     daemon = _daemon(args, port, colours, speed, journal)
     try:
         app = create_app(daemon, token=token, bind_host=args.api_host,
-                         allowed_hosts=args.allow_hosts)
+                         allowed_hosts=args.allow_hosts, invites=args.invites)
     except ConfigError as e:
         sock.close()
         journal.close()

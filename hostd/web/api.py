@@ -16,6 +16,7 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     GET  /pair        is this browser paired (its id)?  POST /pair {"code": "ABCD-1234"}:
                       pair it
     POST /pair/new    a one-time pairing code (programs on the host only)
+    POST /pair/invite a paired browser makes one for another phone (with its QR code)
     GET  /pair/browsers  the paired browsers (programs on the host only)
     POST /pair/revoke {"id": "3f9a2c"}: unpair one browser (programs on the host only)
     POST /pair/forget this browser unpairs itself (its cookie cleared)
@@ -121,13 +122,14 @@ def accepted_for(path):
     return _ACCEPTED.get(path, "a JSON object as docs/API.md gives for %s" % path[:60])
 
 
-def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
+def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=(), invites=True):
     """The API for ``daemon`` (see the module doc for what it must provide).
 
     ``token``: the bearer token motor commands need (required unless ``bind_host`` is
     loopback; when given it is enforced on every bind).  ``bind_host``: the address the
     server will listen on.  ``allowed_hosts``: extra names the API may be reached by
-    (Host header), e.g. the table's hostname on a LAN bind.
+    (Host header), e.g. the table's hostname on a LAN bind.  ``invites``: a paired
+    browser may make a pairing code for another (`POST /pair/invite`).
     """
     loopback = is_loopback(bind_host)
     if token is not None and (not isinstance(token, str) or len(token) < MIN_TOKEN_CHARS):
@@ -141,6 +143,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     app = _app(token)
     app.state.daemon = daemon
     app.state.token = token
+    app.state.invites = bool(invites)
     wildcard = is_wildcard(bind_host)
     hosts = {h.lower().strip("[]") for h in LOOPBACK_NAMES}
     if not wildcard:

@@ -661,3 +661,19 @@ def test_no_request_left_the_daemons_origin(table, browser):
     elsewhere = sorted({u for u in browser.requests
                         if not (u.startswith(ours) or u == "about:blank")})
     assert elsewhere == []
+
+
+def test_a_paired_phone_pairs_another(table, browser):
+    """"Pair another phone": the paired page makes a one-time code (POST /pair/invite) and
+    shows it with its QR code; another browser pairs with it."""
+    import httpx
+
+    wait_page(browser, "return window.jantakuPage.paired === true", "paired")
+    press(browser, "#invite")
+    wait_page(browser, "return !document.getElementById('invite-box').hidden && "
+              "!!document.querySelector('#invite-qr svg')", "the invitation shown")
+    code = browser.driver.execute_script("return document.getElementById('invite-code').textContent")
+    other = httpx.post(table.url + "/pair", json={"code": code}, headers={"Origin": table.url},
+                       timeout=10)
+    assert other.status_code == 200 and other.json()["paired"] is True
+    settle(browser)

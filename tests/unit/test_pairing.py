@@ -198,9 +198,9 @@ def test_the_cookie_is_httponly_strict_and_no_secret_goes_in_a_url():
     doc = app.openapi()
     assert {p for p in doc["paths"] if p.startswith("/pair")} == {
         "/pair", "/pair/new", "/pair/browsers", "/pair/revoke", "/pair/forget",
-        "/pair/revoke-all"}
+        "/pair/revoke-all", "/pair/invite"}
     for path in ("/pair", "/pair/new", "/pair/browsers", "/pair/revoke", "/pair/forget",
-                 "/pair/revoke-all"):
+                 "/pair/revoke-all", "/pair/invite"):
         for op in doc["paths"][path].values():
             assert not op.get("parameters"), (path, op.get("parameters"))
 
@@ -815,3 +815,44 @@ def _answer(name):
 
 for _c in __import__("hostd.core.commands", fromlist=["COMMANDS"]).COMMANDS:
     setattr(JournalledDaemon, _c.method, _answer(_c.method))
+
+
+def test_a_paired_phone_invites_another(tmp_path):
+    """POST /pair/invite from a paired browser: a fresh one-time code, the page's address
+    with it and its QR code; a second browser pairs with it.  Refused to a browser not
+    paired (401) and when the host turned invitations off (`jantaku run --no-invite`)."""
+    app = create_app(FakeDaemon())
+
+    def client(address):
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 5000)),
+                                 base_url=BASE)
+
+    async def go():
+        async with client("127.0.0.1") as host, client("192.168.1.7") as first, \
+                client("192.168.1.8") as second, client("192.168.1.9") as stranger:
+            code = (await host.post("/pair/new")).json()["code"]
+            assert (await first.post("/pair", json={"code": code}, headers=ORIGIN)).status_code == 200
+            invite = await first.post("/pair/invite", headers=ORIGIN)
+            refused = await stranger.post("/pair/invite", headers=ORIGIN)
+            paired = await second.post("/pair", json={"code": invite.json()["code"]}, headers=ORIGIN)
+            state = await second.get("/pair")
+            return invite, refused, paired, state
+
+    invite, refused, paired, state = run(go())
+    assert invite.status_code == 200, invite.text
+    body = invite.json()
+    assert body["url"].endswith("/#pair=" + body["code"]) and body["expires_in"] > 0
+    assert body["qr_svg"].startswith("<svg") and "</svg>" in body["qr_svg"]
+    assert refused.status_code == 401 and refused.json()["error"]["code"] == "not_paired"
+    assert paired.status_code == 200 and state.json()["paired"] is True
+    off = create_app(FakeDaemon(), invites=False)
+
+    async def go_off():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=off, client=("127.0.0.1", 1)),
+                                     base_url=BASE) as host:
+            code = (await host.post("/pair/new")).json()["code"]
+            await host.post("/pair", json={"code": code}, headers=ORIGIN)  # (the client keeps its cookie)
+            return await host.post("/pair/invite", headers=ORIGIN)
+
+    r = run(go_off())
+    assert r.status_code == 403 and r.json()["error"]["code"] == "invites_off"

@@ -641,6 +641,31 @@
     render();
   }
 
+  // a paired phone makes a one-time code for the next one: shown as text and as a QR code
+  // of the page's address with it (#pair=CODE), which that phone scans
+  async function invite() {
+    try {
+      const r = await fetch("/pair/invite", { method: "POST", cache: "no-store",
+                                               credentials: "same-origin" });
+      let data = null;
+      try { data = await r.json(); } catch (err) { data = null; }
+      if (r.ok && data) {
+        $("invite-code").textContent = data.code;
+        const svg = new DOMParser().parseFromString(data.qr_svg, "image/svg+xml").documentElement;
+        $("invite-qr").replaceChildren(document.importNode(svg, true));
+        $("invite-note").textContent = W.inviteNote(Math.round(data.expires_in / 60));
+        $("invite-box").hidden = false;
+      } else {
+        const err = (data && data.error) || { code: "http_" + r.status };
+        if (err.code === "invites_off") P.invitesOff = true;
+        P.answer = { text: W.refusedAs(W.inviteButton, refusal(err, r.status)), bad: true, at: P.seq };
+      }
+    } catch (err) {
+      P.answer = { text: W.refusedAs(W.inviteButton, W.unreachable), bad: true, at: P.seq };
+    }
+    render();
+  }
+
   function takeFragment() {
     // a phone that scanned the host's QR code: #pair=CODE, spent at once and taken out of
     // the address bar (the code is good once: history keeps nothing usable)
@@ -1020,6 +1045,8 @@
 
   function renderSettings() {
     $("forget").hidden = P.paired !== true;
+    $("invite").hidden = P.paired !== true || P.invitesOff === true;
+    if (P.paired !== true) $("invite-box").hidden = true;
   }
 
   // -- the daemon ------------------------------------------------------------------------------
@@ -1208,6 +1235,7 @@
     $("pair-label").textContent = W.pairLabel;
     $("pair-button").textContent = W.pairButton;
     $("forget").textContent = W.forgetButton;
+    $("invite").textContent = W.inviteButton;
     $("ruleset-label").textContent = W.start.ruleset;
     $("mixed-label").textContent = W.start.mixed;
     $("loaded-label").textContent = W.start.loaded;
@@ -1261,6 +1289,7 @@
       if (code) pair(code);
     });
     $("forget").addEventListener("click", forget);
+    $("invite").addEventListener("click", invite);
     // the buttons: each sends the command it names
     $("primary").addEventListener("click", (ev) => {
       const cmd = $("primary").dataset.cmd;

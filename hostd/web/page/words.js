@@ -291,6 +291,7 @@ window.JANTAKU_WORDS = {
   // refusals, by the answer's error code; e: the error, w: words, ctx: {status}
   refusal: {
     not_paired: () => "This browser is not paired: type the code from the table's host below.",
+    invites_off: () => "The table's host makes every pairing code itself: ask there.",
     pair_refused: () => "That code is not right or too old: make a fresh one on the table's " +
       "host with `jantaku pair --new`.",
     pair_rate_limited: () => "Too many wrong codes: wait a minute, then type the code again.",
@@ -378,6 +379,9 @@ window.JANTAKU_WORDS = {
   pairedNow: "Paired: this browser may now run the table.",
   forgetButton: "Forget this browser",
   forgotten: "This browser is no longer paired.",
+  inviteButton: "Pair another phone",
+  inviteNote: (min) => "On the other phone, scan this code with its camera, or open this " +
+    "page there and type the code. It works once, for " + min + " minutes.",
   kioskLink: "Table view (for a tablet at the table)",
   fullLink: "Whole page",
   footer: "jantaku · the table's own page, served by its daemon · API: ",
@@ -621,6 +625,7 @@ window.JANTAKU_WORDS_JA = {
   badColours: "それぞれの組の背の色を短い英単語で入力してください(例 blue と green。背が同じ2組なら同じ単語を2回)。",
   refusal: {
     not_paired: () => "このブラウザはペアリングされていません。下に卓のホストのコードを入力してください。",
+    invites_off: () => "ペアリングコードは卓のホストだけが発行します。ホストで尋ねてください。",
     pair_refused: () => "そのコードは違うか期限切れです。卓のホストで `jantaku pair --new` を実行して新しいコードを出してください。",
     pair_rate_limited: () => "間違ったコードが多すぎます。1分待ってからもう一度入力してください。",
     cross_origin: () => "拒否:卓のページ以外からの要求です。",
@@ -690,6 +695,9 @@ window.JANTAKU_WORDS_JA = {
   pairedNow: "ペアリングしました。このブラウザで卓を操作できます。",
   forgetButton: "このブラウザのペアリングを解除",
   forgotten: "このブラウザのペアリングを解除しました。",
+  inviteButton: "別の端末をペアリング",
+  inviteNote: (min) => "別の端末のカメラでこのコードを読み取るか、その端末でこのページを開いてコードを入力してください。" +
+    "有効なのは一度だけ、" + min + "分間です。",
   kioskLink: "卓の表示(卓のそばのタブレット用)",
   fullLink: "ページ全体",
   footer: "jantaku · 卓のページ(デーモンが提供)· API: ",

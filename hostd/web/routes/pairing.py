@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from hostd.core.status import ErrorResponse
+from hostd.errors import Forbidden, Unauthorized
 from hostd.web.auth import https, peer
 from hostd.web.pairing import CODE_TTL_S, COOKIE, SESSION_TTL_S
 
@@ -66,6 +67,17 @@ class ForgetResponse(BaseModel):
     forgotten: bool = Field(description="false when this browser was not paired")
 
 
+def _qr_svg(text):
+    """``text`` as a QR code, an SVG document (segno, pinned: no network, no image files)."""
+    import io
+
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(text, error="m").save(buf, kind="svg", scale=4, border=2, xmldecl=False)
+    return buf.getvalue().decode()
+
+
 def add(app: FastAPI, pairing, security):
     """The pairing routes on `app`."""
     @app.get("/pair", response_model=dict[str, Any], tags=["pairing"])
@@ -105,6 +117,28 @@ def add(app: FastAPI, pairing, security):
         """A fresh one-time pairing code (the last one stops working); from a program on
         the host only (no Origin; the token when one is configured)."""
         return {"code": pairing.new_code(), "expires_in": CODE_TTL_S}
+
+    @app.post("/pair/invite", response_model=dict[str, Any], tags=["pairing"],
+              responses={401: {"model": ErrorResponse,
+                               "description": "this browser is not paired (`not_paired`)"},
+                         403: {"model": ErrorResponse,
+                               "description": "the host turned invitations off "
+                                              "(`invites_off`: `jantaku run --no-invite`)"}})
+    async def pair_invite(request: Request):
+        """A paired browser invites another phone: a fresh one-time pairing code (the last
+        one stops working), the page's address with it (`url`, `#pair=CODE`: scanning it
+        pairs) and that address as a QR code (`qr_svg`).  From a paired browser only;
+        `jantaku run --no-invite` turns it off."""
+        if not app.state.invites:
+            raise Forbidden("the table's host turned invitations off (jantaku run --no-invite): "
+                            "ask at the host for a pairing code", code="invites_off")
+        if pairing.touch(request.cookies.get(COOKIE), client=peer(request)) is None:
+            raise Unauthorized("only a paired browser invites another: pair this one first",
+                               code="not_paired")
+        code = pairing.new_code()
+        url = "%s#pair=%s" % (str(request.base_url), code)
+        log.info("pairing_invited")
+        return {"code": code, "expires_in": CODE_TTL_S, "url": url, "qr_svg": _qr_svg(url)}
 
     @app.get("/pair/browsers", response_model=BrowsersResponse, tags=["pairing"],
              responses=HOST_ONLY_ERRORS,
