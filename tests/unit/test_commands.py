@@ -31,8 +31,8 @@ def test_the_api_has_one_route_per_command_and_no_other_command_route():
         assert routes[name].path == BY_NAME[name].path
     # the others are pairing and the hand analyser and scorer, which move nothing
     assert {r.path for n, r in routes.items() if n not in BY_NAME} <= {
-        "/pair", "/pair/new", "/pair/revoke", "/pair/forget", "/pair/revoke-all", "/hand/check",
-        "/hand/score"}
+        "/pair", "/pair/new", "/pair/invite", "/pair/revoke", "/pair/forget", "/pair/revoke-all",
+        "/hand/check", "/hand/score"}
 
 
 def _cli_commands(parser):

@@ -78,6 +78,31 @@ def _qr_svg(text):
     return buf.getvalue().decode()
 
 
+def _add_invite(app, pairing):
+    """POST /pair/invite on `app` (a paired browser pairs another phone)."""
+    @app.post("/pair/invite", response_model=dict[str, Any], tags=["pairing"],
+              responses={401: {"model": ErrorResponse,
+                               "description": "this browser is not paired (`not_paired`)"},
+                         403: {"model": ErrorResponse,
+                               "description": "the host turned invitations off "
+                                              "(`invites_off`: `jantaku run --no-invite`)"}})
+    async def pair_invite(request: Request):
+        """A paired browser invites another phone: a fresh one-time pairing code (the last
+        one stops working), the page's address with it (`url`, `#pair=CODE`: scanning it
+        pairs) and that address as a QR code (`qr_svg`).  From a paired browser only;
+        `jantaku run --no-invite` turns it off."""
+        if not app.state.invites:
+            raise Forbidden("the table's host turned invitations off (jantaku run --no-invite): "
+                            "ask at the host for a pairing code", code="invites_off")
+        if pairing.touch(request.cookies.get(COOKIE), client=peer(request)) is None:
+            raise Unauthorized("only a paired browser invites another: pair this one first",
+                               code="not_paired")
+        code = pairing.new_code()
+        url = "%s#pair=%s" % (str(request.base_url), code)
+        log.info("pairing_invited")
+        return {"code": code, "expires_in": CODE_TTL_S, "url": url, "qr_svg": _qr_svg(url)}
+
+
 def add(app: FastAPI, pairing, security):
     """The pairing routes on `app`."""
     @app.get("/pair", response_model=dict[str, Any], tags=["pairing"])
@@ -118,27 +143,7 @@ def add(app: FastAPI, pairing, security):
         the host only (no Origin; the token when one is configured)."""
         return {"code": pairing.new_code(), "expires_in": CODE_TTL_S}
 
-    @app.post("/pair/invite", response_model=dict[str, Any], tags=["pairing"],
-              responses={401: {"model": ErrorResponse,
-                               "description": "this browser is not paired (`not_paired`)"},
-                         403: {"model": ErrorResponse,
-                               "description": "the host turned invitations off "
-                                              "(`invites_off`: `jantaku run --no-invite`)"}})
-    async def pair_invite(request: Request):
-        """A paired browser invites another phone: a fresh one-time pairing code (the last
-        one stops working), the page's address with it (`url`, `#pair=CODE`: scanning it
-        pairs) and that address as a QR code (`qr_svg`).  From a paired browser only;
-        `jantaku run --no-invite` turns it off."""
-        if not app.state.invites:
-            raise Forbidden("the table's host turned invitations off (jantaku run --no-invite): "
-                            "ask at the host for a pairing code", code="invites_off")
-        if pairing.touch(request.cookies.get(COOKIE), client=peer(request)) is None:
-            raise Unauthorized("only a paired browser invites another: pair this one first",
-                               code="not_paired")
-        code = pairing.new_code()
-        url = "%s#pair=%s" % (str(request.base_url), code)
-        log.info("pairing_invited")
-        return {"code": code, "expires_in": CODE_TTL_S, "url": url, "qr_svg": _qr_svg(url)}
+    _add_invite(app, pairing)
 
     @app.get("/pair/browsers", response_model=BrowsersResponse, tags=["pairing"],
              responses=HOST_ONLY_ERRORS,
