@@ -32,8 +32,28 @@ _TIMEOUTS = {
     "build": ("int", 1000, 500000),  # timers run on ticks_us: half its 2**30 period is ~537 s
     "stall_current": ("int", 1, 5000),
 }
+# The board id names the profile's file (firmware/boards/<id>.json on the board and
+# on the host) and is sent in IDENTITY (1..20 bytes): letters a-z, digits, '-', '_'.
+ID = ("str", 1, 20)
+ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-_"
+HARDWARE = ("str", 1, 40)
+COLOURS = (1, 7)  # how many colours
+COLOUR_NAME = ("str", 1, 16)
+PIN = ("int", 0, 255)
+CALIBRATION = {
+    "integration_ms": ("int", 1, 614),
+    "max_distance": ("num", 0.001, 1.0),
+    "min_clear": ("int", 0, 65535),
+}
+REF = ("num", 0.0, 1.0)  # each of a reference's r, g, b
+PORT = {
+    "usb": {},
+    "uart": {"id": ("int", 0, 9), "baud": ("int", 300, 3000000), "tx": PIN, "rx": PIN},
+    "serial": {"path": ("str", 1, 200), "baud": ("int", 300, 3000000)},
+}
+CURRENT_ADC = {"addr": ("int", 0x48, 0x4B), "channel": ("int", 0, 3)}
 SCHEMA = {
-    "id": ("str", 1, 20),
+    "id": "id",
     "description": ("str", 0, 1000),
     # the hardware the pins are on (a definition of the host's, hostd/bringup/hardware/):
     # checked by the host, never by the board
@@ -69,15 +89,25 @@ SCHEMA = {
 OPTIONAL = {
     "description": "",
     "hardware": None,
+    "timings_ms.debounce": 3,
+    "timings_ms.heartbeat": 500,  # protocol/SPEC.md §8's
     "timings_ms.poll": 10,
     "timings_ms.mix": 2000,
+    "timeouts_ms.jam_retries": 2,
     "timeouts_ms.limit_release": 1000,
+    "timeouts_ms.link": 2000,  # protocol/SPEC.md §8's
+    "timeouts_ms.stall_current": 150,
+    "calibration.tracks": None,
     "port": {"kind": "usb"},
     "watchdog_ms": 4000,
     "current_adc": None,
 }
 
 PORT_KINDS = ("usb", "uart", "serial")
+
+
+def id_rule():
+    return "%d..%d characters of a-z, 0-9, '-' and '_', the first a letter or a digit" % (ID[1], ID[2])
 
 
 def _fmt_range(kind, lo, hi):
@@ -145,6 +175,8 @@ def _section(key, v, spec, out_parent, name):
 
 
 def _describe(spec):
+    if spec == "id":
+        return id_rule()
     if isinstance(spec, tuple):
         return _fmt_range(spec[0], spec[1], spec[2])
     if isinstance(spec, dict):
@@ -163,21 +195,34 @@ def _value(key, v, spec):
 
 
 def _colours(v):
-    acc = "a list of 1..7 distinct names (1..16 characters)"
-    if not isinstance(v, list) or not v or len(v) > 7:
+    acc = "a list of %d..%d distinct names (%d..%d characters)" % (COLOURS + COLOUR_NAME[1:])
+    if not isinstance(v, list) or len(v) < COLOURS[0] or len(v) > COLOURS[1]:
         raise ProfileError("colours", "got %r" % (v,), acc)
     seen = []
     for i, c in enumerate(v):
-        if not isinstance(c, str) or not (1 <= len(c) <= 16) or c in seen or c == "unknown":
+        if not isinstance(c, str) or not (COLOUR_NAME[1] <= len(c) <= COLOUR_NAME[2]) or c in seen or c == "unknown":
             raise ProfileError("colours[%d]" % i, "got %r" % (c,), acc + ", not 'unknown'")
         seen.append(c)
     return list(v)
 
 
+def _board_id(v):
+    if not isinstance(v, str):
+        raise ProfileError("id", "got %r, not a string" % (v,), id_rule())
+    if len(v) < ID[1] or len(v) > ID[2]:
+        raise ProfileError("id", "got %r, %d characters" % (v, len(v)), id_rule())
+    for ch in v:
+        if ch not in ID_CHARS:
+            raise ProfileError("id", "got %r: %r is not accepted" % (v, ch), id_rule())
+    if v[0] == "-" or v[0] == "_":
+        raise ProfileError("id", "got %r, starting with %r" % (v, v[0]), id_rule())
+    return v
+
+
 def _hardware(v):
     if v is None:
         return None
-    return _leaf("hardware", v, ("str", 1, 40))
+    return _leaf("hardware", v, HARDWARE)
 
 
 def _pins(v, tracks):
@@ -201,7 +246,7 @@ def _pins(v, tracks):
                 raise ProfileError(key, "null is not allowed, the firmware cannot do without it", "a pin number 0..255")
             out[k] = None
             continue
-        if not _is_int(p) or p < 0 or p > 255:
+        if not _is_int(p) or p < PIN[1] or p > PIN[2]:
             raise ProfileError(key, "got %r" % (p,), "a pin number 0..255" + (" or null" if optional else ""))
         if p in used:
             raise ProfileError(key, "pin %d is already used by %s" % (p, used[p]), "a pin number no other signal uses")
@@ -229,7 +274,7 @@ def _refs(key, refs, colours):
             raise ProfileError(ck, "got %r" % (r,), "[r, g, b]")
         vals = []
         for i in range(3):
-            vals.append(_leaf(ck + "[%d]" % i, r[i], ("num", 0.0, 1.0)))
+            vals.append(_leaf(ck + "[%d]" % i, r[i], REF))
         s = vals[0] + vals[1] + vals[2]
         if s < 0.9 or s > 1.1:
             raise ProfileError(ck, "components sum to %.3f" % s, "normalised r, g, b summing to 1 (+-0.1)")
@@ -249,11 +294,7 @@ def _radius(key, md, refs, colours):
 
 
 def _calibration(v, colours, ntracks):
-    spec = {
-        "integration_ms": ("int", 1, 614),
-        "max_distance": ("num", 0.001, 1.0),
-        "min_clear": ("int", 0, 65535),
-    }
+    spec = CALIBRATION
     keys = "one of integration_ms, max_distance, min_clear, refs, tracks"
     if not isinstance(v, dict):
         raise ProfileError("calibration", "got %r, not an object" % (v,), "an object with keys integration_ms, max_distance, min_clear, refs (and optionally tracks)")
@@ -269,9 +310,9 @@ def _calibration(v, colours, ntracks):
     _radius("calibration.max_distance", out["max_distance"], out["refs"], colours)
     # optional: each track's own references and radius (`jantaku calibrate` writes
     # them: every sensor reads a little differently); null = the table-wide ones
-    tr = v.get("tracks")
+    tr = v.get("tracks", OPTIONAL["calibration.tracks"])
     acc = ("null, or a list of %d objects (one per track) {\"refs\": {colour: [r, g, b]}, "
-           "\"max_distance\": 0.001..1}" % ntracks)
+           "\"max_distance\": %s..%s}" % ((ntracks,) + spec["max_distance"][1:]))
     if tr is None:
         out["tracks"] = None
         return out
@@ -288,7 +329,7 @@ def _calibration(v, colours, ntracks):
             if k != "refs" and k != "max_distance":
                 raise ProfileError(key + "." + str(k), "unknown key", "refs, max_distance")
         refs = _refs(key + ".refs", e["refs"], colours)
-        md = _leaf(key + ".max_distance", e["max_distance"], ("num", 0.001, 1.0))
+        md = _leaf(key + ".max_distance", e["max_distance"], spec["max_distance"])
         _radius(key + ".max_distance", md, refs, colours)
         lst.append({"refs": refs, "max_distance": md})
     out["tracks"] = lst
@@ -301,20 +342,12 @@ def _port(v):
     if not isinstance(v, dict) or v.get("kind") not in PORT_KINDS:
         raise ProfileError("port", "got %r" % (v,), acc)
     kind = v["kind"]
-    if kind == "usb":
-        spec = {"kind": None}
-    elif kind == "uart":
-        spec = {"kind": None, "id": ("int", 0, 9), "baud": ("int", 300, 3000000),
-                "tx": ("int", 0, 255), "rx": ("int", 0, 255)}
-    else:
-        spec = {"kind": None, "path": ("str", 1, 200), "baud": ("int", 300, 3000000)}
+    spec = PORT[kind]
     out = {"kind": kind}
     for k in v:
-        if k not in spec:
+        if k != "kind" and k not in spec:
             raise ProfileError("port." + str(k), "unknown key for kind " + kind, acc)
     for k in spec:
-        if k == "kind":
-            continue
         if k not in v:
             raise ProfileError("port." + k, "missing", _describe(spec[k]))
         out[k] = _leaf("port." + k, v[k], spec[k])
@@ -330,7 +363,7 @@ def _current_adc(v, pins):
     acc = '{"kind": "ads1115", "addr": 72..75, "channel": 0..3} (an I2C ADC on the main bus) or null'
     if not isinstance(v, dict) or v.get("kind") != "ads1115":
         raise ProfileError("current_adc", "got %r" % (v,), acc)
-    spec = {"addr": ("int", 0x48, 0x4B), "channel": ("int", 0, 3)}
+    spec = CURRENT_ADC
     for k in v:
         if k != "kind" and k not in spec:
             raise ProfileError("current_adc." + str(k), "unknown key", acc)
@@ -362,6 +395,7 @@ def validate(d):
                 continue
             raise ProfileError(k, "missing", _describe(spec))
         out[k] = _value(k, d[k], spec)
+    out["id"] = _board_id(out["id"])
     out["hardware"] = _hardware(out["hardware"])
     out["colours"] = _colours(d["colours"])
     out["pins"] = _pins(d["pins"], out["tracks"])
