@@ -51,6 +51,7 @@ PORT = {
     "uart": {"id": ("int", 0, 9), "baud": ("int", 300, 3000000), "tx": PIN, "rx": PIN},
     "serial": {"path": ("str", 1, 200), "baud": ("int", 300, 3000000)},
 }
+CURRENT_ADC_KIND = "ads1115"
 CURRENT_ADC = {"addr": ("int", 0x48, 0x4B), "channel": ("int", 0, 3)}
 SCHEMA = {
     "id": "id",
@@ -361,13 +362,13 @@ def _current_adc(v, pins):
     if v is None:
         return None
     acc = '{"kind": "ads1115", "addr": 72..75, "channel": 0..3} (an I2C ADC on the main bus) or null'
-    if not isinstance(v, dict) or v.get("kind") != "ads1115":
+    if not isinstance(v, dict) or v.get("kind") != CURRENT_ADC_KIND:
         raise ProfileError("current_adc", "got %r" % (v,), acc)
     spec = CURRENT_ADC
     for k in v:
         if k != "kind" and k not in spec:
             raise ProfileError("current_adc." + str(k), "unknown key", acc)
-    out = {"kind": "ads1115"}
+    out = {"kind": CURRENT_ADC_KIND}
     for k in spec:
         if k not in v:
             raise ProfileError("current_adc." + k, "missing", _describe(spec[k]))
