@@ -157,22 +157,26 @@ def _leaf(key, v, spec):
     raise ProfileError(key, "bad schema kind " + kind)
 
 
-def _section(key, v, spec, out_parent, name):
+def _section(key, v, spec, found):
+    """The checked copy of section v (key "" for the profile itself); each problem is
+    added to found, and the keys without one are still checked."""
     if not isinstance(v, dict):
-        raise ProfileError(key, "got %r, not an object" % (v,), "an object with keys " + ", ".join(sorted(spec.keys())))
+        found.append(ProfileError(key, "got %r, not an object" % (v,), "an object with keys " + ", ".join(sorted(spec.keys()))))
+        return None
+    pre = key + "." if key else ""
     out = {}
     for k in v:
         if k not in spec:
-            raise ProfileError(key + "." + str(k), "unknown key", "one of " + ", ".join(sorted(spec.keys())))
+            found.append(ProfileError(pre + str(k), "unknown key", "one of " + ", ".join(sorted(spec.keys()))))
     for k in spec:
-        sub = key + "." + k
-        if k not in v:
-            if sub in OPTIONAL:
-                out[k] = OPTIONAL[sub]
-                continue
-            raise ProfileError(sub, "missing", _describe(spec[k]))
-        out[k] = _value(sub, v[k], spec[k])
-    out_parent[name] = out
+        sub = pre + k
+        if k in v:
+            out[k] = _value(sub, v[k], spec[k], found)
+        elif sub in OPTIONAL:
+            out[k] = OPTIONAL[sub]
+        else:
+            found.append(ProfileError(sub, "missing", _describe(spec[k])))
+    return out
 
 
 def _describe(spec):
@@ -185,13 +189,15 @@ def _describe(spec):
     return "see docs/FIRMWARE.md (" + spec + ")"
 
 
-def _value(key, v, spec):
+def _value(key, v, spec, found):
     if isinstance(spec, tuple):
-        return _leaf(key, v, spec)
+        try:
+            return _leaf(key, v, spec)
+        except ProfileError as e:
+            found.append(e)
+            return None
     if isinstance(spec, dict):
-        holder = {}
-        _section(key, v, spec, holder, "x")
-        return holder["x"]
+        return _section(key, v, spec, found)
     return v  # special sections are checked after the plain ones
 
 
@@ -380,37 +386,61 @@ def _current_adc(v, pins):
     return out
 
 
+def _top(key):
+    """The profile's own key a problem's key is in: "pins.gate2" -> "pins"."""
+    for sep in ".[":
+        i = key.find(sep)
+        if i >= 0:
+            key = key[:i]
+    return key
+
+
+def _check(found, out, key, needs, check, *args):
+    """out[key] = check(*args), a problem kept in found; skipped when key or one of the
+    keys it needs is missing or has a problem already."""
+    bad = [_top(e.key) for e in found]
+    for k in (key,) + needs:
+        if k in bad or k not in out:
+            return
+    try:
+        out[key] = check(*args)
+    except ProfileError as e:
+        found.append(e)
+
+
 def validate(d):
-    """A validated copy of the profile dict d (defaults filled in) or ProfileError."""
+    """A validated copy of the profile dict d (defaults filled in), or a ProfileError
+    for every problem found (.problems; the first's key and accepted)."""
     if not isinstance(d, dict):
         raise ProfileError("(profile)", "got %r, not an object" % (type(d),), "a JSON object")
-    for k in d:
-        if k not in SCHEMA:
-            raise ProfileError(str(k), "unknown key", "one of " + ", ".join(sorted(SCHEMA.keys())))
-    out = {}
-    for k in SCHEMA:
-        spec = SCHEMA[k]
-        if k not in d:
-            if k in OPTIONAL:
-                out[k] = OPTIONAL[k]
-                continue
-            raise ProfileError(k, "missing", _describe(spec))
-        out[k] = _value(k, d[k], spec)
-    out["id"] = _board_id(out["id"])
-    out["hardware"] = _hardware(out["hardware"])
-    out["colours"] = _colours(d["colours"])
-    out["pins"] = _pins(d["pins"], out["tracks"])
-    out["calibration"] = _calibration(d["calibration"], out["colours"], out["tracks"])
-    out["port"] = _port(out["port"])
-    out["current_adc"] = _current_adc(out["current_adc"], out["pins"])
-    if out["port"]["kind"] == "uart":
-        for pk in ("tx", "rx"):
-            p = out["port"][pk]
-            for name in out["pins"]:
-                if out["pins"][name] == p:
-                    raise ProfileError("port." + pk, "pin %d is already used by %s" % (p, name), "a free pin")
-    _cross(out)
+    found = []
+    out = _section("", d, SCHEMA, found)
+    _check(found, out, "id", (), _board_id, out.get("id"))
+    _check(found, out, "hardware", (), _hardware, out.get("hardware"))
+    _check(found, out, "colours", (), _colours, d.get("colours"))
+    _check(found, out, "pins", ("tracks",), _pins, d.get("pins"), out.get("tracks"))
+    _check(found, out, "calibration", ("colours", "tracks"), _calibration, d.get("calibration"),
+           out.get("colours"), out.get("tracks"))
+    _check(found, out, "port", (), _port, out.get("port"))
+    _check(found, out, "current_adc", ("pins",), _current_adc, out.get("current_adc"), out.get("pins"))
+    _check(found, out, "port", ("pins",), _uart_pins, out)
+    if not found:
+        _cross(out)  # between keys: only once each is right
+    if len(found) == 1:
+        raise found[0]
+    if found:
+        raise ProfileError(found[0].key, "", found[0].accepted, found)
     return out
+
+
+def _uart_pins(p):
+    port = p["port"]
+    if port["kind"] == "uart":
+        for pk in ("tx", "rx"):
+            for name in p["pins"]:
+                if p["pins"][name] == port[pk]:
+                    raise ProfileError("port." + pk, "pin %d is already used by %s" % (port[pk], name), "a free pin")
+    return port
 
 
 def _cross(p):

@@ -165,6 +165,42 @@ def test_wrong_type_or_range(path, value, key):
     assert e.accepted
 
 
+def test_every_problem_is_reported_at_once():
+    d = ref()
+    d["id"] = "club table 1"
+    d["timings_ms"]["gate_close"] = 0
+    del d["timeouts_ms"]["jam"]
+    d["duty"]["mixer"] = "fast"
+    d["pins"]["gate2"] = d["pins"]["gate1"]
+    d["port"] = {"kind": "uart", "id": 0, "baud": 1200, "tx": 44, "rx": 45}
+    d["colour"] = ["blue"]
+    e = err(d)
+    keys = [p.key for p in e.problems]
+    assert keys == ["colour", "duty.mixer", "timings_ms.gate_close", "timeouts_ms.jam", "id",
+                    "pins.gate2", "port.baud"]
+    assert (e.key, e.accepted) == ("colour", e.problems[0].accepted)
+    lines = str(e).splitlines()
+    assert lines[0] == "7 problems:"
+    assert lines[1:] == ["  " + str(p) for p in e.problems]
+    assert lines[3] == "  timings_ms.gate_close: got 0, out of range; accepted: an integer 1..200"
+    assert all(p.problems == [p] for p in e.problems)  # each one alone
+
+
+def test_a_key_that_depends_on_a_wrong_one_is_not_checked_against_it():
+    d = ref()
+    d["tracks"] = 0  # which per-track pins and calibrations there are is unknown
+    d["calibration"]["tracks"] = [1, 2]
+    e = err(d)
+    assert [p.key for p in e.problems] == ["tracks"]
+    d = ref()
+    d["timings_ms"]["lift_stroke"] = 9000  # past timeouts_ms.lift: a cross-check
+    d["timings_ms"]["door_move"] = 0
+    e = err(d)  # the cross-checks wait until every key is right on its own
+    assert [p.key for p in e.problems] == ["timings_ms.door_move"]
+    d["timings_ms"]["door_move"] = 600
+    assert err(d).key == "timeouts_ms.lift"
+
+
 def test_int_accepted_for_number():
     d = ref()
     d["duty"]["lift"] = 1
