@@ -11,6 +11,7 @@ import pytest
 
 from firmware import profile as P
 from firmware import profile_check as S
+from firmware import current_reference as C
 from firmware import profile_doc as D
 from firmware.profile import ProfileError
 
@@ -201,26 +202,26 @@ def test_required_timings_show_the_reference_table_s_value_to_start_from():
 
 def test_a_schema_key_without_a_meaning_stops_the_reference(monkeypatch):
     monkeypatch.setitem(S.SCHEMA["timings_ms"], "settle", ("int", 1, 50))
-    with pytest.raises(D.ReferenceError, match=r"no unit and meaning for timings_ms\.settle: add them, "
+    with pytest.raises(D.ReferenceGap, match=r"no unit and meaning for timings_ms\.settle: add them, "
                                                 r"then run `python -m firmware.profile_doc --write`"):
         D.rows()
     monkeypatch.delitem(S.SCHEMA["timings_ms"], "settle")
     monkeypatch.delitem(S.SCHEMA["timings_ms"], "mix")
-    with pytest.raises(D.ReferenceError, match="schema does not have: timings_ms.mix"):
+    with pytest.raises(D.ReferenceGap, match="schema does not have: timings_ms.mix"):
         D.rows()
 
 
 def test_the_lift_current_in_amperes_adds_up():
     # 10 mOhm x 50 = 0.5 V/A; a Pico's read_u16 is 65535 over 3.3 V; an ADS1115's 65536 over 4.096 V
-    assert D.counts_for(1.0) == round(0.5 / 3.3 * 65535) == 9930
-    assert D.counts_for(1.0, D.ADS1115_ADC) == 8000
+    assert C.counts_for(1.0) == round(0.5 / 3.3 * 65535) == 9930
+    assert C.counts_for(1.0, C.ADS1115_ADC) == 8000
     thr = ref()["thresholds"]["lift_stall_current_u16"]
-    amps = D.amps_for(thr)
+    amps = C.amps_for(thr)
     assert abs(amps - thr * 3.3 / 65535 / 0.5) < 1e-9 and round(amps, 2) == 5.24
-    text = D.lift_current_text()
+    text = D.lift_current()
     assert "**5.24 A**" in text and "0.01 x 50 x 65535 / 3.3 = 9929.5 counts per ampere" in text
     # the ACS712-05B: 2.5 V at 0 A, 0.185 V/A, through a 2/3 divider
-    assert D.counts_for(0, v_per_a=0.185, zero_v=2.5, divider=2 / 3) == 33098
+    assert C.counts_for(0, v_per_a=0.185, zero_v=2.5, divider=2 / 3) == 33098
     assert "2.16 V = 42896 counts" in text and abs((2.5 + 4 * 0.185) * 2 / 3 / 3.3 * 65535 - 42896) < 0.5
     # the simulated lift's running current is below the reference threshold, its stall above
     from hw_sim.table import SIM_DEFAULTS
@@ -237,9 +238,9 @@ def test_the_generator_writes_and_refuses_a_document_without_its_markers(tmp_pat
     monkeypatch.setattr(D, "DOC", doc)
     assert D.main(["--write"]) == 0
     text = doc.read_text()
-    assert "stale" not in text and D.table() in text and D.lift_current_text() in text
+    assert "stale" not in text and D.table() in text and D.lift_current() in text
     assert "middle" in text
     doc.write_text("# no markers\n")
-    with pytest.raises(D.ReferenceError, match="no 'profile reference' block"):
+    with pytest.raises(D.ReferenceGap, match="no 'profile reference' block"):
         D.main(["--write"])
     assert D.main(["--check"]) == 2
