@@ -78,6 +78,15 @@ def signal(name):
     return None
 
 
+def options(profile, name):
+    """(invert, pull) of a signal's pin in a validated profile: the profile's, where it
+    gave the pin as an object (docs/FIRMWARE.md §3), else (False, the signal's pull)."""
+    o = (profile.get("pin_options") or {}).get(name)
+    if o is None:
+        return False, signal(name)[1]
+    return o["invert"], o.get("pull", signal(name)[1])
+
+
 def signal_names(tracks):
     """Every signal name a profile with `tracks` tracks must map."""
     names = list(SIGNALS.keys())

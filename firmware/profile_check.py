@@ -63,6 +63,8 @@ SCHEMA = {
     "max_stacks": ("int", 1, 32),
     "colours": "colours",
     "pins": "pins",
+    # validated: the pins given as objects, {name: {"invert", "pull"}} (docs/FIRMWARE.md §3)
+    "pin_options": "pin_options",
     "i2c": {
         "bus": ("int", 0, 9),
         "freq": ("int", 10000, 1000000),
@@ -90,6 +92,7 @@ SCHEMA = {
 OPTIONAL = {
     "description": "",
     "hardware": None,
+    "pin_options": None,
     "timings_ms.debounce": 3,
     "timings_ms.heartbeat": 500,  # protocol/SPEC.md §8's
     "timings_ms.poll": 10,
@@ -232,7 +235,35 @@ def _hardware(v):
     return _leaf("hardware", v, HARDWARE)
 
 
-def _pins(v, tracks):
+_PIN_ACC = ('a pin number 0..255, or {"pin": n, "invert": true|false, "pull": "up"|"down"|null} '
+            '(pull: inputs only)')
+
+
+def _pin_object(key, p, kind, pull):
+    """(number, {"invert", "pull"}) of a pin given as an object."""
+    acc = _PIN_ACC if kind == hal.IN else '{"pin": n, "invert": true|false}'
+    if kind == hal.ADC or kind == hal.I2C:
+        raise ProfileError(key, "an %s pin cannot be inverted or pulled" % kind, "a pin number 0..255")
+    for k in p:
+        if k not in ("pin", "invert", "pull") or (k == "pull" and kind != hal.IN):
+            raise ProfileError(key + "." + str(k), "unknown key for %s" % (
+                "an input" if kind == hal.IN else "an output"), acc)
+    if "pin" not in p:
+        raise ProfileError(key + ".pin", "missing", "a pin number 0..255")
+    n = _leaf(key + ".pin", p["pin"], PIN)
+    inv = _leaf(key + ".invert", p.get("invert", False), ("bool", 0, 0))
+    if kind != hal.IN:
+        return n, {"invert": inv}
+    if "pull" in p:
+        pull = p["pull"]
+        if pull is not None and pull != hal.PULL_UP and pull != hal.PULL_DOWN:
+            raise ProfileError(key + ".pull", "got %r" % (pull,), '"up", "down" or null (none: an external resistor)')
+    return n, {"invert": inv, "pull": pull}
+
+
+def _pins(v, tracks, given_options):
+    """(pins: name -> number or None, options: name -> {"invert", "pull"} of the pins given
+    as objects, or in a validated profile's pin_options)."""
     names = hal.signal_names(tracks)
     acc_keys = "the signal names of docs/ARCHITECTURE.md §4 for %d tracks" % tracks
     if not isinstance(v, dict):
@@ -241,27 +272,37 @@ def _pins(v, tracks):
         if k not in names:
             raise ProfileError("pins." + str(k), "unknown signal", acc_keys + ": " + ", ".join(names))
     out = {}
+    opts = {}
     used = {}
     for k in names:
         key = "pins." + k
         kind, pull, optional = hal.signal(k)
         if k not in v:
-            raise ProfileError(key, "missing", "a pin number 0..255" + (" or null" if optional else ""))
+            raise ProfileError(key, "missing", _PIN_ACC + (" or null" if optional else ""))
         p = v[k]
         if p is None:
             if not optional:
-                raise ProfileError(key, "null is not allowed, the firmware cannot do without it", "a pin number 0..255")
+                raise ProfileError(key, "null is not allowed, the firmware cannot do without it", _PIN_ACC)
             out[k] = None
             continue
-        if not _is_int(p) or p < PIN[1] or p > PIN[2]:
-            raise ProfileError(key, "got %r" % (p,), "a pin number 0..255" + (" or null" if optional else ""))
+        if isinstance(p, dict):
+            if k in given_options:
+                raise ProfileError(key, "given as an object and in pin_options", "one of the two")
+            p, opts[k] = _pin_object(key, p, kind, pull)
+        elif k in given_options:
+            p, opts[k] = _pin_object("pin_options." + k, dict(given_options[k], pin=p), kind, pull)
+        elif not _is_int(p) or p < PIN[1] or p > PIN[2]:
+            raise ProfileError(key, "got %r" % (p,), _PIN_ACC + (" or null" if optional else ""))
         if p in used:
             raise ProfileError(key, "pin %d is already used by %s" % (p, used[p]), "a pin number no other signal uses")
         used[p] = k
         out[k] = p
+    for k in given_options:
+        if k not in opts:
+            raise ProfileError("pin_options." + str(k), "not a signal with a pin", "signals of pins that have one")
     if (out["i2c_sda"] is None) != (out["i2c_scl"] is None):
         raise ProfileError("pins.i2c_sda", "i2c_sda and i2c_scl must both be pins or both null", "both pins or both null")
-    return out
+    return out, opts
 
 
 def _refs(key, refs, colours):
@@ -418,7 +459,8 @@ def validate(d):
     _check(found, out, "id", (), _board_id, out.get("id"))
     _check(found, out, "hardware", (), _hardware, out.get("hardware"))
     _check(found, out, "colours", (), _colours, d.get("colours"))
-    _check(found, out, "pins", ("tracks",), _pins, d.get("pins"), out.get("tracks"))
+    _check(found, out, "pin_options", (), _pin_options, out.get("pin_options"))
+    _check(found, out, "pins", ("tracks", "pin_options"), _pins_into, out, d.get("pins"))
     _check(found, out, "calibration", ("colours", "tracks"), _calibration, d.get("calibration"),
            out.get("colours"), out.get("tracks"))
     _check(found, out, "port", (), _port, out.get("port"))
@@ -431,6 +473,19 @@ def validate(d):
     if found:
         raise ProfileError(found[0].key, "", found[0].accepted, found)
     return out
+
+
+def _pin_options(given):
+    if given is not None and (not isinstance(given, dict) or [1 for k in given if not isinstance(given[k], dict)]):
+        raise ProfileError("pin_options", "got %r" % (given,), 'an object {signal: {"invert": ..., "pull": ...}}')
+    return given
+
+
+def _pins_into(out, v):
+    """out's pins (numbers) from the profile's, and out's pin_options from those given as
+    objects (or from a validated profile's pin_options)."""
+    pins, out["pin_options"] = _pins(v, out["tracks"], out["pin_options"] or {})
+    return pins
 
 
 def _uart_pins(p):

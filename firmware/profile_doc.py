@@ -36,8 +36,9 @@ def _range(spec, unit=None):
     return "%s..%s" % (lo, hi)
 
 
-def _pin_range(optional):
-    return _range(S.PIN) + (" or null" if optional else "")
+def _pin_range(kind, optional):
+    obj = ", or an object" if kind in (hal.IN, hal.OUT, hal.PWM) else ""
+    return _range(S.PIN) + obj + (" or null" if optional else "")
 
 
 def _id():
@@ -53,10 +54,18 @@ def _colours():
 
 
 def _pins():
-    for name, (_, _, optional) in hal.SIGNALS.items():
-        yield "pins." + name, _pin_range(optional)
-    for base, (_, _, optional) in hal.TRACK_SIGNALS.items():
-        yield "pins.%s<n>" % base, _pin_range(optional)
+    for name, (kind, _, optional) in hal.SIGNALS.items():
+        yield "pins." + name, _pin_range(kind, optional)
+    for base, (kind, _, optional) in hal.TRACK_SIGNALS.items():
+        yield "pins.%s<n>" % base, _pin_range(kind, optional)
+    # a pin given as an object (docs/FIRMWARE.md §3.6)
+    yield "pins.<signal>.pin", S.PIN
+    yield "pins.<signal>.invert", "true or false"
+    yield "pins.<signal>.pull", '"%s", "%s" or null (inputs)' % (hal.PULL_UP, hal.PULL_DOWN)
+
+
+def _pin_options():
+    yield "pin_options", "null or an object"
 
 
 def _calibration():
@@ -85,7 +94,7 @@ def _current_adc():
         yield "current_adc." + k, spec
 
 
-SPECIAL = {"id": _id, "hardware": _hardware, "colours": _colours, "pins": _pins,
+SPECIAL = {"id": _id, "hardware": _hardware, "colours": _colours, "pins": _pins, "pin_options": _pin_options,
            "calibration": _calibration, "port": _port, "current_adc": _current_adc}
 
 
@@ -129,6 +138,9 @@ def default(key, board):
         return "required (kind %s)" % _port_kinds(sub)
     if top in S.OPTIONAL and sub:
         return "required in `%s`" % top
+    if top == "pins" and sub.startswith("<signal>."):  # a pin given as an object
+        return {"pin": "required in the object", "invert": "`false`",
+                "pull": "the signal's (its row above)"}[sub[9:]]
     if top == "pins":  # a pin number is the board's, not an example to copy
         return "required (null allowed)" if hal.signal(sub.replace("<n>", "1"))[2] else "required"
     ref = _reference_value(key, board)
@@ -144,7 +156,7 @@ def _signal_kind(name):
 
 def meaning(key):
     """(unit, meaning) of a key."""
-    if key.startswith("pins."):
+    if key.startswith("pins.") and key not in KEYS:
         name = key[5:]
         base = name[:-3] if name.endswith("<n>") else name
         if base not in PINS:
@@ -166,7 +178,8 @@ def rows(board=None):
         if isinstance(rng, tuple):
             rng = _range(rng, unit)
         out.append((k, unit, rng, default(k, board), text))
-    extra = (set(KEYS) | {"pins." + p for p in PINS}) - {r[0] for r in out} - {r[0][:-3] for r in out}
+    signals = {r[0][5:].replace("<n>", "") for r in out if r[0].startswith("pins.")}
+    extra = (set(KEYS) - {r[0] for r in out}) | {"pins." + p for p in PINS if p not in signals}
     if extra:
         raise ReferenceGap("firmware/profile_reference.py KEYS describes keys the schema does not "
                              "have: %s" % ", ".join(sorted(extra)))

@@ -14,14 +14,24 @@ KEYS = {
     "id": ("text", "the board's id: names its profile file (`firmware/boards/<id>.json` on the "
                    "board and on the host) and is sent in IDENTITY"),
     "description": ("text", "free text"),
-    "hardware": ("text", "the hardware definition the pins are on (checked by the host, never "
-                         "by the board); null: not checked"),
+    "hardware": ("text", "the board the pins are on, an id of §3.5 (a definition of the host's): "
+                         "the host checks every pin against it, never the board; null: not "
+                         "checked, and the host warns"),
     "tracks": ("count", "tracks (walls) of the table; the per-track pins `gate<n>` ... `pusher<n>` "
                         "are required for n = 1..tracks"),
     "max_stacks": ("count", "most stacks per wall; CONFIGURE_BUILD beyond it is refused "
                             "(`E_UNSUPPORTED`, field `stacks`) before anything moves"),
     "colours": ("names", "the sets' back colours in class order: class 1, 2 ...; class 0 is "
                          "*unknown* (not a name); at most 28 bytes joined by commas"),
+    "pins.<signal>.pin": ("GPIO number", "a pin given as an object (§3.6): its number"),
+    "pins.<signal>.invert": ("true/false", "the wire carries the opposite of the signal: a "
+                                           "normally-closed switch, an active-high beam, an "
+                                           "inverted driver (§3.6)"),
+    "pins.<signal>.pull": ("text", "an input's pull: up, down or null (the circuit has its own "
+                                   "resistor); outputs have none (§3.6)"),
+    "pin_options": ("object", "the pins given as objects, `{signal: {\"invert\", \"pull\"}}`, as "
+                              "validation returns them apart (accepted back, so a validated profile "
+                              "validates again)"),
     "i2c.bus": ("bus number", "the I2C controller the colour sensors (and `current_adc`) are on"),
     "i2c.freq": ("Hz", "I2C clock (400000: fast mode, what a TCS34725 and a TCA9548A take)"),
     "i2c.mux_addr": (ADDR, "the TCA9548A multiplexer (channel n-1 for track n)"),

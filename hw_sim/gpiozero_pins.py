@@ -27,9 +27,10 @@ from hw_sim.lines import IN, OUT, PWM
 
 
 class SimInputPin(MockPWMPin):
-    """An input whose level is the table's."""
+    """An input whose level is the table's (the opposite where the profile inverts it)."""
 
     sim_line = None
+    sim_inv = 0
 
     def _set_pull(self, value):
         MockPWMPin._set_pull(self, value)
@@ -44,7 +45,7 @@ class SimInputPin(MockPWMPin):
         ln = self.sim_line
         if ln is None or self._function != "input":
             return
-        if ln.level:
+        if ln.level ^ self.sim_inv:
             self.drive_high()
         else:
             self.drive_low()
@@ -52,7 +53,7 @@ class SimInputPin(MockPWMPin):
     def sim_edge(self, level):
         if self._function != "input":
             return
-        if level:
+        if level ^ self.sim_inv:
             self.drive_high()
         else:
             self.drive_low()
@@ -63,12 +64,13 @@ class SimOutputPin(MockPWMPin):
     to it counts as on from 0.5)."""
 
     sim_line = None
+    sim_inv = 0
 
     def _change_state(self, value):
         changed = MockPWMPin._change_state(self, value)
         ln = self.sim_line
         if ln is not None and self._function == "output":
-            ln.drive(1 if value >= 0.5 else 0)
+            ln.drive((1 if value >= 0.5 else 0) ^ self.sim_inv)
         return changed
 
 
@@ -76,13 +78,15 @@ class SimPWMPin(MockPWMPin):
     """A PWM output: the state (0..1) reaches the table as duty_u16."""
 
     sim_line = None
+    sim_inv = 0
 
     def _change_state(self, value):
         changed = MockPWMPin._change_state(self, value)
         ln = self.sim_line
         if ln is not None and self._function == "output":
             v = int(float(value) * 65535 + 0.5)
-            ln.drive(v if v < 65535 else 65535)
+            v = v if v < 65535 else 65535
+            ln.drive(65535 - v if self.sim_inv else v)
         return changed
 
 
@@ -111,6 +115,9 @@ def attach(factory, table):
             p.sim_line = ln
         else:
             continue  # an ADC pin: a Pi has none
+        p.sim_inv = table.wire_invert(name)
+        if ln.kind == IN:
+            p._sim_apply()
         pins[name] = p
     return pins
 

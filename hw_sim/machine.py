@@ -18,7 +18,9 @@
 # integers on a 32-bit board (the firmware's side of the call stays locked).
 # Configuration that contradicts the table's wiring (an output set on an
 # input, an IRQ on an output, a missing pull-up the circuit relies on...) is
-# recorded in table.wiring, never silently fixed.
+# recorded in table.wiring, never silently fixed.  A signal the profile inverts
+# ({"pin": n, "invert": true}) is wired the other way round on this table: its
+# pin reads and drives the opposite of the line's level (table.wire_invert).
 from firmware.compat import heap_lock, heap_unlock
 from hw_sim.lines import IN as K_IN, OUT as K_OUT, PWM as K_PWM, ADC as K_ADC
 
@@ -57,6 +59,8 @@ class Pin(_PinConsts):
         else:
             line = machine.table.line_for_pin(id)
         self._line = line  # None: a pin nothing on the table is wired to
+        # 1: the wire carries the opposite of the line's level (an inverted signal)
+        self._inv = machine.table.wire_invert(line.name) if line is not None else 0
         self._level = 0
         self._mode = -1
         self._pull = -1
@@ -100,13 +104,14 @@ class Pin(_PinConsts):
             if ln is None:
                 return self._level
             if ln.kind == K_PWM:
-                return 1 if ln.level else 0
-            return ln.level
+                return (1 if ln.level else 0) ^ self._inv
+            return ln.level ^ self._inv
         v = 1 if v else 0
         if ln is None:
             self._level = v
             return None
         k = ln.kind
+        v ^= self._inv
         if k == K_OUT:
             ln.drive(v)
         elif k == K_PWM:
@@ -162,7 +167,7 @@ class Pin(_PinConsts):
         h = self._handler
         if h is None:
             return
-        if level:
+        if level ^ self._inv:
             if not (self._trigger & 8):
                 return
             self._flags = 8
@@ -291,6 +296,8 @@ class PWM:
         self._duty = v
         ln = self._line
         if ln is not None:
+            if self._pin._inv:
+                v = 65535 - v  # the wire's duty is the signal's the other way round
             if ln.kind == K_PWM:
                 ln.drive(v)
             elif ln.kind == K_OUT:
@@ -457,12 +464,21 @@ class Machine:
                 self._wrong(pin, "%s is an input on the table, configured as mode %d" % (ln.name, mode))
                 return
             name = ln.name
-            for p in _PULL_UP_NAMES:
-                if name.startswith(p) and pin._pull != _PinConsts.PULL_UP:
-                    self._wrong(pin, "%s needs PULL_UP (got %r)" % (name, pin._pull))
-            for p in _PULL_DOWN_NAMES:
-                if name == p and pin._pull != _PinConsts.PULL_DOWN:
-                    self._wrong(pin, "%s needs PULL_DOWN (got %r)" % (name, pin._pull))
+            want = self.table.wire_pull(name)
+            if want is None:
+                want = -1
+                for p in _PULL_UP_NAMES:
+                    if name.startswith(p):
+                        want = _PinConsts.PULL_UP
+                for p in _PULL_DOWN_NAMES:
+                    if name == p:
+                        want = _PinConsts.PULL_DOWN
+            if want == _PinConsts.PULL_UP and pin._pull != want:
+                self._wrong(pin, "%s needs PULL_UP (got %r)" % (name, pin._pull))
+            elif want == _PinConsts.PULL_DOWN and pin._pull != want:
+                self._wrong(pin, "%s needs PULL_DOWN (got %r)" % (name, pin._pull))
+            elif want == 0 and pin._pull not in (None, 0, -1):
+                self._wrong(pin, "%s has its own resistor: no pull (got %r)" % (name, pin._pull))
         elif ln.kind in (K_OUT, K_PWM):
             if mode == _PinConsts.IN:
                 self._wrong(pin, "%s is an output on the table, configured as an input" % ln.name)

@@ -219,11 +219,13 @@ class Table:
             c._mark = self.evmark
             c._times = self.times
             c._slot = i
-        # pins by number (the profile's map)
+        # pins by number (the profile's map), and how each is wired where the profile
+        # says (pin_options: an inverted signal, a pull of its own)
         self.pin_names = {}
         for name, num in profile["pins"].items():
             if num is not None:
                 self.pin_names[num] = name
+        self._pin_options = profile.get("pin_options") or {}
         # tiles: DESIGN §2 initial state
         self.top_walls = []  # walls raised (lists per track of stacks)
         self.top_loose = []  # tiles on the table top that are not raised walls
@@ -257,6 +259,19 @@ class Table:
 
     def line(self, name):
         return self.lines[name]
+
+    def wire_invert(self, name):
+        """1 if the signal's wire carries the opposite of its line's level."""
+        o = self._pin_options.get(name)
+        return 1 if o is not None and o["invert"] else 0
+
+    def wire_pull(self, name):
+        """The pull the circuit relies on where the profile says (1 up, 2 down, 0 none:
+        machine.Pin's constants), else None (the table's own, docs/ARCHITECTURE.md §4)."""
+        o = self._pin_options.get(name)
+        if o is None or "pull" not in o:
+            return None
+        return {"up": 1, "down": 2}.get(o["pull"], 0)
 
     def line_for_pin(self, num):
         name = self.pin_names.get(num)

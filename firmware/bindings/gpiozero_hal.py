@@ -11,6 +11,9 @@
 #   inputs   DigitalInputDevice(n, pull_up=True | False | None, active_state=...)
 #            -> value() (the electrical level) and irq(handler, trigger) via
 #            when_activated / when_deactivated
+# A pin the profile gives as {"pin": n, "invert": true, "pull": ...}: outputs with
+# active_high=False (gpiozero inverts them), inputs read the other way round
+# (value() and the edges), with the profile's pull.
 # A Pi has no ADC and its I2C is not a gpiozero device:
 #   i2c      an object with the machine.I2C subset the firmware uses
 #            (writeto, writeto_mem, readfrom_mem_into), passed as i2c=..., or
@@ -144,7 +147,8 @@ class GpiozeroHal:
         n = self._num(name, _hal.OUT)
         obj = None
         if n is not None:
-            dev = DigitalOutputDevice(n, initial_value=False, pin_factory=self._f)
+            dev = DigitalOutputDevice(n, active_high=not _hal.options(self._p, name)[0],
+                                      initial_value=False, pin_factory=self._f)
             self.devices.append(dev)
             obj = _Out(dev)
         self._cache[name] = obj
@@ -154,7 +158,8 @@ class GpiozeroHal:
         if name in self._cache:
             return self._cache[name]
         n = self._num(name, _hal.PWM)
-        dev = PWMOutputDevice(n, initial_value=0, frequency=self._p["pwm_freq"], pin_factory=self._f)
+        dev = PWMOutputDevice(n, active_high=not _hal.options(self._p, name)[0], initial_value=0,
+                              frequency=self._p["pwm_freq"], pin_factory=self._f)
         self.devices.append(dev)
         obj = _Pwm(dev)
         self._cache[name] = obj
@@ -166,16 +171,18 @@ class GpiozeroHal:
         n = self._num(name, _hal.IN)
         obj = None
         if n is not None:
-            pull = _hal.signal(name)[1]
+            invert, pull = _hal.options(self._p, name)
+            # _In's flag: the device's "active" is the wire low (a pull-up), read back
+            # as the level; an inverted pin reads the other way round
             if pull == _hal.PULL_UP:
                 dev = DigitalInputDevice(n, pull_up=True, pin_factory=self._f)
-                obj = _In(dev, True)
+                obj = _In(dev, not invert)
             elif pull == _hal.PULL_DOWN:
                 dev = DigitalInputDevice(n, pull_up=False, pin_factory=self._f)
-                obj = _In(dev, False)
+                obj = _In(dev, invert)
             else:
                 dev = DigitalInputDevice(n, pull_up=None, active_state=True, pin_factory=self._f)
-                obj = _In(dev, False)
+                obj = _In(dev, invert)
             self.devices.append(dev)
         self._cache[name] = obj
         return obj

@@ -10,8 +10,59 @@
 #   machine.I2C(bus, scl=machine.Pin(scl), sda=machine.Pin(sda), freq=f)
 # Every object is created once and cached by signal name, so the app can
 # create all outputs first (off) and the mechanisms get the same objects.
+# A pin the profile inverts ({"pin": n, "invert": true}: a normally-closed
+# switch, an active-low driver) is wrapped (Inverted, InvertedPwm): the
+# mechanisms read and write the signal as usual; an inverted output starts at
+# its wire's high level, which is its "off".
 from firmware import hal as _hal
 from firmware.profile import ProfileError
+
+
+class Inverted:
+    """A pin read and written the other way round.  Its edges swap too: a driver asking
+    for IRQ_FALLING (the signal falling) gets the wire's rising edge.  Handlers get the
+    machine pin; the drivers read the signal through this object.  No allocation."""
+
+    def __init__(self, pin):
+        self.pin = pin
+        self.IRQ_FALLING = pin.IRQ_RISING
+        self.IRQ_RISING = pin.IRQ_FALLING
+
+    def value(self, v=None):
+        if v is None:
+            return 1 - self.pin.value()
+        self.pin.value(0 if v else 1)
+        return None
+
+    def on(self):
+        self.pin.value(0)
+
+    def off(self):
+        self.pin.value(1)
+
+    def irq(self, handler=None, trigger=None):
+        if trigger is None:
+            trigger = self.pin.IRQ_FALLING | self.pin.IRQ_RISING
+        return self.pin.irq(handler, trigger)
+
+
+class InvertedPwm:
+    """A PWM output whose wire is low for "on": the duty is given the other way round."""
+
+    def __init__(self, pwm):
+        self.pwm = pwm
+
+    def freq(self, f=None):
+        return self.pwm.freq(f) if f is not None else self.pwm.freq()
+
+    def duty_u16(self, v=None):
+        if v is None:
+            return 65535 - self.pwm.duty_u16()
+        self.pwm.duty_u16(65535 - v)
+        return None
+
+    def deinit(self):
+        self.pwm.duty_u16(65535)
 
 
 class MachineHal:
@@ -38,7 +89,10 @@ class MachineHal:
         obj = None
         if n is not None:
             P = self._m.Pin
-            obj = P(n, P.OUT, value=0)
+            if _hal.options(self._p, name)[0]:
+                obj = Inverted(P(n, P.OUT, value=1))  # off from the start
+            else:
+                obj = P(n, P.OUT, value=0)
         self._cache[name] = obj
         return obj
 
@@ -47,7 +101,10 @@ class MachineHal:
             return self._cache[name]
         n = self._num(name, _hal.PWM)
         P = self._m.Pin
-        obj = self._m.PWM(P(n, P.OUT, value=0))
+        if _hal.options(self._p, name)[0]:
+            obj = InvertedPwm(self._m.PWM(P(n, P.OUT, value=1)))
+        else:
+            obj = self._m.PWM(P(n, P.OUT, value=0))
         obj.freq(self._p["pwm_freq"])
         obj.duty_u16(0)
         self._cache[name] = obj
@@ -60,7 +117,7 @@ class MachineHal:
         obj = None
         if n is not None:
             P = self._m.Pin
-            pull = _hal.signal(name)[1]
+            invert, pull = _hal.options(self._p, name)
             if pull == _hal.PULL_UP:
                 p = P.PULL_UP
             elif pull == _hal.PULL_DOWN:
@@ -68,6 +125,8 @@ class MachineHal:
             else:
                 p = None
             obj = P(n, P.IN, p)
+            if invert:
+                obj = Inverted(obj)
         self._cache[name] = obj
         return obj
 

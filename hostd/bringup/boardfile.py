@@ -14,8 +14,13 @@ import os
 import shutil
 import time
 
+import structlog
+
 from firmware import profile as fprofile
+from hostd.bringup import hardware
 from hostd.errors import ConfigError
+
+log = structlog.get_logger("jantaku.boardfile")
 
 
 def user_dir():
@@ -40,7 +45,9 @@ def path_for(board_id):
 
 
 def load(board_id):
-    """(validated profile, path, raw dict) of the connected table's board."""
+    """(validated profile, path, raw dict) of the connected table's board, its pins checked
+    against its hardware (hostd/bringup/hardware: HardwareError lists every problem;
+    warnings are logged)."""
     path = path_for(board_id)
     if path is None:
         raise ConfigError("no board profile for %r: neither %s nor %s exists; copy your table's "
@@ -48,9 +55,13 @@ def load(board_id):
     try:
         with open(path) as f:
             raw = json.load(f)
-        return fprofile.validate(copy.deepcopy(raw)), path, raw
+        profile = fprofile.validate(copy.deepcopy(raw))
     except (OSError, ValueError) as e:  # ProfileError is a ValueError
         raise ConfigError("board profile %s: %s" % (path, e)) from None
+    # its pins against its hardware: every problem at once (HardwareError, a ConfigError)
+    for w in hardware.require(profile, where="board profile %s" % path):
+        log.warning("board profile hardware", profile=path, warning=str(w))
+    return profile, path, raw
 
 
 def _text(d):

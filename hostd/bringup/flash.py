@@ -87,7 +87,8 @@ for _p in %r:
     _rm(_p)
 """
 
-MPY_PROBE = "import sys; print('MPY', getattr(sys.implementation, '_mpy', 0))"
+MPY_PROBE = ("import sys; print('MPY', getattr(sys.implementation, '_mpy', 0)); "
+             "print('MACHINE', getattr(sys.implementation, '_machine', ''))")
 
 
 class FlashError(JantakuError):
@@ -168,6 +169,55 @@ def load_profile(profile, root=ROOT):
     except ValueError as e:
         raise FlashError("board profile %s is not valid: %s" % (path, e)) from e
     return prof["id"], path  # the id rule (docs/FIRMWARE.md §3) is the profile's validation
+
+
+def check_hardware(profile, out=print, root=ROOT):
+    """The profile's pins against its hardware (hostd/bringup/hardware), before anything is
+    compiled or copied: FlashError listing every problem; a profile for a Raspberry Pi (it
+    runs under CPython) is refused; warnings go to ``out``.  Returns the hardware's
+    definition (None when the profile names none)."""
+    from firmware import profile as fw_profile
+    from hostd.bringup import hardware
+
+    pid, path = load_profile(profile, root)
+    prof = fw_profile.load(str(path))
+    where = "board profile %s" % path
+    try:
+        warnings = hardware.require(prof, where=where)
+    except hardware.HardwareError as e:
+        raise FlashError(str(e) + "\nnothing was copied to the board") from None
+    hw = None if prof["hardware"] is None else hardware.load(prof["hardware"])
+    if (hw is not None and hw["runtime"] != "micropython") or prof["port"]["kind"] == "serial":
+        raise FlashError("%s is for %s, which runs the controller under CPython "
+                         "(python -m firmware.pi_main, docs/FIRMWARE.md §3.3): there is nothing to "
+                         "flash; give a profile for a MicroPython board (hardware %s)"
+                         % (where, hw["name"] if hw else "a computer (port kind serial)",
+                            ", ".join(i for i in hardware.ids() if hardware.load(i)["runtime"] == "micropython")))
+    for w in warnings:
+        out("warning: %s" % w)
+    return hw
+
+
+def check_board(hw, machine, out=print):
+    """The board found (its ``sys.implementation._machine``) against the profile's hardware
+    ``hw`` (None: the profile names none).  FlashError when they differ."""
+    from hostd.bringup import hardware
+
+    if not machine:
+        out("warning: the board does not say which board it is (sys.implementation._machine); "
+            "copying anyway")
+        return
+    found = hardware.for_machine(machine)
+    if hw is None:
+        out("warning: the profile names no hardware; the board is %r%s" % (
+            machine, " (hardware %s)" % found["id"] if found else ""))
+        return
+    if machine not in hw["machine"]:
+        raise FlashError("the board at the port is %r%s, but the profile is for %s (hardware %s, MicroPython "
+                         "names it %s): give the profile for this board, or flash the board it names; "
+                         "nothing was copied" % (
+                             machine, " (hardware %s)" % found["id"] if found else "", hw["name"], hw["id"],
+                             " or ".join(repr(x) for x in hw["machine"])))
 
 
 def stage(stage_dir, *, profile=None, root=ROOT, mpy_cross=None):
@@ -286,6 +336,7 @@ def flash(port, *, dry_run=False, out=print, profile=None, board=None, runner=No
     if profile is None:
         profile = board
     mpy_cross = mpy_cross or tool("mpy-cross")
+    hw = check_hardware(profile, out=out, root=root)  # every pin problem, before compiling
     with tempfile.TemporaryDirectory(prefix="jantaku-flash-") as tmp:
         files = stage(tmp, profile=profile, root=root, mpy_cross=mpy_cross)
         total = sum(size for _, _, size in files)
@@ -312,6 +363,7 @@ def flash(port, *, dry_run=False, out=print, profile=None, board=None, runner=No
             _wait_for_port(str(port))  # the firmware may reset to leave (watchdog)
         text = run(["exec", MPY_PROBE], "reading the board's MicroPython version")
         _check_mpy(text, mpy_cross, out)
+        check_board(hw, _machine(text), out)
         trees = ["/" + p for p in PACKAGES]
         run(["exec", CLEAN_PY % (tuple(trees),)], "removing the old firmware")
         for d in _dirs(files):
@@ -347,6 +399,12 @@ def _wait_for_port(port, timeout=10.0):
                              "it in again and retry" % port)
         time.sleep(0.1)
     time.sleep(0.2)
+
+
+def _machine(text):
+    """The board's sys.implementation._machine from MPY_PROBE's answer ('' if none)."""
+    m = re.search(r"^MACHINE (.*?)\r?$", text, re.M)
+    return m.group(1).strip() if m else ""
 
 
 def _check_mpy(text, mpy_cross, out):

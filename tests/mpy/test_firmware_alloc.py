@@ -152,3 +152,30 @@ except MemoryError:
 micropython.heap_unlock()
 check("guard IRQ is allocation-free and stops the motors",
       ok and hal.pins["lift_pwm"].duty == 0 and hal.pins["door_pwm"].duty == 0)
+
+# an inverted pin (a profile's {"pin": n, "invert": true}): a photo gate on it counts a
+# tile on the wire's rising edge, and an inverted gate output is written, under the lock
+from firmware.bindings.machine_hal import Inverted
+from firmware.fakes import FakePin
+from firmware.drivers.photo import PhotoInterrupter
+
+wire = FakePin("entry_nc", 0)  # an active-high beam: clear is low on the wire
+beam = PhotoInterrupter(Inverted(wire), clock, debounce_ms=0)
+gate_wire = FakePin("gate_inv", 1)
+gate = Inverted(gate_wire)
+blocked = [False, False]
+gc.collect()
+micropython.heap_lock()
+try:
+    wire.set(1)  # a tile breaks the beam: the wire rises, the signal falls
+    blocked[0] = beam.blocked()
+    wire.set(0)
+    blocked[1] = beam.blocked()
+    gate.value(1)  # open: the wire low
+    ok = True
+except MemoryError:
+    ok = False
+micropython.heap_unlock()
+check("an inverted beam counts on the wire's rising edge, allocation-free",
+      ok and beam.count == 1 and blocked[0] and not blocked[1])
+check("an inverted output drives its wire low for on", gate_wire.level == 0 and gate.value() == 1)

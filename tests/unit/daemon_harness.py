@@ -20,12 +20,13 @@ MOVING = ("mixer_pwm", "lift_pwm", "door_pwm")
 
 class Harness:
     def __init__(self, tmp_path, *, seed=3, faults=(), players="auto", mixed_loading=False,
-                 push_window=3.0, ruleset="riichi", colours=None, sim=None):
+                 push_window=3.0, ruleset="riichi", colours=None, sim=None, board=None):
         self.loop = asyncio.new_event_loop()
         self.db = str(tmp_path / ("journal-%d.sqlite" % seed))
         self.colours = colours or ("blue", "green")  # the sets loaded, and the daemon's default
         profile = get_ruleset(ruleset)
-        board = board_profile(29 if profile.stacks_per_wall > 18 else None)  # as the demo's
+        if board is None:  # (a board profile: the table is wired as it says)
+            board = board_profile(29 if profile.stacks_per_wall > 18 else None)  # as the demo's
         self.sim = InProcessTable(board, sim_sets(profile, self.colours),
                                   seed=seed,
                                   faults=tuple(faults), mixed_deck=mixed_loading,

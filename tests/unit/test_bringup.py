@@ -229,3 +229,21 @@ def test_the_sets_calibrated_are_the_sessions_sets_from_then_on(harness, cfg):
     assert err is None and answer["sets"] == ["pink", "yellow"]
     h.settle()
     assert h.status()["state"]["name"] == "built"
+
+
+def test_a_table_with_normally_closed_switches_passes_as_its_profile_says(harness, cfg):
+    """The club's profile gives the lift's and the door's switches as normally closed
+    ({"invert": true}): the self-test's at-rest readings are the switches' meaning (the
+    lift's bottom switch pressed), not the wire's level, and every device passes."""
+    with open(bringup.boardfile.builtin_path("reference-18")) as f:
+        raw = json.load(f)
+    for name in ("lift_top", "lift_bottom", "door_closed", "door_open"):
+        raw["pins"][name] = {"pin": raw["pins"][name], "invert": True, "pull": "up"}
+    cfg.mkdir(parents=True, exist_ok=True)
+    (cfg / "reference-18.json").write_text(json.dumps(raw))
+    h = harness(board=raw)
+    rep = selftest(h)
+    assert rep["ok"] and {d["result"] for d in rep["devices"]} == {"ok"}, rep["devices"]
+    assert by(rep, "lift_bottom")[0]["reading"] == 1 and by(rep, "lift_top")[0]["reading"] == 0
+    assert h.sim.machine.Pin(raw["pins"]["lift_bottom"]["pin"]).value() == 1  # the wire: NC open, high
+    assert h.sim.table.wiring == []

@@ -147,18 +147,22 @@ def cached_stage(staged, monkeypatch):
     return staged
 
 
+STAMP_XL = "Solder Party RP2350 Stamp XL with RP2350"  # reference-18's hardware, as MicroPython names it
+
+
 class FakeRunner:
-    def __init__(self, mpy=6 | (3 << 8), fail_on=None):
+    def __init__(self, mpy=6 | (3 << 8), fail_on=None, machine=STAMP_XL):
         self.calls = []
         self.mpy = mpy
         self.fail_on = fail_on
+        self.machine = machine
 
     def __call__(self, argv):
         self.calls.append(list(argv))
         if self.fail_on and self.fail_on in argv:
             return 1, "mpremote: could not enter raw repl"
         if "exec" in argv and "sys.implementation" in argv[-1]:
-            return 0, "MPY %d\n" % self.mpy
+            return 0, "MPY %d\r\nMACHINE %s\r\n" % (self.mpy, self.machine)
         return 0, ""
 
 
@@ -322,3 +326,34 @@ def test_exit_repl_without_firmware_returns_false(pty_pair):
 def test_exit_repl_busy_port_explained(tmp_path):
     with pytest.raises(FlashError, match="stop it first"):
         fl.exit_repl(str(tmp_path / "no-such-port"), timeout=0.2, out=lambda s: None)
+
+
+def test_a_board_other_than_the_profiles_hardware_is_refused(cached_stage):
+    """reference-18 names the Stamp XL; a Pico W at the port is refused before anything is
+    removed or copied, naming both."""
+    runner = FakeRunner(machine="Raspberry Pi Pico W with RP2040")
+    with pytest.raises(FlashError) as e:
+        flash("/dev/jantaku", runner=runner, mpremote="mpremote", out=lambda s: None,
+              send_exit_repl=False)
+    msg = str(e.value)
+    assert "Raspberry Pi Pico W with RP2040" in msg and "(hardware rpi-pico)" in msg
+    assert "solderparty-rp2350-stamp-xl" in msg and "nothing was copied" in msg
+    assert len(runner.calls) == 1  # the probe only: no removal, no copy
+
+
+def test_the_profiles_board_is_flashed_and_an_unnamed_one_warned(cached_stage, tmp_path):
+    runner = FakeRunner()
+    lines = []
+    res = flash("/dev/jantaku", runner=runner, mpremote="mpremote", out=lines.append, send_exit_repl=False)
+    assert res["copied"] and not [ln for ln in lines if ln.startswith("warning")]
+    raw = json.loads((ROOT / "firmware" / "boards" / "reference-18.json").read_text())
+    del raw["hardware"]
+    p = tmp_path / "club.json"
+    p.write_text(json.dumps(raw))
+    lines = []
+    res = flash("/dev/jantaku", runner=FakeRunner(machine="Raspberry Pi Pico2 with RP2350"),
+                mpremote="mpremote", out=lines.append, send_exit_repl=False, board=str(p))
+    warn = [ln for ln in lines if ln.startswith("warning")]
+    assert res["copied"] and len(warn) == 2, lines
+    assert "names no hardware" in warn[0] and "one of raspberry-pi-header, rpi-pico" in warn[0]
+    assert "'Raspberry Pi Pico2 with RP2350' (hardware rpi-pico2)" in warn[1]

@@ -80,3 +80,26 @@ def test_full_build_on_the_gpiozero_binding():
     s = t.report()["safety"]
     assert s and s[-1]["motor"] == "lift" and s[-1]["latency_ms"] is not None and s[-1]["latency_ms"] <= 10
     assert [f[0] for f in d.faults()] == ["guard"]
+
+
+def test_inverted_pins_on_the_gpiozero_binding():
+    """Normally-closed lift switches, an active-high beam, an inverted gate driver and an
+    inverted lift PWM, on gpiozero: the build and the lift stroke as on the standard
+    wiring, with the wires the other way round."""
+    prof = pi_profile()
+    raw = dict(prof, pins=dict(prof["pins"]), pin_options=None)
+    for name in ("lift_top", "lift_bottom", "entry2"):
+        raw["pins"][name] = {"pin": raw["pins"][name], "invert": True, "pull": "up"}
+    for name in ("gate1", "lift_pwm"):
+        raw["pins"][name] = {"pin": raw["pins"][name], "invert": True}
+    prof = fp.load(raw)
+    t = InProcessTable(prof, [SET[:68], SET[:68]], seed=2, firmware_factory=gpiozero_factory())
+    d = Driver(t)
+    d.connect()
+    f = t.fw.sim_factory
+    assert f.pin(9).state == 1 and f.pin(8).state == 0  # the wires: bottom NC open at rest, top closed
+    assert f.pin(19).state == 1  # gate 1 closed: its inverted driver's enable is high
+    done = d.build(1, [34, 34], 17, [1, 2], 1)
+    assert done is not None and list(done[1]) == [0, 34, 0, 0, 34, 0]
+    assert d.lift() and len(t.table.top_tiles()) == 136
+    assert t.report()["wiring"] == [] and d.faults() == []

@@ -386,3 +386,47 @@ def test_any_single_change_validates_or_raises_profile_error(path, value):
         P.load(d)
     except ProfileError as e:
         assert e.key and str(e)
+
+
+def test_a_pin_as_an_object_carries_polarity_and_pull():
+    d = ref()
+    d["pins"]["lift_top"] = {"pin": 21, "invert": True, "pull": "up"}  # a normally-closed switch
+    d["pins"]["gate1"] = {"pin": 3, "invert": True}  # a driver wanting an inverted enable
+    d["pins"]["guard_curtain"] = {"pin": 27, "pull": None}  # its own resistor
+    p = P.load(d)
+    assert p["pins"]["lift_top"] == 21 and p["pins"]["gate1"] == 3  # numbers, as before
+    assert p["pin_options"] == {"lift_top": {"invert": True, "pull": "up"}, "gate1": {"invert": True},
+                                "guard_curtain": {"invert": False, "pull": None}}
+    assert P.load(p) == p  # validated, it passes as is
+    from firmware import hal
+
+    assert hal.options(p, "lift_top") == (True, "up") and hal.options(p, "guard_curtain") == (False, None)
+    assert hal.options(p, "lift_bottom") == (False, "up")  # the signal's own
+    assert P.load(ref())["pin_options"] == {}
+
+
+@pytest.mark.parametrize("pin, key, words", [
+    ({"pin": 3, "pull": "up"}, "pins.gate1.pull", "unknown key for an output"),
+    ({"pin": 3, "invert": 1}, "pins.gate1.invert", "not true/false"),
+    ({"pin": 3, "colour": "red"}, "pins.gate1.colour", "unknown key"),
+    ({"invert": True}, "pins.gate1.pin", "missing"),
+    ({"pin": 300}, "pins.gate1.pin", "out of range"),
+    ({"pin": 0}, "pins.gate1", "pin 0 is already used by mixer_pwm"),
+])
+def test_a_bad_pin_object_is_named(pin, key, words):
+    d = ref()
+    d["pins"]["gate1"] = pin
+    with pytest.raises(ProfileError) as e:
+        P.load(d)
+    assert str(e.value).startswith(key + ":") and words in str(e.value), str(e.value)
+
+
+def test_an_input_pull_must_be_up_down_or_null_and_adc_i2c_stay_numbers():
+    d = ref()
+    d["pins"]["lift_top"] = {"pin": 21, "pull": "sideways"}
+    with pytest.raises(ProfileError, match='pins.lift_top.pull: got .sideways.; accepted: "up", "down" or null'):
+        P.load(d)
+    d = ref()
+    d["pins"]["lift_current"] = {"pin": 40, "invert": True}
+    with pytest.raises(ProfileError, match="pins.lift_current: an adc pin cannot be inverted"):
+        P.load(d)

@@ -12,6 +12,7 @@ import pytest
 from firmware import profile as P
 from firmware import profile_check as S
 from firmware import current_reference as C
+from firmware import hal
 from firmware import profile_doc as D
 from firmware.profile import ProfileError
 
@@ -34,13 +35,20 @@ def bases():
     per_track = ref()
     per_track["calibration"]["tracks"] = [
         {"refs": copy.deepcopy(usb["calibration"]["refs"]), "max_distance": 0.1} for _ in range(4)]
-    return [usb, uart, serial, adc, per_track]
+    objects = ref()  # pins given as objects (docs/FIRMWARE.md §3.6)
+    objects["pins"]["lift_top"] = {"pin": 21, "invert": True, "pull": None}
+    objects["pins"]["gate1"] = {"pin": 3, "invert": True}
+    return [usb, uart, serial, adc, per_track, objects]
+
+
+OBJECT_PIN = "lift_top"  # an input: every key of the object form applies
 
 
 def row_key(path):
     """A validated profile's key path as the reference names it."""
     key = ".".join(path)
     key = re.sub(r"^pins\.(gate|entry|stacker|pusher)\d+$", r"pins.\1<n>", key)
+    key = re.sub(r"^(pins|pin_options)\.[a-z_0-9]+\.([a-z]+)$", r"pins.<signal>.\2", key)
     key = re.sub(r"^calibration\.refs\.[^.]+$", "calibration.refs.<colour>", key)
     return key
 
@@ -50,7 +58,7 @@ def flat(d, path=()):
     for k, v in d.items():
         p = path + (k,)
         if isinstance(v, dict):
-            if p == ("current_adc",):
+            if p == ("current_adc",) or not v:
                 yield p
             yield from flat(v, p)
         else:
@@ -70,17 +78,19 @@ def test_the_docs_hold_the_reference_the_schema_makes():
 
 def test_every_key_a_validated_profile_has_is_a_row_and_no_other():
     keys = set()
-    for b in bases():
-        keys |= {row_key(p) for p in flat(P.load(b))}
+    for b in bases():  # what validation returns, and what it was given (a pin's object)
+        keys |= {row_key(p) for p in flat(P.load(b))} | {row_key(p) for p in flat(b)}
     assert set(ROWS) == keys, "rows without a key: %s; keys without a row: %s" % (
         sorted(set(ROWS) - keys), sorted(keys - set(ROWS)))
 
 
 def concrete(key):
     """(path in a base profile, that base) for a row key."""
-    path = key.replace("<n>", "1").replace("<colour>", "blue").split(".")
+    path = key.replace("<n>", "1").replace("<colour>", "blue").replace("<signal>", OBJECT_PIN).split(".")
     top = path[0]
     for b in bases():
+        if len(path) == 3 and top == "pins" and not isinstance(b["pins"][path[1]], dict):
+            continue
         if top == "port" and len(path) > 1 and path[1] not in b["port"] and path[1] != "kind":
             continue
         if top == "current_adc" and not b["current_adc"]:
@@ -171,10 +181,18 @@ def test_a_documented_default_is_what_a_profile_without_the_key_gets(key):
         assert P.load(d)["port"]["kind"] == json.loads(cell.strip("`"))
         return
     drop(d, path)
+    if len(path) == 3 and path[0] == "pins":  # a pin's object: validated into pin_options
+        if path[2] != "pin":
+            got = P.load(d)["pin_options"][path[1]][path[2]]
+            want = hal.signal(path[1])[1] if cell.startswith("the signal's") else json.loads(cell.strip("`"))
+            assert got == want, key
+            return
     if cell.startswith("`"):
         got = P.load(d)
         for k in path:
             got = got[k]
+        if key == "pin_options" and got == {}:  # no pin given as an object: none, returned empty
+            got = None
         assert got == json.loads(cell.strip("`")), key
         return
     assert cell.startswith("required"), cell

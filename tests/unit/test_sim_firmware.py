@@ -155,3 +155,46 @@ def test_guard_while_building_and_idle_starts_nothing():
     d.run_for(1000)
     assert code == m.E_NOT_ALLOWED or code == m.E_BUSY
     assert not t.table.lift.motor_on and t.report()["guard_violations"] == []
+
+
+def inverted_profile():
+    """reference-18 on a table wired the other way round in places: normally-closed lift
+    and door switches, an active-high entry beam, a gate on a low-side driver that wants an
+    inverted enable, and the door motor's PWM on an inverted driver."""
+    from firmware import profile as fprofile
+
+    p = fprofile.load("reference-18")
+    raw = dict(p, pins=dict(p["pins"]), pin_options=None)
+    pins = raw["pins"]
+    for name in ("lift_top", "lift_bottom", "door_closed", "door_open", "entry3"):
+        pins[name] = {"pin": pins[name], "invert": True, "pull": "up"}
+    for name in ("gate2", "door_pwm"):
+        pins[name] = {"pin": pins[name], "invert": True}
+    return fprofile.validate(raw)
+
+
+def test_inverted_switches_and_drivers_run_a_mixed_deck_evening():
+    """The profile's polarity is honoured by the machine binding and the simulated table
+    alike: the split, three hand overs (lift strokes to the inverted switches, the door on
+    an inverted PWM), every tile counted on the inverted beam and gate, no wiring
+    complaints, and the wire really is the other way round."""
+    prof = inverted_profile()
+    t = InProcessTable(prof, [SET, SET], seed=8, mixed_deck=True)
+    d = Driver(t)
+    d.connect()
+    tab = t.table
+    at_rest = {n: t.machine.Pin(prof["pins"][n]).value() for n in ("lift_bottom", "lift_top", "entry3")}
+    # on the wire, at rest: the lift down opens the bottom NC switch (pulled up: high), the
+    # top one is closed (low); the active-high beam is clear (low)
+    assert at_rest == {"lift_bottom": 1, "lift_top": 0, "entry3": 0}, at_rest
+    a = d.build(1, [34] * 4, 17, [1, 2], 0)
+    assert d.hand_over()
+    b = d.build(2, [34] * 4, 17, [1, 2], 1)
+    assert colours(a, 1) + colours(b, 1) == 136 and colours(a, 2) + colours(b, 2) == 136
+    assert d.hand_over()
+    a2 = d.build(3, [34] * 4, 17, [1, 2], 1)
+    assert (colours(a2, 1), colours(a2, 2)) == (colours(a, 1), colours(a, 2))
+    assert d.hand_over()
+    r = t.report()
+    assert r["missed_tiles"] == [] and d.faults() == [] and tab.wiring == []
+    assert tab.lines["gate2"].level == 0 and t.machine.Pin(prof["pins"]["gate2"]).value() == 1  # closed: wire high
