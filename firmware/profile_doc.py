@@ -94,8 +94,9 @@ def _current_adc():
         yield "current_adc." + k, spec
 
 
-SPECIAL = {"id": _id, "hardware": _hardware, "colours": _colours, "pins": _pins, "pin_options": _pin_options,
-           "calibration": _calibration, "port": _port, "current_adc": _current_adc}
+SPECIAL = {"id": _id, "hardware": _hardware, "colours": _colours, "pins": _pins,
+           "pin_options": _pin_options, "calibration": _calibration, "port": _port,
+           "current_adc": _current_adc}
 
 
 def ranges():
@@ -111,7 +112,7 @@ def ranges():
             yield from SPECIAL[spec]()
         else:
             raise ReferenceGap("the schema's section %r has no reference: add a function for it to "
-                                 "firmware/profile_doc.py SPECIAL" % spec)
+                               "firmware/profile_doc.py SPECIAL" % spec)
 
 
 def _reference_value(key, board):
@@ -165,7 +166,7 @@ def meaning(key):
         return "GPIO number", "%s: %s" % (_signal_kind(signal), PINS[base])
     if key not in KEYS:
         raise ReferenceGap("firmware/profile_reference.py KEYS has no unit and meaning for %s: "
-                             "add them, then run `%s`" % (key, HINT))
+                           "add them, then run `%s`" % (key, HINT))
     return KEYS[key]
 
 
@@ -182,7 +183,7 @@ def rows(board=None):
     extra = (set(KEYS) - {r[0] for r in out}) | {"pins." + p for p in PINS if p not in signals}
     if extra:
         raise ReferenceGap("firmware/profile_reference.py KEYS describes keys the schema does not "
-                             "have: %s" % ", ".join(sorted(extra)))
+                           "have: %s" % ", ".join(sorted(extra)))
     return out
 
 
