@@ -28,6 +28,9 @@ class Firmware:
             all_off()
         self.sched = Scheduler(clock)
         self.ctl = Controller(prof, hal, self.sched, clock)
+        start = getattr(hal, "start", None)  # a binding's own timers (expanders' polls)
+        if start is not None:
+            start(self.sched)
         self.endpoint = Endpoint(self.ctl, port, link_clock, prof, boot_nonce=boot_nonce)
         self.link = self.endpoint.link
         self._port = port

@@ -23,6 +23,10 @@ IN = "in"
 ADC = "adc"
 I2C = "i2c"
 
+# In a validated profile, an I2C expander's pin is EXPANDER_PINS + 16 x expander + pin
+# (firmware/profile_check.py expander_pin); the chip's own are 0..255
+EXPANDER_PINS = 0x100
+
 PULL_UP = "up"
 PULL_DOWN = "down"
 PULL_NONE = None
@@ -76,6 +80,14 @@ def signal(name):
         if name.startswith(base) and name[len(base):].isdigit():
             return TRACK_SIGNALS[base]
     return None
+
+
+def chip_only(name):
+    """True for a signal that must be on the chip's own pins, never an expander's: the
+    guard, the entry beams, the gates and the lift's limit switches (their IRQs are the
+    safety and the per-tile path)."""
+    return (name == "guard_curtain" or name == "lid" or name == "lift_top" or name == "lift_bottom"
+            or name.startswith("entry") or name.startswith("gate"))
 
 
 def options(profile, name):

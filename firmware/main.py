@@ -29,6 +29,10 @@ _kbd_intr = micropython.kbd_intr  # (a module global so a test can watch it)
 
 def _safe_mode(hal):
     pin = hal.input("start_button")
+    for e in getattr(hal, "expanders", ()):
+        if e.errors:  # an expander that does not answer reads every button pressed
+            print("jantaku: the I2C expander at 0x%02x does not answer" % e.addr)
+            return False
     return pin is not None and pin.value() == 0
 
 

@@ -51,6 +51,11 @@ PORT = {
     "uart": {"id": ("int", 0, 9), "baud": ("int", 300, 3000000), "tx": PIN, "rx": PIN},
     "serial": {"path": ("str", 1, 200), "baud": ("int", 300, 3000000)},
 }
+EXPANDER_KIND = "mcp23017"
+EXPANDER_ADDR = ("int", 0x20, 0x27)
+EXPANDERS_MAX = 8
+EXPANDER_INDEX = ("int", 0, EXPANDERS_MAX - 1)  # a pin's {"expander": e, "pin": p}
+EXPANDER_PIN = ("int", 0, 15)
 CURRENT_ADC_KIND = "ads1115"
 CURRENT_ADC = {"addr": ("int", 0x48, 0x4B), "channel": ("int", 0, 3)}
 SCHEMA = {
@@ -86,6 +91,8 @@ SCHEMA = {
     "port": "port",
     "watchdog_ms": ("int", 0, 8388),
     "current_adc": "current_adc",
+    # I2C GPIO expanders on the main bus, for slow signals (docs/FIRMWARE.md §3.7)
+    "expanders": "expanders",
 }
 
 # Keys that may be left out, with the value they then take.
@@ -105,6 +112,7 @@ OPTIONAL = {
     "port": {"kind": "usb"},
     "watchdog_ms": 4000,
     "current_adc": None,
+    "expanders": None,
 }
 
 PORT_KINDS = ("usb", "uart", "serial")
@@ -239,18 +247,40 @@ _PIN_ACC = ('a pin number 0..255, or {"pin": n, "invert": true|false, "pull": "u
             '(pull: inputs only)')
 
 
-def _pin_object(key, p, kind, pull):
+def _chip_only(key, name, kind):
+    if kind == hal.PWM or kind == hal.ADC or kind == hal.I2C or hal.chip_only(name):
+        raise ProfileError(key, "%s must be on the chip's own pins (its interrupt and timing are the "
+                           "safety or the per-tile path)" % name,
+                           "a pin of the chip; an expander takes slow signals: solenoids, directions, "
+                           "the door's switches, buttons, the light, the mixer's empty sensor")
+
+
+def expander_pin(key, p, nexp):
+    """The number an expander's pin gets in a validated profile: EXPANDER_PINS +
+    16 x expander + pin (an MCP23017's GPA0..7 are pins 0..7, GPB0..7 8..15)."""
+    e = _leaf(key + ".expander", p["expander"], EXPANDER_INDEX)
+    if e >= nexp:
+        raise ProfileError(key + ".expander", "expander %d is not in expanders (%d given)" % (e, nexp),
+                           "an index of the profile's expanders")
+    return hal.EXPANDER_PINS + 16 * e + _leaf(key + ".pin", p["pin"], EXPANDER_PIN)
+
+
+def _pin_object(key, p, kind, pull, nexp):
     """(number, {"invert", "pull"}) of a pin given as an object."""
     acc = _PIN_ACC if kind == hal.IN else '{"pin": n, "invert": true|false}'
     if kind == hal.ADC or kind == hal.I2C:
         raise ProfileError(key, "an %s pin cannot be inverted or pulled" % kind, "a pin number 0..255")
     for k in p:
-        if k not in ("pin", "invert", "pull") or (k == "pull" and kind != hal.IN):
+        if k not in ("pin", "invert", "pull", "expander") or (k == "pull" and kind != hal.IN):
             raise ProfileError(key + "." + str(k), "unknown key for %s" % (
                 "an input" if kind == hal.IN else "an output"), acc)
     if "pin" not in p:
         raise ProfileError(key + ".pin", "missing", "a pin number 0..255")
-    n = _leaf(key + ".pin", p["pin"], PIN)
+    if "expander" in p:
+        _chip_only(key, key[key.rfind(".") + 1:], kind)
+        n = expander_pin(key, p, nexp)
+    else:
+        n = _leaf(key + ".pin", p["pin"], PIN)
     inv = _leaf(key + ".invert", p.get("invert", False), ("bool", 0, 0))
     if kind != hal.IN:
         return n, {"invert": inv}
@@ -258,10 +288,12 @@ def _pin_object(key, p, kind, pull):
         pull = p["pull"]
         if pull is not None and pull != hal.PULL_UP and pull != hal.PULL_DOWN:
             raise ProfileError(key + ".pull", "got %r" % (pull,), '"up", "down" or null (none: an external resistor)')
+    if pull == hal.PULL_DOWN and n >= hal.EXPANDER_PINS:
+        raise ProfileError(key + ".pull", "an MCP23017 has pull-ups only", '"up" or null (a resistor of its own)')
     return n, {"invert": inv, "pull": pull}
 
 
-def _pins(v, tracks, given_options):
+def _pins(v, tracks, given_options, nexp):
     """(pins: name -> number or None, options: name -> {"invert", "pull"} of the pins given
     as objects, or in a validated profile's pin_options)."""
     names = hal.signal_names(tracks)
@@ -288,11 +320,17 @@ def _pins(v, tracks, given_options):
         if isinstance(p, dict):
             if k in given_options:
                 raise ProfileError(key, "given as an object and in pin_options", "one of the two")
-            p, opts[k] = _pin_object(key, p, kind, pull)
-        elif k in given_options:
-            p, opts[k] = _pin_object("pin_options." + k, dict(given_options[k], pin=p), kind, pull)
+            p, opts[k] = _pin_object(key, p, kind, pull, nexp)
+        elif _is_int(p) and hal.EXPANDER_PINS <= p < hal.EXPANDER_PINS + 16 * nexp:
+            pass  # an expander's pin, as validation wrote it
         elif not _is_int(p) or p < PIN[1] or p > PIN[2]:
             raise ProfileError(key, "got %r" % (p,), _PIN_ACC + (" or null" if optional else ""))
+        if k in given_options and k not in opts:  # a validated profile's options
+            _, opts[k] = _pin_object("pin_options." + k, dict(given_options[k], pin=0), kind, pull, 0)
+            if opts[k].get("pull") == hal.PULL_DOWN and p >= hal.EXPANDER_PINS:
+                raise ProfileError("pin_options." + k + ".pull", "an MCP23017 has pull-ups only", '"up" or null')
+        if p >= hal.EXPANDER_PINS:
+            _chip_only(key, k, kind)
         if p in used:
             raise ProfileError(key, "pin %d is already used by %s" % (p, used[p]), "a pin number no other signal uses")
         used[p] = k
@@ -405,6 +443,31 @@ def _port(v):
     return out
 
 
+def _expanders(v):
+    acc = 'a list of {"kind": "mcp23017", "addr": 32..39} (I2C GPIO expanders on the main bus), or null'
+    if v is None:
+        return []
+    if not isinstance(v, list) or len(v) > EXPANDERS_MAX:
+        raise ProfileError("expanders", "got %r" % (v,), acc)
+    out = []
+    for i in range(len(v)):
+        key = "expanders[%d]" % i
+        e = v[i]
+        if not isinstance(e, dict) or e.get("kind") != EXPANDER_KIND:
+            raise ProfileError(key, "got %r" % (e,), acc)
+        for k in e:
+            if k != "kind" and k != "addr":
+                raise ProfileError(key + "." + str(k), "unknown key", "kind, addr")
+        if "addr" not in e:
+            raise ProfileError(key + ".addr", "missing", "an integer 32..39 (0x20..0x27)")
+        a = _leaf(key + ".addr", e["addr"], EXPANDER_ADDR)
+        for j in range(len(out)):
+            if out[j]["addr"] == a:
+                raise ProfileError(key + ".addr", "%d is also expanders[%d]'s" % (a, j), "an address of its own")
+        out.append({"kind": EXPANDER_KIND, "addr": a})
+    return out
+
+
 def _current_adc(v, pins):
     if v is None:
         return None
@@ -460,7 +523,9 @@ def validate(d):
     _check(found, out, "hardware", (), _hardware, out.get("hardware"))
     _check(found, out, "colours", (), _colours, d.get("colours"))
     _check(found, out, "pin_options", (), _pin_options, out.get("pin_options"))
-    _check(found, out, "pins", ("tracks", "pin_options"), _pins_into, out, d.get("pins"))
+    _check(found, out, "expanders", (), _expanders, out.get("expanders"))
+    _check(found, out, "pins", ("tracks", "pin_options", "expanders"), _pins_into, out, d.get("pins"))
+    _check(found, out, "expanders", ("pins",), _expanders_bus, out)
     _check(found, out, "calibration", ("colours", "tracks"), _calibration, d.get("calibration"),
            out.get("colours"), out.get("tracks"))
     _check(found, out, "port", (), _port, out.get("port"))
@@ -484,8 +549,14 @@ def _pin_options(given):
 def _pins_into(out, v):
     """out's pins (numbers) from the profile's, and out's pin_options from those given as
     objects (or from a validated profile's pin_options)."""
-    pins, out["pin_options"] = _pins(v, out["tracks"], out["pin_options"] or {})
+    pins, out["pin_options"] = _pins(v, out["tracks"], out["pin_options"] or {}, len(out["expanders"]))
     return pins
+
+
+def _expanders_bus(p):
+    if p["expanders"] and p["pins"]["i2c_sda"] is None:
+        raise ProfileError("expanders", "the expanders need the I2C bus but pins.i2c_sda is null", "I2C pins")
+    return p["expanders"]
 
 
 def _uart_pins(p):

@@ -59,7 +59,8 @@ def _pins():
     for base, (kind, _, optional) in hal.TRACK_SIGNALS.items():
         yield "pins.%s<n>" % base, _pin_range(kind, optional)
     # a pin given as an object (docs/FIRMWARE.md §3.6)
-    yield "pins.<signal>.pin", S.PIN
+    yield "pins.<signal>.pin", "%s (%s on an expander)" % (_range(S.PIN), _range(S.EXPANDER_PIN))
+    yield "pins.<signal>.expander", S.EXPANDER_INDEX
     yield "pins.<signal>.invert", "true or false"
     yield "pins.<signal>.pull", '"%s", "%s" or null (inputs)' % (hal.PULL_UP, hal.PULL_DOWN)
 
@@ -73,6 +74,8 @@ def _calibration():
         yield "calibration." + k, spec
     yield "calibration.refs.<colour>", "[r, g, b], each %s" % _range(S.REF)
     yield "calibration.tracks", "null or a list of `tracks` objects"
+    yield "calibration.tracks[].refs.<colour>", "[r, g, b], each %s" % _range(S.REF)
+    yield "calibration.tracks[].max_distance", S.CALIBRATION["max_distance"]
 
 
 def _port():
@@ -87,6 +90,12 @@ def _port():
         yield "port." + k, spec
 
 
+def _expanders():
+    yield "expanders", "null or a list of up to %d objects" % S.EXPANDERS_MAX
+    yield "expanders[].kind", S.EXPANDER_KIND
+    yield "expanders[].addr", S.EXPANDER_ADDR
+
+
 def _current_adc():
     yield "current_adc", "null or an object"
     yield "current_adc.kind", S.CURRENT_ADC_KIND
@@ -96,7 +105,7 @@ def _current_adc():
 
 SPECIAL = {"id": _id, "hardware": _hardware, "colours": _colours, "pins": _pins,
            "pin_options": _pin_options, "calibration": _calibration, "port": _port,
-           "current_adc": _current_adc}
+           "current_adc": _current_adc, "expanders": _expanders}
 
 
 def ranges():
@@ -140,8 +149,10 @@ def default(key, board):
     if top in S.OPTIONAL and sub:
         return "required in `%s`" % top
     if top == "pins" and sub.startswith("<signal>."):  # a pin given as an object
-        return {"pin": "required in the object", "invert": "`false`",
+        return {"pin": "required in the object", "invert": "`false`", "expander": "none: a pin of the chip",
                 "pull": "the signal's (its row above)"}[sub[9:]]
+    if "[]." in key:
+        return "required in each entry"
     if top == "pins":  # a pin number is the board's, not an example to copy
         return "required (null allowed)" if hal.signal(sub.replace("<n>", "1"))[2] else "required"
     ref = _reference_value(key, board)

@@ -23,7 +23,12 @@ KEYS = {
                             "(`E_UNSUPPORTED`, field `stacks`) before anything moves"),
     "colours": ("names", "the sets' back colours in class order: class 1, 2 ...; class 0 is "
                          "*unknown* (not a name); at most 28 bytes joined by commas"),
-    "pins.<signal>.pin": ("GPIO number", "a pin given as an object (§3.6): its number"),
+    "pins.<signal>.pin": ("GPIO number", "a pin given as an object (§3.6): its number; with "
+                                         "`expander`, the expander's pin (GPA0..7 = 0..7, "
+                                         "GPB0..7 = 8..15)"),
+    "pins.<signal>.expander": ("index", "the pin is on `expanders[index]` (slow signals only: "
+                                        "solenoids, directions, the door's switches, buttons, "
+                                        "the light, the mixer's empty sensor; §3.7)"),
     "pins.<signal>.invert": ("true/false", "the wire carries the opposite of the signal: a "
                                            "normally-closed switch, an active-high beam, an "
                                            "inverted driver (§3.6)"),
@@ -83,6 +88,8 @@ KEYS = {
                                                  "no tile: *unknown*"),
     "calibration.refs.<colour>": ("fractions", "[r, g, b] of each colour's back, normalised (r + g + b "
                                                "= 1 within 0.1), one per name of `colours`"),
+    "calibration.tracks[].refs.<colour>": ("fractions", "one track's own [r, g, b] of each colour"),
+    "calibration.tracks[].max_distance": ("chromaticity distance", "one track's own radius"),
     "calibration.tracks": ("list", "one `{\"refs\", \"max_distance\"}` per track, as `jantaku "
                                    "calibrate` writes them; null: every track uses `refs` and "
                                    "`max_distance`"),
@@ -95,6 +102,10 @@ KEYS = {
     "port.rx": ("GPIO number", "the UART's RX pin (kind uart); not a pin of `pins`"),
     "port.path": ("path", "the serial device, e.g. `/dev/ttyGS0` (kind serial)"),
     "watchdog_ms": (TIME, "`machine.WDT` timeout on boards; 0: none (the RP2040's maximum is 8388)"),
+    "expanders": ("list", "I2C GPIO expanders on the main bus (the colour sensors' one) for slow "
+                          "signals, indexed from 0 by `pins.<signal>.expander` (§3.7); null: none"),
+    "expanders[].kind": ("text", "the expander chip"),
+    "expanders[].addr": (ADDR, "the MCP23017's address (0x20..0x27 by its A0..A2 pins)"),
     "current_adc": ("object", "the lift current from an I2C ADC on the main bus instead of "
                               "`pins.lift_current` (boards without an ADC pin); null: none"),
     "current_adc.kind": ("text", "the ADC: ads1115"),

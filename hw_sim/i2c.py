@@ -1,7 +1,8 @@
 # The table's I2C bus: a TCA9548A mux (channel N-1 = track N) with a TCS34725
 # colour sensor behind each channel (hw_sim/track.py ColourSensor), and
 # optionally an ADS1115 ADC on the main bus for the lift current (profile
-# "current_adc", boards without an ADC pin).
+# "current_adc", boards without an ADC pin) and MCP23017 GPIO expanders for
+# slow signals (profile "expanders", boards with few pins).
 #
 # Bus offers the machine.I2C transaction methods.  Devices speak a byte
 # protocol: w_begin(), w_byte(b), r_begin(), r_byte().  A read or write to an
@@ -9,6 +10,8 @@
 # NACK.  With several mux channels selected, every selected sensor answers:
 # writes reach all, reads are their wired-AND (open drain).  The transaction
 # methods allocate nothing.
+
+from hw_sim.lines import IN
 
 ENODEV = 19
 
@@ -73,6 +76,116 @@ class Ads1115:
         return 0xFF
 
 
+class Mcp23017:
+    """An MCP23017 GPIO expander (IOCON.BANK = 0): IODIR, GPPU, GPIO and OLAT, A then B,
+    the register pointer advancing with each byte.  Its 16 pins are the table's lines
+    the profile puts on it (pins >= 256: hw_sim/table.py wires them): an input bit reads
+    its line (the other way round where the profile inverts it), an output bit drives
+    its line when OLAT or IODIR change.  A pin the controller configures against the
+    table's wiring (an input as an output, a missing pull-up) is a wiring complaint."""
+
+    def __init__(self, table, index):
+        self.table = table
+        self.index = index
+        self.regs = bytearray(0x16)
+        self.power_on()
+        self.lines = [None] * 16  # line per pin
+        self.inv = [0] * 16
+        self.ptr = 0
+        self._n = 0
+
+    _outs = False  # a transaction wrote the latch or the directions
+    _conf = False  # ... the directions or the pull-ups
+
+    def power_on(self):
+        """Its reset state: every pin an input, no pull-ups, the latch 0."""
+        for i in range(len(self.regs)):
+            self.regs[i] = 0
+        self.regs[0] = self.regs[1] = 0xFF
+        self.ptr = 0
+
+    def attach(self, bit, line, inv):
+        self.lines[bit] = line
+        self.inv[bit] = inv
+
+    def _iodir(self):
+        return self.regs[0] | (self.regs[1] << 8)
+
+    def _drive(self):
+        iodir = self._iodir()
+        olat = self.regs[0x14] | (self.regs[0x15] << 8)
+        for b in range(16):
+            ln = self.lines[b]
+            if ln is not None and ln.kind != IN and not (iodir >> b) & 1:
+                ln.drive(((olat >> b) & 1) ^ self.inv[b])
+
+    def _check(self):
+        iodir = self._iodir()
+        gppu = self.regs[0x0C] | (self.regs[0x0D] << 8)
+        for b in range(16):
+            ln = self.lines[b]
+            if ln is None:
+                continue
+            where = "expander %d pin %d (%s)" % (self.index, b, ln.name)
+            is_in = (iodir >> b) & 1
+            if ln.kind == IN and not is_in:
+                self.table.complain("%s: an input on the table, configured as an output" % where)
+            elif ln.kind == IN and self.table.wire_pull(ln.name) == 1 and not (gppu >> b) & 1:
+                self.table.complain("%s needs its pull-up (GPPU)" % where)
+
+    def w_begin(self):
+        self._n = 0
+
+    def w_byte(self, b):
+        if self._n == 0:
+            self.ptr = b % 0x16
+        else:
+            reg = self.ptr
+            if reg == 0x12 or reg == 0x13:  # a write to GPIO writes the latch
+                reg += 2
+            self.regs[reg] = b
+            self.ptr = (self.ptr + 1) % 0x16
+            if reg <= 0x01 or reg >= 0x14:
+                self._outs = True
+            if reg <= 0x01 or reg == 0x0C or reg == 0x0D:
+                self._conf = True
+        self._n += 1
+
+    def w_end(self):
+        """The transaction's end (its stop condition): what it wrote takes effect."""
+        if self._outs:
+            self._outs = False
+            self._drive()
+        if self._conf:
+            self._conf = False
+            self._check()
+
+    def r_begin(self):
+        pass
+
+    def r_byte(self):
+        reg = self.ptr
+        self.ptr = (self.ptr + 1) % 0x16
+        if reg == 0x12 or reg == 0x13:
+            v = 0
+            base = 0 if reg == 0x12 else 8
+            iodir = self._iodir()
+            gppu = self.regs[0x0C] | (self.regs[0x0D] << 8)
+            for k in range(8):
+                b = base + k
+                ln = self.lines[b]
+                if (iodir >> b) & 1:
+                    if ln is not None and ln.kind == IN:
+                        lvl = ln.level ^ self.inv[b]
+                    else:
+                        lvl = (gppu >> b) & 1  # nothing wired: the pull-up, or low
+                else:
+                    lvl = (self.regs[0x14 + (reg - 0x12)] >> k) & 1
+                v |= lvl << k
+            return v
+        return self.regs[reg]
+
+
 class Bus:
     def __init__(self, *, mux_addr, sensor_addr, sensors, ads_addr=None, ads_source=None):
         self.mux_addr = mux_addr
@@ -92,6 +205,7 @@ class Bus:
             self._one[1 << ch] = ch
         self._fast = (sensor_addr != mux_addr and sensor_addr != ads_addr
                       and all(hasattr(x, "mem_read_into") for x in sensors))
+        self.devices = {}  # addr -> another device on the main bus (the expanders)
 
     def _device(self, addr):
         """The single device at addr, or None (sensors handled apart)."""
@@ -99,7 +213,7 @@ class Bus:
             return self.mux
         if addr == self.ads_addr:
             return self.ads
-        return None
+        return self.devices.get(addr)
 
     def _selected(self):
         return self.mux.ctrl & ((1 << len(self.sensors)) - 1)
@@ -120,6 +234,9 @@ class Bus:
                 dev.w_byte(mem)
             for i in range(len(buf)):
                 dev.w_byte(buf[i])
+            end = getattr(dev, "w_end", None)
+            if end is not None:
+                end()
             return
         if addr != self.sensor_addr:
             self._nack()
@@ -236,5 +353,6 @@ class Bus:
             out.append(self.sensor_addr)
         if self.ads_addr is not None:
             out.append(self.ads_addr)
+        out.extend(self.devices)
         out.sort()
         return out

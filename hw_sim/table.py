@@ -20,7 +20,7 @@ from hw_sim import faults as _faults
 from hw_sim.clock import VirtualClock
 from hw_sim.door import Door
 from hw_sim.guard import Panel
-from hw_sim.i2c import Bus
+from hw_sim.i2c import Bus, Mcp23017
 from hw_sim.lift import Lift
 from hw_sim.lines import NEVER, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
 from hw_sim.mixer import Mixer
@@ -209,6 +209,11 @@ class Table:
         self.bus = Bus(mux_addr=i2c.get("mux_addr", 0x70), sensor_addr=i2c.get("sensor_addr", 0x29),
                        sensors=[t.sensor for t in self.tracks],
                        ads_addr=cur["addr"] if cur else None, ads_source=self.lift)
+        self.expanders = []
+        for k, e in enumerate(profile.get("expanders") or []):
+            x = Mcp23017(self, k)
+            self.expanders.append(x)
+            self.bus.devices[e["addr"]] = x
         self.components = [self.mixer] + self.tracks + [self.lift, self.door, self.panel, self.faults]
         # the earliest next_us of the components, cached until one changes
         # (hw_sim.lines.EventMark)
@@ -226,6 +231,10 @@ class Table:
             if num is not None:
                 self.pin_names[num] = name
         self._pin_options = profile.get("pin_options") or {}
+        for num, name in self.pin_names.items():  # the expanders' pins (numbers >= 256)
+            if num >= 0x100 and name in self.lines:
+                k = num - 0x100
+                self.expanders[k >> 4].attach(k & 15, self.lines[name], self.wire_invert(name))
         # tiles: DESIGN §2 initial state
         self.top_walls = []  # walls raised (lists per track of stacks)
         self.top_loose = []  # tiles on the table top that are not raised walls
@@ -260,6 +269,11 @@ class Table:
     def line(self, name):
         return self.lines[name]
 
+    def complain(self, msg):
+        """A controller configuration that contradicts the table's wiring."""
+        if msg not in self.wiring:
+            self.wiring.append(msg)
+
     def wire_invert(self, name):
         """1 if the signal's wire carries the opposite of its line's level."""
         o = self._pin_options.get(name)
@@ -290,6 +304,8 @@ class Table:
         for ln in self.lines.values():
             if ln.sink is not None and ln.level:
                 ln.drive(0)
+        for x in self.expanders:  # their RESET is wired to the controller's (docs/WIRING.md)
+            x.power_on()
 
     # -- time ---------------------------------------------------------------
     def now_us(self):

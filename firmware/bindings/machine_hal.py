@@ -8,6 +8,8 @@
 #   machine.PWM(machine.Pin(n, Pin.OUT, value=0)); .freq(f); .duty_u16(0)
 #   machine.ADC(machine.Pin(n))                         the lift current
 #   machine.I2C(bus, scl=machine.Pin(scl), sda=machine.Pin(sda), freq=f)
+#   and on that bus the profile's expanders (firmware/drivers/expander.py) for the
+#   signals given as {"expander": e, "pin": p}, their inputs polled by start(sched)
 # Every object is created once and cached by signal name, so the app can
 # create all outputs first (off) and the mechanisms get the same objects.
 # A pin the profile inverts ({"pin": n, "invert": true}: a normally-closed
@@ -73,6 +75,8 @@ class MachineHal:
         self._cache = {}
         self._i2c = None
         self._i2c_made = False
+        self.expanders = []  # firmware/drivers/expander.Mcp23017, one per profile entry
+        self._poll_timer = None
 
     def _num(self, name, kind):
         if name not in self._pins:
@@ -82,12 +86,57 @@ class MachineHal:
             raise ValueError("%s is a %s signal, not %s" % (name, sig[0], kind))
         return self._pins[name]
 
+    def _expander_pin(self, name, n, output):
+        """The pin of an expander (n: its number in a validated profile), wrapped when
+        the profile inverts it.  The first call defines every expander pin of the
+        profile and writes them at once (firmware/drivers/expander.py)."""
+        if not self.expanders:
+            self._make_expanders()
+        return self._xpins[name]
+
+    def _make_expanders(self):
+        from firmware.drivers.expander import Mcp23017
+
+        for e in self._p["expanders"]:
+            self.expanders.append(Mcp23017(self.i2c(), e["addr"]))
+        self._xpins = {}
+        for name in _hal.signal_names(self._p["tracks"]):
+            n = self._pins.get(name)
+            if n is None or n < _hal.EXPANDER_PINS:
+                continue
+            k = n - _hal.EXPANDER_PINS
+            exp = self.expanders[k >> 4]
+            invert, pull = _hal.options(self._p, name)
+            if _hal.signal(name)[0] == _hal.OUT:
+                pin = exp.pin(k & 15, output=True, value=1 if invert else 0)
+            else:
+                pin = exp.pin(k & 15, output=False, pull_up=pull == _hal.PULL_UP)
+            self._xpins[name] = Inverted(pin) if invert else pin
+        for e in self.expanders:
+            e.configure()
+
+    def start(self, sched):
+        """Poll the expanders' inputs every timings_ms.poll (the firmware calls this once
+        its scheduler exists)."""
+        if self.expanders and self._poll_timer is None:
+            self._poll_ms = self._p["timings_ms"]["poll"]
+            self._poll_cb = self._poll  # bound once: no allocation per poll
+            self._poll_timer = sched.timer(self._poll_cb)
+            self._poll_timer.start(self._poll_ms)
+
+    def _poll(self):
+        for e in self.expanders:
+            e.poll()
+        self._poll_timer.start(self._poll_ms)
+
     def output(self, name):
         if name in self._cache:
             return self._cache[name]
         n = self._num(name, _hal.OUT)
         obj = None
-        if n is not None:
+        if n is not None and n >= _hal.EXPANDER_PINS:
+            obj = self._expander_pin(name, n, True)
+        elif n is not None:
             P = self._m.Pin
             if _hal.options(self._p, name)[0]:
                 obj = Inverted(P(n, P.OUT, value=1))  # off from the start
@@ -115,7 +164,9 @@ class MachineHal:
             return self._cache[name]
         n = self._num(name, _hal.IN)
         obj = None
-        if n is not None:
+        if n is not None and n >= _hal.EXPANDER_PINS:
+            obj = self._expander_pin(name, n, False)
+        elif n is not None:
             P = self._m.Pin
             invert, pull = _hal.options(self._p, name)
             if pull == _hal.PULL_UP:

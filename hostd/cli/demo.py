@@ -41,7 +41,8 @@ KEEP_SIM_BUILDS = 4
 def make_inprocess_table(args, profile, colours):
     from hw_sim import inprocess
 
-    board = board_profile(args.table_stacks or (29 if profile.stacks_per_wall > 18 else None))
+    board = board_profile(args.table_stacks or (29 if profile.stacks_per_wall > 18 else None),
+                          getattr(args, "board", None))
     # the simulator's per-build offer logs (for the bench's efficiency figures) are not
     # reported here: keep the last few only, so a long session's memory stays flat
     kw = dict(seed=args.seed, faults=tuple(args.fault), mixed_deck=args.mixed_deck,
@@ -85,7 +86,7 @@ def demo_sets(args, board):
 
 async def run_demo(args):
     profile = get_ruleset(args.ruleset)
-    colours = demo_sets(args, board_profile())
+    colours = demo_sets(args, board_profile(board=getattr(args, "board", None)))
     wall0 = time.monotonic()
     sim_proc = None
     table_sim = None
@@ -102,7 +103,8 @@ async def run_demo(args):
             sim_proc, port = spawn_sim_serve(
                 profile.name, speed=PTY_SPEED, seed=args.seed, mixed_deck=args.mixed_deck,
                 faults=args.fault, table_stacks=args.table_stacks,
-                firmware_runtime=args.firmware_runtime, state_path=state_path, colours=colours)
+                firmware_runtime=args.firmware_runtime, state_path=state_path, colours=colours,
+                board=getattr(args, "board", None))
             transport = SerialTransport(port, time_scale=PTY_SPEED)
             args.press = control_press(port)
         db = getattr(args, "db", None) or os.path.join(tmp, "journal.sqlite")
@@ -141,7 +143,8 @@ async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_pro
                                                  table_sim)
         about = link.about or {}
         out["firmware"] = {"implementation": about.get("implementation"),
-                           "version": about.get("version")}
+                           "version": about.get("version"),
+                           "board": (link.identity or {}).get("board")}
         out["builds"], out["hands"] = summ["builds"], summ["hands"]
         out["games"] = [{"game": g["game"], "decks": g["decks"], "walls": _walls(summ, g["game"]),
                          "splits": g.get("splits") or [],
@@ -301,7 +304,8 @@ def text_report(out):
         out["ruleset"], " + Mixed Deck" if out["mixed_deck"] else "", out["seed"],
         len(out["builds"]), len(out["hands"]), out["sim_seconds"], out["wall_seconds"])]
     fw = out.get("firmware") or {}
-    lines.append("firmware on %s %s" % (fw.get("implementation"), fw.get("version")))
+    lines.append("firmware on %s %s, board %s" % (fw.get("implementation"), fw.get("version"),
+                                                  fw.get("board")))
     games = out.get("games") or [{"game": 1, "decks": out["decks"]}]
     alike = len(set(out.get("sets") or ())) == 1
     for g in games:

@@ -261,6 +261,9 @@ def _configure_demo(p):
     p.add_argument("--transport", choices=("inprocess", "pty"), default="inprocess",
                    help="inprocess: the table in this process, in virtual time (default); "
                         "pty: `jantaku sim serve` in a child process, over a pseudo-terminal")
+    p.add_argument("--board", metavar="ID|PATH", default=None,
+                   help="the board profile the simulated table is wired as (an id of firmware/boards/, "
+                        "e.g. pico-18, or a JSON path; default reference-18, long-29 for long walls)")
     p.add_argument("--table-stacks", type=int, default=None, metavar="N",
                    help="most stacks per wall of the simulated table (default 18, or 29 when needed)")
     p.add_argument("--db", metavar="PATH", default=None,
@@ -287,7 +290,11 @@ def cmd_demo(args) -> int:
     from hostd.errors import JantakuError
 
     try:
-        demo_sets(args, board_profile())
+        board = board_profile(board=args.board)
+    except ValueError as e:  # (ProfileError is one)
+        raise UsageError("--board: %s" % e) from None
+    try:
+        demo_sets(args, board)
     except JantakuError as e:
         raise UsageError("--colours: %s" % e) from None
 
@@ -314,6 +321,9 @@ def _configure_sim(p):
                         "1; link timing stays wall time)")
     s.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
                    help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
+    s.add_argument("--board", metavar="ID|PATH", default=None,
+                   help="the board profile the simulated table is wired as (an id of firmware/boards/, "
+                        "e.g. pico-18, or a JSON path; default reference-18, long-29 for long walls)")
     s.add_argument("--table-stacks", type=int, default=None, metavar="N",
                    help="most stacks per wall of the simulated table (default 18, or 29 when "
                         "the ruleset needs it)")
@@ -399,6 +409,10 @@ def cmd_sim(args) -> int:
     if args.speed <= 0:
         raise UsageError("--speed must be above 0, e.g. 1 (real time) or 20")
     stacks = args.table_stacks or (29 if profile.stacks_per_wall > 18 else None)
+    try:
+        board = board_profile(stacks, args.board)
+    except ValueError as e:  # (ProfileError is one)
+        raise UsageError("--board: %s" % e) from None
     sim = {}
     if args.set_colour:
         if len(args.set_colour) != 2:
@@ -409,7 +423,7 @@ def cmd_sim(args) -> int:
         colours = None  # the sets' backs are the set colours, set 1 in the mixer
     else:
         try:
-            colours = check_sets(args.colours, board_profile(stacks)["colours"])
+            colours = check_sets(args.colours, board["colours"])
         except JantakuError as e:
             raise UsageError("--colours: %s" % e) from None
     for opt, key in (("sensor_bias", "sensor_bias_pm"), ("sensor_drift", "sensor_drift_pm")):
@@ -419,7 +433,7 @@ def cmd_sim(args) -> int:
         if v:
             sim[key] = v
     try:
-        return serve.serve(board_profile(stacks), sim_sets(profile, colours), seed=args.seed,
+        return serve.serve(board, sim_sets(profile, colours), seed=args.seed,
                            speed=args.speed, faults=tuple(args.fault), sim=sim or None,
                            mixed_deck=args.mixed_deck, firmware_runtime=args.firmware_runtime,
                            port_link_path=args.link, state_path=args.state,
@@ -473,6 +487,9 @@ COMMANDS: list[Command] = [
     Command("sim", "the simulated table (sim serve: on a pseudo-terminal)", _configure_sim, cmd_sim),
     Command("flash", "compile the firmware with mpy-cross and copy it to a board with mpremote",
             _configure_flash, cmd_flash),
+    Command("wiring", "a board profile's wiring: each signal's pin, what it is and where it goes "
+            "(Markdown), --svg FILE: the diagram", _lazy("hostd.bringup.wiring", "configure"),
+            _lazy("hostd.bringup.wiring", "cmd_wiring")),
     Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku",
             _lazy("hostd.cli.hand", "configure"), _lazy("hostd.cli.hand", "cmd_hand")),
     Command("fleet", "every table on an MQTT broker (fleet status --mqtt URL): online, state, "

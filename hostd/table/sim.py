@@ -10,11 +10,18 @@ import sys
 from hostd.errors import JantakuError, NotReady
 
 
-def board_profile(table_stacks=None):
-    """The reference board profile, or the long-wall one when the ruleset needs it."""
+def board_profile(table_stacks=None, board=None):
+    """The board profile ``board`` (an id of firmware/boards/ or a JSON path; ValueError
+    saying what is wrong), else the reference one, or the long-wall one when the ruleset
+    needs it."""
     from firmware import profile as fprofile
 
-    name = "reference-18" if not table_stacks or table_stacks <= 18 else "long-29"
+    name = board or ("reference-18" if not table_stacks or table_stacks <= 18 else "long-29")
+    if "/" not in name and not name.endswith(".json") and not os.path.exists(
+            os.path.join(fprofile.boards_dir(), name + ".json")):
+        known = sorted(f[:-5] for f in os.listdir(fprofile.boards_dir()) if f.endswith(".json"))
+        raise ValueError("no board profile %r; accepted: one of %s, or a JSON file's path"
+                         % (name, ", ".join(known)))
     prof = fprofile.load(name)
     if table_stacks:
         prof["max_stacks"] = int(table_stacks)
@@ -31,7 +38,7 @@ class SimStartError(JantakuError):
 
 def spawn_sim_serve(ruleset, *, speed, seed=None, mixed_deck=False, faults=(),
                     table_stacks=None, firmware_runtime="cpython", state_path=None,
-                    players="auto", colours=None):
+                    players="auto", colours=None, board=None):
     """`jantaku sim serve` as a child process (its own session, so it can be stopped
     with its children, and ending with this process however it ends: hw_sim/lifetime.py);
     returns (Popen, the port path it printed).  SimStartError if it did not start."""
@@ -49,6 +56,8 @@ def spawn_sim_serve(ruleset, *, speed, seed=None, mixed_deck=False, faults=(),
         cmd += ["--colours", ",".join(colours)]
     if table_stacks:
         cmd += ["--table-stacks", str(table_stacks)]
+    if board:
+        cmd += ["--board", str(board)]
     for f in faults:
         cmd += ["--fault", f]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=True,

@@ -179,3 +179,51 @@ micropython.heap_unlock()
 check("an inverted beam counts on the wire's rising edge, allocation-free",
       ok and beam.count == 1 and blocked[0] and not blocked[1])
 check("an inverted output drives its wire low for on", gate_wire.level == 0 and gate.value() == 1)
+
+# an I2C expander's poll (the slow signals on a Pico: firmware/drivers/expander.py) reads
+# its inputs and calls a handler on an edge without allocating, as does writing an output
+from firmware.drivers.expander import Mcp23017
+
+
+class XBus:
+    def __init__(self):
+        self.gpio = 0x0100
+
+    def writeto_mem(self, addr, reg, buf):
+        pass
+
+    def readfrom_mem_into(self, addr, reg, buf):
+        buf[0] = self.gpio & 0xFF
+        buf[1] = self.gpio >> 8
+
+
+class Seen:
+    def __init__(self):
+        self.n = 0
+
+    def edge(self, pin):
+        self.n += 1
+
+
+xbus = XBus()
+xp = Mcp23017(xbus, 0x20)
+door_closed = xp.pin(8, output=False, pull_up=True)
+solenoid = xp.pin(0, output=True)
+xp.configure()
+seen = Seen()
+door_closed.irq(seen.edge, door_closed.IRQ_FALLING)
+edge_cb = seen.edge
+gc.collect()
+micropython.heap_lock()
+try:
+    xbus.gpio = 0x0000
+    xp.poll()
+    xbus.gpio = 0x0100
+    xp.poll()
+    solenoid.value(1)
+    solenoid.value(0)
+    ok = True
+except MemoryError:
+    ok = False
+micropython.heap_unlock()
+check("an expander's poll and an output write allocate nothing", ok and seen.n == 1 and xp.polls == 2)

@@ -247,3 +247,16 @@ def test_a_table_with_normally_closed_switches_passes_as_its_profile_says(harnes
     assert by(rep, "lift_bottom")[0]["reading"] == 1 and by(rep, "lift_top")[0]["reading"] == 0
     assert h.sim.machine.Pin(raw["pins"]["lift_bottom"]["pin"]).value() == 1  # the wire: NC open, high
     assert h.sim.table.wiring == []
+
+
+def test_the_pico_boards_self_test_passes_through_its_expander(harness):
+    """pico-18: the solenoids, the door's switches, the buttons and the mixer's empty
+    sensor are on an I2C expander; the self-test reads and pulses them there and every
+    device passes, the door's stroke measured through the expander's polls."""
+    h = harness(board="pico-18")
+    rep = selftest(h)
+    assert rep["ok"] and {d["result"] for d in rep["devices"]} == {"ok"}, rep["devices"]
+    assert {"stacker", "pusher", "door_closed", "door"} <= {d["device"] for d in rep["devices"]}
+    door = by(rep, "door")[0]
+    assert 550 <= door["reading"]["open_ms"] <= 720, door  # a poll (10 ms) later at most
+    assert h.sim.table.wiring == [] and h.sim.fw.hal.expanders[0].errors == 0

@@ -46,8 +46,25 @@ def test_contract_keys_and_shapes(mixed_cpython):
         # turnaround: one 4 s lift stroke plus at most 0.2 s of control
         assert h["turnaround_sim_seconds"] <= 4.2
     assert out["faults"] == []
-    assert out["firmware"]["implementation"] == "cpython"
+    assert out["firmware"]["implementation"] == "cpython" and out["firmware"]["board"] == "reference-18"
     assert out["sim_seconds"] > 100 and out["wall_seconds"] > 0
+
+
+def test_the_pico_board_plays_the_same_session(mixed_cpython):
+    """`--board pico-18`: the table wired as a Pico's profile says (its slow signals on an
+    I2C expander) plays the seed's session as the reference board does, over the
+    pseudo-terminal too."""
+    for transport in ("inprocess", "pty"):
+        out, _ = demo("--ruleset", "riichi", "--mixed-deck", "--hands", "3", "--seed", "42",
+                      "--board", "pico-18", "--transport", transport)
+        assert out["firmware"]["board"] == "pico-18" and out["faults"] == []
+        assert essence(out) == essence(mixed_cpython), transport
+
+
+def test_an_unknown_board_is_refused_with_the_known_ones():
+    r = subprocess.run([tool("jantaku"), "demo", "--ruleset", "riichi", "--board", "pico-99"],
+                       capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    assert r.returncode == 2 and "no board profile 'pico-99'; accepted: one of long-29" in r.stderr
 
 
 def test_same_seed_same_session_and_another_seed_differs(mixed_cpython):

@@ -13,7 +13,7 @@ def ref():
         return json.load(f)
 
 
-@pytest.mark.parametrize("board", ["reference-18", "long-29", "pi-reference"])
+@pytest.mark.parametrize("board", ["reference-18", "long-29", "pico-18", "pi-reference"])
 def test_shipped_boards_load(board):
     p = P.load(board)
     assert p["id"] == board
@@ -429,4 +429,50 @@ def test_an_input_pull_must_be_up_down_or_null_and_adc_i2c_stay_numbers():
     d = ref()
     d["pins"]["lift_current"] = {"pin": 40, "invert": True}
     with pytest.raises(ProfileError, match="pins.lift_current: an adc pin cannot be inverted"):
+        P.load(d)
+
+
+def pico():
+    with open(P.boards_dir() + "/pico-18.json") as f:
+        return json.load(f)
+
+
+def test_expander_pins_validate_to_numbers_past_the_chips():
+    p = P.load(pico())
+    assert p["expanders"] == [{"kind": "mcp23017", "addr": 32}]
+    assert p["pins"]["stacker1"] == 256 and p["pins"]["door_closed"] == 256 + 8
+    assert p["pin_options"]["door_closed"] == {"invert": False, "pull": "up"}
+    assert P.load(p) == p  # validated, it passes as is
+    assert P.load(ref())["expanders"] == []
+
+
+@pytest.mark.parametrize("change, key, words", [
+    ({"pins.gate1": {"expander": 0, "pin": 1}}, "pins.gate1", "must be on the chip's own pins"),
+    ({"pins.guard_curtain": {"expander": 0, "pin": 14}}, "pins.guard_curtain", "safety or the per-tile path"),
+    ({"pins.door_pwm": {"expander": 0, "pin": 14}}, "pins.door_pwm", "must be on the chip's own pins"),
+    ({"pins.stacker1": {"expander": 1, "pin": 0}}, "pins.stacker1.expander", "expander 1 is not in expanders (1 given)"),
+    ({"pins.stacker1": {"expander": 0, "pin": 16}}, "pins.stacker1.pin", "out of range"),
+    ({"pins.door_closed": {"expander": 0, "pin": 8, "pull": "down"}}, "pins.door_closed.pull", "pull-ups only"),
+    ({"pins.stacker2": {"expander": 0, "pin": 0}}, "pins.stacker2", "already used by stacker1"),
+    ({"expanders": [{"kind": "mcp23017", "addr": 16}]}, "expanders[0].addr", "out of range"),
+    ({"expanders": [{"kind": "pcf8574", "addr": 32}]}, "expanders[0]", "mcp23017"),
+    ({"expanders": [{"kind": "mcp23017", "addr": 32}, {"kind": "mcp23017", "addr": 32}]},
+     "expanders[1].addr", "32 is also expanders[0]'s"),
+])
+def test_a_bad_expander_or_expander_pin_is_named(change, key, words):
+    d = pico()
+    for k, v in change.items():
+        if k.startswith("pins."):
+            d["pins"][k[5:]] = v
+        else:
+            d[k] = v
+    with pytest.raises(ProfileError) as e:
+        P.load(d)
+    assert str(e.value).startswith(key + ":") and words in str(e.value), str(e.value)
+
+
+def test_expanders_need_the_i2c_bus():
+    d = pico()
+    d["pins"]["i2c_sda"] = d["pins"]["i2c_scl"] = None
+    with pytest.raises(ProfileError, match="expanders: the expanders need the I2C bus"):
         P.load(d)

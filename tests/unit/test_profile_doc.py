@@ -37,30 +37,39 @@ def bases():
         {"refs": copy.deepcopy(usb["calibration"]["refs"]), "max_distance": 0.1} for _ in range(4)]
     objects = ref()  # pins given as objects (docs/FIRMWARE.md §3.6)
     objects["pins"]["lift_top"] = {"pin": 21, "invert": True, "pull": None}
-    objects["pins"]["gate1"] = {"pin": 3, "invert": True}
+    objects["pins"]["gate1"] = {"pin": 35, "invert": True}
+    objects["pins"]["start_button"] = {"expander": 0, "pin": 3}  # a slow signal; GPIO 3 is free
+    objects["expanders"] = [{"kind": "mcp23017", "addr": 32}]
     return [usb, uart, serial, adc, per_track, objects]
 
 
-OBJECT_PIN = "lift_top"  # an input: every key of the object form applies
+OBJECT_PIN = "lift_top"  # an input of the chip: invert, pull and pin apply
+EXPANDER_PIN = "start_button"  # on expanders[0]
 
 
 def row_key(path):
     """A validated profile's key path as the reference names it."""
-    key = ".".join(path)
+    key = ".".join(str(p) for p in path).replace(".[", "[")
+    key = re.sub(r"\[\d+\]", "[]", key)
     key = re.sub(r"^pins\.(gate|entry|stacker|pusher)\d+$", r"pins.\1<n>", key)
     key = re.sub(r"^(pins|pin_options)\.[a-z_0-9]+\.([a-z]+)$", r"pins.<signal>.\2", key)
-    key = re.sub(r"^calibration\.refs\.[^.]+$", "calibration.refs.<colour>", key)
+    key = re.sub(r"^calibration(\.tracks\[\])?\.refs\.[^.]+$", r"calibration\1.refs.<colour>", key)
     return key
 
 
 def flat(d, path=()):
-    """The key paths of a validated profile: a dict's keys are keys (current_adc is one too)."""
+    """The key paths of a profile: a dict's keys are keys (current_adc is one too), and so
+    are those of a list of objects' entries ("[0]")."""
     for k, v in d.items():
         p = path + (k,)
         if isinstance(v, dict):
             if p == ("current_adc",) or not v:
                 yield p
             yield from flat(v, p)
+        elif isinstance(v, list) and v and isinstance(v[0], dict):
+            yield p
+            for i, e in enumerate(v):
+                yield from flat(e, p + ("[%d]" % i,))
         else:
             yield p
 
@@ -86,10 +95,14 @@ def test_every_key_a_validated_profile_has_is_a_row_and_no_other():
 
 def concrete(key):
     """(path in a base profile, that base) for a row key."""
-    path = key.replace("<n>", "1").replace("<colour>", "blue").replace("<signal>", OBJECT_PIN).split(".")
+    signal = EXPANDER_PIN if key.endswith(".expander") else OBJECT_PIN
+    key = key.replace("<n>", "1").replace("<colour>", "blue").replace("<signal>", signal)
+    path = [int(k) if k.isdigit() else k for k in key.replace("[]", ".0").split(".")]
     top = path[0]
     for b in bases():
         if len(path) == 3 and top == "pins" and not isinstance(b["pins"][path[1]], dict):
+            continue
+        if 0 in path and not has(b, path):
             continue
         if top == "port" and len(path) > 1 and path[1] not in b["port"] and path[1] != "kind":
             continue
@@ -97,6 +110,19 @@ def concrete(key):
             continue
         return path, b
     raise AssertionError(key)
+
+
+def has(d, path):
+    for k in path[:-1]:
+        if not isinstance(d, (dict, list)) or (k not in d if isinstance(d, dict) else k >= len(d)):
+            return False
+        d = d[k]
+    return True
+
+
+def key_of(path):
+    """The key validation names: "calibration.tracks[0].max_distance"."""
+    return "".join("[%d]" % k if isinstance(k, int) else ("." if i else "") + k for i, k in enumerate(path))
 
 
 def put(d, path, value):
@@ -138,7 +164,7 @@ def test_a_documented_range_is_what_validation_refuses_outside_and_takes_at_its_
     path, base = concrete(key)
     step = 0.0001 if num else 1
     outside = [lo - step, hi + step] if lo - step >= 0 or not chars else [hi + step]
-    name = ".".join(path)
+    name = key_of(path)
     for v in outside:
         d = copy.deepcopy(base)
         put(d, path, "x" * int(v) if chars else v)
@@ -184,6 +210,9 @@ def test_a_documented_default_is_what_a_profile_without_the_key_gets(key):
         return
     drop(d, path)
     if len(path) == 3 and path[0] == "pins":  # a pin's object: validated into pin_options
+        if path[2] == "expander":  # without it, the object's pin is the chip's GPIO
+            assert cell == "none: a pin of the chip" and P.load(d)["pins"][path[1]] == base["pins"][path[1]]["pin"]
+            return
         if path[2] != "pin":
             got = P.load(d)["pin_options"][path[1]][path[2]]
             want = hal.signal(path[1])[1] if cell.startswith("the signal's") else json.loads(cell.strip("`"))
@@ -193,14 +222,14 @@ def test_a_documented_default_is_what_a_profile_without_the_key_gets(key):
         got = P.load(d)
         for k in path:
             got = got[k]
-        if key == "pin_options" and got == {}:  # no pin given as an object: none, returned empty
+        if got in ({}, []) and cell == "`null`":  # none: validation returns it empty
             got = None
         assert got == json.loads(cell.strip("`")), key
         return
     assert cell.startswith("required"), cell
     e = pytest.raises(ProfileError, P.load, d).value
-    owner = {"calibration.refs.<colour>": "calibration.refs", "current_adc.kind": "current_adc"}.get(key)
-    assert e.key in (".".join(path), owner) and ("missing" in str(e) or e.key == owner), (key, str(e))
+    owner = key_of(path[:-1]) if key.endswith((".<colour>", ".kind")) or "[]" in key else None
+    assert e.key in (key_of(path), owner) and ("missing" in str(e) or e.key == owner), (key, str(e))
     if "(null allowed)" in cell:
         d = copy.deepcopy(base)
         put(d, path, None)

@@ -1,5 +1,7 @@
 """Each simulated fault kind against the real firmware: detected, motors safe, reported
-with the right code and track (FAULT events decoded by the host link)."""
+with the right code and track (FAULT events decoded by the host link); on the reference
+board and on the Pico's (pico-18: the door's switches, the solenoids, the buttons and the
+mixer's empty sensor on an I2C expander), where every fault must hold the same."""
 import pytest
 
 from hw_sim.driver import Driver
@@ -9,8 +11,20 @@ from protocol import link as plink
 from sim_helpers import SET
 
 
+BOARD = "reference-18"
+
+
+@pytest.fixture(autouse=True, params=["reference-18", "pico-18"])
+def board(request):
+    """Every test here on both boards (table() builds the table of the one in force)."""
+    global BOARD
+    BOARD = request.param
+    yield request.param
+    BOARD = "reference-18"
+
+
 def table(faults, seed=3, **kw):
-    t = InProcessTable("reference-18", [SET, SET], seed=seed, faults=faults, **kw)
+    t = InProcessTable(BOARD, [SET, SET], seed=seed, faults=faults, **kw)
     d = Driver(t)
     d.connect()
     return t, d

@@ -22,3 +22,13 @@ def wasm():
         yield wasm32.build_tree(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def wasm_pico(wasm):
+    """The same with the Raspberry Pi Pico's profile staged (pico-18)."""
+    folder = tempfile.mkdtemp(prefix="jantaku-wasm32-tree-")
+    try:
+        yield wasm32.build_tree(folder, profile="pico-18")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

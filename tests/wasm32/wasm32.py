@@ -29,7 +29,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 RUNNER = ROOT / "tests" / "wasm32" / "run.mjs"
 PACKAGE = "@micropython/micropython-webassembly-pyscript"
 BOARD_DIRS = [ROOT / "tests" / "mcu" / "board", ROOT / "tests" / "wasm32" / "board"]
-HELPERS = "/t"  # the board-side test modules of the "as flashed" runs, apart from the staged files
+HELPERS = "/t"
+PROFILE = "reference-18"  # the board-side test modules of the "as flashed" runs, apart from the staged files
 
 
 class Wasm32Error(AssertionError):
@@ -70,10 +71,12 @@ def mpy_major(mpy_cross=None):
 
 
 # ------------------------------------------------------------------ the files
-def build_tree(tree):
+def build_tree(tree, profile=None):
     """The board's files in ``tree`` (tests/board_image.py, with the board sides of
-    tests/mcu and tests/wasm32).  Returns {"staged", "extras", "tree"}."""
-    info = board_image.build_tree(tree, board_dirs=BOARD_DIRS)
+    tests/mcu and tests/wasm32), ``profile`` staged (default reference-18).  Returns
+    {"staged", "extras", "tree", "profile"}."""
+    info = board_image.build_tree(tree, board_dirs=BOARD_DIRS, profile=profile)
+    info["profile"] = profile or PROFILE
     info["tree"] = pathlib.Path(tree)
     return info
 
