@@ -1,6 +1,9 @@
 """Simulator benchmark (prints figures; not a test).
 
-  .venv/bin/python bench/sim_bench.py [--quick]
+  .venv/bin/python bench/sim_bench.py [--quick] [--board ID]
+
+--board: the profile the simulated table is wired as for 1, 2 (in-process) and 4 (default
+reference-18; e.g. pico-18, whose slow signals are on an I2C expander).
 
 1. a 136-tile build (firmware + simulator in-process) against its mechanical bound
 2. simulated seconds per wall second: in-process on CPython (firmware, and the physics
@@ -28,6 +31,7 @@ from hw_sim.tiles import standard_set  # noqa: E402
 
 SET = standard_set()
 QUICK = "--quick" in sys.argv
+BOARD = sys.argv[sys.argv.index("--board") + 1] if "--board" in sys.argv else "reference-18"
 ROUNDS = 3 if QUICK else 5
 
 
@@ -46,7 +50,7 @@ def reference_mops():
 
 
 def firmware_build(seed):
-    t = InProcessTable("reference-18", [SET, SET], seed=seed)
+    t = InProcessTable(BOARD, [SET, SET], seed=seed)
     d = Driver(t, keep_events=False)
     d.connect()
     w = time.perf_counter()
@@ -91,7 +95,7 @@ def guard_latencies():
     n = 0
     for when in (1, 500, 2000, 3990, 4300, 6000, 7990):
         for door in (False, True):
-            t = InProcessTable("reference-18", [SET, SET], seed=2)
+            t = InProcessTable(BOARD, [SET, SET], seed=2)
             d = Driver(t, keep_events=False)
             d.connect()
             d.build(1, [34] * 4, 17, [1, 2], 1)
@@ -126,7 +130,7 @@ def kib(n):
 
 
 def main():
-    print("== jantaku simulator bench (hw_sim)")
+    print("== jantaku simulator bench (hw_sim), board profile %s" % BOARD)
     seeds = [1, 2, 3] if QUICK else list(range(1, 11))
     res = [firmware_build(s) for s in seeds]
     b = res[0][0]

@@ -245,9 +245,7 @@ class Endpoint:
     def _h_names(self, v):
         r = self.ctl.cmd_set_calibration(None, None, None, v[0])
         if r[0] == _m.OK:
-            ident = getattr(self.link, "identity", None)
-            if isinstance(ident, dict):
-                ident["colour_names"] = v[0]  # ABOUT from the next handshake on
+            self.link.set_colour_names(v[0])  # ABOUT from the next handshake on
         return r
 
     def _h_exit(self, v):

@@ -19,6 +19,7 @@ import micropython
 from firmware import profile as _profile
 from firmware.compat import RealClock, sleep_ms, ticks_diff
 from firmware.app import Firmware
+from firmware.bootfail import BootFailed
 from firmware.bindings.machine_hal import MachineHal
 from firmware.ports import open_port
 
@@ -40,15 +41,20 @@ def main(src=None, *, port=None, shares_repl=False):
     """Run the controller until EXIT_REPL.  src: a board id, a path or a dict
     (default reference-18).  port: a protocol port to use instead of the
     profile's (shares_repl: it is the REPL's USB port)."""
-    prof = _profile.load(src)
-    hal = MachineHal(machine, prof)
-    hal.all_off()  # before anything else: every motor and solenoid off
-    if _safe_mode(hal):
-        print("jantaku: start button held at boot: staying at the REPL")
-        return None
     clock = RealClock()
-    if port is None:
-        port, shares_repl = open_port(machine, prof)
+    hal = None
+    try:
+        prof = _profile.load(src)
+        hal = MachineHal(machine, prof)
+        hal.all_off()  # before anything else: every motor and solenoid off
+        if _safe_mode(hal):
+            print("jantaku: start button held at boot: staying at the REPL")
+            return None
+        if port is None:
+            port, shares_repl = open_port(machine, prof)
+    except Exception as e:  # the firmware cannot start: say why on the USB port
+        _boot_failed(e, None, clock, None, hal)
+        return None
     wdt = None
     if prof["watchdog_ms"]:
         wdt = machine.WDT(timeout=prof["watchdog_ms"])
@@ -56,7 +62,13 @@ def main(src=None, *, port=None, shares_repl=False):
         _kbd_intr(-1)  # 0x03 in a frame is data, not Ctrl-C
     fw = None
     try:
-        fw = Firmware(prof, hal, clock=clock, link_clock=clock, port=port, wdt=wdt)
+        try:
+            fw = Firmware(prof, hal, clock=clock, link_clock=clock, port=port, wdt=wdt)
+        except Exception as e:
+            if shares_repl:
+                _kbd_intr(3)  # Ctrl-C ends the boot error's loop
+            _boot_failed(e, port, clock, wdt, hal)
+            return None
         fw.endpoint.repl = True  # EXIT_REPL returns here, then to the REPL
         _profile.release()  # validated: the checks' code can go
         while not fw.exit_requested:
@@ -85,6 +97,33 @@ def main(src=None, *, port=None, shares_repl=False):
             _repl_next_boot()
             machine.reset()
     return fw
+
+
+class _Stdout:
+    """The USB REPL port before the profile's port is open."""
+
+    def write(self, b):
+        return sys.stdout.write(b.decode())
+
+
+def _boot_failed(e, port, clock, wdt, hal):
+    """Every output off, the traceback once, then the boot error's line on the port every
+    2 s (firmware/bootfail.py) until Ctrl-C (mpremote, `jantaku flash`) stops it."""
+    if hal is not None:
+        try:
+            hal.all_off()
+        except Exception:
+            pass
+    sys.print_exception(e)
+    bf = BootFailed(e, port if port is not None else _Stdout(), clock)
+    try:
+        while True:
+            bf.step()
+            if wdt is not None:
+                wdt.feed()
+            sleep_ms(50)
+    except KeyboardInterrupt:
+        pass
 
 
 REPL_FLAG = "/jantaku-repl"  # the board's /main.py stays at the REPL once when this exists

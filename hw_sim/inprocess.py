@@ -52,19 +52,30 @@ def load_profile(profile, table_stacks=None):
 
 
 def firmware_factory(profile, machine, *, clock, link_clock, port, boot_nonce, wdt=None):
-    """The product: firmware.app.Firmware on firmware.bindings.machine_hal."""
+    """The product: firmware.app.Firmware on firmware.bindings.machine_hal.  A firmware
+    that cannot start (the profile as given refused, a pin its binding refuses) is what
+    a board's main.py runs then: firmware/bootfail.BootFailed, its line on the port."""
     from firmware.app import Firmware
     from firmware.bindings.machine_hal import MachineHal
 
-    return Firmware(profile, MachineHal(machine, profile), clock=clock, link_clock=link_clock,
-                    port=port, boot_nonce=boot_nonce, wdt=wdt)
+    try:
+        return Firmware(profile, MachineHal(machine, profile), clock=clock, link_clock=link_clock,
+                        port=port, boot_nonce=boot_nonce, wdt=wdt)
+    except Exception as e:
+        from firmware.bootfail import BootFailed
+
+        return BootFailed(e, port, clock)
 
 
 class InProcessTable:
     def __init__(self, profile, sets, *, seed=0, faults=(), firmware_factory=None, mixed_deck=False,
                  sim=None, table_stacks=None, keep_builds=None, lock_irq=False, watchdog=False,
-                 start_us=0, link_clock=None, wire_size=4096, boot_nonces="seed", players="auto"):
+                 start_us=0, link_clock=None, wire_size=4096, boot_nonces="seed", players="auto",
+                 firmware_profile=None):
+        """firmware_profile: what the firmware boots with, as given (valid or not: a
+        board's firmware refuses a bad one itself); default the table's profile."""
         self.profile = load_profile(profile, table_stacks)
+        self._fw_profile = firmware_profile
         self.seed = seed
         self.clock = VirtualClock(start_us)
         self.link_clock = link_clock if link_clock is not None else self.clock
@@ -114,7 +125,8 @@ class InProcessTable:
         kw = {"clock": self.clock, "link_clock": self.link_clock, "port": self.wire.device, "boot_nonce": nonce}
         if wdt is not None:
             kw["wdt"] = wdt
-        self.fw = self._factory(self.profile, self.machine, **kw)
+        self.fw = self._factory(self.profile if self._fw_profile is None else self._fw_profile,
+                                self.machine, **kw)
         self.boot_nonce = nonce
 
     def reset(self, cause=HARD_RESET):

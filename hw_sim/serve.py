@@ -99,7 +99,8 @@ class Server:
 
     def __init__(self, profile, sets, *, seed=0, speed=1.0, faults=(), table_stacks=None,
                  firmware_runtime="cpython", port_link_path=None, mixed_deck=False, sim=None,
-                 micropython=None, heapsize="4m", boot_nonces="random", players="auto"):
+                 micropython=None, heapsize="4m", boot_nonces="random", players="auto",
+                 firmware_profile=None):
         if speed <= 0:
             raise ValueError("speed must be > 0, got %r" % (speed,))
         if firmware_runtime not in ("cpython", "micropython"):
@@ -113,7 +114,7 @@ class Server:
             self.table = InProcessTable(profile, sets, seed=seed, faults=faults, mixed_deck=mixed_deck,
                                         sim=sim, table_stacks=table_stacks, link_clock=RealClock(),
                                         keep_builds=KEEP_BUILDS, boot_nonces=boot_nonces,
-                                        players=players)
+                                        players=players, firmware_profile=firmware_profile)
         else:
             from hw_sim.stdio_client import MicroPythonTable
 
@@ -230,14 +231,14 @@ def write_state(srv, path):
 
 def serve(profile, sets, *, seed=0, speed=1.0, faults=(), table_stacks=None, firmware_runtime="cpython",
           port_link_path=None, out=sys.stdout, mixed_deck=False, stop=None, max_s=None, report_to=None,
-          state_path=None, state_every_s=STATE_EVERY_S, players="auto", sim=None):
+          state_path=None, state_every_s=STATE_EVERY_S, players="auto", sim=None, firmware_profile=None):
     """Serve the simulated table on a pty until killed.  stop: an object with
     is_set() (threading.Event) to end it; max_s: wall seconds; report_to: a
     callable given the final report dict; state_path: a file kept up to date
     (every state_every_s wall seconds) with the table's physical state."""
     srv = Server(profile, sets, seed=seed, speed=speed, faults=faults, table_stacks=table_stacks,
                  firmware_runtime=firmware_runtime, port_link_path=port_link_path, mixed_deck=mixed_deck,
-                 players=players, sim=sim)
+                 players=players, sim=sim, firmware_profile=firmware_profile)
     out.write("PORT %s\n" % srv.link)
     out.flush()
     end = time.monotonic() + max_s if max_s else None

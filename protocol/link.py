@@ -681,6 +681,12 @@ class Link:
         else:
             self._conn_due = self._now
 
+    def set_colour_names(self, names):
+        """Device: the colour class names the next handshake's ABOUT carries (the table
+        took SET_COLOUR_NAMES: a host that connects later learns them)."""
+        if self._aboutv is not None:
+            self._aboutv[2] = names
+
     def _on_first_identity(self, fb, n):
         try:
             values = _m.decode_payload(_m.BY_ID[_m.IDENTITY], fb, 4, n - 4)

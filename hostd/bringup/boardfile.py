@@ -3,9 +3,12 @@ measured values (calibration, timings) into it with a backup and a diff (docs/FI
 §3.2).
 
 The built-in profiles (firmware/boards/<id>.json) are the project's; a club's table gets
-its own copy in `$XDG_CONFIG_HOME/jantaku/boards/<id>.json` (default ~/.config/...), made
-from the built-in one the first time something is written.  That copy is what
-`jantaku selftest` compares with and what `jantaku flash --board PATH` installs.
+its own copy in one place, `$JANTAKU_CONFIG_DIR/boards/<id>.json` (the service sets
+JANTAKU_CONFIG_DIR=/var/lib/jantaku: written by the daemon, readable by the jantaku
+group), else `$XDG_CONFIG_HOME/jantaku/boards/<id>.json` (default ~/.config/...), made
+from the built-in one the first time something is written.  That copy is what `jantaku
+selftest` compares with, what calibrate writes and what `jantaku flash --board ID`
+installs (docs/DEPLOY.md "Where the club's profile lives").
 """
 import copy
 import difflib
@@ -24,6 +27,10 @@ log = structlog.get_logger("jantaku.boardfile")
 
 
 def user_dir():
+    """Where a club's profiles live: $JANTAKU_CONFIG_DIR/boards, else the XDG config's."""
+    own = os.environ.get("JANTAKU_CONFIG_DIR")
+    if own:
+        return os.path.join(own, "boards")
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(base, "jantaku", "boards")
 

@@ -155,7 +155,10 @@ def load_profile(profile, root=ROOT):
     src = DEFAULT_PROFILE if profile is None else str(profile)
     path = pathlib.Path(src)
     if "/" not in src and not src.endswith(".json"):
-        path = pathlib.Path(root) / "firmware" / "boards" / (src + ".json")
+        from hostd.bringup import boardfile
+
+        club = pathlib.Path(boardfile.user_path(src))  # the club's copy, where it has one
+        path = club if club.is_file() else pathlib.Path(root) / "firmware" / "boards" / (src + ".json")
     if not path.is_file():
         known = sorted(p.stem for p in (pathlib.Path(root) / "firmware" / "boards").glob("*.json"))
         raise FlashError("board profile %s not found (known ids: %s; or give a path to a JSON "
@@ -182,6 +185,7 @@ def check_hardware(profile, out=print, root=ROOT):
     pid, path = load_profile(profile, root)
     prof = fw_profile.load(str(path))
     where = "board profile %s" % path
+    out("profile: %s" % path)
     try:
         warnings = hardware.require(prof, where=where)
     except hardware.HardwareError as e:

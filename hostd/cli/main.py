@@ -16,6 +16,7 @@ Keep this module's top free of heavy imports (pydantic, the daemon...): ``jantak
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from hostd.cli.common import (  # noqa: F401 - the subcommands' shared names
@@ -361,6 +362,25 @@ def _configure_sim(p):
                     help="the port path `sim serve` printed (PORT <path>)")
 
 
+def _raw_profile(board):
+    """The JSON object in the profile file ``board`` names (an id or a path), or None when
+    there is no such file or it holds no JSON object."""
+    import json
+
+    from firmware import profile as fprofile
+
+    if not board:
+        return None
+    path = board if ("/" in board or board.endswith(".json")) else os.path.join(
+        fprofile.boards_dir(), board + ".json")
+    try:
+        with open(path) as f:
+            raw = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return raw if isinstance(raw, dict) else None
+
+
 def cmd_sim(args) -> int:
     if args.sim_command == "press":
         from hw_sim.control import request
@@ -409,10 +429,20 @@ def cmd_sim(args) -> int:
     if args.speed <= 0:
         raise UsageError("--speed must be above 0, e.g. 1 (real time) or 20")
     stacks = args.table_stacks or (29 if profile.stacks_per_wall > 18 else None)
+    firmware_profile = None
     try:
         board = board_profile(stacks, args.board)
     except ValueError as e:  # (ProfileError is one)
-        raise UsageError("--board: %s" % e) from None
+        raw = _raw_profile(args.board)
+        if raw is None or args.firmware_runtime != "cpython":
+            raise UsageError("--board: %s" % e) from None
+        # a profile the firmware will refuse: the table is wired as the reference one,
+        # and the simulated board boots the profile as given, as a real one would
+        sys.stderr.write("jantaku sim serve: the board profile is not valid (%s); the simulated "
+                         "firmware boots it as given and says why on the port\n"
+                         % str(e).replace("\n", " "))
+        board = board_profile(stacks)
+        firmware_profile = raw
     sim = {}
     if args.set_colour:
         if len(args.set_colour) != 2:
@@ -437,7 +467,7 @@ def cmd_sim(args) -> int:
                            speed=args.speed, faults=tuple(args.fault), sim=sim or None,
                            mixed_deck=args.mixed_deck, firmware_runtime=args.firmware_runtime,
                            port_link_path=args.link, state_path=args.state,
-                           players=args.players) or 0
+                           players=args.players, firmware_profile=firmware_profile) or 0
     except ValueError as e:
         raise UsageError(str(e)) from None
 

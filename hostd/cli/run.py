@@ -83,10 +83,12 @@ def configure_run(p):
     p.add_argument("--token-file", default=None, metavar="PATH",
                    help="where the API token is kept (mode 0600; generated if absent); needed "
                         "when listening beyond loopback (default: api-token beside the journal)")
-    p.add_argument("--colours", "--colors", default="blue,green", metavar="A,B",
-                   help="back colours of the two sets loaded (default blue,green): the default "
-                        "of `session start --colours`; the same name twice (blue,blue) for "
-                        "sets whose backs look alike; with --sim, the simulated sets' backs")
+    p.add_argument("--colours", "--colors", default=None, metavar="A,B",
+                   help="back colours of the two sets loaded: the default of `session start "
+                        "--colours` (default: the table's own, as its board profile names them, "
+                        "which `jantaku calibrate --sets` rewrites); the same name twice "
+                        "(blue,blue) for sets whose backs look alike; with --sim, the simulated "
+                        "sets' backs")
     p.add_argument("--seed", type=int, default=None,
                    help="dice (and the simulated table) from this seed instead of a cryptographic source")
     p.add_argument("--sim-ruleset", default="riichi", metavar="R",
@@ -166,7 +168,8 @@ def _check_sim_options(args):
     from hostd.core.session import check_sets
 
     try:  # the simulated table's sets have these backs: colours of its board profile
-        check_sets(args.colours, board_profile()["colours"])
+        if args.colours:
+            check_sets(args.colours, board_profile()["colours"])
     except JantakuError as e:
         raise UsageError("--colours: %s" % e) from None
 
@@ -240,7 +243,7 @@ def cmd_run(args):
     from hostd.core.session import check_sets
 
     try:  # the names the table knows are checked once it answers (session start)
-        colours = check_sets(args.colours)
+        colours = check_sets(args.colours) if args.colours else None
     except JantakuError as e:
         raise UsageError("--colours: %s" % e) from None
     if args.sim:

@@ -20,6 +20,9 @@ from hostd.core.state import State
 NEXT = {
     "table_disconnected": (("error",), "The table is not connected ({error}): check its cable "
                                        "and power; the daemon reconnects by itself."),
+    "table_cannot_start": (("error",), "The table's firmware cannot start: {error}. Fix what it "
+                                       "names in the board profile (or the board), then flash "
+                                       "it again."),
     "abort_pending": ((), "The abort is not confirmed yet: it is sent again as soon as the "
                           "table answers."),
     "start_session": (("colours",), "Start a session: choose a ruleset (the sets' backs: "
@@ -99,12 +102,14 @@ class Context:
     """The facts besides the state that words need: the link, the session's game's first
     hand, the default sets, the session's id."""
 
-    __slots__ = ("connected", "error", "first_hand", "colours", "session", "mixed_deck")
+    __slots__ = ("connected", "error", "first_hand", "colours", "session", "mixed_deck",
+                 "boot_error")
 
     def __init__(self, *, connected=True, error=None, first_hand=1, colours=("blue", "green"),
-                 session=None, mixed_deck=False):
+                 session=None, mixed_deck=False, boot_error=None):
         self.connected = connected
         self.error = error
+        self.boot_error = boot_error  # what a board that cannot start says (its line)
         self.first_hand = first_hand  # the session-wide number of the game's first hand
         self.colours = tuple(colours)
         self.session = session
@@ -187,6 +192,8 @@ def next_step(state, ctx, *, table_fault=None):
     """What happens next in ``state``: ``{"code", "params", "text", "action"}``."""
     if state.name == "aborting":
         n = _next("abort_pending")
+    elif not ctx.connected and ctx.boot_error:
+        n = _next("table_cannot_start", error=ctx.boot_error)
     elif not ctx.connected:
         n = _next("table_disconnected", error=ctx.error)
     else:
@@ -304,9 +311,18 @@ def example_state(code):
     return _EXAMPLES[code]
 
 
+def example_context(code):
+    """More of the Context that gives ``code`` than the state says (keyword arguments)."""
+    if code == "table_cannot_start":
+        return {"boot_error": "ProfileError: pins.gate2: pin 3 is already used by gate1; "
+                              "accepted: a pin number no other signal uses"}
+    return {}
+
+
 _H = {"hand": 3, "game": 1, "thrown": True}
 _EXAMPLES = {
     "table_disconnected": (State("built", dict(_H, deck="B", top="A")), False, None),
+    "table_cannot_start": (State("idle", {"walls_inside": False}), False, None),
     "abort_pending": (State("aborting", {"session": 1}), False, None),
     "start_session": (State("idle", {"walls_inside": False}), True, None),
     "take_tiles_out": (State("idle", {"walls_inside": False, "where": {"A": "top", "B": "top"}}),

@@ -95,11 +95,16 @@ def _why_not(command, st):
     return ": " + why if why else ""
 
 
+DEFAULT_COLOURS = ("blue", "green")  # before a table says its own (the reference profile's)
+
+
 class Daemon:
-    def __init__(self, *, transport, journal, colours=("blue", "green"), seed=None, resume=True,
+    def __init__(self, *, transport, journal, colours=None, seed=None, resume=True,
                  push_window=PUSH_WINDOW_S, keep_days=KEEP_DAYS, journal_max_bytes=None):
         self.journal = journal
-        self.colours = tuple(colours)  # the sets' backs by default (`run --colours`, calibrate)
+        # the sets' backs by default: `run --colours` (or the sets last calibrated) when
+        # given, else the table's own colour classes, from its handshake (see colours)
+        self._colours = tuple(colours) if colours else None
         self.seed = seed  # dice from a seed (demos, the simulator) or None: cryptographic
         self.resume = resume  # carry on the journal's open session (a real table)
         self.push_window = push_window
@@ -108,8 +113,8 @@ class Daemon:
         self.m = Machine(on_change=self._state_changed)
         self.link = LinkClient(transport, on_event=self._on_table_event,
                                on_change=self._on_link_change)
-        self.table = TableClient(self.link, colours=self.colours, on_event=self.publish,
-                                 on_button=self._pressed)
+        self.table = TableClient(self.link, colours=self._colours or DEFAULT_COLOURS,
+                                 on_event=self.publish, on_button=self._pressed)
         self.session = None
         self.known = None  # where the last session left the tiles, for the next start
         self.last_end = None  # how the last session ended: {"id", "how", "reason"}
@@ -124,12 +129,31 @@ class Daemon:
 
     # -- the state and what it means ----------------------------------------------------------
     @property
+    def colours(self):
+        """The two sets' backs a session takes by default: the ones given (`run
+        --colours`, or the sets last calibrated), else the connected table's first two
+        colour classes as its handshake names them (its board profile's, which `jantaku
+        calibrate` rewrites), else blue and green (no table yet)."""
+        if self._colours is not None:
+            return self._colours
+        ident = self.table.identity if self.link.connected else None
+        names = ident["colours"] if ident else None
+        if not names:
+            return DEFAULT_COLOURS
+        return (names[0], names[1]) if len(names) > 1 else (names[0], names[0])
+
+    @colours.setter
+    def colours(self, sets):
+        self._colours = tuple(sets)
+
+    @property
     def state(self):
         return self.m.state
 
     def context(self):
         s = self.session
         return Context(connected=self.link.connected, error=self.link.error,
+                       boot_error=self.link.boot_error,
                        first_hand=s.game_first_hand if s else 1, colours=self.colours,
                        session=s.id if s else None, mixed_deck=bool(s and s.mixed_deck))
 

@@ -56,7 +56,8 @@ class StartRequest(_Strict):
         None, description="the two sets' back colours, each a colour class the table knows "
                           "(`GET /status`: table.identity.colours); the same name twice for "
                           "sets whose backs look alike; default: the daemon's (`run "
-                          "--colours`, or the sets last calibrated)",
+                          "--colours`, or the sets last calibrated, else the table's first two "
+                          "colour classes)",
         json_schema_extra={"minItems": 2, "maxItems": 2})
 
 

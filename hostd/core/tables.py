@@ -2,7 +2,7 @@
 and their transitions and every action from each state (docs/FAULTS.md), and the codes of
 what happens next (docs/API.md).  tests/unit/test_docs_tables.py checks the documents
 hold exactly these; `python -m hostd.core.tables` prints them to paste after a change."""
-from hostd.core.codes import NEXT, Context, example_state, next_step
+from hostd.core.codes import NEXT, Context, example_context, example_state, next_step
 from hostd.core.commands import NAMES, can, refused_with
 from hostd.core.state import STATES, TRANSITIONS, State
 
@@ -92,8 +92,8 @@ def next_rows():
     lines = ["| code | parameters | action | English text (an example) |", "|---|---|---|---|"]
     for code, (params, _) in NEXT.items():
         state, connected, fault = example_state(code)
-        n = next_step(state, Context(connected=connected, error="no such port"),
-                      table_fault=fault)
+        n = next_step(state, Context(connected=connected, error="no such port",
+                                     **example_context(code)), table_fault=fault)
         assert n["code"] == code, (code, n["code"])
         lines.append("| `%s` | %s | %s | %s |" % (code, ", ".join(params) or "-",
                                                  "`%s`" % n["action"] if n["action"] else "-",

@@ -635,4 +635,6 @@ class TableClient:
                                 for r in self.counts]} if self.targets else None,
             "identity": ident,
             "resets": self.link.resets,
+            # what a board that cannot start says (firmware/bootfail.py), or null
+            "boot_error": getattr(self.link, "boot_error", None),
         }

@@ -40,6 +40,9 @@ class CommandRejected(JantakuError):
         self.msgid, self.result, self.field = msgid, code, field
 
 
+BOOT_MARKER = b"jantaku: boot error: "  # firmware/bootfail.py MARKER
+
+
 class LinkClient:
     """Owns the transport and the protocol Link; one task (`run`) pumps both."""
 
@@ -61,6 +64,8 @@ class LinkClient:
         self._about = asyncio.Event()
         self._stop = False
         self._logged_why = None
+        self.boot_error = None  # the line a board that cannot start says (firmware/bootfail.py)
+        self._text = bytearray()  # the port's last bytes, looked through for that line
 
     # -- the pump -------------------------------------------------------------------------
     async def run(self):
@@ -92,6 +97,8 @@ class LinkClient:
             data = await self.transport.read(min(link.next_due_ms(), 50))
             if data:
                 link.feed(data)
+                if not self.connected:
+                    self._look_for_boot_error(data)
             hb = link.peer_heartbeat
             if hb is not None and hb[4] != dropped:
                 if dropped is not None and hb[4] > dropped:
@@ -100,6 +107,29 @@ class LinkClient:
                     log.warning("the table dropped events", dropped=hb[4] - dropped)
                     self._on_event(m.HEARTBEAT, hb)
                 dropped = hb[4]
+
+    def _look_for_boot_error(self, data):
+        """A board whose firmware cannot start says so as a text line, not a frame
+        (protocol/SPEC.md "Boot errors"): kept as the reason the table is not connected."""
+        t = self._text
+        t += data
+        i = t.find(BOOT_MARKER)
+        if i < 0:
+            del t[:max(0, len(t) - len(BOOT_MARKER))]
+            return
+        j = t.find(b"\n", i)
+        if j < 0:
+            if len(t) - i > 600:  # no line end in sight: not the line
+                del t[:]
+            else:
+                del t[:i]
+            return
+        said = bytes(t[i + len(BOOT_MARKER):j]).decode(errors="replace").strip()
+        del t[:j + 1]
+        if said != self.boot_error:
+            log.error("the table cannot start its firmware", said=said)
+        self.boot_error = said
+        self._down("the table's firmware cannot start: %s" % said)
 
     def stop(self):
         self._stop = True
@@ -131,6 +161,7 @@ class LinkClient:
         link = self.link
         if ev == plink.NEW:
             self._about.clear()
+            self.boot_error = None
             if link.identity is not None:  # the IDENTITY that made the session
                 self.identity = dict(zip(m.field_names(m.IDENTITY), link.identity))
             rebooted = link.peer_rebooted

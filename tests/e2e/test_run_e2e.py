@@ -118,3 +118,39 @@ def test_log_lines_and_the_live_status_line_never_share_a_line(tmp_path, hil_por
         if "events_subscribed" in visible or "events_unsubscribed" in visible:
             assert "table " not in visible.split("events_")[0], repr(chunk)
     assert text.count("events_subscribed") >= 3
+
+
+def test_a_board_that_cannot_start_shows_why_in_status(tmp_path, hil_port):
+    """`jantaku sim serve --board` a profile the firmware refuses: the simulated board boots
+    it as given and says why on its port (firmware/bootfail.py); the daemon shows it as
+    the table's reason, naming the profile key, within 10 s, in `jantaku status` and its
+    JSON."""
+    import json
+    import time
+
+    from tests.e2e.conftest import start_sim
+
+    if hil_port:
+        pytest.skip("boots the simulator with a broken profile")
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "firmware", "boards", "reference-18.json")) as f:
+        raw = json.load(f)
+    raw["id"] = "club-broken"
+    raw["pins"]["gate2"] = raw["pins"]["gate1"]
+    bad = tmp_path / "club-broken.json"
+    bad.write_text(json.dumps(raw))
+    sim, port = start_sim(tmp_path, "--ruleset", "riichi", "--board", str(bad))
+    d = start_daemon(tmp_path, port)
+    try:
+        t0 = time.monotonic()
+        st = d.wait(lambda s: s["next"]["code"] == "table_cannot_start", timeout=10,
+                    what="the board's boot error")
+        took = time.monotonic() - t0
+        assert "pins.gate2" in st["next"]["text"] and "already used by gate1" in st["next"]["text"]
+        assert "pins.gate2" in st["table"]["boot_error"] and not st["table"]["connected"]
+        out = d.cli("status").stdout
+        assert "firmware cannot start" in out and "pins.gate2" in out, out
+        print("\nthe boot error reached `jantaku status` %.1f s after the daemon was up" % took)
+        assert "the board profile is not valid" in sim.log()
+    finally:
+        d.proc.kill()
+        sim.kill()

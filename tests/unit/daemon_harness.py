@@ -24,6 +24,7 @@ class Harness:
         self.loop = asyncio.new_event_loop()
         self.db = str(tmp_path / ("journal-%d.sqlite" % seed))
         self.colours = colours or ("blue", "green")  # the sets loaded, and the daemon's default
+        self.daemon_colours = self.colours  # (None: the daemon takes the table's, `run` without --colours)
         profile = get_ruleset(ruleset)
         if board is None:  # (a board profile: the table is wired as it says)
             board = board_profile(29 if profile.stacks_per_wall > 18 else None)  # as the demo's
@@ -41,7 +42,7 @@ class Harness:
         self.journal = Journal(self.db)
         self.transport = InProcessTransport(self.sim)
         self.daemon = Daemon(transport=self.transport, journal=self.journal, seed=self.seed,
-                             push_window=self.push_window, colours=self.colours)
+                             push_window=self.push_window, colours=self.daemon_colours)
         self.run(self.daemon.start())
         self.settle(until=lambda: self.daemon.link.connected, max_s=30)
 

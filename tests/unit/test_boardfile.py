@@ -40,3 +40,16 @@ def test_an_unknown_board_or_a_broken_copy_says_where(cfg):
     (cfg / "reference-18.json").write_text("{not json")
     with pytest.raises(ConfigError, match="reference-18.json"):
         boardfile.load("reference-18")
+
+
+def test_jantaku_config_dir_is_the_one_place_for_every_command(tmp_path, monkeypatch):
+    """JANTAKU_CONFIG_DIR (the service's /var/lib/jantaku) wins over XDG_CONFIG_HOME: the
+    self-test, calibrate and flash all read and write the club's copy there."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert boardfile.user_dir() == str(tmp_path / "xdg" / "jantaku" / "boards")
+    monkeypatch.setenv("JANTAKU_CONFIG_DIR", str(tmp_path / "svc"))
+    assert boardfile.user_path("reference-18") == str(tmp_path / "svc" / "boards" / "reference-18.json")
+    w = boardfile.write("reference-18", lambda d: d["calibration"].update(min_clear=222))
+    assert w["path"] == boardfile.user_path("reference-18")
+    prof, path, _ = boardfile.load("reference-18")
+    assert path == boardfile.user_path("reference-18") and prof["calibration"]["min_clear"] == 222

@@ -260,3 +260,23 @@ def test_the_pico_boards_self_test_passes_through_its_expander(harness):
     door = by(rep, "door")[0]
     assert 550 <= door["reading"]["open_ms"] <= 720, door  # a poll (10 ms) later at most
     assert h.sim.table.wiring == [] and h.sim.fw.hal.expanders[0].errors == 0
+
+
+def test_a_daemon_restarted_without_colours_takes_the_calibrated_sets_from_the_table(harness, cfg):
+    """`jantaku calibrate --sets pink,yellow`, then the daemon restarted as the service runs
+    it (no --colours): it takes the sets from the table's handshake, which names the
+    calibrated classes, and opens sessions with pink and yellow."""
+    h = harness(sim=CLUB, colours=("pink", "yellow"))
+    h.daemon_colours = None
+    h.restart()
+    assert h.daemon.colours == ("blue", "green")  # the reference profile's, from the table
+    rep, err = h.call(h.daemon.calibrate(["pink", "yellow"]), max_s=300)
+    assert err is None and rep["ok"], err
+    h.restart()  # the service restarted: no --colours
+    h.settle(until=lambda: h.daemon.link.connected and h.daemon.table.identity is not None)
+    assert h.daemon.colours == ("pink", "yellow")
+    assert h.status()["next"]["params"]["colours"] == ["pink", "yellow"]
+    answer, err = h.call(h.daemon.start_session("riichi", True))
+    assert err is None and answer["sets"] == ["pink", "yellow"]
+    h.settle()
+    assert h.status()["state"]["name"] == "built"

@@ -35,3 +35,22 @@ def test_a_code_s_text_never_shows_a_python_value_or_a_command():
         text = row.rsplit("|", 2)[1]
         for bad in ("None", "?", "{", "}", "jantaku", "[", "]", "`"):
             assert bad not in text, (code, text)
+
+
+def test_commissioning_troubleshooting_has_a_row_for_every_device_and_fault():
+    """docs/COMMISSIONING.md's troubleshooting table: a row, first cell the code, for every
+    self-test device and every fault kind `jantaku status` shows, and none for a code the
+    software does not have."""
+    from hostd.bringup.selftest import ORDER
+    from hostd.core.codes import KINDS
+
+    text = (DOCS / "COMMISSIONING.md").read_text()
+    table = text[text.index("| code | what it means |"):]
+    rows = [ln for ln in table.splitlines()[2:] if ln.startswith("| `")]
+    codes = [r.split("|")[1].strip().strip("`") for r in rows]
+    want = list(ORDER) + list(KINDS)
+    missing = [c for c in want if c not in codes]
+    assert not missing, "codes with no troubleshooting row: %s" % missing
+    extra = [c for c in codes if c not in want]
+    assert not extra, "rows for codes the software has not: %s" % extra
+    assert all(len(r.split("|")) == 6 and all(cell.strip() for cell in r.split("|")[1:5]) for r in rows)

@@ -90,7 +90,9 @@ def test_dry_run_compiles_for_real_and_copies_nothing():
     assert "protocol/models.mpy" not in names
     assert all(s > 0 for _, s in res["files"])
     assert res["total"] == sum(s for _, s in res["files"])
-    # one line per file with its size, then the total
+    # which profile, one line per file with its size, then the total
+    assert lines[0] == "profile: %s" % (ROOT / "firmware" / "boards" / "reference-18.json")
+    lines = lines[1:]
     assert len(lines) == len(names) + 1
     for (board, size), line in zip(res["files"], lines):
         assert re.fullmatch(r"\s+%s\s+%d B" % (re.escape(board), size), line), line
@@ -357,3 +359,18 @@ def test_the_profiles_board_is_flashed_and_an_unnamed_one_warned(cached_stage, t
     assert res["copied"] and len(warn) == 2, lines
     assert "names no hardware" in warn[0] and "one of raspberry-pi-header, rpi-pico" in warn[0]
     assert "'Raspberry Pi Pico2 with RP2350' (hardware rpi-pico2)" in warn[1]
+
+
+def test_a_club_copy_of_the_profile_is_flashed_by_its_id(tmp_path, monkeypatch, cached_stage):
+    """JANTAKU_CONFIG_DIR/boards/<id>.json, the club's copy (what calibrate wrote), is the
+    one `jantaku flash --board <id>` takes, and says so."""
+    raw = json.loads((ROOT / "firmware" / "boards" / "reference-18.json").read_text())
+    raw["calibration"]["min_clear"] = 321
+    (tmp_path / "boards").mkdir()
+    (tmp_path / "boards" / "reference-18.json").write_text(json.dumps(raw))
+    monkeypatch.setenv("JANTAKU_CONFIG_DIR", str(tmp_path))
+    pid, path = fl.load_profile("reference-18")
+    assert (pid, path) == ("reference-18", tmp_path / "boards" / "reference-18.json")
+    lines = []
+    flash(None, dry_run=True, out=lines.append)
+    assert lines[0] == "profile: %s" % (tmp_path / "boards" / "reference-18.json")

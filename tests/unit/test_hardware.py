@@ -219,3 +219,12 @@ def test_signals_needing_a_capability_are_the_hal_kinds():
         need = hw._needs(name)
         assert (need == "pwm") == (kind == hal.PWM) and (need == "adc") == (kind == hal.ADC)
         assert isinstance(need, tuple) == (kind == hal.I2C)
+
+
+@pytest.mark.parametrize("board", ["pico-18", "pico2-18", "reference-18"])
+def test_the_shipped_microcontroller_profiles_flash(board):
+    """Each validates, fits its hardware and is staged by `jantaku flash --dry-run`."""
+    r = _flash_dry_run(board)
+    assert r.returncode == 0, r.stderr
+    assert "firmware/boards/%s.json" % board in r.stdout and "nothing copied (dry run)" in r.stdout
+    assert "warning" not in r.stdout + r.stderr

@@ -248,3 +248,19 @@ def test_command_without_a_table_says_so():
         assert "no table connected" in str(e.value)
 
     asyncio.run(go())
+
+
+def test_a_boot_error_line_is_read_in_pieces_among_noise():
+    """The line a board that cannot start says (firmware/bootfail.py) is recognised however
+    the port cuts it, after garbage, and becomes why the table is not connected."""
+    c = LinkClient(None, on_event=lambda i, v: None)
+    line = b"jantaku: boot error: ProfileError: pins.gate2: pin 3 is already used by gate1\r\n"
+    noise = bytes(range(0, 256, 7)) * 3
+    data = noise + line + noise
+    for i in range(0, len(data), 5):
+        c._look_for_boot_error(data[i:i + 5])
+    assert c.boot_error == "ProfileError: pins.gate2: pin 3 is already used by gate1"
+    assert c.error == "the table's firmware cannot start: " + c.boot_error
+    assert len(c._text) < 100  # what is kept stays small
+    c._look_for_boot_error(b"jantaku: boot error: " + b"x" * 700)  # no line end: not taken
+    assert c.boot_error.startswith("ProfileError")

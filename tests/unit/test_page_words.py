@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from hostd.core.codes import NEXT, TODO, Context, example_state, next_step
+from hostd.core.codes import NEXT, TODO, Context, example_context, example_state, next_step
 from hostd.core.commands import offered_by
 from tests.conftest import ROOT
 
@@ -97,7 +97,8 @@ def daemon_next():
     out = {}
     for code in NEXT:
         state, connected, table_fault = example_state(code)
-        n = next_step(state, Context(connected=connected), table_fault=table_fault)
+        n = next_step(state, Context(connected=connected, **example_context(code)),
+                      table_fault=table_fault)
         assert n["code"] == code
         out[code] = n["params"]
     return out

@@ -122,7 +122,8 @@
 
   function tableDown() {
     const st = P.status;
-    return !!(st && st.next && st.next.code === "table_disconnected");
+    return !!(st && st.next && (st.next.code === "table_disconnected" ||
+                                st.next.code === "table_cannot_start"));
   }
 
   // -- the top: headline, time cue, the primary button -----------------------------------------

@@ -46,6 +46,10 @@ window.JANTAKU_WORDS = {
       head: "The table is not connected",
       more: "Check its cable and power: the daemon reconnects by itself. Until then only " +
         "“Abort” can be sent." }),
+    table_cannot_start: (p) => ({
+      head: "The table's firmware cannot start",
+      more: "It says: " + p.error + ". Fix what it names in the board profile (or the " +
+        "board), then flash it again." }),
     abort_pending: () => ({
       head: "Stopping: the abort waits for the table",
       more: "It is sent again as soon as the table answers." }),
@@ -412,6 +416,9 @@ window.JANTAKU_WORDS_JA = {
     table_disconnected: () => ({
       head: "卓が接続されていません",
       more: "ケーブルと電源を確かめてください。デーモンが自動で再接続します。それまで送れるのは「中止」だけです。" }),
+    table_cannot_start: () => ({
+      head: "卓のファームウェアが起動できません",
+      more: "卓が理由を英語で示しています。ボード設定(またはボード)の該当箇所を直し、書き込み直してください。" }),
     abort_pending: () => ({
       head: "停止中:中止は卓の応答待ちです",
       more: "卓が応答しだい送り直します。" }),
