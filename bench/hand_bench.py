@@ -25,12 +25,26 @@ library (pinned in the dev extra): its answers, then its speed beside the peer's
    ``--rounds`` rounds in a fresh order each, the collector paused while timing; each
    figure is the median of the rounds' figures, with their spread [min-max]. Then
    Mixed Deck hands with 8 copies of a face (no peer: it counts at most 4).
+3. Scoring (hostd.hand.score): random won hands (tests/unit/score_samples.py: closed and
+   open, ron and tsumo, riichi, winds, dora and ura, red fives, kans, the situational
+   wins), scored by ours and by the peer's ``HandCalculator.estimate_hand_value`` with
+   the base ruleset's options set alike (open tanyao, red fives, no kiriage, counted
+   yakuman, double yakuman): ``--score-hands`` of them cross-checked (han, fu, points),
+   then ``--speed`` of them timed as above. Ours scores from the hand's text and keyword
+   arguments (reading the text, the calls, the indicators, the options, the win inside the
+   timing); the peer from the same hand as its per-suit strings (split before the timing,
+   which favours it, as for the analyser's rows): its ``string_to_136_array`` for the
+   hand, each meld, the winning tile and the indicators, its Meld objects and HandConfig
+   (the win's flags and winds, its options), and ``estimate_hand_value``, as a user of it
+   goes from a hand to its score (tests/unit/test_hand_score_peer.py checks that this way
+   scores as the cross-check's). Then Mixed Deck won hands of 5 to 8 copies (no peer).
 
     .venv/bin/python bench/hand_bench.py [--hands 200000] [--speed 3000] [--rounds 7]
-                                         [--seed 19] [--no-check]
+                                         [--score-hands 20000] [--seed 19] [--no-check]
 
-The hands come from tests/unit/hand_samples.py; tests/unit/test_hand_crosscheck.py runs
-the cross-checks on smaller samples.
+The hands come from tests/unit/hand_samples.py and score_samples.py;
+tests/unit/test_hand_crosscheck.py and test_hand_score_peer.py run the cross-checks on
+smaller samples.
 """
 import argparse
 import gc
@@ -44,8 +58,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from hostd.hand import analyse, clear_caches  # noqa: E402
 from hostd.hand.notation import FACES  # noqa: E402
+from hostd.hand.score import score  # noqa: E402
 from tests.unit.hand_samples import (call_text, eight_copy_hands, open_hand,  # noqa: E402
                                      sample_hand, speed_hands, suit_strings, text_of)
+from tests.unit.score_samples import (many_copy_hand, our_score, ours_args,  # noqa: E402
+                                      peer_from_strings, peer_score, peer_strings, won_hands)
 
 
 # -- the two views ----------------------------------------------------------------------------
@@ -250,6 +267,41 @@ def speed_rows(n, rounds, seed=19):
     return rows
 
 
+def score_check(n, seed=19):
+    """Cross-check ``n`` won hands: (hands, agreeing, no-yaku hands, yakuman hands,
+    first disagreements)."""
+    hands = won_hands(random.Random("hand-score-check:%s" % seed), n)
+    agree, none, ymen, bad = 0, 0, 0, []
+    for s in hands:
+        ours, peer = our_score(s, score), peer_score(s)
+        agree += ours == peer
+        none += peer[0] == 0
+        ymen += isinstance(peer[0], int) and peer[0] >= 13 and (peer[2] or 0) >= 32000
+        if ours != peer and len(bad) < 5:
+            bad.append((ours_args(s), ours, peer))
+    return len(hands), agree, none, ymen, bad
+
+
+def _our_score(a):
+    return score(a[0], **a[1])
+
+
+def score_rows(n, rounds, seed=19):
+    """Scoring rows: won hands at most 4 copies, ours vs the peer; Mixed Deck ours only."""
+    hands = won_hands(random.Random("hand-score-speed:%s" % seed), n)
+    items = [(ours_args(s), peer_strings(s)) for s in hands]
+    rows = [("scoring won hands, at most 4 copies", timed(items, _our_score, peer_from_strings,
+                                                          rounds, seed), None)]
+    rng = random.Random("hand-score-mixed:%s" % seed)
+    mixed = []
+    for _ in range(n):
+        text, kw = ours_args(many_copy_hand(rng))
+        mixed.append(((text, dict(kw, mixed_deck=True)), None))
+    rows.append(("scoring won hands, 5-8 copies (Mixed Deck)", timed(
+        mixed, _our_score, None, rounds, seed), 500))
+    return rows
+
+
 def print_speed(rows, n, rounds):
     print("speed: %d hands a row, %d rounds; us per hand, median of the rounds [min-max]"
           % (n, rounds))
@@ -290,6 +342,8 @@ def main(argv=None):
     ap.add_argument("--hands", type=int, default=200000, help="cross-check sample size")
     ap.add_argument("--speed", type=int, default=3000, help="hands per speed row")
     ap.add_argument("--rounds", type=int, default=7, help="timed rounds per row")
+    ap.add_argument("--score-hands", type=int, default=20000,
+                    help="won hands cross-checked by score")
     ap.add_argument("--seed", default="19")
     ap.add_argument("--no-check", action="store_true", help="only the speed rows")
     args = ap.parse_args(argv)
@@ -304,7 +358,16 @@ def main(argv=None):
             t0 = time.perf_counter()
             t = fn(n, args.seed)
             ok = print_check(title, t, time.perf_counter() - t0) and ok
-    print_speed(speed_rows(args.speed, args.rounds, args.seed), args.speed, args.rounds)
+        t0 = time.perf_counter()
+        n, agree, none, ymen, bad = score_check(args.score_hands, args.seed)
+        print("cross-check, scoring: %d won hands in %.0f s (%d without a yaku, %d yakuman); "
+              "han, fu and points agree on %d / %d" % (n, time.perf_counter() - t0, none, ymen,
+                                                      agree, n))
+        for b in bad:
+            print("  DISAGREE %r: ours %s, mahjong %s" % b)
+        ok = ok and agree == n
+    print_speed(speed_rows(args.speed, args.rounds, args.seed) +
+                score_rows(args.speed, args.rounds, args.seed), args.speed, args.rounds)
     return 0 if ok else 1
 
 

@@ -3,12 +3,17 @@
 # Raspberry Pi entry point: the controller under CPython with the gpiozero
 # binding (docs/FIRMWARE.md "Raspberry Pi").
 #
-#     python -m firmware.pi_main [profile]      # default: pi-reference
+#     python -m firmware.pi_main [--pty] [profile]      # default: pi-reference
 #
 # The protocol port is the profile's {"kind": "serial", "path": ..., "baud": ...}
-# (e.g. /dev/ttyGS0, the Pi as a USB serial gadget to the host computer), opened
-# with pyserial.  No machine.WDT on a Pi: run it under systemd with WatchdogSec=
-# if wanted.  SIGTERM / Ctrl-C turn every motor off before exiting.
+# (e.g. /dev/ttyGS0, the Pi as a USB serial gadget to a host computer), opened with
+# pyserial; or, with --pty, a pseudo-terminal it makes and names on its first line of
+# output ("PORT /dev/pts/N"): the daemon on the same Pi opens that (`jantaku run
+# --pi`, which starts this as its child: docs/DEPLOY.md "One Raspberry Pi").  Under
+# systemd with WatchdogSec= it sends WATCHDOG=1 from its loop.  SIGTERM / Ctrl-C turn
+# every motor off before exiting.  Off a Pi, GPIOZERO_PIN_FACTORY=mock runs it on
+# gpiozero's mock pins (no I2C bus there: nothing answers on it).
+import os
 import signal
 import sys
 import time
@@ -35,6 +40,78 @@ class SerialPort:
         return self._s.write(buf)
 
 
+class PtyPort:
+    """A pseudo-terminal of its own as the protocol port: the master end here, the
+    slave's path for the daemon (kept open here too, so a daemon that reconnects
+    finds the line as it left it)."""
+
+    def __init__(self):
+        import tty
+
+        self._m, self._s = os.openpty()
+        tty.setraw(self._s)
+        os.set_blocking(self._m, False)
+        self.path = os.ttyname(self._s)
+
+    def any(self):
+        import select
+
+        return 1 if select.select([self._m], [], [], 0)[0] else 0
+
+    def readinto(self, buf):
+        try:
+            data = os.read(self._m, len(buf))
+        except (BlockingIOError, OSError):
+            return None
+        buf[:len(data)] = data
+        return len(data) or None
+
+    def write(self, buf):
+        try:
+            return os.write(self._m, bytes(buf))
+        except (BlockingIOError, OSError):
+            return 0  # nobody reads: dropped, as a USB port does
+
+    def close(self):
+        for fd in (self._m, self._s):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class Watchdog:
+    """systemd's watchdog (WatchdogSec=): WATCHDOG=1 every half its period, when this
+    process is the one it watches; nothing otherwise."""
+
+    def __init__(self, env=None):
+        env = os.environ if env is None else env
+        self._sock = env.get("NOTIFY_SOCKET")
+        usec = env.get("WATCHDOG_USEC")
+        pid = env.get("WATCHDOG_PID")
+        self.every_s = int(usec) / 2e6 if usec and (not pid or pid == str(os.getpid())) else None
+        self._last = 0.0
+        self.pings = 0
+
+    def notify(self, text):
+        if not self._sock:
+            return
+        import socket
+
+        addr = "\0" + self._sock[1:] if self._sock.startswith("@") else self._sock
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+            s.sendto(text.encode(), addr)
+
+    def tick(self):
+        if self.every_s is None or not self._sock:
+            return
+        now = time.monotonic()
+        if now - self._last >= self.every_s:
+            self._last = now
+            self.notify("WATCHDOG=1")
+            self.pings += 1
+
+
 def open_serial(cfg):
     import serial
 
@@ -43,22 +120,37 @@ def open_serial(cfg):
     return SerialPort(serial.Serial(cfg["path"], cfg["baud"], timeout=0, exclusive=True))
 
 
-def run(src="pi-reference", *, pin_factory=None, port=None, i2c=None, max_steps=None):
-    from firmware.bindings.gpiozero_hal import GpiozeroHal
+def run(src="pi-reference", *, pin_factory=None, port=None, i2c=None, max_steps=None, pty=False,
+        out=None, watchdog=None):
+    from firmware.bindings.gpiozero_hal import GpiozeroHal, NoI2C
 
     prof = _profile.load(src)
     if pin_factory is None:
         from gpiozero import Device
 
-        pin_factory = Device.ensure_pin_factory()  # lgpio on a Pi 5, GPIOZERO_PIN_FACTORY=mock in tests
+        Device.ensure_pin_factory()  # lgpio on a Pi 5, GPIOZERO_PIN_FACTORY=mock in tests
+        pin_factory = Device.pin_factory
+    if type(pin_factory).__name__ == "MockFactory":  # off a Pi (GPIOZERO_PIN_FACTORY=mock)
+        from gpiozero.pins.mock import MockPWMPin
+
+        pin_factory.pin_class = MockPWMPin  # the motors' PWM needs PWM-capable mock pins
+        if i2c is None:
+            i2c = NoI2C()  # no bus: the sensors read absent
     hal = GpiozeroHal(pin_factory, prof, i2c=i2c)  # refuses a profile a Pi cannot wire
     hal.all_off()
-    if port is None:
+    if port is None and pty:
+        port = PtyPort()
+        out = out or sys.stdout
+        out.write("PORT %s\n" % port.path)
+        out.flush()
+    elif port is None:
         if prof["port"]["kind"] != "serial":
             raise _profile.ProfileError("port.kind", "a Raspberry Pi needs a serial port", '{"kind": "serial", "path": ..., "baud": ...}')
         port = open_serial(prof["port"])
     clock = RealClock()
     fw = Firmware(prof, hal, clock=clock, link_clock=clock, port=port)
+    dog = watchdog if watchdog is not None else Watchdog()
+    dog.notify("READY=1")
     stop = []
 
     def _term(signum, frame):
@@ -69,6 +161,7 @@ def run(src="pi-reference", *, pin_factory=None, port=None, i2c=None, max_steps=
     try:
         while not stop and not fw.exit_requested:
             fw.step()
+            dog.tick()
             steps += 1
             if max_steps is not None and steps >= max_steps:
                 break
@@ -82,9 +175,11 @@ def run(src="pi-reference", *, pin_factory=None, port=None, i2c=None, max_steps=
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pty = "--pty" in argv
+    argv = [a for a in argv if a != "--pty"]
     try:
-        run(argv[0] if argv else "pi-reference")
+        run(argv[0] if argv else "pi-reference", pty=pty)
     except KeyboardInterrupt:
         pass
     except _profile.ProfileError as e:

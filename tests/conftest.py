@@ -21,6 +21,9 @@ import pytest
 from tests import procs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# The club's profiles of whoever runs the tests stay theirs: a test that wants that place
+# sets JANTAKU_CONFIG_DIR (or XDG_CONFIG_HOME) to a folder of its own
+os.environ.pop("JANTAKU_CONFIG_DIR", None)
 
 # tests/mpy holds scripts for the `micropython` binary, run by tests/unit/test_micropython.py;
 # pytest must not import them itself.

@@ -96,6 +96,16 @@ class _In:
             h(self)
 
 
+class NoI2C:
+    """A bus nothing answers on (gpiozero's mock pins off a Pi): every transfer NACKs,
+    so the colour sensors and an ADS1115 read absent, as with their cable unplugged."""
+
+    def _nack(self, *a, **kw):
+        raise OSError(19)  # ENODEV, as a NACK
+
+    writeto = writeto_mem = readfrom_mem_into = _nack
+
+
 class SMBusI2C:
     """machine.I2C subset over an smbus2.SMBus (Linux I2C)."""
 

@@ -12,7 +12,9 @@ def configure_selftest(p):
     p.add_argument("--device", default=None, metavar="NAME",
                    help="test one device: curtain, lid, lift_bottom, lift_top, door_closed, "
                         "door_open, mixer_empty, entry, colour, lift_current, start_button, "
-                        "dice_button, mixer, stacker, pusher, status_light, gate, lift, door")
+                        "dice_button, mixer, stacker, pusher, status_light, gate, lift, door; "
+                        "guard_stop (alone, with a person: the curtain broken while the lift "
+                        "rises must stop it)")
     p.add_argument("--track", type=int, default=None, metavar="N",
                    help="with a per-track device (gate, entry, colour, stacker, pusher): track N only")
     p.add_argument("--write-timings", action="store_true",
@@ -69,6 +71,10 @@ def cmd_selftest(args):
 
     if args.track is not None and args.device is None:
         raise UsageError("--track goes with --device (gate, entry, colour, stacker or pusher)")
+    if args.device == "guard_stop":  # a person takes part (docs/COMMISSIONING.md, step 6)
+        sys.stderr.write("guard check: stand at the table; when the lift starts rising, put a "
+                         "hand into the light curtain, then take it out: the lift must stop at "
+                         "once\n")
     body = {"device": args.device, "track": args.track, "write_timings": args.write_timings}
     data, rc = _request(args, "POST", "/selftest", body, timeout=LONG)
     if rc:

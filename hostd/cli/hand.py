@@ -1,6 +1,6 @@
 """``jantaku hand check HAND [--call KIND:TILES]... [--mixed-deck] [--completable]
 [--backs N,M] [--json]``: the hand analyser (hostd.hand, docs/HANDS.md) on the command
-line.
+line; ``jantaku hand score`` (the scorer) is hostd.cli.hand_score, registered here.
 
 Exit status 0 for any hand analysed (complete, tenpai or neither); 2 with a one-line
 message for a hand that cannot be read (bad notation, a call that is not one, too many
@@ -37,6 +37,9 @@ def configure(p) -> None:
     c.add_argument("--json", action="store_true",
                    help='one JSON object: "tiles", "calls", "complete", "tenpai", "waits", '
                         '"wait_types", "mixed_deck_yaku", "rulings" and more (docs/HANDS.md)')
+    from hostd.cli.hand_score import configure_score
+
+    configure_score(sub)
 
 
 def _yaku_text(y: dict) -> str:
@@ -98,6 +101,11 @@ def text_report(r: dict) -> str:
 def cmd_hand(args) -> int:
     from hostd.cli.common import EXIT_OK, UsageError, emit_json
     from hostd.hand import HandError, analyse, parse_backs
+
+    if args.hand_command == "score":
+        from hostd.cli.hand_score import cmd_score
+
+        return cmd_score(args)
 
     try:
         backs = parse_backs(args.backs) if args.backs is not None else None

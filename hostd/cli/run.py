@@ -83,6 +83,11 @@ def configure_run(p):
     p.add_argument("--token-file", default=None, metavar="PATH",
                    help="where the API token is kept (mode 0600; generated if absent); needed "
                         "when listening beyond loopback (default: api-token beside the journal)")
+    p.add_argument("--pi", dest="pi_board", nargs="?", const="pi-reference", default=None,
+                   metavar="ID|PATH",
+                   help="this Raspberry Pi is the table: start its firmware (python -m "
+                        "firmware.pi_main on the GPIO) with this board profile (default "
+                        "pi-reference) and connect to it; off a Pi, GPIOZERO_PIN_FACTORY=mock")
     p.add_argument("--colours", "--colors", default=None, metavar="A,B",
                    help="back colours of the two sets loaded: the default of `session start "
                         "--colours` (default: the table's own, as its board profile names them, "
@@ -237,8 +242,9 @@ def cmd_run(args):
     from hostd.cli.common import UsageError
     from hostd.table.sim import SimStartError
 
-    if not args.port and not args.sim:
-        raise UsageError("say where the table is: --port PATH (a real table) or --sim")
+    if sum(1 for x in (args.port, args.sim, args.pi_board) if x) != 1:
+        raise UsageError("say where the table is, once: --port PATH (a real table), --pi "
+                         "(this Raspberry Pi is the table) or --sim")
     from hostd.errors import JantakuError
     from hostd.core.session import check_sets
 
@@ -258,7 +264,17 @@ def cmd_run(args):
     sim = None
     speed = 1.0
     try:
-        if args.sim:
+        if args.pi_board:
+            from hostd import logging as jlog
+            from hostd.table import local
+
+            try:
+                sim, port = local.spawn_pi_firmware(args.pi_board)
+            except local.FirmwareStartError as e:
+                sys.stderr.write("jantaku run: %s\n" % e)
+                return 1
+            local.stop_when_child_ends(sim, jlog.get_logger("jantaku.run"))
+        elif args.sim:
             try:
                 sim, port = start_sim_process(args, colours)
             except SimStartError as e:
@@ -274,6 +290,7 @@ def cmd_run(args):
         if sim is not None:
             from hostd.table.sim import stop_sim_process
 
+            sim.jantaku_stopping = True
             stop_sim_process(sim)
 
 

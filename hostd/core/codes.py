@@ -257,6 +257,10 @@ def _play_next(state, ctx):
     p = state.params
     hp = _hand_params(state, ctx)
     in_play = in_this_game(state, ctx)
+    if state.name == "building" and p.get("stage") == "push":
+        # the centre is open for the played tiles: the push outranks the throw (people
+        # look at the headline; the dice can wait, the window cannot)
+        return _next("push_rest", "continue", deck=p.get("deck"), until=p.get("until"))
     if in_play and not p.get("thrown") and state.name != "hand_over" or (
             state.name == "hand_over" and p.get("stage") == "settle" and not p.get("thrown")):
         return _next("press_dice", "dice", **hp)
@@ -265,8 +269,6 @@ def _play_next(state, ctx):
             return _next("raising", **hp)
         return _next("lift_down", **hp)
     if state.name == "building":
-        if p.get("stage") == "push":
-            return _next("push_rest", "continue", deck=p.get("deck"), until=p.get("until"))
         if in_play:
             return _next("playing_building", deck=p.get("deck"), **hp)
         return _next("building", deck=p.get("deck"), game=p.get("game"))

@@ -518,6 +518,7 @@ class Daemon:
         self.m.set("idle", walls_inside=self.link.connected and self.table.walls_inside(),
                    where=places)
         self.publish({"type": "session_ended", "session": s.id, "how": how, "reason": reason})
+        self._sync()  # a fault the table still reports is the state now, not idle
 
     def _open_fault(self):
         f = self.fault()

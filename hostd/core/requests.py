@@ -25,7 +25,7 @@ def _selftest_devices():
 def _per_track_devices():
     from hostd.bringup.selftest import DEVICES, ORDER
 
-    return [d for d in ORDER if DEVICES[d][1]]
+    return [d for d in ORDER if d in DEVICES and DEVICES[d][1]]
 
 
 # -- request models ------------------------------------------------------------------------

@@ -7,6 +7,12 @@ Modules: ``tiles`` (faces and tokens), ``calls`` (called melds), ``notation`` (a
 hand), ``suits`` (one suit's tests and readings), ``shapes`` (decompositions), ``waits``,
 ``yaku``, ``rulings``, ``analysis`` (all of it as one dict), ``api`` (``POST
 /hand/check``); the CLI is ``hostd.cli.hand`` (``jantaku hand check``).
+
+The scorer (docs/HANDS.md "Scoring"): ``win`` (how a hand was won), ``readings`` (each
+decomposition with its final block), ``riichi_yaku``, ``local_yaku``, ``fu``, ``dora``,
+``limits`` (limits and payments), ``chips``, ``scoring_rules`` (the options as data),
+``score_rulings``, ``score`` (all of it as one dict), ``score_api`` (``POST /hand/score``);
+the CLI is ``hostd.cli.hand_score`` (``jantaku hand score``).
 """
 from hostd.hand.analysis import analyse, parse_backs
 from hostd.hand.calls import Call, make_call, parse_call
@@ -17,6 +23,7 @@ __all__ = ["analyse", "parse_backs", "parse_hand", "parse_call", "make_call", "C
 
 
 def clear_caches() -> None:
-    """Forget anything remembered between hands. The analyser keeps no cache (it works
-    every hand out afresh); this is here so that a benchmark can say it cleared them and
-    so that one added later is cleared too."""
+    """Forget anything remembered between hands. The analyser and the scorer keep no cache
+    (they work every hand out afresh; their tables are made once, at import); this is here
+    so that a benchmark can say it cleared them and so that one added later is cleared
+    too."""

@@ -12,10 +12,9 @@ Every refusal is a :class:`HandError` that quotes the call and says what is acce
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from hostd.hand.errors import HandError
-from hostd.hand.tiles import INDEX, plain_face, read_tiles, sort_key
+from hostd.hand.tiles import SORT_KEYS, TILE_INDEX, read_tiles
 
 #: Kinds -> how many tiles; the words players also use for them.
 SIZES = {"chi": 3, "pon": 3, "kan": 4, "ankan": 4}
@@ -32,23 +31,28 @@ _WRITTEN = re.compile(r"(?<![0-9A-Za-z])(%s)(?![0-9A-Za-z])(?:[ \t]*:[ \t]*|[ \t
                       re.IGNORECASE)
 
 
-@dataclass(frozen=True)
 class Call:
     """One called meld: ``kind`` (chi, pon, kan, ankan), its ``tiles`` as written
-    (special tiles kept, canonical order), the ``text`` it was given as."""
+    (special tiles kept, canonical order), the ``text`` it was given as; ``faces``, the
+    analysed face of each tile (index of FACES). Immutable by convention; compared by
+    kind, tiles and text."""
 
-    kind: str
-    tiles: tuple[str, ...]
-    text: str
+    __slots__ = ("kind", "tiles", "text", "faces", "is_kan")
 
-    @property
-    def faces(self) -> list[int]:
-        """The analysed face of each tile (index of FACES)."""
-        return [INDEX[plain_face(t)] for t in self.tiles]
+    def __init__(self, kind: str, tiles: tuple[str, ...], text: str):
+        self.kind, self.tiles, self.text = kind, tiles, text
+        self.faces = [TILE_INDEX[t] for t in tiles]
+        self.is_kan = kind in ("kan", "ankan")
 
-    @property
-    def is_kan(self) -> bool:
-        return self.kind in ("kan", "ankan")
+    def __eq__(self, other):
+        return isinstance(other, Call) and (self.kind, self.tiles, self.text) == (
+            other.kind, other.tiles, other.text)
+
+    def __hash__(self):
+        return hash((self.kind, self.tiles, self.text))
+
+    def __repr__(self):
+        return "Call(kind=%r, tiles=%r, text=%r)" % (self.kind, self.tiles, self.text)
 
     def as_dict(self) -> dict:
         return {"kind": self.kind, "tiles": list(self.tiles)}
@@ -89,10 +93,10 @@ def make_call(kind: str, tiles: str, shown: str | None = None) -> Call:
         written = read_tiles(tiles)
     except HandError as e:
         raise _refuse(shown, str(e)) from None
-    why = _shape_error(k, [INDEX[plain_face(t)] for t in written], len(written))
+    why = _shape_error(k, [TILE_INDEX[t] for t in written], len(written))
     if why:
         raise _refuse(shown, why)
-    return Call(k, tuple(sorted(written, key=sort_key)), shown)
+    return Call(k, tuple(sorted(written, key=SORT_KEYS.__getitem__)), shown)
 
 
 def parse_call(text: str) -> Call:
@@ -107,6 +111,9 @@ def split_calls(text: str) -> tuple[str, list[Call]]:
     """The calls written inside a hand's text (``pon:555p``, ``pon 555p``, any case) and
     the text left: each call's characters become spaces, so the closed tiles keep their
     positions for error messages."""
+    lowered = text.lower()
+    if "n" not in lowered and "h" not in lowered:  # every kind's word has an n or an h,
+        return text, []                               # and no tile has either
     calls, chars = [], list(text)
     for m in _WRITTEN.finditer(text):
         calls.append(make_call(m.group(1), m.group(2), m.group(0).strip()))

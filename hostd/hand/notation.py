@@ -13,8 +13,8 @@ from itertools import compress
 
 from hostd.hand.calls import MAX_CALLS, Call, make_call, parse_call, split_calls
 from hostd.hand.errors import HandError
-from hostd.hand.tiles import (FACES, INDEX, SPECIAL_PER_SET, plain_face, read_plain,
-                              read_tiles, sort_key)
+from hostd.hand.tiles import (FACES, INDEX, SORT_KEYS, SPECIAL_PER_SET, TILE_INDEX, plain_face,
+                              read_plain, read_tiles, sort_key)
 
 __all__ = ["FACES", "INDEX", "SPECIAL_PER_SET", "Hand", "HandError", "parse_hand",
            "read_hand", "read_tiles", "face_text", "copy_limit", "sort_key"]
@@ -26,6 +26,7 @@ MAX_TILES = 14
 MAX_TEXT = 200
 #: Each face's tiles, n at a time: TILES_OF[i][n] (a table, made once).
 _FACE_INDEXES = range(34)
+_PLAIN_FACES = frozenset(FACES)
 TILES_OF = tuple(tuple((f,) * n for n in range(COPIES_MIXED_DECK + 1)) for f in FACES)
 
 
@@ -92,6 +93,9 @@ def _where(face: int, counts, calls) -> str:
 
 
 def _check_copies(tiles, counts, total, limit: int, mixed_deck: bool, calls) -> None:
+    every = list(tiles) + [t for c in calls for t in c.tiles]
+    if max(total) <= limit and _PLAIN_FACES.issuperset(every):
+        return  # within the limit, and no special tile
     rule = ("with Mixed Deck (two sets)" if mixed_deck
             else "in one set (up to 8 with Mixed Deck)")
     for i, n in enumerate(counts):
@@ -103,7 +107,6 @@ def _check_copies(tiles, counts, total, limit: int, mixed_deck: bool, calls) -> 
             raise HandError("call %r: %d copies of %s in all (%s): at most %d %s"
                             % (first.text, n, FACES[i], _where(i, counts, calls), limit, rule))
     sets = 2 if mixed_deck else 1
-    every = list(tiles) + [t for c in calls for t in c.tiles]
     for face, per_set in SPECIAL_PER_SET.items():
         n = every.count(face)
         if n > per_set * sets:
@@ -135,14 +138,15 @@ def parse_hand(text: str, *, mixed_deck: bool = False, calls=()) -> Hand:
     _check_count(len(tiles), len(calls))
     counts = [0] * len(FACES)
     for t in tiles:
-        counts[INDEX[plain_face(t)]] += 1
+        counts[TILE_INDEX[t]] += 1
     total = list(counts)
     for c in calls:
         for f in c.faces:
             total[f] += 1
     limit = copy_limit(mixed_deck)
     _check_copies(tiles, counts, total, limit, mixed_deck, calls)
-    return Hand(tuple(sorted(tiles, key=sort_key)), tuple(counts), limit, calls, tuple(total))
+    return Hand(tuple(sorted(tiles, key=SORT_KEYS.__getitem__)), tuple(counts), limit, calls,
+                tuple(total))
 
 
 def read_hand(text: str, *, mixed_deck: bool = False, calls=()) -> Hand:

@@ -33,15 +33,30 @@ _SUIT_ROWS = {s: {d: b + int(d) - 1 for d in ("1234567" if s == "z" else "123456
 _NO_SUIT: dict = {}
 
 
+def _sort_key(face: str) -> tuple:
+    plain = game_face(face)
+    return ("mpsz".index(plain[1]), int(plain[0]), face != plain, face)
+
+
+#: Every tile that can be written (the 34 faces and the special ones) -> the face it plays
+#: as, and -> its sort key: tables made once.
+PLAIN = {f: game_face(f) for f in FACES + tuple(SPECIAL_PER_SET)}
+SORT_KEYS = {f: _sort_key(f) for f in PLAIN}
+#: Every tile -> the index of the face it plays as (``0p`` -> 13).
+TILE_INDEX = {f: INDEX[p] for f, p in PLAIN.items()}
+_WRITABLE = frozenset(PLAIN)
+#: A tile written alone (``1m``, ``0p``, ``7pb``): the fast reader's pattern.
+_SINGLE = re.compile(r"[0-9][mpsz][bgx]?")
+
+
 def plain_face(face: str) -> str:
     """The face a tile plays as (``0p`` -> ``5p``, ``7mb`` -> ``7m``)."""
-    return game_face(face)
+    return PLAIN.get(face) or game_face(face)
 
 
 def sort_key(face: str) -> tuple:
     """m, p, s, z, then rank; a special tile right after its plain face."""
-    plain = game_face(face)
-    return ("mpsz".index(plain[1]), int(plain[0]), face != plain, face)
+    return SORT_KEYS.get(face) or _sort_key(face)
 
 
 def _why_unreadable(token: str) -> str:
@@ -84,6 +99,9 @@ def read_tiles(text: str) -> list[str]:
     """Every tile written in ``text`` (spaces and commas between tokens are ignored)."""
     if not isinstance(text, str) or not text.strip():
         raise HandError("no tiles given; write a hand in mpsz, e.g. 123m456p789s11122z")
+    tiles = _SINGLE.findall(text)  # a tile at a time, nothing else, every one a tile:
+    if "".join(tiles) == text and _WRITABLE.issuperset(tiles):  # read at once
+        return tiles
     tiles: list[str] = []
     for m in _TOKEN.finditer(text):
         if m.group() == ",":

@@ -72,6 +72,8 @@ class TableClient:
         self._waiters = []  # (predicate, future)
         self._op = None  # what is awaited: a build or a raise, for _reconcile
         self._raised = None  # the build whose walls the lift raised last
+        self._bottom = None  # a hand over's wait for the lift back at the bottom (raise_walls)
+        self._door_open = None  # ... and for its door open, when it opened it
         self._lift_top_at = None  # a hand over's lift reached the top (a mark): health
         self._lift_up_s = self._lift_down_s = None
         self._strokes = {}  # LIFT_STROKE by position: (ms, peak current)
@@ -391,16 +393,38 @@ class TableClient:
         self._lift_up_s = self.link.seconds_since(t0)
         return self._lift_up_s
 
+    @staticmethod
+    def _failed(fut):
+        """A wait that will never come true: none, cancelled, or ended by a fault."""
+        return fut is None or fut.cancelled() or (fut.done() and fut.exception() is not None)
+
     async def settle(self):
-        """Wait for the lift to be back down and the door (if opened) closed again."""
-        if self._door_open is not None:
-            await self._door_open
+        """Wait for the lift to be back down and the door (if opened) closed again.  Taken
+        again after a stop (the guard broken on the lift's way down, a restart of the
+        daemon), it brings them there itself: a lift cycle ends at the bottom, and the door
+        is told to close; nothing waits on what a fault already ended."""
+        door = self._door_open
+        bottom = self._bottom
+        if self._failed(bottom):
+            try:
+                await self.settle_after_restart()
+            finally:
+                self._op = None
+                self._door_open = None
+            self.lift = "bottom"
+            self._lift_top_at = None
+            self._lift_down_s = None
+            self._strokes = {}
+            return
+        if door is not None:
+            if not self._failed(door):
+                await door
             closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
             await self.link.command(m.DOOR, (0,))
             await closed
             self._door_open = None
         try:
-            await self._bottom
+            await bottom
         finally:
             self._op = None
         self.lift = "bottom"

@@ -21,6 +21,7 @@ Layer: beside the session; it calls a *daemon* object and never touches the tabl
     POST /pair/forget this browser unpairs itself (its cookie cleared)
     POST /pair/revoke-all  every browser must pair again
     POST /hand/check  analyse a hand {"hand": "123m...", "mixed_deck": true} (hostd.hand.api)
+    POST /hand/score  score a won hand {"hand": "123m...", "win": "1m", ...} (hostd.hand.score_api)
     GET  /events      text/event-stream: each event's data is one JSON object with a
                       "type"; clients must ignore types they don't know.  The first is
                       {"type": "hello", "api": 1, "status": {...}}.
@@ -88,7 +89,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hostd.core.daemon import API_VERSION  # noqa: F401 - the API's version, for importers
 from hostd.errors import ConfigError, JantakuError
-from hostd.hand import api as hand_api
+from hostd.hand import api as hand_api, score_api as hand_score_api
 from hostd.web.auth import MIN_TOKEN_CHARS, Security, load_or_create_token  # noqa: F401
 from hostd.web import openapi
 from hostd.web.docs import add_offline_docs
@@ -111,7 +112,8 @@ except Exception:  # pragma: no cover - not installed
     VERSION = "0+unknown"
 
 _ACCEPTED = dict(commands.accepted(), **pairing_routes.ACCEPTED, **daemon_routes.ACCEPTED,
-                 **{hand_api.PATH: hand_api.ACCEPTED})
+                 **{hand_api.PATH: hand_api.ACCEPTED,
+                    hand_score_api.PATH: hand_score_api.ACCEPTED})
 
 
 def accepted_for(path):
@@ -158,6 +160,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=()):
     commands.add(app, daemon, security)
     pairing_routes.add(app, pairing, security)
     app.include_router(hand_api.router)  # POST /hand/check: no motors, no token
+    app.include_router(hand_score_api.router)  # POST /hand/score: the same
     openapi.install(app)  # what every route may answer, and the links between them
     return app
 

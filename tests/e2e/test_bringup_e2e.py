@@ -82,3 +82,73 @@ def test_sets_too_close_in_colour_are_refused_with_the_separation(bench, tmp_pat
     assert not (tmp_path / "cfg").exists()  # nothing written
     r = d.cli("calibrate", "--sets", "pink,salmon", "--yes", check=False, timeout=300)
     assert r.returncode == 1 and "REFUSED" in r.stdout and "identical-backs" in r.stdout
+
+
+def test_selftest_on_the_table_under_test_then_its_sets_count_exactly(daemon):
+    """The bring-up against the suite's table, the real one with --hil-port too: the
+    self-test passes (every device ok or absent), then a Mixed Deck split counts the two
+    sets the table names (its handshake's colour classes: the sets DEPLOY.md §5 says to
+    load) exactly by colour."""
+    st = daemon.wait(lambda s: s["table"]["connected"], what="the table to connect")
+    sets = st["table"]["identity"]["colours"][:2]
+    r = daemon.cli("selftest", "--json", check=False, timeout=300)
+    assert r.stdout.strip(), r.stderr
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["ok"], rep
+    assert {d["result"] for d in rep["devices"]} <= {"ok", "absent"}
+    daemon.cli("session", "start", "--ruleset", "riichi", "--mixed-deck", "--wait", timeout=300)
+    s = daemon.status()["session"]
+    assert s["sets"] == sets
+    for c in sets:
+        assert s["decks"]["A"]["backs"].get(c, 0) + s["decks"]["B"]["backs"].get(c, 0) == 136
+
+
+@pytest.fixture
+def one_set_in_the_mixer(tmp_path, hil_port, monkeypatch):
+    """A table loaded as a two-pass calibration wants it: the first set in the mixer, the
+    second on the table top.  The simulator is loaded so; on a real table (--hil-port) an
+    operator is asked on the terminal.  The daemon keeps the club's profile under the
+    test's own JANTAKU_CONFIG_DIR."""
+    from tests.e2e.conftest import leave_ready
+
+    monkeypatch.setenv("JANTAKU_CONFIG_DIR", str(tmp_path / "club"))
+    if hil_port:
+        port, sim = hil_port, None
+    else:
+        sim, port = start_sim(tmp_path, "--ruleset", "riichi", "--seed", "11")
+    d = start_daemon(tmp_path, port)
+    st = d.wait(lambda s: s["table"]["connected"], what="the table to connect")
+    sets = st["table"]["identity"]["colours"][:2]
+    if hil_port:
+        try:
+            with open("/dev/tty", "r+") as tty:
+                tty.write("\njantaku HIL: put the %s set in the mixer and the %s set on the table "
+                          "top, then press Enter " % (sets[0], sets[1]))
+                tty.flush()
+                tty.readline()
+        except OSError:
+            pytest.skip("no terminal to ask the operator to load the sets")
+    yield d, sets
+    problem = leave_ready(d, port) if d.proc.p.poll() is None else None
+    d.proc.kill()
+    if sim is not None:
+        sim.kill()
+    assert problem is None, problem
+
+
+def test_calibration_of_the_tables_own_sets_then_they_count_exactly(one_set_in_the_mixer, tmp_path):
+    """`jantaku calibrate --sets` of the two sets the table names, against the suite's table
+    (the real one with --hil-port too): every track tells them apart, the club's copy of the
+    profile is written (under the test's JANTAKU_CONFIG_DIR), and the next build counts the
+    set in the mixer exactly by colour."""
+    d, sets = one_set_in_the_mixer
+    r = d.cli("calibrate", "--sets", ",".join(sets), "--yes", "--json", check=False, timeout=600)
+    assert r.stdout.strip(), r.stderr
+    cal = json.loads(r.stdout)
+    assert r.returncode == 0 and cal["ok"], cal
+    assert all(t["separation"] >= 2.0 for t in cal["tracks"])
+    assert cal["profile"]["path"].startswith(str(tmp_path / "club"))
+    d.cli("session", "start", "--ruleset", "riichi", "--wait", timeout=300)
+    s = d.status()["session"]
+    assert s["sets"] == sets and sum(s["decks"]["A"]["backs"].values()) == 136
+    assert set(s["decks"]["A"]["backs"]) <= set(sets)

@@ -1,8 +1,10 @@
 """`jantaku run` says why the table is not connected in its log, not only in `status`."""
 import os
+import subprocess
 
 import pytest
 
+from tests.conftest import tool
 from tests.e2e.conftest import start_daemon
 
 pytestmark = pytest.mark.e2e
@@ -154,3 +156,38 @@ def test_a_board_that_cannot_start_shows_why_in_status(tmp_path, hil_port):
     finally:
         d.proc.kill()
         sim.kill()
+
+
+def test_one_raspberry_pi_runs_the_table(tmp_path, hil_port):
+    """`jantaku run --pi`: the daemon starts the gpiozero firmware (firmware.pi_main) as its
+    child on a pseudo-terminal, here on gpiozero's mock pins, and the table is connected;
+    when the firmware ends by itself the daemon ends too (systemd starts both again), and
+    nothing is left behind."""
+    import time
+
+    from tests.e2e.conftest import Daemon, Proc, free_port
+
+    if hil_port:
+        pytest.skip("runs the firmware on mock pins")
+    api = free_port()
+    db = str(tmp_path / "journal.sqlite")
+    proc = Proc([tool("jantaku"), "run", "--pi", "pi-reference", "--db", db, "--api-port", str(api)],
+                tmp_path / "pi.log", env={"GPIOZERO_PIN_FACTORY": "mock"})
+    d = Daemon(proc, "http://127.0.0.1:%d" % api, db)
+    try:
+        st = d.wait(lambda s: s["table"]["connected"], timeout=30, what="the Pi's firmware to connect")
+        assert st["table"]["identity"]["board"] == "pi-reference"
+        assert st["table"]["identity"]["runtime"].startswith("cpython")
+        out = d.cli("status").stdout
+        assert "table: idle (pi-reference" in out, out
+        kids = subprocess.run(["pgrep", "-f", "firmware.pi_main --pty"], capture_output=True, text=True).stdout.split()
+        assert len(kids) == 1, kids
+        os.kill(int(kids[0]), 9)  # the firmware dies: the daemon ends with it
+        end = time.monotonic() + 20
+        while proc.p.poll() is None and time.monotonic() < end:
+            time.sleep(0.1)
+        assert proc.p.poll() is not None, proc.log()
+        assert "the table's firmware ended" in proc.log()
+    finally:
+        proc.kill()
+    assert subprocess.run(["pgrep", "-f", "firmware.pi_main --pty"], capture_output=True).returncode == 1

@@ -143,16 +143,7 @@ class Board:
 
     # -- bytes over the UART ----------------------------------------------------------
     def write(self, data):
-        view = memoryview(data)
-        end = time.monotonic() + 10
-        while view:
-            try:
-                n = os.write(self.fd, view)
-                view = view[n:]
-            except BlockingIOError:
-                if time.monotonic() > end:
-                    raise McuError("the board stopped reading its UART")
-                select.select([], [self.fd], [], 0.05)
+        board_image.write_all(self.fd, data, lambda: McuError("the board stopped reading its UART"))
 
     def _recv(self, timeout):
         r, _, _ = select.select([self.fd], [], [], timeout)

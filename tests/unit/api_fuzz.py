@@ -231,11 +231,13 @@ def run_pass(examples, seed=0):
                         # schema can only say 1 to 3 dice of 1..20
                         figures["ruleset_dice_refused"] += 1
                         return
-                    if op.label == "POST /hand/check" and "Schema-valid request rejected" in \
-                            str(e) and "[400]" in str(e) and "bad_request" in str(e):
+                    if op.label in ("POST /hand/check", "POST /hand/score") and \
+                            "Schema-valid request rejected" in str(e) and "[400]" in str(e) \
+                            and "bad_request" in str(e):
                         # any string is a schema-valid hand or call; the notation, the
                         # tile count, the copies, the calls (and backs that must add up
-                        # to the hand) are checked by the analyser: 400 with its message
+                        # to the hand) are checked by the analyser, the win (a complete
+                        # hand, its tile, winds, flags) by the scorer: 400 with its message
                         figures["hand_notation_refused"] += 1
                         return
                     figures["failures"].append({

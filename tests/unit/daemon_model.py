@@ -189,6 +189,16 @@ class DaemonMachine(RuleBasedStateMachine):
         assert nxt["action"] is None or nxt["action"] in BY_NAME, nxt
 
     @invariant()
+    def a_faults_action_is_one_it_takes(self):
+        """The state never contradicts its fault: what the fault asks for is accepted."""
+        if self.h is None or self.h.daemon._busy():
+            return
+        st = self.h.status()
+        f = st["fault"]
+        if f and f.get("action"):
+            assert f["action"] in st["can"], (f, st["can"], st["state"]["name"])
+
+    @invariant()
     def nothing_moves_unasked(self):
         if self.h is None or self.h.daemon._busy():
             return

@@ -17,11 +17,11 @@ def test_schemathesis_pass_finds_nothing_and_logs_no_secret(log_buffer):
     figures = run_pass(EXAMPLES)
     assert figures["failures"] == [], json.dumps(figures["failures"], indent=1)[:6000]
     # GET+HEAD /health, status, rulesets, history, events, /table/health, 8 commands,
-    # /selftest, /calibrate, /hand/check, GET+POST /pair, /pair/new, GET /pair/browsers,
-    # /pair/revoke, /pair/forget, /pair/revoke-all
-    assert figures["operations"] == 25
+    # /selftest, /calibrate, /hand/check, /hand/score, GET+POST /pair, /pair/new,
+    # GET /pair/browsers, /pair/revoke, /pair/forget, /pair/revoke-all
+    assert figures["operations"] == 26
     answered = figures["by_operation"]
-    assert len(answered) == 25, sorted(answered)  # each operation was sent and answered
+    assert len(answered) == 26, sorted(answered)  # each operation was sent and answered
     assert {200} == set(answered["GET /pair/browsers"]), answered["GET /pair/browsers"]
     assert {404, 422} <= set(answered["POST /pair/revoke"]), answered["POST /pair/revoke"]
     assert {200} == set(answered["POST /pair/forget"]), answered["POST /pair/forget"]

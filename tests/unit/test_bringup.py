@@ -280,3 +280,25 @@ def test_a_daemon_restarted_without_colours_takes_the_calibrated_sets_from_the_t
     assert err is None and answer["sets"] == ["pink", "yellow"]
     h.settle()
     assert h.status()["state"]["name"] == "built"
+
+
+def test_the_guard_check_measures_that_a_broken_curtain_stops_the_lift(harness):
+    """`jantaku selftest --device guard_stop`: a person breaks the curtain while the lift
+    rises (here the simulated table's curtain, 1.5 s into the stroke): the lift stops at
+    once, the reading is when; once the curtain is clear the fault is cleared and the lift
+    is back at the bottom.  Nobody breaking it fails, saying what that means."""
+    h = harness()
+    tab = h.sim.table
+    tab.panel.break_guard(h.sim.now_us() + 1_500_000, 300)
+    rep = selftest(h, device="guard_stop")
+    d = by(rep, "guard_stop")[0]
+    assert d["result"] == "ok" and rep["ok"], rep
+    assert 1400 <= d["reading"]["stopped_after_ms"] <= 1700, d
+    assert "stopped the lift" in d["message"]
+    safety = h.sim.report()["safety"]
+    assert safety and all(s["latency_ms"] <= 10 for s in safety)
+    assert h.daemon.table.state == "idle" and tab.lift.get_status()["bottom"]
+    rep = selftest(h, device="guard_stop")  # nobody at the curtain this time
+    d = by(rep, "guard_stop")[0]
+    assert d["result"] == "failed" and "nobody broke the light curtain" in d["message"]
+    assert tab.lift.get_status()["bottom"] and h.daemon.table.state == "idle"

@@ -8,3 +8,4 @@ def test_codes_are_the_protocol_tables():
     for name in ("JAM", "SHORT", "SURPLUS", "OVERFILL", "MISREAD", "LIFT_STALL", "LIMIT", "GUARD", "DOOR",
                  "BUILD_TIMEOUT", "LINK_LOST", "RESET", "SENSOR", "COLOUR", "INTERNAL"):
         assert getattr(codes, "FAULT_" + name) == getattr(m, "F_" + name)
+

@@ -653,3 +653,64 @@ def test_a_daemon_started_on_a_table_that_reports_a_fault_says_so(tmp_path):
         assert err.status == 409 and err.code == "table_fault"
     finally:
         h.close()
+
+
+def test_a_guard_break_on_the_lifts_way_down_carries_on_with_continue(tmp_path):
+    """The light curtain broken while the lift goes back down after a hand over (stage
+    settle): the table stops; once the curtain is clear, `continue` brings the lift to
+    the bottom and closes the door (it does not wait again on what the fault ended), the
+    hand goes on, and the next hand over builds the next deck exactly.  (Before: every
+    `continue` answered success and the state stayed stopped with the same fault.)"""
+    h = Harness(tmp_path, seed=3, faults=("guard:during=lift,build=1,at=4500",))
+    try:
+        h.call(h.daemon.start_session("riichi", True))
+        h.settle()
+        h.call(h.daemon.hand_over())
+        h.settle()
+        st = h.status()
+        assert st["state"]["name"] == "stopped" and st["fault"]["kind"] == "guard"
+        assert st["state"]["params"]["resume"]["params"]["stage"] == "settle"
+        h.wait_s(1.0)  # the hand out of the curtain (the break lasts 200 ms)
+        answer, err = h.call(h.daemon.continue_())
+        assert err is None
+        h.settle()
+        st = h.status()
+        assert st["state"]["name"] == "built" and st["fault"] is None, st["state"]
+        assert st["next"]["code"] == "press_dice" and answer["next"]["code"] == "press_dice"
+        assert st["table"]["lift"] == "bottom" and h.sim.table.lift.get_status()["bottom"]
+        assert h.sim.table.door.get_status()["closed"]
+        h.call(h.daemon.throw_dice())
+        h.call(h.daemon.hand_over())
+        h.settle()
+        s = h.status()["session"]
+        assert h.status()["state"]["name"] == "built" and s["hand"] == 2, (h.status()["state"], s.get("faults"))
+        assert [b["per_track"] for b in s["builds"]] == [[34] * 4] * 3
+        assert h.driven() == []
+    finally:
+        h.close()
+
+
+def test_ending_a_session_on_a_fault_leaves_the_fault_and_what_clears_it(tmp_path):
+    """A jam that never clears stops the build; `session end` leaves the daemon in
+    table_fault (not idle) with clear_fault in `can`, and a new start is refused naming the
+    fault until it is cleared."""
+    h = Harness(tmp_path, seed=3, faults=("jam:track=2,build=1,after=40,count=0",))
+    try:
+        h.call(h.daemon.start_session("riichi", True))
+        h.settle()
+        assert h.status()["fault"]["kind"] == "jam"
+        _, err = h.call(h.daemon.end_session())
+        assert err is None
+        h.settle()
+        st = h.status()
+        assert st["state"]["name"] == "table_fault" and st["fault"]["action"] == "clear_fault"
+        assert "clear_fault" in st["can"] and "start" not in st["can"]
+        _, err = h.call(h.daemon.start_session("riichi", True))
+        assert err is not None and err.status == 409 and "track 2 is jammed" in str(err)
+        h.sim.free_jam(2)
+        _, err = h.call(h.daemon.clear_fault())
+        assert err is None
+        h.settle()
+        assert h.status()["state"]["name"] == "idle" and "start" in h.status()["can"]
+    finally:
+        h.close()

@@ -48,3 +48,59 @@ def test_a_profile_a_pi_cannot_wire_is_refused(factory, capsys, monkeypatch):
     monkeypatch.setattr(Device, "pin_factory", factory)
     assert pi_main.main(["reference-18"]) == 2  # a pin for lift_current: no ADC on a Pi
     assert "lift_current" in capsys.readouterr().err
+
+
+def test_the_watchdog_is_pinged_only_where_systemd_watches_it(tmp_path):
+    """WatchdogSec= under systemd: WATCHDOG=1 every half period to NOTIFY_SOCKET, and
+    nothing where this process is not the one watched (WATCHDOG_PID) or none is set."""
+    import os
+    import socket
+    import time
+
+    path = str(tmp_path / "notify")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    srv.bind(path)
+    srv.setblocking(False)
+    try:
+        dog = pi_main.Watchdog({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000",
+                                "WATCHDOG_PID": str(os.getpid())})
+        assert dog.every_s == 0.1
+        dog.notify("READY=1")
+        dog.tick()
+        dog.tick()  # too soon: one ping
+        time.sleep(0.12)
+        dog.tick()
+        got = []
+        while True:
+            try:
+                got.append(srv.recv(64))
+            except BlockingIOError:
+                break
+        assert got == [b"READY=1", b"WATCHDOG=1", b"WATCHDOG=1"] and dog.pings == 2
+        other = pi_main.Watchdog({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000", "WATCHDOG_PID": "1"})
+        assert other.every_s is None
+        other.tick()
+        assert pi_main.Watchdog({}).every_s is None
+        pi_main.Watchdog({}).notify("READY=1")  # no socket: nothing, no error
+    finally:
+        srv.close()
+
+
+def test_pty_port_carries_bytes_both_ways():
+    import os
+
+    p = pi_main.PtyPort()
+    try:
+        fd = os.open(p.path, os.O_RDWR | os.O_NOCTTY)
+        os.write(fd, b"\x7e\x03\x00")
+        import time
+
+        time.sleep(0.05)
+        assert p.any() == 1
+        buf = bytearray(8)
+        assert p.readinto(buf) == 3 and bytes(buf[:3]) == b"\x7e\x03\x00"
+        assert p.readinto(buf) is None
+        assert p.write(b"ok") == 2 and os.read(fd, 8) == b"ok"
+        os.close(fd)
+    finally:
+        p.close()

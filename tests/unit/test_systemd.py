@@ -1,6 +1,7 @@
 """udev/jantaku.service: systemd accepts it (systemd-analyze verify) and it has what the
 daemon needs: notify + watchdog, restart, a state directory for the journal, the serial
-port through the jantaku group and DeviceAllow, and hardening that does not hide it."""
+port through the jantaku group and DeviceAllow, and hardening that does not hide it; and
+udev/jantaku-pi.service, the one-Raspberry-Pi variant (`jantaku run --pi`)."""
 import os
 import pathlib
 import re
@@ -17,17 +18,20 @@ EXEC = "/opt/jantaku/.venv/bin/jantaku"
 # Complaints expected on a build machine, and only these: the installed binary and the
 # service user don't exist here.
 EXPECTED = [
-    re.compile(r"^jantaku\.service: Command %s is not executable: No such file or directory$"
+    re.compile(r"^jantaku(-pi)?\.service: Command %s is not executable: No such file or directory$"
                % re.escape(EXEC)),
-    re.compile(r"^jantaku\.service: .*(user|group) .*jantaku.*(not found|No such|does not exist)",
+    re.compile(r"^jantaku(-pi)?\.service: .*(user|group) .*(jantaku|gpio|i2c).*(not found|No such|does not exist)",
                re.I),
 ]
 
 
-def verify(unit_text, tmp_path):
+PI_UNIT = ROOT / "udev" / "jantaku-pi.service"
+
+
+def verify(unit_text, tmp_path, name="jantaku.service"):
     d = tmp_path / "unit"
     d.mkdir()
-    f = d / "jantaku.service"
+    f = d / name
     f.write_text(unit_text)
     r = subprocess.run([ANALYZE, "verify", "--man=no", str(f)], capture_output=True, text=True,
                        timeout=120, cwd=str(d), env=dict(os.environ, SYSTEMD_LOG_COLOR="0"))
@@ -52,9 +56,9 @@ def test_harness_catches_mistakes(tmp_path):
     assert any("Frobnicate" in l for l in bad), bad
 
 
-def settings():
+def settings(unit=UNIT):
     section, out = None, {}
-    for line in UNIT.read_text().splitlines():
+    for line in unit.read_text().splitlines():
         s = line.strip()
         if not s or s.startswith(("#", ";")):
             continue
@@ -100,3 +104,20 @@ def test_hardening():
     assert set(fams) == {"AF_UNIX", "AF_INET", "AF_INET6"}
     assert one("CapabilityBoundingSet") == ""
     assert one("WantedBy", "Install") == "multi-user.target"
+
+
+@needs_analyze
+def test_the_one_pi_unit_is_accepted(tmp_path):
+    bad, rc = verify(PI_UNIT.read_text(), tmp_path, "jantaku-pi.service")
+    assert bad == [], "systemd-analyze verify complains:\n" + "\n".join(bad)
+
+
+def test_the_one_pi_unit_runs_the_firmware_with_its_devices():
+    s = settings(PI_UNIT)
+    assert s[("Service", "ExecStart")][-1] == "%s run --pi pi-reference --db /var/lib/jantaku/journal.sqlite" % EXEC
+    assert s[("Service", "Type")][-1] == "notify" and s[("Service", "Restart")][-1] == "always"
+    assert {"jantaku", "gpio", "i2c"} <= set(s[("Service", "SupplementaryGroups")][-1].split())
+    assert s[("Service", "DevicePolicy")][-1] == "closed"
+    allow = s[("Service", "DeviceAllow")]
+    assert {"char-gpiochip rw", "char-i2c rw", "/dev/ptmx rw", "char-pts rw"} <= set(allow)
+    assert "JANTAKU_CONFIG_DIR=/var/lib/jantaku" in s[("Service", "Environment")]

@@ -1,6 +1,5 @@
 """hostd/bringup/wiring.py: each profile's wiring as a table and a diagram, docs/WIRING.md
 kept to the profiles, and `jantaku wiring` as a person uses it."""
-import pathlib
 import subprocess
 import xml.etree.ElementTree as ET
 

@@ -199,16 +199,7 @@ class Board:
 
     # -- bytes over the port (tests/mcu/hostlink.HostLink) --------------------------
     def write(self, data):
-        view = memoryview(data)
-        end = time.monotonic() + 10
-        while view:
-            try:
-                n = os.write(self.fd, view)
-                view = view[n:]
-            except BlockingIOError:
-                if time.monotonic() > end:
-                    raise Wasm32Error("the wasm32 board stopped reading its port")
-                select.select([], [self.fd], [], 0.05)
+        board_image.write_all(self.fd, data, lambda: Wasm32Error("the wasm32 board stopped reading its port"))
 
     def read(self, timeout=0.0):
         """The port's bytes not read yet (waiting up to ``timeout`` s for some)."""

@@ -16,6 +16,7 @@ import sys
 
 import wasmhost
 
+
 def _live():
     gc.collect()
     return gc.mem_alloc()
