@@ -32,8 +32,34 @@ _TIMEOUTS = {
     "build": ("int", 1000, 500000),  # timers run on ticks_us: half its 2**30 period is ~537 s
     "stall_current": ("int", 1, 5000),
 }
+# The board id names the profile's file (firmware/boards/<id>.json on the board and
+# on the host) and is sent in IDENTITY (1..20 bytes): letters a-z, digits, '-', '_'.
+ID = ("str", 1, 20)
+ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-_"
+HARDWARE = ("str", 1, 40)
+COLOURS = (1, 7)  # how many colours
+COLOUR_NAME = ("str", 1, 16)
+PIN = ("int", 0, 255)
+CALIBRATION = {
+    "integration_ms": ("int", 1, 614),
+    "max_distance": ("num", 0.001, 1.0),
+    "min_clear": ("int", 0, 65535),
+}
+REF = ("num", 0.0, 1.0)  # each of a reference's r, g, b
+PORT = {
+    "usb": {},
+    "uart": {"id": ("int", 0, 9), "baud": ("int", 300, 3000000), "tx": PIN, "rx": PIN},
+    "serial": {"path": ("str", 1, 200), "baud": ("int", 300, 3000000)},
+}
+EXPANDER_KIND = "mcp23017"
+EXPANDER_ADDR = ("int", 0x20, 0x27)
+EXPANDERS_MAX = 8
+EXPANDER_INDEX = ("int", 0, EXPANDERS_MAX - 1)  # a pin's {"expander": e, "pin": p}
+EXPANDER_PIN = ("int", 0, 15)
+CURRENT_ADC_KIND = "ads1115"
+CURRENT_ADC = {"addr": ("int", 0x48, 0x4B), "channel": ("int", 0, 3)}
 SCHEMA = {
-    "id": ("str", 1, 20),
+    "id": "id",
     "description": ("str", 0, 1000),
     # the hardware the pins are on (a definition of the host's, hostd/bringup/hardware/):
     # checked by the host, never by the board
@@ -74,9 +100,15 @@ OPTIONAL = {
     "description": "",
     "hardware": None,
     "pin_options": None,
+    "timings_ms.debounce": 3,
+    "timings_ms.heartbeat": 500,  # protocol/SPEC.md §8's
     "timings_ms.poll": 10,
     "timings_ms.mix": 2000,
+    "timeouts_ms.jam_retries": 2,
     "timeouts_ms.limit_release": 1000,
+    "timeouts_ms.link": 2000,  # protocol/SPEC.md §8's
+    "timeouts_ms.stall_current": 150,
+    "calibration.tracks": None,
     "port": {"kind": "usb"},
     "watchdog_ms": 4000,
     "current_adc": None,
@@ -84,6 +116,10 @@ OPTIONAL = {
 }
 
 PORT_KINDS = ("usb", "uart", "serial")
+
+
+def id_rule():
+    return "%d..%d characters of a-z, 0-9, '-' and '_', the first a letter or a digit" % (ID[1], ID[2])
 
 
 def _fmt_range(kind, lo, hi):
@@ -132,25 +168,31 @@ def _leaf(key, v, spec):
     raise ProfileError(key, "bad schema kind " + kind)
 
 
-def _section(key, v, spec, out_parent, name):
+def _section(key, v, spec, found):
+    """The checked copy of section v (key "" for the profile itself); each problem is
+    added to found, and the keys without one are still checked."""
     if not isinstance(v, dict):
-        raise ProfileError(key, "got %r, not an object" % (v,), "an object with keys " + ", ".join(sorted(spec.keys())))
+        found.append(ProfileError(key, "got %r, not an object" % (v,), "an object with keys " + ", ".join(sorted(spec.keys()))))
+        return None
+    pre = key + "." if key else ""
     out = {}
     for k in v:
         if k not in spec:
-            raise ProfileError(key + "." + str(k), "unknown key", "one of " + ", ".join(sorted(spec.keys())))
+            found.append(ProfileError(pre + str(k), "unknown key", "one of " + ", ".join(sorted(spec.keys()))))
     for k in spec:
-        sub = key + "." + k
-        if k not in v:
-            if sub in OPTIONAL:
-                out[k] = OPTIONAL[sub]
-                continue
-            raise ProfileError(sub, "missing", _describe(spec[k]))
-        out[k] = _value(sub, v[k], spec[k])
-    out_parent[name] = out
+        sub = pre + k
+        if k in v:
+            out[k] = _value(sub, v[k], spec[k], found)
+        elif sub in OPTIONAL:
+            out[k] = OPTIONAL[sub]
+        else:
+            found.append(ProfileError(sub, "missing", _describe(spec[k])))
+    return out
 
 
 def _describe(spec):
+    if spec == "id":
+        return id_rule()
     if isinstance(spec, tuple):
         return _fmt_range(spec[0], spec[1], spec[2])
     if isinstance(spec, dict):
@@ -158,32 +200,47 @@ def _describe(spec):
     return "see docs/FIRMWARE.md (" + spec + ")"
 
 
-def _value(key, v, spec):
+def _value(key, v, spec, found):
     if isinstance(spec, tuple):
-        return _leaf(key, v, spec)
+        try:
+            return _leaf(key, v, spec)
+        except ProfileError as e:
+            found.append(e)
+            return None
     if isinstance(spec, dict):
-        holder = {}
-        _section(key, v, spec, holder, "x")
-        return holder["x"]
+        return _section(key, v, spec, found)
     return v  # special sections are checked after the plain ones
 
 
 def _colours(v):
-    acc = "a list of 1..7 distinct names (1..16 characters)"
-    if not isinstance(v, list) or not v or len(v) > 7:
+    acc = "a list of %d..%d distinct names (%d..%d characters)" % (COLOURS + COLOUR_NAME[1:])
+    if not isinstance(v, list) or len(v) < COLOURS[0] or len(v) > COLOURS[1]:
         raise ProfileError("colours", "got %r" % (v,), acc)
     seen = []
     for i, c in enumerate(v):
-        if not isinstance(c, str) or not (1 <= len(c) <= 16) or c in seen or c == "unknown":
+        if not isinstance(c, str) or not (COLOUR_NAME[1] <= len(c) <= COLOUR_NAME[2]) or c in seen or c == "unknown":
             raise ProfileError("colours[%d]" % i, "got %r" % (c,), acc + ", not 'unknown'")
         seen.append(c)
     return list(v)
 
 
+def _board_id(v):
+    if not isinstance(v, str):
+        raise ProfileError("id", "got %r, not a string" % (v,), id_rule())
+    if len(v) < ID[1] or len(v) > ID[2]:
+        raise ProfileError("id", "got %r, %d characters" % (v, len(v)), id_rule())
+    for ch in v:
+        if ch not in ID_CHARS:
+            raise ProfileError("id", "got %r: %r is not accepted" % (v, ch), id_rule())
+    if v[0] == "-" or v[0] == "_":
+        raise ProfileError("id", "got %r, starting with %r" % (v, v[0]), id_rule())
+    return v
+
+
 def _hardware(v):
     if v is None:
         return None
-    return _leaf("hardware", v, ("str", 1, 40))
+    return _leaf("hardware", v, HARDWARE)
 
 
 _PIN_ACC = ('a pin number 0..255, or {"pin": n, "invert": true|false, "pull": "up"|"down"|null} '
@@ -201,11 +258,11 @@ def _chip_only(key, name, kind):
 def expander_pin(key, p, nexp):
     """The number an expander's pin gets in a validated profile: EXPANDER_PINS +
     16 x expander + pin (an MCP23017's GPA0..7 are pins 0..7, GPB0..7 8..15)."""
-    e = _leaf(key + ".expander", p["expander"], ("int", 0, 7))
+    e = _leaf(key + ".expander", p["expander"], EXPANDER_INDEX)
     if e >= nexp:
         raise ProfileError(key + ".expander", "expander %d is not in expanders (%d given)" % (e, nexp),
                            "an index of the profile's expanders")
-    return hal.EXPANDER_PINS + 16 * e + _leaf(key + ".pin", p["pin"], ("int", 0, 15))
+    return hal.EXPANDER_PINS + 16 * e + _leaf(key + ".pin", p["pin"], EXPANDER_PIN)
 
 
 def _pin_object(key, p, kind, pull, nexp):
@@ -223,7 +280,7 @@ def _pin_object(key, p, kind, pull, nexp):
         _chip_only(key, key[key.rfind(".") + 1:], kind)
         n = expander_pin(key, p, nexp)
     else:
-        n = _leaf(key + ".pin", p["pin"], ("int", 0, 255))
+        n = _leaf(key + ".pin", p["pin"], PIN)
     inv = _leaf(key + ".invert", p.get("invert", False), ("bool", 0, 0))
     if kind != hal.IN:
         return n, {"invert": inv}
@@ -266,7 +323,7 @@ def _pins(v, tracks, given_options, nexp):
             p, opts[k] = _pin_object(key, p, kind, pull, nexp)
         elif _is_int(p) and hal.EXPANDER_PINS <= p < hal.EXPANDER_PINS + 16 * nexp:
             pass  # an expander's pin, as validation wrote it
-        elif not _is_int(p) or p < 0 or p > 255:
+        elif not _is_int(p) or p < PIN[1] or p > PIN[2]:
             raise ProfileError(key, "got %r" % (p,), _PIN_ACC + (" or null" if optional else ""))
         if k in given_options and k not in opts:  # a validated profile's options
             _, opts[k] = _pin_object("pin_options." + k, dict(given_options[k], pin=0), kind, pull, 0)
@@ -303,7 +360,7 @@ def _refs(key, refs, colours):
             raise ProfileError(ck, "got %r" % (r,), "[r, g, b]")
         vals = []
         for i in range(3):
-            vals.append(_leaf(ck + "[%d]" % i, r[i], ("num", 0.0, 1.0)))
+            vals.append(_leaf(ck + "[%d]" % i, r[i], REF))
         s = vals[0] + vals[1] + vals[2]
         if s < 0.9 or s > 1.1:
             raise ProfileError(ck, "components sum to %.3f" % s, "normalised r, g, b summing to 1 (+-0.1)")
@@ -323,11 +380,7 @@ def _radius(key, md, refs, colours):
 
 
 def _calibration(v, colours, ntracks):
-    spec = {
-        "integration_ms": ("int", 1, 614),
-        "max_distance": ("num", 0.001, 1.0),
-        "min_clear": ("int", 0, 65535),
-    }
+    spec = CALIBRATION
     keys = "one of integration_ms, max_distance, min_clear, refs, tracks"
     if not isinstance(v, dict):
         raise ProfileError("calibration", "got %r, not an object" % (v,), "an object with keys integration_ms, max_distance, min_clear, refs (and optionally tracks)")
@@ -343,9 +396,9 @@ def _calibration(v, colours, ntracks):
     _radius("calibration.max_distance", out["max_distance"], out["refs"], colours)
     # optional: each track's own references and radius (`jantaku calibrate` writes
     # them: every sensor reads a little differently); null = the table-wide ones
-    tr = v.get("tracks")
+    tr = v.get("tracks", OPTIONAL["calibration.tracks"])
     acc = ("null, or a list of %d objects (one per track) {\"refs\": {colour: [r, g, b]}, "
-           "\"max_distance\": 0.001..1}" % ntracks)
+           "\"max_distance\": %s..%s}" % ((ntracks,) + spec["max_distance"][1:]))
     if tr is None:
         out["tracks"] = None
         return out
@@ -362,7 +415,7 @@ def _calibration(v, colours, ntracks):
             if k != "refs" and k != "max_distance":
                 raise ProfileError(key + "." + str(k), "unknown key", "refs, max_distance")
         refs = _refs(key + ".refs", e["refs"], colours)
-        md = _leaf(key + ".max_distance", e["max_distance"], ("num", 0.001, 1.0))
+        md = _leaf(key + ".max_distance", e["max_distance"], spec["max_distance"])
         _radius(key + ".max_distance", md, refs, colours)
         lst.append({"refs": refs, "max_distance": md})
     out["tracks"] = lst
@@ -375,20 +428,12 @@ def _port(v):
     if not isinstance(v, dict) or v.get("kind") not in PORT_KINDS:
         raise ProfileError("port", "got %r" % (v,), acc)
     kind = v["kind"]
-    if kind == "usb":
-        spec = {"kind": None}
-    elif kind == "uart":
-        spec = {"kind": None, "id": ("int", 0, 9), "baud": ("int", 300, 3000000),
-                "tx": ("int", 0, 255), "rx": ("int", 0, 255)}
-    else:
-        spec = {"kind": None, "path": ("str", 1, 200), "baud": ("int", 300, 3000000)}
+    spec = PORT[kind]
     out = {"kind": kind}
     for k in v:
-        if k not in spec:
+        if k != "kind" and k not in spec:
             raise ProfileError("port." + str(k), "unknown key for kind " + kind, acc)
     for k in spec:
-        if k == "kind":
-            continue
         if k not in v:
             raise ProfileError("port." + k, "missing", _describe(spec[k]))
         out[k] = _leaf("port." + k, v[k], spec[k])
@@ -402,24 +447,24 @@ def _expanders(v):
     acc = 'a list of {"kind": "mcp23017", "addr": 32..39} (I2C GPIO expanders on the main bus), or null'
     if v is None:
         return []
-    if not isinstance(v, list) or len(v) > 8:
+    if not isinstance(v, list) or len(v) > EXPANDERS_MAX:
         raise ProfileError("expanders", "got %r" % (v,), acc)
     out = []
     for i in range(len(v)):
         key = "expanders[%d]" % i
         e = v[i]
-        if not isinstance(e, dict) or e.get("kind") != "mcp23017":
+        if not isinstance(e, dict) or e.get("kind") != EXPANDER_KIND:
             raise ProfileError(key, "got %r" % (e,), acc)
         for k in e:
             if k != "kind" and k != "addr":
                 raise ProfileError(key + "." + str(k), "unknown key", "kind, addr")
         if "addr" not in e:
             raise ProfileError(key + ".addr", "missing", "an integer 32..39 (0x20..0x27)")
-        a = _leaf(key + ".addr", e["addr"], ("int", 0x20, 0x27))
+        a = _leaf(key + ".addr", e["addr"], EXPANDER_ADDR)
         for j in range(len(out)):
             if out[j]["addr"] == a:
                 raise ProfileError(key + ".addr", "%d is also expanders[%d]'s" % (a, j), "an address of its own")
-        out.append({"kind": "mcp23017", "addr": a})
+        out.append({"kind": EXPANDER_KIND, "addr": a})
     return out
 
 
@@ -427,13 +472,13 @@ def _current_adc(v, pins):
     if v is None:
         return None
     acc = '{"kind": "ads1115", "addr": 72..75, "channel": 0..3} (an I2C ADC on the main bus) or null'
-    if not isinstance(v, dict) or v.get("kind") != "ads1115":
+    if not isinstance(v, dict) or v.get("kind") != CURRENT_ADC_KIND:
         raise ProfileError("current_adc", "got %r" % (v,), acc)
-    spec = {"addr": ("int", 0x48, 0x4B), "channel": ("int", 0, 3)}
+    spec = CURRENT_ADC
     for k in v:
         if k != "kind" and k not in spec:
             raise ProfileError("current_adc." + str(k), "unknown key", acc)
-    out = {"kind": "ads1115"}
+    out = {"kind": CURRENT_ADC_KIND}
     for k in spec:
         if k not in v:
             raise ProfileError("current_adc." + k, "missing", _describe(spec[k]))
@@ -445,42 +490,83 @@ def _current_adc(v, pins):
     return out
 
 
+def _top(key):
+    """The profile's own key a problem's key is in: "pins.gate2" -> "pins"."""
+    for sep in ".[":
+        i = key.find(sep)
+        if i >= 0:
+            key = key[:i]
+    return key
+
+
+def _check(found, out, key, needs, check, *args):
+    """out[key] = check(*args), a problem kept in found; skipped when key or one of the
+    keys it needs is missing or has a problem already."""
+    bad = [_top(e.key) for e in found]
+    for k in (key,) + needs:
+        if k in bad or k not in out:
+            return
+    try:
+        out[key] = check(*args)
+    except ProfileError as e:
+        found.append(e)
+
+
 def validate(d):
-    """A validated copy of the profile dict d (defaults filled in) or ProfileError."""
+    """A validated copy of the profile dict d (defaults filled in), or a ProfileError
+    for every problem found (.problems; the first's key and accepted)."""
     if not isinstance(d, dict):
         raise ProfileError("(profile)", "got %r, not an object" % (type(d),), "a JSON object")
-    for k in d:
-        if k not in SCHEMA:
-            raise ProfileError(str(k), "unknown key", "one of " + ", ".join(sorted(SCHEMA.keys())))
-    out = {}
-    for k in SCHEMA:
-        spec = SCHEMA[k]
-        if k not in d:
-            if k in OPTIONAL:
-                out[k] = OPTIONAL[k]
-                continue
-            raise ProfileError(k, "missing", _describe(spec))
-        out[k] = _value(k, d[k], spec)
-    out["hardware"] = _hardware(out["hardware"])
-    out["colours"] = _colours(d["colours"])
-    given = out["pin_options"]
+    found = []
+    out = _section("", d, SCHEMA, found)
+    _check(found, out, "id", (), _board_id, out.get("id"))
+    _check(found, out, "hardware", (), _hardware, out.get("hardware"))
+    _check(found, out, "colours", (), _colours, d.get("colours"))
+    _check(found, out, "pin_options", (), _pin_options, out.get("pin_options"))
+    _check(found, out, "expanders", (), _expanders, out.get("expanders"))
+    _check(found, out, "pins", ("tracks", "pin_options", "expanders"), _pins_into, out, d.get("pins"))
+    _check(found, out, "expanders", ("pins",), _expanders_bus, out)
+    _check(found, out, "calibration", ("colours", "tracks"), _calibration, d.get("calibration"),
+           out.get("colours"), out.get("tracks"))
+    _check(found, out, "port", (), _port, out.get("port"))
+    _check(found, out, "current_adc", ("pins",), _current_adc, out.get("current_adc"), out.get("pins"))
+    _check(found, out, "port", ("pins",), _uart_pins, out)
+    if not found:
+        _cross(out)  # between keys: only once each is right
+    if len(found) == 1:
+        raise found[0]
+    if found:
+        raise ProfileError(found[0].key, "", found[0].accepted, found)
+    return out
+
+
+def _pin_options(given):
     if given is not None and (not isinstance(given, dict) or [1 for k in given if not isinstance(given[k], dict)]):
         raise ProfileError("pin_options", "got %r" % (given,), 'an object {signal: {"invert": ..., "pull": ...}}')
-    out["expanders"] = _expanders(out["expanders"])
-    out["pins"], out["pin_options"] = _pins(d["pins"], out["tracks"], given or {}, len(out["expanders"]))
-    if out["expanders"] and out["pins"]["i2c_sda"] is None:
+    return given
+
+
+def _pins_into(out, v):
+    """out's pins (numbers) from the profile's, and out's pin_options from those given as
+    objects (or from a validated profile's pin_options)."""
+    pins, out["pin_options"] = _pins(v, out["tracks"], out["pin_options"] or {}, len(out["expanders"]))
+    return pins
+
+
+def _expanders_bus(p):
+    if p["expanders"] and p["pins"]["i2c_sda"] is None:
         raise ProfileError("expanders", "the expanders need the I2C bus but pins.i2c_sda is null", "I2C pins")
-    out["calibration"] = _calibration(d["calibration"], out["colours"], out["tracks"])
-    out["port"] = _port(out["port"])
-    out["current_adc"] = _current_adc(out["current_adc"], out["pins"])
-    if out["port"]["kind"] == "uart":
+    return p["expanders"]
+
+
+def _uart_pins(p):
+    port = p["port"]
+    if port["kind"] == "uart":
         for pk in ("tx", "rx"):
-            p = out["port"][pk]
-            for name in out["pins"]:
-                if out["pins"][name] == p:
-                    raise ProfileError("port." + pk, "pin %d is already used by %s" % (p, name), "a free pin")
-    _cross(out)
-    return out
+            for name in p["pins"]:
+                if p["pins"][name] == port[pk]:
+                    raise ProfileError("port." + pk, "pin %d is already used by %s" % (port[pk], name), "a free pin")
+    return port
 
 
 def _cross(p):

@@ -171,10 +171,7 @@ def load_profile(profile, root=ROOT):
         raise FlashError("cannot import firmware.profile to validate %s" % path)
     except ValueError as e:
         raise FlashError("board profile %s is not valid: %s" % (path, e)) from e
-    pid = prof.get("id") or path.stem
-    if not re.fullmatch(r"[A-Za-z0-9._-]+", pid):
-        raise FlashError("board profile id %r must be letters, digits, '.', '_' or '-'" % pid)
-    return pid, path
+    return prof["id"], path  # the id rule (docs/FIRMWARE.md §3) is the profile's validation
 
 
 def check_hardware(profile, out=print, root=ROOT):

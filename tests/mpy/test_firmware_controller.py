@@ -46,6 +46,29 @@ try:
     check("unknown key raised", False)
 except P.ProfileError as e:
     check("unknown key named", e.key == "bogus")
+d = P.load(None)
+d["id"] = "club table 1"
+try:
+    P.validate(d)
+    check("id outside the rule raised", False)
+except P.ProfileError as e:
+    check("id rule said", e.key == "id" and "' ' is not accepted" in str(e) and "a-z, 0-9, '-' and '_'" in e.accepted)
+d = P.load(None)
+d["id"] = "Club 1"
+d["tracks"] = 9
+try:
+    P.validate(d)
+    check("two problems raised", False)
+except P.ProfileError as e:
+    check("both problems reported", [p.key for p in e.problems] == ["tracks", "id"]
+          and str(e).startswith("2 problems:\n  tracks: got 9, out of range"))
+d = P.load(None)
+d["timings_ms"] = dict(d["timings_ms"])
+d["timeouts_ms"] = dict(d["timeouts_ms"])
+del d["timings_ms"]["heartbeat"]
+del d["timeouts_ms"]["link"]
+d = P.validate(d)
+check("link defaults filled in", d["timings_ms"]["heartbeat"] == 500 and d["timeouts_ms"]["link"] == 2000)
 
 OK = (m.OK, m.NO_FIELD)
 

@@ -120,6 +120,22 @@ def test_unknown_or_invalid_profile():
         flash(None, profile="no-such-board", out=lambda s: None)
 
 
+def test_a_profile_id_outside_the_rule_is_refused_before_compiling(tmp_path, monkeypatch):
+    prof = json.loads((ROOT / "firmware" / "boards" / "reference-18.json").read_text())
+    prof["id"] = "club table 1"
+    path = tmp_path / "club.json"
+    path.write_text(json.dumps(prof))
+    monkeypatch.setattr(fl, "run_tool", lambda *a, **k: pytest.fail("compiled a refused profile"))
+    with pytest.raises(FlashError) as e:
+        flash(None, profile=str(path), dry_run=True, out=lambda s: None)
+    assert str(e.value) == (
+        "board profile %s is not valid: id: got 'club table 1': ' ' is not accepted; accepted: "
+        "1..20 characters of a-z, 0-9, '-' and '_', the first a letter or a digit" % path)
+    prof["id"] = "club-table-1"
+    path.write_text(json.dumps(prof))
+    assert fl.load_profile(str(path)) == ("club-table-1", path)
+
+
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory):
     """One real compile shared by the tests that only look at the command lines."""

@@ -50,6 +50,64 @@ def test_optional_keys_get_defaults():
     assert p["timeouts_ms"]["limit_release"] == 1000
 
 
+def test_timings_without_a_table_of_their_own_have_defaults():
+    """The link's heartbeat and silence (protocol/SPEC.md §8's 500 and 2000 ms), the entry
+    beams' debounce, the jam retries and how long a stall current must last may be left
+    out; the strokes and timeouts of the table's own mechanics may not."""
+    d = ref()
+    for k in ("debounce", "heartbeat"):
+        del d["timings_ms"][k]
+    for k in ("jam_retries", "link", "stall_current"):
+        del d["timeouts_ms"][k]
+    p = P.load(d)
+    assert [p["timings_ms"][k] for k in ("debounce", "heartbeat")] == [3, 500]
+    assert [p["timeouts_ms"][k] for k in ("jam_retries", "link", "stall_current")] == [2, 2000, 150]
+    assert p == P.load(ref())  # the reference table's own values
+    for section, key in (("timings_ms", "lift_stroke"), ("timings_ms", "stacker"), ("timeouts_ms", "jam"),
+                         ("timeouts_ms", "build")):
+        d = ref()
+        del d[section][key]
+        e = err(d)
+        assert e.key == section + "." + key and "missing" in str(e)
+
+
+def test_a_default_still_meets_the_cross_checks():
+    d = ref()
+    del d["timeouts_ms"]["link"]
+    d["timings_ms"]["heartbeat"] = 2500
+    e = err(d)
+    assert e.key == "timeouts_ms.link" and "heartbeat" in str(e)
+
+
+ID_RULE = "1..20 characters of a-z, 0-9, '-' and '_', the first a letter or a digit"
+
+
+@pytest.mark.parametrize("good", ["reference-18", "a", "7", "club_table-1", "x" * 20])
+def test_ids_the_rule_accepts(good):
+    d = ref()
+    d["id"] = good
+    assert P.load(d)["id"] == good
+
+
+@pytest.mark.parametrize("bad,said", [
+    ("club table 1", "got 'club table 1': ' ' is not accepted"),
+    ("Club-1", "'C' is not accepted"),
+    ("tisch.2", "'.' is not accepted"),
+    ("tisch-\u00e4", "is not accepted"),
+    ("-x", "starting with '-'"),
+    ("_x", "starting with '_'"),
+    ("", "0 characters"),
+    ("x" * 21, "21 characters"),
+    (12, "not a string"),
+])
+def test_ids_the_rule_refuses_say_what_is_accepted(bad, said):
+    d = ref()
+    d["id"] = bad
+    e = err(d)
+    assert e.key == "id" and said in str(e)
+    assert e.accepted == ID_RULE
+
+
 def err(d):
     with pytest.raises(ProfileError) as e:
         P.load(d)
@@ -105,6 +163,42 @@ def test_wrong_type_or_range(path, value, key):
     e = err(d)
     assert e.key == key
     assert e.accepted
+
+
+def test_every_problem_is_reported_at_once():
+    d = ref()
+    d["id"] = "club table 1"
+    d["timings_ms"]["gate_close"] = 0
+    del d["timeouts_ms"]["jam"]
+    d["duty"]["mixer"] = "fast"
+    d["pins"]["gate2"] = d["pins"]["gate1"]
+    d["port"] = {"kind": "uart", "id": 0, "baud": 1200, "tx": 44, "rx": 45}
+    d["colour"] = ["blue"]
+    e = err(d)
+    keys = [p.key for p in e.problems]
+    assert keys == ["colour", "duty.mixer", "timings_ms.gate_close", "timeouts_ms.jam", "id",
+                    "pins.gate2", "port.baud"]
+    assert (e.key, e.accepted) == ("colour", e.problems[0].accepted)
+    lines = str(e).splitlines()
+    assert lines[0] == "7 problems:"
+    assert lines[1:] == ["  " + str(p) for p in e.problems]
+    assert lines[3] == "  timings_ms.gate_close: got 0, out of range; accepted: an integer 1..200"
+    assert all(p.problems == [p] for p in e.problems)  # each one alone
+
+
+def test_a_key_that_depends_on_a_wrong_one_is_not_checked_against_it():
+    d = ref()
+    d["tracks"] = 0  # which per-track pins and calibrations there are is unknown
+    d["calibration"]["tracks"] = [1, 2]
+    e = err(d)
+    assert [p.key for p in e.problems] == ["tracks"]
+    d = ref()
+    d["timings_ms"]["lift_stroke"] = 9000  # past timeouts_ms.lift: a cross-check
+    d["timings_ms"]["door_move"] = 0
+    e = err(d)  # the cross-checks wait until every key is right on its own
+    assert [p.key for p in e.problems] == ["timings_ms.door_move"]
+    d["timings_ms"]["door_move"] = 600
+    assert err(d).key == "timeouts_ms.lift"
 
 
 def test_int_accepted_for_number():
