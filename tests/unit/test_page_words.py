@@ -208,12 +208,14 @@ def test_no_word_shows_a_placeholder_or_a_python_value(en, ja):
                 assert not re.search(r"(^|\s)\?($|[\s),.])", text), (key, text)  # "deck ?"
 
 
-def test_no_word_names_a_cli_command_but_pairing_help(en, ja):
+def test_no_word_names_a_cli_command(en, ja):
+    """Issue 42: players pair from a paired phone; the page never asks for a command."""
     for out in (en, ja):
         for key, value in out["said"].items():
             for text in flat(value):
-                assert "jantaku" not in text.replace("`jantaku pair --new`", ""), (key, text)
-    assert "`jantaku pair --new`" in en["said"]["refusal.pair_refused"]
+                assert "jantaku" not in text, (key, text)
+    assert "Pair another phone" in en["said"]["refusal.pair_refused"]
+    assert "別の端末をペアリング" in ja["said"]["refusal.pair_refused"]
 
 
 def test_the_japanese_keeps_no_english_word(ja):
@@ -247,17 +249,16 @@ def _subcommands():
     return set(sub.choices)
 
 
-def test_the_pages_files_name_no_jantaku_command_but_pair_new():
-    """Issue 28: the page names its own buttons; the one command it may name is the one
-    that makes a pairing code, which only a program on the host can run."""
+def test_the_pages_files_name_no_jantaku_command():
+    """Issues 28 and 42: the page names its own buttons, never a command of the CLI (a new
+    phone's code comes from a paired phone's "Pair another phone", or the host's screen)."""
     commands = _subcommands()
     assert {"session", "hand-over", "dice", "continue", "pair"} <= commands
     page = ROOT / "hostd" / "web" / "page"
     for path in sorted(page.iterdir()):
         text = path.read_text(encoding="utf-8")
         for m in re.finditer(r"jantaku[\s\u00a0]+([a-z][a-z-]*)([^`\"\n]*)", text):
-            if m.group(1) in commands:
-                assert m.group(0).startswith("jantaku pair --new"), (path.name, m.group(0))
+            assert m.group(1) not in commands, (path.name, m.group(0))
 
 
 def test_the_phrase_tables_are_gone():

@@ -97,7 +97,7 @@
   }
   setTimeout(() => { if (!revealed) { revealed = true; document.body.classList.remove("loading"); } }, 2000);
 
-  // Code spans in a sentence (`jantaku pair --new`) become <code>.
+  // Code spans in a sentence (an unknown refusal's `code`) become <code>.
   function setSentence(node, text) {
     const key = String(text || "");
     if (node.dataset.said === key) return;

@@ -292,8 +292,8 @@ window.JANTAKU_WORDS = {
   refusal: {
     not_paired: () => "This browser is not paired: type the code from the table's host below.",
     invites_off: () => "The table's host makes every pairing code itself: ask there.",
-    pair_refused: () => "That code is not right or too old: make a fresh one on the table's " +
-      "host with `jantaku pair --new`.",
+    pair_refused: () => "That code is not right or too old: ask a paired phone for a fresh " +
+      "one (its \"Pair another phone\"), or read the one the table's host shows.",
     pair_rate_limited: () => "Too many wrong codes: wait a minute, then type the code again.",
     cross_origin: () => "Refused: the request did not come from the table's own page.",
     bad_host: () => "Refused: the page was reached by a name the table does not answer to.",
@@ -373,8 +373,8 @@ window.JANTAKU_WORDS = {
   arm: "Tap to let this page sound",
   pairLabel: "Pairing code",
   pairButton: "Pair this browser",
-  pairNeeded: "This browser sees the table but cannot press its buttons: type the code " +
-    "shown on the table's host (`jantaku pair --new` makes a fresh one).",
+  pairNeeded: "This browser sees the table but cannot press its buttons: type a code from " +
+    "a paired phone (its \"Pair another phone\") or the one the table's host shows.",
   paired: "This browser is paired: it may run the table.",
   pairedNow: "Paired: this browser may now run the table.",
   forgetButton: "Forget this browser",
@@ -626,7 +626,7 @@ window.JANTAKU_WORDS_JA = {
   refusal: {
     not_paired: () => "このブラウザはペアリングされていません。下に卓のホストのコードを入力してください。",
     invites_off: () => "ペアリングコードは卓のホストだけが発行します。ホストで尋ねてください。",
-    pair_refused: () => "そのコードは違うか期限切れです。卓のホストで `jantaku pair --new` を実行して新しいコードを出してください。",
+    pair_refused: () => "そのコードは違うか期限切れです。ペアリング済みの端末の「別の端末をペアリング」で新しいコードを出すか、卓のホストに表示されたコードを入力してください。",
     pair_rate_limited: () => "間違ったコードが多すぎます。1分待ってからもう一度入力してください。",
     cross_origin: () => "拒否:卓のページ以外からの要求です。",
     bad_host: () => "拒否:卓が応答しない名前でページを開いています。",
@@ -690,7 +690,7 @@ window.JANTAKU_WORDS_JA = {
   arm: "タップして音を出せるようにする",
   pairLabel: "ペアリングコード",
   pairButton: "このブラウザをペアリング",
-  pairNeeded: "このブラウザは卓を見られますが操作できません。卓のホストに表示されたコードを入力してください(`jantaku pair --new` で新しいコードを出せます)。",
+  pairNeeded: "このブラウザは卓を見られますが操作できません。ペアリング済みの端末の「別の端末をペアリング」で出したコードか、卓のホストに表示されたコードを入力してください。",
   paired: "このブラウザはペアリング済みです。卓を操作できます。",
   pairedNow: "ペアリングしました。このブラウザで卓を操作できます。",
   forgetButton: "このブラウザのペアリングを解除",
