@@ -275,6 +275,42 @@ def test_the_phone_pairs_with_the_code_from_the_host(table, browser):
     settle(browser)
 
 
+def test_pairing_offers_sound_and_a_screen_that_stays_on_once(table, browser):
+    """Issue 42 point 7: phones lying on the table sleep and stay silent; at pairing the page
+    offers, once, to sound and to keep the screen on (the Wake Lock API). Refused by the
+    phone, the page says so and what to do instead."""
+    offer = "document.getElementById('offer')"
+    assert browser.js("return %s.offsetParent !== null && document.getElementById("
+                      "'offer-text').textContent" % offer).startswith("A phone lying on the table")
+    in_view(browser, "offer")
+    browser.driver.execute_cdp_cmd("Browser.setPermission", {
+        "permission": {"name": "screen-wake-lock"}, "setting": "granted"})
+    press(browser, "#offer-awake")
+    note = wait_page(browser, "return window.jantakuPage.awakeState === 'held' && "
+                     "document.getElementById('awake-note').textContent", "the screen kept on", 5)
+    assert note == "The screen stays on."
+    assert browser.js("return document.getElementById('awake').checked && "
+                      "localStorage.getItem('jantaku.awake')") == "on"
+    assert browser.js("return %s.offsetParent !== null && "
+                      "document.getElementById('offer-chime').offsetParent !== null" % offer)
+    press(browser, "#offer-no")
+    assert browser.js("return %s.hidden" % offer) is True
+    assert browser.js("return document.getElementById('chime').checked") is False
+    # turned off, the lock is given back; a phone that refuses it is told what to do instead
+    press(browser, "#awake")
+    wait_page(browser, "return window.jantakuPage.awakeState === '' && "
+              "document.getElementById('awake-note').textContent === ''", "the lock released", 5)
+    browser.driver.execute_cdp_cmd("Browser.setPermission", {
+        "permission": {"name": "screen-wake-lock"}, "setting": "denied"})
+    press(browser, "#awake")
+    note = wait_page(browser, "return window.jantakuPage.awakeState === 'refused' && "
+                     "document.getElementById('awake-note').textContent", "the refusal said", 5)
+    assert "turn off auto-lock" in note
+    browser.driver.execute_cdp_cmd("Browser.setPermission", {
+        "permission": {"name": "screen-wake-lock"}, "setting": "granted"})
+    settle(browser)
+
+
 def test_the_chime_is_off_until_chosen_and_asks_for_a_tap_after_a_reload(table, browser):
     """Sound and vibration when the table asks for people: off by default; turned on, the
     browser remembers it; after a reload the page asks for one tap before it can sound (as
@@ -289,6 +325,9 @@ def test_the_chime_is_off_until_chosen_and_asks_for_a_tap_after_a_reload(table, 
     wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.paired === true && "
               "!document.body.classList.contains('loading')", "the page again")
     assert browser.js("return document.getElementById('chime').checked") is True
+    # the screen is kept on again without a tap, and the offer is not made twice
+    wait_page(browser, "return window.jantakuPage.awakeState === 'held'", "the screen kept on", 5)
+    assert browser.js("return document.getElementById('offer').hidden") is True
     arm = wait_page(browser, "const a = document.getElementById('arm'); return a.offsetParent "
                     "!== null && a.textContent", "the tap it asks for", 5)
     assert arm == "Tap to let this page sound"

@@ -59,6 +59,8 @@
     log: [],
     history: null,
     chimeOn: false,
+    awakeOn: false,      // keep the screen on (this browser's choice)
+    awakeState: "",      // held, refused, insecure, unsupported; "" when not asked
     audio: null,
     seen: { events: 0, tiles: 0 },  // what this page took in (the tests, bench/page_load.py)
   };
@@ -614,6 +616,7 @@
       if (r.ok) {
         P.paired = true;
         P.answer = { text: W.pairedNow, bad: false, at: P.seq };
+        offerOnce();
       } else {
         const err = (data && data.error) || { code: "http_" + r.status };
         P.answer = { text: W.refusedAs(W.pairButton, refusal(err, r.status)), bad: true, at: P.seq };
@@ -701,6 +704,69 @@
       if (P.audio.state !== "running") P.audio.resume().then(render, () => {});
     } catch (err) { /* no sound on this browser: vibration only */ }
     render();
+  }
+
+  // -- keeping the screen on (the Wake Lock API): a phone lying on the table would sleep
+  // through the table's asks. Browsers drop the lock whenever the page is hidden, so it is
+  // taken again each time the page is shown; they grant it only to a secure page (https,
+  // or this computer's own address).
+  async function keepAwake() {
+    if (!P.awakeOn) {
+      const held = P.wake;
+      P.wake = null;
+      P.awakeState = "";
+      if (held) { try { await held.release(); } catch (err) { /* gone already */ } }
+      render();
+      return;
+    }
+    if (!navigator.wakeLock) {
+      P.awakeState = window.isSecureContext ? "unsupported" : "insecure";
+    } else if (document.visibilityState === "visible" && !(P.wake && !P.wake.released)) {
+      try {
+        const lock = await navigator.wakeLock.request("screen");
+        P.wake = lock;
+        P.awakeState = "held";
+        lock.addEventListener("release", () => {
+          if (P.wake === lock) { P.wake = null; P.awakeState = ""; render(); }
+        });
+        if (!P.awakeOn) keepAwake();  // turned off while it was being asked for
+      } catch (err) {
+        P.awakeState = "refused";
+      }
+    }
+    render();
+  }
+
+  function setAwake(on) {
+    P.awakeOn = on;
+    $("awake").checked = on;
+    try { window.localStorage.setItem("jantaku.awake", on ? "on" : "off"); } catch (err) { /* */ }
+    keepAwake();
+  }
+
+  function setChime(on) {
+    P.chimeOn = on;
+    $("chime").checked = on;
+    try { window.localStorage.setItem("jantaku.chime", on ? "on" : "off"); } catch (err) { /* */ }
+    arm();
+  }
+
+  // offered once, when this browser has just paired: sound and a screen that stays on
+  function offerOnce() {
+    let offered = false;
+    try { offered = window.localStorage.getItem("jantaku.offered") === "1"; } catch (err) { /* */ }
+    if (offered || (P.chimeOn && P.awakeOn)) return;
+    try { window.localStorage.setItem("jantaku.offered", "1"); } catch (err) { /* */ }
+    $("offer-chime").hidden = P.chimeOn;
+    $("offer-awake").hidden = P.awakeOn;
+    $("offer").hidden = false;
+  }
+
+  function offerTaken(which) {
+    if (which === "chime") setChime(true);
+    if (which === "awake") setAwake(true);
+    $("offer-" + which).hidden = true;
+    if (which === "no" || ($("offer-chime").hidden && $("offer-awake").hidden)) $("offer").hidden = true;
   }
 
   // -- the walls inside: one cell per tile, drawn as its TILE event comes ---------------------
@@ -1047,6 +1113,8 @@
     $("forget").hidden = P.paired !== true;
     $("invite").hidden = P.paired !== true || P.invitesOff === true;
     if (P.paired !== true) $("invite-box").hidden = true;
+    if (P.paired !== true) $("offer").hidden = true;
+    setText($("awake-note"), (P.awakeOn && W.awakeNote[P.awakeState]) || "");
   }
 
   // -- the daemon ------------------------------------------------------------------------------
@@ -1266,10 +1334,21 @@
     // the chime: off unless this browser turned it on
     try { P.chimeOn = window.localStorage.getItem("jantaku.chime") === "on"; } catch (err) { /* */ }
     $("chime").checked = P.chimeOn;
-    $("chime").addEventListener("change", () => {
-      P.chimeOn = $("chime").checked;
-      try { window.localStorage.setItem("jantaku.chime", P.chimeOn ? "on" : "off"); } catch (err) { /* */ }
-      arm();
+    $("chime").addEventListener("change", () => setChime($("chime").checked));
+    // the screen kept on: off unless this browser turned it on; taken again when shown
+    $("awake-label").textContent = W.awake;
+    try { P.awakeOn = window.localStorage.getItem("jantaku.awake") === "on"; } catch (err) { /* */ }
+    $("awake").checked = P.awakeOn;
+    $("awake").addEventListener("change", () => setAwake($("awake").checked));
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") keepAwake();
+    });
+    if (P.awakeOn) keepAwake();
+    $("offer-text").textContent = W.offerText;
+    ["chime", "awake", "no"].forEach((k) => {
+      const b = $("offer-" + k);
+      b.textContent = W["offer" + k[0].toUpperCase() + k.slice(1)];
+      b.addEventListener("click", () => offerTaken(k));
     });
     $("arm").addEventListener("click", arm);
     document.addEventListener("pointerdown", () => { if (P.chimeOn && !P.audio) arm(); }, { once: true });

@@ -371,6 +371,22 @@ window.JANTAKU_WORDS = {
   language: "Language",
   chime: "Sound and vibration when the table asks for people or stops",
   arm: "Tap to let this page sound",
+  awake: "Keep the screen on while this page is open",
+  // why the screen is or is not kept on (the Wake Lock API), by state
+  awakeNote: {
+    held: "The screen stays on.",
+    insecure: "This browser keeps a screen on only for a page reached over https: turn off " +
+      "auto-lock in the phone's settings instead.",
+    unsupported: "This browser cannot keep the screen on: turn off auto-lock in the phone's " +
+      "settings instead.",
+    refused: "The phone did not let the page keep the screen on (battery saver?): turn off " +
+      "auto-lock in its settings instead.",
+  },
+  offerText: "A phone lying on the table sleeps and stays silent. Let this one call you and " +
+    "stay awake? (Both can be changed under \"This browser\".)",
+  offerChime: "Sound and vibration",
+  offerAwake: "Keep the screen on",
+  offerNo: "Not now",
   pairLabel: "Pairing code",
   pairButton: "Pair this browser",
   pairNeeded: "This browser sees the table but cannot press its buttons: type a code from " +
@@ -688,6 +704,17 @@ window.JANTAKU_WORDS_JA = {
   language: "言語",
   chime: "卓が人を呼ぶときや止まったときに音と振動で知らせる",
   arm: "タップして音を出せるようにする",
+  awake: "このページを開いている間は画面を消さない",
+  awakeNote: {
+    held: "画面はつけたままになります。",
+    insecure: "このブラウザが画面をつけたままにできるのは https で開いたページだけです。代わりに端末の設定で自動ロックを切ってください。",
+    unsupported: "このブラウザは画面をつけたままにできません。代わりに端末の設定で自動ロックを切ってください。",
+    refused: "端末が画面をつけたままにすることを許しませんでした(省電力モード?)。代わりに端末の設定で自動ロックを切ってください。",
+  },
+  offerText: "卓に置いた端末は画面が消え、音も鳴りません。この端末で知らせを受け、画面をつけたままにしますか?(「このブラウザ」でいつでも変えられます)",
+  offerChime: "音と振動",
+  offerAwake: "画面をつけたまま",
+  offerNo: "今はしない",
   pairLabel: "ペアリングコード",
   pairButton: "このブラウザをペアリング",
   pairNeeded: "このブラウザは卓を見られますが操作できません。ペアリング済みの端末の「別の端末をペアリング」で出したコードか、卓のホストに表示されたコードを入力してください。",
