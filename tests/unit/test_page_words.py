@@ -265,3 +265,12 @@ def test_the_phrase_tables_are_gone():
     """The daemon's English sentences are no longer translated by regular expressions."""
     text = WORDS.read_text(encoding="utf-8")
     assert "new RegExp" not in text and "say:" not in text and "jantakuTranslator" not in text
+
+
+def test_in_play_the_headline_says_to_push_the_tiles_in_first(en, ja):
+    """Issue 42 point 2: "push the played tiles in" was only below the fold, so a tap on
+    Hand over raised the next walls under the played deck."""
+    for code in ("playing", "playing_building"):
+        head, more = en["said"]["next." + code]
+        assert "push the tiles in first" in head and "Hand over" in more, (code, head, more)
+        assert "中央" in ja["said"]["next." + code][0], code

@@ -89,10 +89,13 @@ window.JANTAKU_WORDS = {
     press_dice: (p, w) => ({ head: "Throw the dice for " + w.hand(p),
       more: "Press " + w.btn(w, "dice") + ", or type the faces you threw and press " +
         w.btn(w, "dice_entered") + "." }),
-    playing_building: (p, w) => ({ head: w.Hand(p) + " in play",
-      more: w.Deck(p.deck) + " is being built inside for the next hand." }),
-    playing: (p, w) => ({ head: w.Hand(p) + " in play",
-      more: "When it ends, push the played tiles into the centre and press " +
+    // the headline says the push: a tap on "Hand over" with the played tiles still on top
+    // raises the next walls under them
+    playing_building: (p, w) => ({ head: w.Hand(p) + " in play: at its end, push the tiles in first",
+      more: w.Deck(p.deck) + " is being built inside for the next hand. When the hand ends, " +
+        "push the played tiles into the centre, then press " + w.btn(w, "hand_over") + "." }),
+    playing: (p, w) => ({ head: w.Hand(p) + " in play: at its end, push the tiles in first",
+      more: "When it ends, push the played tiles into the centre, then press " +
         w.btn(w, "hand_over") + ": " + w.deck(p.deck) + " is ready inside." }),
     raising: (p, w) => ({ head: "Raising the walls for " + w.hand(p) + ": wait", more: "" }),
     lift_down: (p, w) => ({ head: w.Hand(p) + " begins: the lift goes down", more: "" }),
@@ -472,9 +475,10 @@ window.JANTAKU_WORDS_JA = {
       more: w.deck(p.deck) + "が中に積み上がっています。その山が上がります。" }),
     press_dice: (p, w) => ({ head: w.hand(p) + "のサイコロを振ってください",
       more: w.btn(w, "dice") + "を押すか、振った目を入力して" + w.btn(w, "dice_entered") + "を押してください。" }),
-    playing_building: (p, w) => ({ head: w.hand(p) + " 対局中",
-      more: "次の局のために" + w.deck(p.deck) + "を中で積んでいます。" }),
-    playing: (p, w) => ({ head: w.hand(p) + " 対局中",
+    playing_building: (p, w) => ({ head: w.hand(p) + " 対局中:終わったら先に牌を中央へ",
+      more: "次の局のために" + w.deck(p.deck) + "を中で積んでいます。局が終わったら使った牌を中央に落としてから" +
+        w.btn(w, "hand_over") + "を押してください。" }),
+    playing: (p, w) => ({ head: w.hand(p) + " 対局中:終わったら先に牌を中央へ",
       more: "局が終わったら使った牌を中央に落とし、" + w.btn(w, "hand_over") + "を押してください。" +
         w.deck(p.deck) + "は中で準備できています。" }),
     raising: (p, w) => ({ head: w.hand(p) + "の山を上げています:お待ちください", more: "" }),
