@@ -120,7 +120,8 @@ def configure_run(p):
                         "whole (default 64)")
     p.add_argument("--push-window", type=_seconds, default=None, metavar="S",
                    help="table seconds the centre stays open while people push tiles in "
-                        "(default 10; `jantaku continue` closes it sooner)")
+                        "(default 20: room for four people at a real table; `jantaku continue` "
+                        "closes it sooner)")
     p.add_argument("--log-level", default="info", choices=LOG_LEVELS,
                    help="the lowest level logged (default info; tracebacks on the console "
                         "at debug only)")

@@ -32,7 +32,10 @@ from hostd.errors import BadRequest, JantakuError, NotReady, Refused
 from hostd.table.client import TableFault
 from protocol.messages import F_RESET
 
-PUSH_WINDOW_S = 10.0  # table seconds the centre stays open while people push tiles in
+# table seconds the centre stays open while people push tiles in: four people sweeping a
+# hand's played tiles and walls in take 10-15 s at a real table, so 20 leaves room (a
+# club sets its own: `jantaku run --push-window S`; `continue` closes it sooner)
+PUSH_WINDOW_S = 20.0
 INSIDE = ("inside", "split", "lift")  # places of walls inside the table
 STUCK = INSIDE + (UNKNOWN,)  # places a wall may be in, inside the table
 MAX_MIXER_SHORT = 20  # collects in a row that find one set missing before the step stops
