@@ -150,7 +150,10 @@ async def _run_demo(args, profile, colours, wall0, transport, table_sim, sim_pro
                          "splits": g.get("splits") or [],
                          "hands": [h for h in summ["hands"] if h["game"] == g["game"]]}
                         for g in summ["games"]]
-        out["decks"] = out["games"][0]["decks"]  # the first game's split
+        # the decks as they are now: the last game's current split (after a table restart's
+        # re-split, the new one), as the journal's session summary says
+        last = out["games"][-1]
+        out["decks"] = last["splits"][-1]["decks"] if last["splits"] else last["decks"]
         out["faults"] = summ["faults"] + errors
         out["sim_seconds"] = round(link.seconds_since(t0), 3)
     finally:

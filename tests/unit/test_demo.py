@@ -123,6 +123,11 @@ def test_reset_mid_lift_recovers_and_the_session_goes_on(spec, words, builds):
     ref = demo("--ruleset", "riichi", "--mixed-deck", "--hands", "3", "--seed", "42")[0]
     if builds == 5:  # split again: the turnaround of hand 2 holds the re-split
         assert out["hands"][1]["turnaround_sim_seconds"] > 30
+        # the decks reported are the re-split's, the ones the rebuilt walls were counted as
+        (game,) = out["games"]
+        first, again = game["splits"]
+        assert out["decks"] == again["decks"] != first["decks"]
+        assert out["builds"][-1]["backs"] == out["decks"][out["builds"][-1]["deck"]]["backs"]
     else:  # nothing was lost or redone: the same decks as without the reset
         assert out["decks"] == ref["decks"]
 
@@ -171,7 +176,7 @@ def test_each_game_splits_both_sets_afresh():
         assert [sum(w.values()) for w in g["walls"]["A"]] == [34] * 4
     walls = [g["walls"]["A"] for g in games]
     assert walls[0] != walls[1] != walls[2] != walls[0]  # a different split every game
-    assert out["decks"] == games[0]["decks"] and len(out["hands"]) == 6
+    assert out["decks"] == games[-1]["splits"][-1]["decks"] and len(out["hands"]) == 6
     assert [h["hand"] for h in out["hands"]] == [1, 2, 3, 4, 5, 6]
 
 
