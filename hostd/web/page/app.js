@@ -61,6 +61,7 @@
     chimeOn: false,
     awakeOn: false,      // keep the screen on (this browser's choice)
     awakeState: "",      // held, refused, insecure, unsupported; "" when not asked
+    wake: null,          // the screen wake lock while held
     audio: null,
     seen: { events: 0, tiles: 0 },  // what this page took in (the tests, bench/page_load.py)
   };
@@ -721,7 +722,8 @@
     }
     if (!navigator.wakeLock) {
       P.awakeState = window.isSecureContext ? "unsupported" : "insecure";
-    } else if (document.visibilityState === "visible" && !(P.wake && !P.wake.released)) {
+    } else if (document.visibilityState === "visible" && !P.waking && !(P.wake && !P.wake.released)) {
+      P.waking = true;  // one request at a time: a second would leave a lock none releases
       try {
         const lock = await navigator.wakeLock.request("screen");
         P.wake = lock;
@@ -732,6 +734,8 @@
         if (!P.awakeOn) keepAwake();  // turned off while it was being asked for
       } catch (err) {
         P.awakeState = "refused";
+      } finally {
+        P.waking = false;
       }
     }
     render();
