@@ -86,10 +86,10 @@ class MachineHal:
             raise ValueError("%s is a %s signal, not %s" % (name, sig[0], kind))
         return self._pins[name]
 
-    def _expander_pin(self, name, n, output):
-        """The pin of an expander (n: its number in a validated profile), wrapped when
-        the profile inverts it.  The first call defines every expander pin of the
-        profile and writes them at once (firmware/drivers/expander.py)."""
+    def _expander_pin(self, name):
+        """The expander pin of signal `name`, wrapped when the profile inverts it.  The
+        first call defines every expander pin of the profile and writes them at once
+        (firmware/drivers/expander.py)."""
         if not self.expanders:
             self._make_expanders()
         return self._xpins[name]
@@ -135,7 +135,7 @@ class MachineHal:
         n = self._num(name, _hal.OUT)
         obj = None
         if n is not None and n >= _hal.EXPANDER_PINS:
-            obj = self._expander_pin(name, n, True)
+            obj = self._expander_pin(name)
         elif n is not None:
             P = self._m.Pin
             if _hal.options(self._p, name)[0]:
@@ -165,7 +165,7 @@ class MachineHal:
         n = self._num(name, _hal.IN)
         obj = None
         if n is not None and n >= _hal.EXPANDER_PINS:
-            obj = self._expander_pin(name, n, False)
+            obj = self._expander_pin(name)
         elif n is not None:
             P = self._m.Pin
             invert, pull = _hal.options(self._p, name)

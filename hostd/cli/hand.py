@@ -99,22 +99,32 @@ def text_report(r: dict) -> str:
 
 
 def cmd_hand(args) -> int:
-    from hostd.cli.common import EXIT_OK, UsageError, emit_json
-    from hostd.hand import HandError, analyse, parse_backs
+    from hostd.hand import analyse
 
     if args.hand_command == "score":
         from hostd.cli.hand_score import cmd_score
 
         return cmd_score(args)
 
+    def run(backs):
+        return analyse(" ".join(args.hand), mixed_deck=args.mixed_deck,
+                       completable=args.completable, backs=backs, calls=args.call)
+
+    return answer(args, run, text_report)
+
+
+def answer(args, run, report) -> int:
+    """`hand check` and `hand score` alike: `run(backs)` with the parsed `--backs`, a
+    HandError said as a usage error (exit 2), the result as JSON or as `report`'s text."""
+    from hostd.cli.common import EXIT_OK, UsageError, emit_json
+    from hostd.hand import HandError, parse_backs
+
     try:
-        backs = parse_backs(args.backs) if args.backs is not None else None
-        result = analyse(" ".join(args.hand), mixed_deck=args.mixed_deck,
-                         completable=args.completable, backs=backs, calls=args.call)
+        result = run(parse_backs(args.backs) if args.backs is not None else None)
     except HandError as e:
         raise UsageError(str(e)) from None
     if args.json:
         emit_json(result)
     else:
-        sys.stdout.write(text_report(result))
+        sys.stdout.write(report(result))
     return EXIT_OK

@@ -9,7 +9,6 @@ cannot happen, a bad option).
 from __future__ import annotations
 
 import json
-import sys
 
 HELP = "score a won hand: yaku, han, fu with its breakdown, dora, limit, points, chips"
 #: The situational flags as options (--double-riichi for double_riichi ...), in
@@ -119,22 +118,15 @@ def text_report(r: dict) -> str:
 
 
 def cmd_score(args) -> int:
-    from hostd.cli.common import EXIT_OK, UsageError, emit_json
-    from hostd.hand import HandError, parse_backs
+    from hostd.cli.hand import answer
     from hostd.hand.score import score
     from hostd.hand.win import SITUATIONS
 
-    try:
-        backs = parse_backs(args.backs) if args.backs is not None else None
-        result = score(" ".join(args.hand), win=args.win, tsumo=args.tsumo,
-                       seat_wind=args.seat_wind, round_wind=args.round_wind, dora=args.dora,
-                       ura=args.ura, ruleset=args.ruleset, mixed_deck=args.mixed_deck,
-                       options=parse_options(args.option), backs=backs, calls=args.call,
-                       **{s: True for s in SITUATIONS if getattr(args, s)})
-    except HandError as e:
-        raise UsageError(str(e)) from None
-    if args.json:
-        emit_json(result)
-    else:
-        sys.stdout.write(text_report(result))
-    return EXIT_OK
+    def run(backs):
+        return score(" ".join(args.hand), win=args.win, tsumo=args.tsumo,
+                     seat_wind=args.seat_wind, round_wind=args.round_wind, dora=args.dora,
+                     ura=args.ura, ruleset=args.ruleset, mixed_deck=args.mixed_deck,
+                     options=parse_options(args.option), backs=backs, calls=args.call,
+                     **{s: True for s in SITUATIONS if getattr(args, s)})
+
+    return answer(args, run, text_report)

@@ -660,5 +660,5 @@ class TableClient:
             "identity": ident,
             "resets": self.link.resets,
             # what a board that cannot start says (firmware/bootfail.py), or null
-            "boot_error": getattr(self.link, "boot_error", None),
+            "boot_error": self.link.boot_error,
         }
