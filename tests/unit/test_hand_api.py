@@ -14,15 +14,17 @@ class NoDaemon:
     """The route never touches the daemon."""
 
 
-def post(body=None, *, content=None, token=None, headers=None):
+def post(body=None, *, content=None, token=None, headers=None, path="/hand/check"):
+    """POST to a hand route (test_hand_score_api.py's /hand/score too) on an app without
+    a daemon: `body` as JSON, or `content` sent as it is."""
     async def go():
         app = create_app(NoDaemon(), token=token)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url=BASE) as c:
             if content is not None:
-                return await c.post("/hand/check", content=content, headers={
+                return await c.post(path, content=content, headers={
                     "content-type": "application/json", **(headers or {})})
-            return await c.post("/hand/check", json=body, headers=headers)
+            return await c.post(path, json=body, headers=headers)
 
     return asyncio.run(go())
 

@@ -7,26 +7,12 @@ import pytest
 
 from hostd.hand.score import score
 from hostd.web.api import create_app
-
-BASE = "http://127.0.0.1:8737"
-TOKEN = "s3cret-token-for-tests-0123456789"
-
-
-class NoDaemon:
-    """The route never touches the daemon."""
+from tests.unit import test_hand_api
+from tests.unit.test_hand_api import BASE, TOKEN, NoDaemon
 
 
-def post(body=None, *, content=None, token=None, headers=None):
-    async def go():
-        app = create_app(NoDaemon(), token=token)
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                     base_url=BASE) as c:
-            if content is not None:
-                return await c.post("/hand/score", content=content, headers={
-                    "content-type": "application/json", **(headers or {})})
-            return await c.post("/hand/score", json=body, headers=headers)
-
-    return asyncio.run(go())
+def post(body=None, **kw):
+    return test_hand_api.post(body, path="/hand/score", **kw)
 
 
 def test_score_a_hand():
