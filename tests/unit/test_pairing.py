@@ -141,12 +141,17 @@ def test_a_flood_of_addresses_does_not_grow_the_table(monkeypatch):
     assert len(p._tries.clients) == MAX_CLIENTS
 
 
+def peer(app, address):
+    """An API client for `app` as seen from `address` (a phone, the host, a stranger)."""
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 5000)),
+                             base_url=BASE)
+
+
 def test_the_api_limits_each_peer_address_on_its_own():
     app = create_app(FakeDaemon())
 
     def from_(address):
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 5000)),
-                                 base_url=BASE)
+        return peer(app, address)
 
     async def go():
         async with from_("127.0.0.1") as host, from_("192.168.1.66") as prank, \
@@ -824,8 +829,7 @@ def test_a_paired_phone_invites_another(tmp_path):
     app = create_app(FakeDaemon())
 
     def client(address):
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 5000)),
-                                 base_url=BASE)
+        return peer(app, address)
 
     async def go():
         async with client("127.0.0.1") as host, client("192.168.1.7") as first, \
