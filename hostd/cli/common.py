@@ -92,3 +92,19 @@ def load_ruleset(args):
         return get_ruleset(args.ruleset)
     except RulesetError as e:
         raise UsageError(str(e)) from None
+
+
+def hand_answer(args, run, report) -> int:
+    """`hand check` and `hand score` alike: `run(backs)` with the parsed `--backs`, a
+    HandError said as a usage error (exit 2), the result as JSON or as `report`'s text."""
+    from hostd.hand import HandError, parse_backs
+
+    try:
+        result = run(parse_backs(args.backs) if args.backs is not None else None)
+    except HandError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        emit_json(result)
+    else:
+        sys.stdout.write(report(result))
+    return EXIT_OK

@@ -99,6 +99,7 @@ def text_report(r: dict) -> str:
 
 
 def cmd_hand(args) -> int:
+    from hostd.cli.common import hand_answer
     from hostd.hand import analyse
 
     if args.hand_command == "score":
@@ -110,21 +111,5 @@ def cmd_hand(args) -> int:
         return analyse(" ".join(args.hand), mixed_deck=args.mixed_deck,
                        completable=args.completable, backs=backs, calls=args.call)
 
-    return answer(args, run, text_report)
+    return hand_answer(args, run, text_report)
 
-
-def answer(args, run, report) -> int:
-    """`hand check` and `hand score` alike: `run(backs)` with the parsed `--backs`, a
-    HandError said as a usage error (exit 2), the result as JSON or as `report`'s text."""
-    from hostd.cli.common import EXIT_OK, UsageError, emit_json
-    from hostd.hand import HandError, parse_backs
-
-    try:
-        result = run(parse_backs(args.backs) if args.backs is not None else None)
-    except HandError as e:
-        raise UsageError(str(e)) from None
-    if args.json:
-        emit_json(result)
-    else:
-        sys.stdout.write(report(result))
-    return EXIT_OK

@@ -118,7 +118,7 @@ def text_report(r: dict) -> str:
 
 
 def cmd_score(args) -> int:
-    from hostd.cli.hand import answer
+    from hostd.cli.common import hand_answer
     from hostd.hand.score import score
     from hostd.hand.win import SITUATIONS
 
@@ -129,4 +129,4 @@ def cmd_score(args) -> int:
                      options=parse_options(args.option), backs=backs, calls=args.call,
                      **{s: True for s in SITUATIONS if getattr(args, s)})
 
-    return answer(args, run, text_report)
+    return hand_answer(args, run, text_report)
