@@ -112,7 +112,8 @@ class Daemon:
         self.journal_max_bytes = journal_max_bytes
         self.m = Machine(on_change=self._state_changed)
         self.link = LinkClient(transport, on_event=self._on_table_event,
-                               on_change=self._on_link_change)
+                               on_change=self._on_link_change,
+                               before_motion=self.journal.synced)
         self.table = TableClient(self.link, colours=self._colours or DEFAULT_COLOURS,
                                  on_event=self.publish, on_button=self._pressed)
         self.session = None
@@ -121,6 +122,8 @@ class Daemon:
         self._people_done = asyncio.Event()  # `continue` while the top is being cleared
         self._step = None  # the running step (task)
         self._subscribers = set()
+        self._outbox = []  # (journal write number, event): fanned out once it is committed
+        self._fanning = None  # the task fanning the outbox out
         self._tasks = []
         self._lock = asyncio.Lock()  # one operator command at a time
         self._light_shown = "auto"  # the host pattern last sent to the status light
@@ -233,11 +236,13 @@ class Daemon:
         e.details.update(seq=self.m.seq, next=self.next_step())
         return e
 
-    def answer(self, **data):
+    async def answer(self, **data):
         """A command's answer: its data, the seq of the state it was judged in, and what
-        happens next now."""
+        happens next now; given once the journal holds what the command changed."""
         seq, self._judged = self._judged or self.m.seq, None
-        return dict(data, seq=seq, next=self.next_step())
+        out = dict(data, seq=seq, next=self.next_step())
+        await self.journal.synced()
+        return out
 
     # -- plumbing -------------------------------------------------------------------------
     def _on_table_event(self, msgid, values):
@@ -294,13 +299,35 @@ class Daemon:
             if kind in ("table_state", "table_fault"):
                 self._sync()
             self._light()
-        for q in list(self._subscribers):
-            if q.qsize() < 1000:  # a stalled client loses events, never the daemon
-                q.put_nowait(event)
         if kind not in ("tile", "build_progress", "state") and self.session is not None \
                 and self.session.id:
             self.journal.event(self.session.id, kind, **{k: v for k, v in event.items()
                                                          if k not in ("type", "session")})
+        if not self._outbox and not self.journal.uncommitted:
+            self._fan_out(event)  # nothing waits for the disk: at once, in order
+            return
+        self._outbox.append((self.journal.queued, event))
+        if self._fanning is None or self._fanning.done():
+            self._fanning = asyncio.get_running_loop().create_task(self._fan_out_committed())
+
+    def _fan_out(self, event):
+        for q in list(self._subscribers):
+            if q.qsize() < 1000:  # a stalled client loses events, never the daemon
+                q.put_nowait(event)
+
+    async def _fan_out_committed(self):
+        """Events reach the front ends once the journal holds the state they report
+        (hostd/core/writer.py), in the order they were published."""
+        while self._outbox:
+            upto = self._outbox[-1][0]
+            try:
+                await self.journal.synced(upto)
+            except JantakuError as e:
+                log.error("journal_failed", error=str(e))
+            batch = [ev for n, ev in self._outbox if n <= upto]
+            self._outbox = self._outbox[len(batch):]
+            for ev in batch:
+                self._fan_out(ev)
 
     def subscribe(self):
         """The daemon's events from now on, in order, for one listener (`async for`)."""
@@ -321,6 +348,12 @@ class Daemon:
                 self.known = {"mixed_deck": last["mixed_deck"], "sets": last["sets"],
                               "where": (last.get("phase_data") or {}).get("where")}
                 self._sync()
+        # from now on the loop never waits for the disk (docs/ARCHITECTURE.md "The
+        # journal's writer").  In virtual time (the in-process simulator) a commit on the
+        # loop costs no table time, and a writer thread's real time would make a seeded
+        # run depend on the disk: there the journal commits in place.
+        if not getattr(self.link.transport, "virtual", False):
+            self.journal.start_writer()
 
     def _restore(self, saved):
         """The session the journal says is open: restore it and, once the table answers,
@@ -348,8 +381,8 @@ class Daemon:
         "Journal retention"): an SD card's journal does not grow without bound."""
         while True:
             try:
-                removed = self.journal.prune(keep_days=self.keep_days,
-                                             max_bytes=self.journal_max_bytes)
+                removed = await asyncio.to_thread(self.journal.prune, keep_days=self.keep_days,
+                                                  max_bytes=self.journal_max_bytes)
                 if removed["events"] or removed["sessions"]:
                     log.info("journal pruned", **removed)
             except JantakuError as e:
@@ -370,7 +403,9 @@ class Daemon:
         await asyncio.gather(*self._tasks, *([self._step] if self._step else []),
                              return_exceptions=True)
         await self.table.close()
-        self.journal.close()
+        self.journal.close()  # commits what is queued, then ends the writer thread
+        if self._fanning is not None:
+            await asyncio.gather(self._fanning, return_exceptions=True)
 
     # -- what a person sees -----------------------------------------------------------------
     def rulesets(self):
@@ -481,7 +516,7 @@ class Daemon:
         selftest.check_request(device, track, ident.get("tracks") or 4)  # 400 before all else
         rep = await self.bench_step("selftest", steps.selftest(device, track,
                                                                write_timings=write_timings))
-        return self.answer(**rep)
+        return await self.answer(**rep)
 
     async def calibrate(self, sets, mixed=False, first=0, ruleset="riichi"):
         from hostd.bringup import steps
@@ -490,7 +525,7 @@ class Daemon:
             sets, mixed, sets[first] if mixed else None, ruleset))
         if rep.get("ok"):  # the calibrated sets are the sessions' sets from now on
             self.colours = tuple(sets)
-        return self.answer(**rep)
+        return await self.answer(**rep)
 
     def table_health(self):
         """Trends per track and of the lift, from the journal (hostd/bringup/health.py),
@@ -555,7 +590,7 @@ class Daemon:
             s.open()  # journals the session: nothing moves before
             self.session = s
             await self._begin_step("start", s.begin(plan))
-            return self.answer(id=s.id, ruleset=profile.name, mixed_deck=bool(mixed_deck),
+            return await self.answer(id=s.id, ruleset=profile.name, mixed_deck=bool(mixed_deck),
                                sets=list(s.sets))
 
     async def hand_over(self, by="api"):
@@ -568,7 +603,7 @@ class Daemon:
                 return await self._recover(s, "hand_over")
             hand = s.hand + 1
             await self._begin_step("hand_over", s.hand_over(by))
-            return self.answer(id=s.id, hand=hand, game=s.game,
+            return await self.answer(id=s.id, hand=hand, game=s.game,
                                game_hand=hand - s.game_first_hand + 1, by=by)
 
     async def throw_dice(self, dice=None, by="api"):
@@ -587,7 +622,7 @@ class Daemon:
                         raise BadRequest(str(e), code="bad_dice") from None
             self.judge("dice")
             info = s.throw_dice(values, by)
-            return self.answer(**info, game=s.game, game_hand=s.game_hand())
+            return await self.answer(**info, game=s.game, game_hand=s.game_hand())
 
     async def new_game(self):
         """End the game and begin the next: Mixed Deck collects every tile and splits
@@ -598,9 +633,9 @@ class Daemon:
             game = s.game + 1
             if not s.mixed_deck:  # nothing moves: allowed while the next deck is built
                 await s.new_game()
-                return self.answer(id=s.id, game=s.game)
+                return await self.answer(id=s.id, game=s.game)
             await self._begin_step("new_game", s.new_game())
-            return self.answer(id=s.id, game=game)
+            return await self.answer(id=s.id, game=game)
 
     async def continue_(self):
         """People did what they were asked: close the open centre, or carry on with the
@@ -611,10 +646,10 @@ class Daemon:
             if st.name == "emptying":
                 self._people_done.set()
                 self.m.set("emptying", stage="raise", round=st.get("round"))
-                return self.answer(continued="the next walls come up")
+                return await self.answer(continued="the next walls come up")
             if st.name in ("preparing", "building"):
                 self.session.tell_continue()
-                return self.answer(continued="the centre closes")
+                return await self.answer(continued="the centre closes")
             return await self._recover(self.session, "continue")
 
     async def clear_fault(self):
@@ -624,7 +659,7 @@ class Daemon:
             if self.state.name == "table_fault":
                 cleared = await self._clear_table_fault()
                 self._sync()
-                return self.answer(cleared=cleared)
+                return await self.answer(cleared=cleared)
             return await self._recover(self.session, "clear_fault")
 
     async def _clear_table_fault(self):
@@ -643,7 +678,7 @@ class Daemon:
             await self._clear_table_fault()
         step = self.state["step"]
         await self._begin_step(step, s.recover())
-        return self.answer(continued=step)
+        return await self.answer(continued=step)
 
     async def end_session(self, *, empty=False):
         """End the session (a step under way stops first; `failed`, with the fault, if
@@ -666,7 +701,7 @@ class Daemon:
             if empty:
                 self.m.set("emptying", stage="raise", round=0)
                 await self._begin_step("empty", self._empty())
-            return self.answer(ended=ended, emptying=bool(empty))
+            return await self.answer(ended=ended, emptying=bool(empty))
 
     async def _stop_table(self):
         """A step cut short (end): every motor off; the table keeps what it counted."""
@@ -731,7 +766,7 @@ class Daemon:
                 self.m.set("aborting", session=s.id if s is not None else None)
             else:
                 self._to_idle()
-            return self.answer(aborted=s.id if s is not None else None, confirmed=confirmed)
+            return await self.answer(aborted=s.id if s is not None else None, confirmed=confirmed)
 
     async def _abort_table(self, s=None):
         try:

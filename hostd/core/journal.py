@@ -6,7 +6,11 @@ Guarantee (DESIGN §4): every **state transition** — a session created, a phas
 a deck's composition, a build started or finished, a fault, a hand — is committed before
 the method returns (WAL mode, ``PRAGMA synchronous=FULL``: the commit is on the disk when
 ``COMMIT`` returns).  The caller acts on a transition or reports it only after the call
-returns, so a ``kill -9`` or a power cut never loses one that anything saw.  **Tile
+returns, so a ``kill -9`` or a power cut never loses one that anything saw.  The
+daemon runs the commits on a thread of their own (:meth:`Journal.start_writer`,
+hostd/core/writer.py): a write method then queues and returns at once, and the daemon
+awaits :meth:`Journal.synced` before it answers, publishes or moves a motor, which keeps
+that promise while its event loop never waits for the disk.  **Tile
 events** (:meth:`Journal.event`) are not transitions: they are buffered and written with
 the next transition, by :meth:`Journal.flush` (e.g. from :meth:`Journal.flush_every`, an
 asyncio task), when the buffer is older than ``flush_interval`` seconds at the next
@@ -50,6 +54,7 @@ import stat
 import threading
 import time
 
+from hostd.core.writer import Unit, Writer
 from hostd.errors import JournalError
 
 SCHEMA_VERSION = 5
@@ -303,7 +308,12 @@ class Journal:
         self.flush_interval = float(flush_interval)
         self.max_pending = int(max_pending)
         self._now = clock
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the database connection
+        self._plock = threading.Lock()  # the buffered events (never held across a commit)
+        self._writer = None  # the writer thread, once started (start_writer)
+        self._ids = {}  # table -> the last id given out, with the writer running
+        self._rdb = None  # the readers' connection, with the writer running
+        self._rlock = threading.Lock()
         self._pending = []  # buffered (session_id, kind, data_json, at)
         self._pending_since = None
         self._db = None
@@ -478,15 +488,28 @@ class Journal:
 
     # -- closing --------------------------------------------------------------------
     def close(self):
-        """Flush buffered events and close.  Safe to call twice."""
+        """Flush buffered events (with the writer thread: commit everything queued and
+        end the thread) and close.  Safe to call twice."""
+        if self._writer is not None and self._db is not None:
+            try:
+                if self._writer.failure is None:
+                    self.flush()
+            finally:
+                self._writer.stop()
+                self._writer, self._ids = None, {}
         with self._lock:
             if self._db is not None:
                 try:
-                    self.flush()
+                    if self._writer is None:
+                        self.flush()
                 finally:
                     self._close_handles()
 
     def _close_handles(self):
+        if self._rdb is not None:
+            with self._rlock:
+                self._rdb.close()
+                self._rdb = None
         if self._db is not None:
             try:
                 self._db.close()
@@ -507,24 +530,46 @@ class Journal:
         self.close()
 
     # -- transactions ---------------------------------------------------------------
-    def _commit(self, work):
+    def _commit(self, work, *, wait=False):
         """Run work(db) in one IMMEDIATE transaction together with the buffered events
-        and COMMIT (synchronous=FULL) before returning its result."""
+        and COMMIT (synchronous=FULL) before returning its result.
+
+        With the writer thread started (:meth:`start_writer`), the work is queued instead
+        and this returns None at once (``wait=True``: blocks until it is committed and
+        returns its result); :meth:`synced` awaits the commit."""
+        if self._writer is not None:
+            with self._plock:
+                events, self._pending, self._pending_since = self._pending or None, [], None
+                unit = self._writer.put(events, work)
+            return self._writer.wait(unit) if wait else None
+        with self._lock:
+            with self._plock:
+                pending = list(self._pending)
+            units = [Unit(0, pending or None, work)]
+            self._run_batch(units)
+            with self._plock:
+                del self._pending[:len(pending)]
+                if not self._pending:
+                    self._pending_since = None
+            if units[0].error is not None:
+                raise units[0].error
+            return units[0].result
+
+    def _run_batch(self, units):
+        """Every unit in one transaction (the writer's group commit): a unit's events,
+        then its work inside a savepoint, so a unit that raises (its ``error``) leaves the
+        others whole.  Raises if the transaction itself fails."""
         with self._lock:
             if self._db is None:
                 raise JournalError("journal %s is closed" % self.path)
             db = self._db
-            pending = list(self._pending)
             try:
                 db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as e:
                 raise self._write_error(e) from e
             try:
-                if pending:
-                    db.executemany(
-                        "INSERT INTO events (session_id, kind, data, at) VALUES (?, ?, ?, ?)",
-                        pending)
-                result = work(db)
+                for u in units:
+                    self._run_unit(db, u)
                 db.execute("COMMIT")
             except BaseException as e:
                 try:
@@ -534,10 +579,74 @@ class Journal:
                 if isinstance(e, sqlite3.OperationalError):
                     raise self._write_error(e) from e
                 raise
-            del self._pending[:len(pending)]
-            if not self._pending:
-                self._pending_since = None
-            return result
+
+    def _run_unit(self, db, u):
+        if u.events:
+            db.executemany(
+                "INSERT INTO events (session_id, kind, data, at) VALUES (?, ?, ?, ?)", u.events)
+        if u.work is None:
+            return
+        db.execute("SAVEPOINT unit")
+        try:
+            u.result = u.work(db)
+        except Exception as e:  # noqa: BLE001 - the unit's caller gets it
+            db.execute("ROLLBACK TO unit")
+            u.error = self._write_error(e) if isinstance(e, sqlite3.OperationalError) else e
+        db.execute("RELEASE unit")
+
+    # -- the writer thread (hostd/core/writer.py) -------------------------------------
+    def start_writer(self):
+        """Commit on a thread of its own from now on (the daemon: its event loop never
+        waits for the disk).  Write methods then queue and return at once; await
+        :meth:`synced` before acting on or reporting what they wrote.  Ids a caller needs
+        at once (a session's, a fault's) are given out here, in order."""
+        with self._lock:
+            if self._writer is not None:
+                return
+            if self._db is None:
+                raise JournalError("journal %s is closed" % self.path)
+            for table in ("sessions", "faults"):
+                self._ids[table] = self._db.execute(
+                    "SELECT coalesce(max(id), 0) FROM %s" % table).fetchone()[0]
+            self._open_reader()
+            self._writer = Writer(self._run_batch)
+            self._writer.start()
+
+    def _open_reader(self):
+        """Reads get a connection of their own (WAL lets them run beside a commit), so a
+        read on the event loop does not wait for the disk either."""
+        if self.path == ":memory:":
+            return
+        try:
+            self._rdb = sqlite3.connect(self.path, isolation_level=None,
+                                        check_same_thread=False, timeout=10.0)
+            self._rdb.row_factory = sqlite3.Row
+        except sqlite3.Error:
+            self._rdb = None  # reads share the writer's connection
+
+    def _new_id(self, table):
+        """The next id of ``table`` with the writer running (None: SQLite gives it)."""
+        if table not in self._ids:
+            return None
+        with self._plock:
+            self._ids[table] += 1
+            return self._ids[table]
+
+    async def synced(self, upto=None):
+        """Return once everything written so far is committed (at once without the writer
+        thread); raises the journal's failure if a write could not be committed."""
+        if self._writer is not None:
+            await self._writer.synced(upto)
+
+    @property
+    def queued(self):
+        """The number of the last write queued to the writer thread (0 without it)."""
+        return self._writer.queued if self._writer is not None else 0
+
+    @property
+    def uncommitted(self):
+        """Writes queued to the writer thread and not committed yet."""
+        return self._writer.uncommitted if self._writer is not None else 0
 
     def _log(self, db, session_id, kind, data, at):
         db.execute("INSERT INTO events (session_id, kind, data, at) VALUES (?, ?, ?, ?)",
@@ -565,6 +674,7 @@ class Journal:
         if seed is not None and (not isinstance(seed, (int, str)) or isinstance(seed, bool)):
             raise ValueError("seed must be an integer, a string or None, got %r" % (seed,))
         now = self._now()
+        given = self._new_id("sessions")
 
         def work(db):
             cur = db.execute("SELECT id FROM sessions WHERE state = 'open'").fetchone()
@@ -573,9 +683,9 @@ class Journal:
                     "session %d is still open in journal %s: resume it or end it before "
                     "starting another" % (cur["id"], self.path))
             sid = db.execute(
-                "INSERT INTO sessions (ruleset, mixed_deck, sets, seed, state, phase, phase_data,"
-                " created_at) VALUES (?, ?, ?, ?, 'open', ?, ?, ?)",
-                (ruleset, 1 if mixed_deck else 0, _dumps(sets),
+                "INSERT INTO sessions (id, ruleset, mixed_deck, sets, seed, state, phase,"
+                " phase_data, created_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?)",
+                (given, ruleset, 1 if mixed_deck else 0, _dumps(sets),
                  None if seed is None else str(seed), phase, _dumps(phase_data), now),
             ).lastrowid
             self._log(db, sid, "session_created",
@@ -585,7 +695,8 @@ class Journal:
                        " VALUES (?, 1, 1, ?)", (sid, now))
             return sid
 
-        return self._commit(work)
+        sid = self._commit(work)
+        return given if given is not None else sid
 
     def phase(self, session_id, phase, /, **data):
         """The session's phase changed (e.g. ``building``, ``built``, ``hand_over``), with
@@ -837,6 +948,7 @@ class Journal:
         message = str(rec.get("message") or "")
         recovered = bool(rec.get("recovered", False))
         now = self._now()
+        given = self._new_id("faults")
 
         def work(db):
             if session_id is not None:
@@ -844,9 +956,9 @@ class Journal:
             elif build is not None:
                 raise ValueError("a fault with a build number needs its session")
             fid = db.execute(
-                "INSERT INTO faults (session_id, kind, track, build, message, recovered, at,"
-                " recovered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, kind, track, build, message, 1 if recovered else 0, now,
+                "INSERT INTO faults (id, session_id, kind, track, build, message, recovered,"
+                " at, recovered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (given, session_id, kind, track, build, message, 1 if recovered else 0, now,
                  now if recovered else None)).lastrowid
             self._log(db, session_id, "fault",
                       {"fault": fid, "kind": kind, "track": track, "build": build,
@@ -854,10 +966,11 @@ class Journal:
             return fid
 
         try:
-            return self._commit(work)
+            fid = self._commit(work)
         except sqlite3.IntegrityError as e:
             raise ValueError("fault names build %r, not journalled in session %r (%s)"
                              % (build, session_id, e)) from e
+        return given if given is not None else fid
 
     record_fault = fault
 
@@ -896,7 +1009,7 @@ class Journal:
         the next transition or flush.  Flushes by itself when the buffer is older than
         ``flush_interval`` seconds or holds ``max_pending`` events."""
         now = self._now()
-        with self._lock:
+        with self._plock:
             if self._db is None:
                 raise JournalError("journal %s is closed" % self.path)
             self._pending.append((session_id, kind, _dumps(data), now))
@@ -909,11 +1022,11 @@ class Journal:
 
     def flush(self):
         """Write the buffered events now (one commit).  Returns how many were written."""
-        with self._lock:
+        with self._plock:
             n = len(self._pending)
-            if n and self._db is not None:
-                self._commit(lambda db: None)
-            return n
+        if n and self._db is not None:
+            self._commit(None)
+        return n
 
     @property
     def pending(self):
@@ -979,6 +1092,10 @@ class Journal:
         return d
 
     def _read(self, fn):
+        if self._rdb is not None:  # beside the writer thread: never waits for a commit
+            with self._rlock:
+                if self._rdb is not None:
+                    return fn(self._rdb)
         with self._lock:
             if self._db is None:
                 raise JournalError("journal %s is closed" % self.path)
@@ -1162,7 +1279,7 @@ class Journal:
                                  (cutoff,)).rowcount
             return {"events": events, "sessions": 0}
 
-        removed = self._commit(work)
+        removed = self._commit(work, wait=True)
         if max_bytes is not None:
             while self.live_bytes() > max_bytes:
                 sid = self._read(lambda db: db.execute(
@@ -1170,7 +1287,7 @@ class Journal:
                 ).fetchone())
                 if sid is None:
                     break
-                self._commit(lambda db, sid=sid["id"]: _delete_session(db, sid))
+                self._commit(lambda db, sid=sid["id"]: _delete_session(db, sid), wait=True)
                 removed["sessions"] += 1
         removed["live_bytes"] = self.live_bytes()
         return removed

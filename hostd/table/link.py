@@ -41,14 +41,21 @@ class CommandRejected(JantakuError):
 
 
 BOOT_MARKER = b"jantaku: boot error: "  # firmware/bootfail.py MARKER
+#: the commands that start (or allow) motion: sent only once the host's journal holds what
+#: led to them (STOP, ABORT, STATUS, LIGHT and the like never wait)
+MOTION = (m.MIX, m.BUILD, m.LIFT, m.DOOR, m.SELF_TEST, m.CALIBRATE, m.CLEAR_FAULT,
+          m.CONFIGURE_BUILD)
 
 
 class LinkClient:
     """Owns the transport and the protocol Link; one task (`run`) pumps both."""
 
     def __init__(self, transport, *, on_event, on_change=None, backoff=(0.2, 5.0),
-                 command_timeout=10.0):
+                 command_timeout=10.0, before_motion=None):
         self.transport = transport
+        # awaited before a command that starts motion (MOTION) is sent: the daemon's
+        # journal committing what led to it (hostd/core/writer.py); a stop never waits
+        self._before_motion = before_motion
         self._on_event = on_event  # (msgid, values) for every event but RESULT
         self._on_change = on_change or (lambda what, detail: None)
         self._backoff = backoff
@@ -217,6 +224,8 @@ class LinkClient:
     async def command(self, msgid, values=(), *, timeout=None):
         """Send a command and wait for the table's RESULT; raises CommandRejected or
         TableGone.  Exactly-once delivery is the protocol's job."""
+        if msgid in MOTION and self._before_motion is not None:
+            await self._before_motion()
         if not self.connected or self.link is None:
             raise TableGone("no table connected: %s" % (self.error or "not yet"))
         link = self.link
