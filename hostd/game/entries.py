@@ -15,13 +15,12 @@ from __future__ import annotations
 from typing import Annotated, Literal, Union
 
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StrictInt,
-                      TypeAdapter, ValidationError, model_validator)
+                      ValidationError, model_validator)
 
-from hostd.errors import describe_validation
 from hostd.game.errors import BadEntry, RulesetForbids
 from hostd.game.rules import GameRules
 from hostd.game.seats import WINDS
-from hostd.game.values import check_value
+from hostd.game.values import FIELDS, check_value
 
 
 def _lower(v):
@@ -151,13 +150,35 @@ class Undo(_Entry):
 MODELS = {m.model_fields["kind"].annotation.__args__[0]: m
           for m in (Riichi, Ron, Tsumo, Draw, Abortive, Chombo, Pass, Transfer, End, Undo)}
 KINDS = tuple(MODELS)
+#: The union the API's schema can use; parse_entry picks the model by kind itself, so
+#: that its errors name the fields of that kind.
 Entry = Annotated[Union[tuple(MODELS.values())], Field(discriminator="kind")]
-_ADAPTER = TypeAdapter(Entry)
 
 
-def _fields_of(kind: str) -> str:
-    fields = [f.alias or name for name, f in MODELS[kind].model_fields.items()]
-    return ", ".join(fields)
+def _fields_of(kind: str, rules: GameRules) -> str:
+    """The fields ``kind`` takes in ``rules``: its own, then the win value's there."""
+    model, out = MODELS[kind], ["kind"]
+    for name, f in model.model_fields.items():
+        if name in Value.model_fields or name == "kind":
+            continue
+        if name in ("closed", "dice") and rules.scoring != "multipliers":
+            continue
+        out.append(f.alias or name)
+    if issubclass(model, Value):
+        out += [f for f in FIELDS[rules.scoring] if f != "chips" or rules.win_chips]
+    return ", ".join(out)
+
+
+def _describe(errors) -> str:
+    """pydantic's errors as one line: "winner: Input should be ...; ..." ."""
+    parts = []
+    for e in errors:
+        msg = e.get("msg", "invalid").removeprefix("Value error, ")
+        if e.get("type") == "extra_forbidden":
+            msg = "unknown field"
+        loc = ".".join(str(x) for x in e.get("loc", ()))
+        parts.append("%s: %s" % (loc, msg) if loc else msg)
+    return "; ".join(parts)
 
 
 def parse_entry(data, rules: GameRules):
@@ -172,10 +193,10 @@ def parse_entry(data, rules: GameRules):
         raise RulesetForbids("%s has no %r entry; it takes: %s" % (
             rules.name, kind, ", ".join(k for k in KINDS if k in rules.kinds)))
     try:
-        entry = _ADAPTER.validate_python(dict(data, kind=kind))
+        entry = MODELS[kind].model_validate(dict(data, kind=kind))
     except ValidationError as e:
-        raise BadEntry("%s entry: %s (fields of %s: %s)" % (
-            kind, describe_validation(e.errors()), kind, _fields_of(kind))) from None
+        raise BadEntry("%s entry: %s (a %s entry in %s takes: %s)" % (
+            kind, _describe(e.errors()), kind, rules.name, _fields_of(kind, rules))) from None
     if kind in ("ron", "tsumo"):
         _check_win(entry, rules)
     if kind == "draw" and entry.tenpai and rules.dealer_keeps != "win-or-tenpai":
