@@ -172,6 +172,8 @@ WSOM = GameRules(
         "rounds": "ruling: four cycles of four hands (seed 003 line 68: cycles of four; the "
                  "number of hands is the tournament's); 'end' stops earlier",
         "start_points": "ruling: 0 each (seed 003 line 14: totals won and lost)",
+        "chombo": "ruling: no chombo entry (seed 003 line 44 names a 'false win' but no "
+                  "penalty): enter the judge's penalty as a transfer",
     },
 )
 
@@ -192,12 +194,17 @@ UZJE = GameRules(
                         "other than the dealer goes out'; 'goulashes' (draws) or a dealer's "
                         "win add games: the dealer keeps",
         "rounds": "seed 004 lines 182-185: a match of four sets is the typical full game",
-        "transfer": "ruling: what the seed does not specify (penalties, flowers) is entered "
-                    "as a transfer",
+        "transfer": "ruling: what the seed does not specify (penalties, honba, riichi) is "
+                    "entered as a transfer; no chombo entry",
     },
 )
 
 RULES = {r.name: r for r in (RIICHI, SPEED_TONPUU, SHENYANG, WSOM, UZJE)}
+
+
+def rules_table(rules: GameRules) -> str:
+    """The ruleset's rules as the rows of docs/SCORING.md's table (a test keeps them so)."""
+    return "\n".join("| `%s` | %s |" % kv for kv in rules.sources.items())
 
 
 def rules_for(name: str) -> GameRules:

@@ -138,3 +138,12 @@ def test_every_rule_cites_its_seed_or_says_ruling():
         assert rules.sources
         for key, text in rules.sources.items():
             assert text.startswith(("seed 00", "ruling")), (rules.name, key)
+
+
+def test_docs_scoring_md_holds_each_rulesets_table():
+    import pathlib
+
+    from hostd.game.rules import rules_table
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "SCORING.md").read_text()
+    for rules in RULES.values():
+        assert rules_table(rules) in text, "docs/SCORING.md: regenerate %s's table" % rules.name
