@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StrictInt,
-                      ValidationError, model_validator)
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StrictFloat,
+                      StrictInt, ValidationError, model_validator)
 
 from hostd.game.errors import BadEntry, RulesetForbids
 from hostd.game.rules import GameRules
@@ -28,7 +28,7 @@ def _lower(v):
 
 
 Player = Annotated[Literal["east", "south", "west", "north"], BeforeValidator(_lower)]
-Points = Union[StrictInt, float]
+Points = Union[StrictInt, StrictFloat]
 
 
 class _Entry(BaseModel):
@@ -43,7 +43,7 @@ class Value(_Entry):
     yakuman: StrictInt | None = Field(None, ge=1, le=6)
     patterns: StrictInt | list[StrictInt] | None = None
     multipliers: list[str] | None = None
-    fan: float | None = Field(None, ge=0, le=100)
+    fan: StrictInt | StrictFloat | None = Field(None, ge=0, le=100)
     limits: StrictInt | None = Field(None, ge=1, le=20)
     chips: StrictInt | None = Field(None, ge=0, le=100)
 

@@ -84,6 +84,8 @@ RIICHI = GameRules(
                   "all); the hand is replayed, dealer and honba unchanged, riichi sticks of "
                   "the hand returned",
         "leftover_sticks": "ruling: riichi sticks left on the table at the end go to first",
+        "noten_riichi": "ruling: a player in riichi who is noten at a draw pays as noten (no "
+                        "chombo)",
         "placement": "ruling: ties by seat order from the first dealer",
     },
 )
@@ -139,7 +141,8 @@ SHENYANG = GameRules(
         "dice": "seed 002 line 48: 'dice roll double: x2' (the table's own throw)",
         "draw_carry": "seed 002 line 49: 'last round is liuju: x2 (ryuukyoku -> next round "
                       "win becomes x2)'; ruling: one x2 however many draws in a row, and it "
-                      "stacks with the dice (the local variation of line 66 is not applied)",
+                      "stacks with the dice (the local variation of line 66 is not applied); a "
+                      "voided hand (zhahu) keeps it for the replayed hand",
         "dealer_keeps": "seed 002 line 60: 'if dealer wins or liuju: dealership continues; "
                         "otherwise dealership rotates. Tenpai-ness does not matter.'",
         "chombo": "seed 002 line 56: 'Zhahu (invalid win): the offender pays 8 points to "

@@ -147,3 +147,11 @@ def test_docs_scoring_md_holds_each_rulesets_table():
     text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "SCORING.md").read_text()
     for rules in RULES.values():
         assert rules_table(rules) in text, "docs/SCORING.md: regenerate %s's table" % rules.name
+
+
+def test_numbers_are_numbers_not_strings():
+    with pytest.raises(BadEntry):
+        parse_entry({"kind": "tsumo", "winner": "east", "fan": "7"}, RULES["uzje"])
+    with pytest.raises(BadEntry):
+        parse_entry({"kind": "transfer", "payments": {"east": "-5", "south": 5}},
+                    RULES["uzje"])

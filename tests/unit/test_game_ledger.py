@@ -415,3 +415,13 @@ def test_properties_over_random_games(ruleset):
         replayed = Ledger.replay(ruleset, led.entries)
         assert replayed.state() == led.state()
     check()
+
+
+def test_shenyang_a_voided_hand_keeps_the_draws_double():
+    led = Ledger("shenyang")
+    s = play(led, {"kind": "draw"}, {"kind": "chombo", "player": "north"},
+             {"kind": "tsumo", "winner": "west"})
+    # after the draw: 2 x 2 = 4 from south and north, 8 from the dealer (east)
+    assert s["last"]["payments"] == {"west": 16, "south": -4, "north": -4, "east": -8}
+    s = play(led, {"kind": "tsumo", "winner": "west"})
+    assert s["last"]["payments"]["west"] == 2 + 2 + 4  # no draw before: no double
