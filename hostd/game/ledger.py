@@ -1,0 +1,100 @@
+"""The game ledger: one game's seats, dealer, honba, riichi sticks, points and chips,
+kept entry by entry under a ruleset's rules (issue #40; docs/SCORING.md).
+
+    led = Ledger(ruleset="riichi", dealer="east", names=None, dice_double=None)
+    led.apply(entry) -> state      # refused (LedgerError) with nothing changed if it cannot be
+    led.undo() -> state            # exactly the state before the last entry
+    led.state() -> dict            # GET /score
+    led.entries -> list[dict]      # normalised, JSON-safe; Ledger.replay(...) rebuilds the game
+    Ledger.replay(ruleset, entries, dealer="east", names=None) -> Ledger
+
+Pure code: no I/O, no clock. Undo keeps the state before each entry, so an undo is exact.
+"""
+from __future__ import annotations
+
+import copy
+
+from hostd.game.entries import normalise, parse_entry
+from hostd.game.errors import BadEntry, LedgerError, NotNow
+from hostd.game.game import Game, view
+from hostd.game.results import RESULTS
+from hostd.game.rules import rules_for
+from hostd.game.seats import WINDS
+
+__all__ = ["Ledger", "LedgerError"]
+
+
+def _dice_double(rules, dice_double) -> int:
+    """The factor a double on the table's dice gives: Shenyang's x2 (seed 002 line 48)
+    unless told otherwise (1 turns it off); other rulesets have none."""
+    if dice_double is None:
+        return 2 if rules.scoring == "multipliers" else 1
+    if isinstance(dice_double, bool) or not isinstance(dice_double, int) or dice_double < 1:
+        raise BadEntry("dice_double is a whole factor, 1 or more (1: a double on the dice "
+                       "counts nothing), not %r" % (dice_double,))
+    if dice_double != 1 and rules.scoring != "multipliers":
+        raise BadEntry("only Shenyang doubles a hand for a double on the dice; %s takes no "
+                       "dice_double" % rules.name)
+    return dice_double
+
+
+def _names(names) -> dict:
+    if names is None:
+        return {}
+    if not isinstance(names, dict) or any(k not in WINDS for k in names):
+        raise BadEntry("names maps players (%s) to their names" % ", ".join(WINDS))
+    return {k: (None if v is None else str(v)) for k, v in names.items()}
+
+
+class Ledger:
+    def __init__(self, ruleset: str = "riichi", dealer: str = "east", names=None,
+                 dice_double=None):
+        self.rules = rules_for(ruleset)
+        if dealer not in WINDS:
+            raise BadEntry("dealer %r is not a player; players are %s" % (dealer, ", ".join(WINDS)))
+        self.names = _names(names)
+        self.dice_double = _dice_double(self.rules, dice_double)
+        self._game = Game.start(self.rules, dealer)
+        self._before: list[Game] = []  # the game before each entry, for undo
+        self._entries: list[dict] = []
+
+    @property
+    def entries(self) -> list[dict]:
+        return copy.deepcopy(self._entries)
+
+    def state(self) -> dict:
+        out = view(self._game, self.rules, self.names)
+        out["entries"] = len(self._entries)
+        return out
+
+    def apply(self, entry: dict) -> dict:
+        """Check ``entry`` and apply it; the new state. A LedgerError leaves all as it was."""
+        parsed = parse_entry(entry, self.rules)
+        if parsed.kind == "undo":
+            return self.undo()
+        if self._game.ended:
+            raise NotNow("the game has ended (%s): no more entries; undo the last entry to "
+                         "change it" % self._game.ended_by)
+        game = copy.deepcopy(self._game)
+        RESULTS[parsed.kind](game, parsed, self.rules, self.dice_double)
+        self._before.append(self._game)
+        self._game = game
+        self._entries.append(normalise(parsed))
+        return self.state()
+
+    def undo(self) -> dict:
+        """Remove the last entry: the state is exactly what it was before it."""
+        if not self._entries:
+            raise NotNow("nothing to undo: no entry has been applied")
+        self._game = self._before.pop()
+        self._entries.pop()
+        return self.state()
+
+    @classmethod
+    def replay(cls, ruleset: str, entries, *, dealer: str = "east", names=None,
+               dice_double=None) -> "Ledger":
+        """A ledger rebuilt from ``entries`` (as :attr:`entries` gave them)."""
+        led = cls(ruleset, dealer=dealer, names=names, dice_double=dice_double)
+        for e in entries:
+            led.apply(e)
+        return led

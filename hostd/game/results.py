@@ -1,0 +1,138 @@
+"""What each entry does to the game (docs/SCORING.md "Entries"). Every function works on
+a copy the ledger throws away if it raises, so a refusal changes nothing.
+
+    RESULTS[kind](game, entry, rules, dice_double) -> None
+"""
+from __future__ import annotations
+
+from hostd.game.entries import winner_hands
+from hostd.game.errors import BadEntry, NotNow, RulesetForbids
+from hostd.game.game import Game, end_checks, finish, next_hand, placement
+from hostd.game.payments import (chombo_payments, head_bump, noten_payments, win_payments,
+                                 zero)
+from hostd.game.seats import WINDS
+
+
+def _book(game: Game, kind: str, payments: dict, chips: dict | None = None, **more) -> None:
+    for p in WINDS:
+        game.points[p] += payments[p]
+        game.chips[p] += (chips or {}).get(p, 0)
+    game.last = dict(kind=kind, payments=dict(payments), **more)
+    if chips and any(chips.values()):
+        game.last["chips"] = dict(chips)
+    game.can_pass = False
+
+
+def riichi(game: Game, entry, rules, dice_double) -> None:
+    p = entry.player
+    if p in game.riichi:
+        raise NotNow("%s is already in riichi this hand" % p)
+    if game.points[p] < rules.riichi_stick:
+        raise NotNow("%s has %s points: a riichi needs %d for the stick"
+                     % (p, game.points[p], rules.riichi_stick))
+    book = zero()
+    book[p] = -rules.riichi_stick
+    _book(game, "riichi", book, player=p)
+    game.riichi.append(p)
+    game.sticks += 1
+
+
+def _doubles(game: Game, entry, rules, dice_double: int) -> int:
+    """Shenyang: x2 after a draw (seed 002 line 49), the dice's double (line 48)."""
+    if rules.scoring != "multipliers":
+        return 1
+    d = 2 if game.after_draw else 1
+    if entry.dice and entry.dice[0] == entry.dice[1]:
+        d *= dice_double
+    return d
+
+
+def win(game: Game, entry, rules, dice_double) -> None:
+    hands = winner_hands(entry)
+    discarder = entry.discarder if entry.kind == "ron" else None
+    closed = entry.closed or []
+    if any(h.player in closed for h in hands):
+        raise BadEntry("a Shenyang winner's hand is open (seed 002 line 12): 'closed' lists "
+                       "the payers whose hand was closed")
+    book, chips, details = win_payments(
+        hands, rules, dealer=game.dealer, discarder=discarder, honba=game.honba,
+        closed=closed, doubles=_doubles(game, entry, rules, dice_double))
+    if game.sticks:
+        book[head_bump(hands, discarder)] += game.sticks * rules.riichi_stick
+    more = {"winners": details}
+    if discarder:
+        more["from"] = discarder
+    _book(game, entry.kind, book, chips, **more)
+    game.sticks, game.riichi, game.after_draw = 0, [], False
+    keeps = rules.dealer_keeps != "never" and game.dealer in [h.player for h in hands]
+    _then(game, rules, keeps=keeps, payees=[h.player for h in hands])
+
+
+def _then(game: Game, rules, *, keeps: bool, payees, honba=None, passable=True) -> None:
+    """After a hand's result: the end checks, then the next hand."""
+    end_checks(game, rules, payees)
+    if not game.ended:
+        next_hand(game, rules, keeps=keeps, honba=honba or ("plus" if keeps else "reset"))
+    game.can_pass = bool(keeps and passable and not game.ended and rules.pass_rule)
+
+
+def draw(game: Game, entry, rules, dice_double) -> None:
+    tenpai = [p for p in WINDS if p in entry.tenpai]
+    _book(game, "draw", noten_payments(rules, tenpai), tenpai=tenpai)
+    game.riichi, game.after_draw = [], True
+    if rules.dealer_keeps == "win-or-tenpai":
+        keeps = game.dealer in tenpai
+    else:
+        keeps = rules.dealer_keeps == "win-or-draw"
+    _then(game, rules, keeps=keeps, payees=tenpai, honba="plus")
+
+
+def abortive(game: Game, entry, rules, dice_double) -> None:
+    """Dealer keeps, honba +1, riichi sticks stay on the table (ruling)."""
+    _book(game, "abortive", zero())
+    game.riichi = []
+    next_hand(game, rules, keeps=True, honba="plus")
+
+
+def chombo(game: Game, entry, rules, dice_double) -> None:
+    """The hand is replayed: dealer and honba unchanged; riichi sticks of the hand go back
+    to their players (ruling)."""
+    book = chombo_payments(rules, entry.player, game.dealer)
+    for p in game.riichi:
+        book[p] += rules.riichi_stick
+    game.sticks -= len(game.riichi)
+    _book(game, "chombo", book, player=entry.player)
+    game.riichi = []
+    end_checks(game, rules, payees=[])
+
+
+def pass_deal(game: Game, entry, rules, dice_double) -> None:
+    if not game.can_pass:
+        raise NotNow("a pass (agariyame/tenpaiyame) is the dealer's, right after winning or "
+                     "being tenpai at a draw, before anything else is entered")
+    if rules.pass_rule == "all-last-top":
+        if not game.is_last_hand(rules) or placement(game)[0] != game.dealer:
+            raise RulesetForbids("%s: %s" % (rules.name, rules.sources["pass_rule"]))
+        _book(game, "pass", zero(), player=game.dealer)
+        finish(game, rules, "%s passed (agariyame/tenpaiyame)" % game.dealer)
+        return
+    # Speed Tonpuu: the deal moves on and honba resets (seed 001 lines 12-14)
+    _book(game, "pass", zero(), player=game.dealer)
+    next_hand(game, rules, keeps=False, honba="reset")
+
+
+def transfer(game: Game, entry, rules, dice_double) -> None:
+    book = zero()
+    book.update(entry.payments)
+    chips = zero()
+    chips.update(entry.chips)
+    _book(game, "transfer", book, chips)
+
+
+def end(game: Game, entry, rules, dice_double) -> None:
+    _book(game, "end", zero())
+    finish(game, rules, "ended by agreement")
+
+
+RESULTS = {"riichi": riichi, "ron": win, "tsumo": win, "draw": draw, "abortive": abortive,
+           "chombo": chombo, "pass": pass_deal, "transfer": transfer, "end": end}
