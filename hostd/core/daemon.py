@@ -20,9 +20,10 @@ from hostd.core import rulesets
 from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can, refused_with
 from hostd.core.dice import Dice, DiceError, check_dice
+from hostd.core.scorebook import Scorebook
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
 from hostd.core.state import Machine, State, where
-from hostd.errors import BadRequest, JantakuError, NotNow
+from hostd.errors import BadRequest, JantakuError, NotFound, NotNow, NotReady
 from hostd.table.client import TableClient
 from hostd.table.link import CommandRejected, LinkClient, TableGone
 
@@ -129,6 +130,7 @@ class Daemon:
         self._light_shown = "auto"  # the host pattern last sent to the status light
         self._judged = None  # the seq the command being answered was judged at
         self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
+        self._scores = None  # (session id, Scorebook): the open session's game ledgers
 
     # -- the state and what it means ----------------------------------------------------------
     @property
@@ -295,6 +297,8 @@ class Daemon:
 
     def publish(self, event):
         kind = event.get("type")
+        if kind == "dice" and self.session is not None:
+            event = dict(self._named_throw(self.session, event), type="dice")
         if kind not in ("tile", "build_progress", "state"):
             if kind in ("table_state", "table_fault"):
                 self._sync()
@@ -445,9 +449,59 @@ class Daemon:
         places = where(self.state) or {d: "unknown" for d in ("A", "B")}
         decks = {d: dict(summ["decks"].get(d, {}), where=places[d],
                          colours_checked=summ["colours_checked"]) for d in sorted(places)}
-        return {k: summ[k] for k in ("id", "ruleset", "mixed_deck", "sets", "colours_checked",
-                                     "game", "game_hand", "hand", "games", "builds", "hands",
-                                     "faults", "dice")} | {"decks": decks, "split": s.split}
+        out = {k: summ[k] for k in ("id", "ruleset", "mixed_deck", "sets", "colours_checked",
+                                    "game", "game_hand", "hand", "games", "builds", "hands",
+                                    "faults")} | {"decks": decks, "split": s.split}
+        out["score"] = None
+        if s.id is not None:  # (the break is named by player once the ledger knows who deals)
+            out["score"] = _score_summary(self._book()[1].state(s.game))
+        out["dice"] = self._named_throw(s, summ["dice"])
+        return out
+
+    # -- the game's ledger (hostd/core/scorebook.py, docs/SCORING.md) -----------------------
+    def _book(self):
+        """The open session's ledgers (restored from the journal on first use)."""
+        s = self.session
+        if s is None:
+            raise NotReady("no session is open: the table keeps the scores of a session's "
+                           "games; start a session first", code="no_session")
+        if self._scores is None or self._scores[0] != s.id:
+            book = Scorebook(journal=self.journal, session_id=s.id, ruleset=s.profile.name,
+                             breaker_deals=s.profile.break_procedure.breaker_becomes_dealer,
+                             first_throw=lambda game, s=s: _first_throw(s, game))
+            book.restore(self.journal.score_entries(s.id))
+            self._scores = (s.id, book)
+        return s, self._scores[1]
+
+    def score(self, game=None):
+        """GET /score: a game's ledger (default: the game in play), before any entry the
+        ruleset's starting points."""
+        s, book = self._book()
+        if game is None:
+            game = s.game
+        if not 1 <= game <= s.game:
+            raise NotFound("session %d has games 1 to %d, not %d" % (s.id, s.game, game))
+        return book.state(game)
+
+    def score_entries(self, game=None):
+        """A game's entries as people entered them (the export's rows)."""
+        s, book = self._book()
+        return book.entries(s.game if game is None else game)
+
+    async def score_entry(self, body):
+        """POST /score: one result (or riichi, seats, undo ...) into the game in play's
+        ledger, journalled before it is answered; refused with nothing changed when it
+        cannot be.  The table's mechanical state does not matter."""
+        s, book = self._book()
+        state = book.enter(s.game, body, throw=s.throw)
+        self.publish({"type": "score", "game": s.game, "score": state})
+        await self.journal.synced()
+        return state
+
+    def _named_throw(self, s, throw):
+        if not throw or self._scores is None or self._scores[0] != s.id:
+            return throw
+        return self._scores[1].name_break(s.game, s.game_hand(), throw)
 
     # -- the steps --------------------------------------------------------------------------
     def _busy(self):
@@ -819,3 +873,21 @@ class Daemon:
             return "continue"
         self.judge("hand_over")  # raises, with the reason
         return "nothing"
+
+
+def _first_throw(s, game):
+    """Game ``game``'s first hand's throw in session ``s`` (``breaker``, ``dice``) or None."""
+    first = s.game_first_hand if game == s.game else next(
+        (g["first_hand"] for g in s.games if g["game"] == game), None)
+    hand = next((h for h in s.hands if h["hand"] == first), None)
+    return hand if hand is not None and hand.get("breaker") else None
+
+
+def _score_summary(st):
+    """What the status carries of the game's ledger (GET /score has it all): the dealer,
+    honba, sticks, whether the game ended, and each player's name, wind, side, points and
+    chips."""
+    return {k: st[k] for k in ("game", "round", "hand", "dealer", "honba", "sticks", "ended",
+                               "placement", "entries")} | {
+        "players": {k: {f: p.get(f) for f in ("name", "wind", "side", "points", "chips")}
+                    for k, p in st["players"].items()}}

@@ -57,7 +57,7 @@ import time
 from hostd.core.writer import Unit, Writer
 from hostd.errors import JournalError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 APPLICATION_ID = 0x4A4E544B  # b"JNTK"
 DECKS = ("A", "B")
 STATES = ("open", "ended", "aborted", "failed")
@@ -69,7 +69,7 @@ KEPT_EVENTS = "('session_created', 'session_ended')"
 
 
 def _delete_session(db, session_id):
-    for table in ("events", "faults", "hands", "builds", "decks", "games"):
+    for table in ("events", "scores", "faults", "hands", "builds", "decks", "games"):
         db.execute("DELETE FROM %s WHERE session_id = ?" % table, (session_id,))
     db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
@@ -113,6 +113,17 @@ _BROWSERS = """CREATE TABLE IF NOT EXISTS browsers (
         expires_at  REAL    NOT NULL,
         address     TEXT    NOT NULL DEFAULT '',
         browser     TEXT    NOT NULL DEFAULT ''
+    )"""
+
+# the game ledger's entries (hostd/game, docs/SCORING.md), as people entered them (an
+# undo is an entry too): a game's ledger is their replay
+_SCORES = """CREATE TABLE IF NOT EXISTS scores (
+        session_id INTEGER NOT NULL REFERENCES sessions (id),
+        game       INTEGER NOT NULL CHECK (game >= 1),
+        n          INTEGER NOT NULL CHECK (n >= 1),
+        entry      TEXT    NOT NULL,
+        at         REAL    NOT NULL,
+        PRIMARY KEY (session_id, game, n)
     )"""
 
 _SCHEMA = [
@@ -199,6 +210,7 @@ _SCHEMA = [
     )""",
     "CREATE INDEX events_session ON events (session_id, id)",
     _BROWSERS,
+    _SCORES,
 ]
 
 # Migrations from an older schema: {from_version: [statements]} bringing it to
@@ -237,6 +249,8 @@ _MIGRATIONS = {
         "ALTER TABLE hands ADD COLUMN split INTEGER NOT NULL DEFAULT 1 CHECK (split >= 1)"],
     # 4 -> 5: paired browsers survive a restart
     4: [_BROWSERS],
+    # 5 -> 6: the game ledger's entries
+    5: [_SCORES],
 }
 
 
@@ -934,6 +948,36 @@ class Journal:
         self._commit(work)
 
     # -- faults ---------------------------------------------------------------------
+    def score_entry(self, session_id, game, n, entry):
+        """The ``n``-th entry (1, 2 ...) of game ``game``'s ledger, as a person entered it
+        (a dict; an undo is an entry too).  Committed before it returns, as a transition."""
+        now = self._now()
+        text = _dumps(entry)
+
+        def work(db):
+            self._open_row(db, session_id)
+            last = db.execute("SELECT coalesce(max(n), 0) FROM scores WHERE session_id = ? "
+                              "AND game = ?", (session_id, game)).fetchone()[0]
+            if n != last + 1:
+                raise JournalConflict("score entry %d of game %d follows entry %d in journal %s"
+                                      % (n, game, last, self.path))
+            db.execute("INSERT INTO scores (session_id, game, n, entry, at) VALUES (?, ?, ?, ?, ?)",
+                       (session_id, int(game), int(n), text, now))
+
+        self._commit(work)
+
+    def score_entries(self, session_id, *, times=False):
+        """Every game's ledger entries of a session: ``{game: [entry, ...]}`` in order
+        (``times=True``: each as ``{"entry", "at"}``)."""
+        def read(db):
+            out = {}
+            for r in db.execute("SELECT game, entry, at FROM scores WHERE session_id = ? "
+                                "ORDER BY game, n", (session_id,)):
+                e = _loads(r["entry"])
+                out.setdefault(r["game"], []).append({"entry": e, "at": r["at"]} if times else e)
+            return out
+        return self._read(read)
+
     def fault(self, session_id, rec):
         """A fault: ``{"kind", "track", "build", "recovered", "message"}`` (track 1..N or
         None, build number in the session or None).  ``session_id`` may be None for a

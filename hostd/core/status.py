@@ -83,6 +83,10 @@ class SessionOut(BaseModel):
     hands: list[dict[str, Any]]
     faults: list[dict[str, Any]]
     dice: Optional[dict[str, Any]] = Field(description="the hand in play's throw and break")
+    score: Optional[dict[str, Any]] = Field(
+        None, description="the game's ledger in short (GET /score has it all): game, round, "
+                          "hand, dealer, honba, sticks, ended, placement, entries, and players "
+                          "keyed by first-hand wind, each with name, wind, side, points, chips")
 
 
 class TableOut(BaseModel):

@@ -89,6 +89,21 @@ def _deck(name):
     }
 
 
+PLAYERS = ("east", "south", "west", "north")  # keyed by their first-hand wind (docs/SCORING.md)
+
+
+def _score(player):
+    """A player's points in the game's ledger; name, wind, side and chips as attributes."""
+    ok = ("value_json.session and 'score' in value_json.session and value_json.session.score")
+    p = "value_json.session.score.players.%s" % player
+    return {
+        "value_template": "{{ %s.points if %s else 'None' }}" % (p, ok),
+        "json_attributes_template": "{{ (%s if %s else {}) | tojson }}" % (p, ok),
+        "unit_of_measurement": "points", "state_class": "measurement",
+        "icon": "mdi:scoreboard-outline",
+    }
+
+
 def _sensors():
     """(key, name, config without the common part), the status topic read by each."""
     return [
@@ -117,7 +132,7 @@ def _sensors():
                                         "value_json and value_json.last_fault else {}) "
                                         "| tojson }}",
             "icon": "mdi:alert-circle-outline"}),
-    ]
+    ] + [("score_%s" % p, "Score %s" % p.capitalize(), _score(p)) for p in PLAYERS]
 
 
 def configs(table_id, *, prefix=PREFIX, commands=False, sw_version=None):

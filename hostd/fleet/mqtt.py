@@ -176,6 +176,8 @@ def compact_status(st):
         }
         if s.get("dice") is not None:
             out["session"]["dice"] = s["dice"]
+        if s.get("score") is not None:  # each seat's score (Home Assistant: a sensor each)
+            out["session"]["score"] = s["score"]
     return out
 
 

@@ -100,6 +100,7 @@ from hostd.web.guards import (MAX_BODY_BYTES, BodyGuard, OriginGuard, StreamCap,
                               jantaku_response)
 from hostd.web.pairing import Pairing
 from hostd.web.routes import commands, daemon as daemon_routes, pairing as pairing_routes
+from hostd.web.routes import score as score_routes
 from hostd.web.webpage import add_page
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -114,7 +115,8 @@ except Exception:  # pragma: no cover - not installed
 
 _ACCEPTED = dict(commands.accepted(), **pairing_routes.ACCEPTED, **daemon_routes.ACCEPTED,
                  **{hand_api.PATH: hand_api.ACCEPTED,
-                    hand_score_api.PATH: hand_score_api.ACCEPTED})
+                    hand_score_api.PATH: hand_score_api.ACCEPTED,
+                    score_routes.PATH: score_routes.ACCEPTED})
 
 
 def accepted_for(path):
@@ -153,7 +155,8 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=(), i
     app.state.pairing = pairing
     security = Security(token, pairing)
     app.add_middleware(BodyGuard, accepted=accepted_for,
-                       before_body=security.before_body(c.path for c in COMMANDS))
+                       before_body=security.before_body(
+                           [c.path for c in COMMANDS] + [score_routes.PATH]))
     app.add_middleware(StreamCap)
     app.add_middleware(OriginGuard, allowed_hosts=hosts, wildcard=wildcard, token=token)
     _add_error_handlers(app)
@@ -162,6 +165,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=(), i
     app.state.end_streams = daemon_routes.add(app, daemon, version=VERSION)
     commands.add(app, daemon, security)
     pairing_routes.add(app, pairing, security)
+    score_routes.add(app, daemon, security)  # the game's ledger: entering needs pairing
     app.include_router(hand_api.router)  # POST /hand/check: no motors, no token
     app.include_router(hand_score_api.router)  # POST /hand/score: the same
     openapi.install(app)  # what every route may answer, and the links between them

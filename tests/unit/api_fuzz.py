@@ -21,7 +21,8 @@ from hostd.core.dice import DiceError, check_dice
 from hostd.core.rulesets import get_ruleset, list_rulesets
 from hostd.core.session import check_sets
 from hostd.core.state import State
-from hostd.errors import BadRequest, NotNow
+from hostd.errors import BadRequest, NotFound, NotNow, NotReady
+from hostd.game.ledger import Ledger
 from hostd.web.api import create_app
 from hostd.web.server import make_server
 
@@ -37,6 +38,7 @@ class FuzzDaemon:
         self.state = State("idle", {"walls_inside": False})
         self.seq = 1
         self.session = None
+        self.ledgers = {}
 
     def _set(self, name, **params):
         self.state = State(name, params)
@@ -69,6 +71,26 @@ class FuzzDaemon:
 
     def history(self, limit=20, before=None):
         return {"sessions": [], "keep_days": 90}
+
+    # the game's ledger: the real one (hostd/game), as the daemon keeps it
+    def _ledger(self, game=None):
+        if self.session is None:
+            raise NotReady("no session is open", code="no_session")
+        if game is not None and not 1 <= game <= self.session["game"]:
+            raise NotFound("no game %d" % game)
+        key = (self.session["ruleset"], game or self.session["game"])
+        if key not in self.ledgers:
+            self.ledgers[key] = Ledger(self.session["ruleset"])
+        return self.ledgers[key]
+
+    def score(self, game=None):
+        return dict(self._ledger(game).state(), game=game or self.session["game"])
+
+    def score_entries(self, game=None):
+        return self._ledger(game).entries
+
+    async def score_entry(self, body):
+        return self._ledger().apply(body)
 
     def rulesets(self):
         return [dict(p.summary(), table={"can_build": True, "why": None})

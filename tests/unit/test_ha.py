@@ -90,7 +90,7 @@ def test_every_config_fits_home_assistants_discovery_schema():
         items = ha.configs("t1", commands=commands, sw_version="0.1.0")
         live = [(t, c) for t, c in items if c is not None]
         comps = check_all(live)
-        assert comps.count("sensor") == 7 and comps.count("binary_sensor") == 2
+        assert comps.count("sensor") == 11 and comps.count("binary_sensor") == 2  # 4: the scores
         assert comps.count("button") == (3 if commands else 0)
         removed = [t for t, c in items if c is None]
         assert removed == ([] if commands else ["homeassistant/button/jantaku_t1/%s/config" % v

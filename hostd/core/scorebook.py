@@ -1,0 +1,164 @@
+"""The game's ledger at the table (layer: session): one ledger per game of the session
+(hostd/game, docs/SCORING.md), each entry journalled as people enter it, the players
+placed at the table's sides, and the thrower and breaker of a hand named by player.
+
+Players are keyed by the wind they sit at in the game's first hand (``east`` deals
+first).  Where they sit is a side **seen from the game's first thrower**, as the break
+names seats (hostd/core/dice.py: ``self``, ``right``, ``across``, ``left``; play goes
+counter-clockwise, so ``south`` sits at ``east``'s right).  East's side is given (an
+entry ``{"kind": "seats", "first_dealer": "across"}``), else the ruleset's own seat
+selection: the breaker of the game's first throw where the breaker becomes the dealer
+(Ùzje), else the first thrower (``self``).
+
+The table throws for the dealer from the second hand on, so the break of a hand is named
+by player only while the ledger is at that hand (every earlier hand's result entered):
+then ``thrower`` is the ledger's dealer and ``breaker`` the player at the seat the dice
+name.  Otherwise the break keeps its seats only, which are always right.
+"""
+from hostd.errors import BadRequest, NotReady
+from hostd.game.ledger import Ledger
+from hostd.game.seats import WINDS
+
+SIDES = ("self", "right", "across", "left")  # seen from a thrower, in the order of play
+#: the entries that end a hand (a chombo's hand is played again: a new deal)
+HAND_ENDS = ("ron", "tsumo", "draw", "abortive", "chombo")
+SEATS_ACCEPTED = ('{"kind": "seats", "first_dealer": "self"|"right"|"across"|"left" (where '
+                  'East sits, seen from the game\'s first thrower; optional), "names": '
+                  '{"east": "Mika", ...} (optional)}')
+
+
+class Scorebook:
+    """A session's ledgers.  ``first_throw(game)``: the game's first hand's throw (a dict
+    with its ``breaker``) or None; ``breaker_deals``: the ruleset's breaker becomes the
+    starting dealer."""
+
+    def __init__(self, *, journal, session_id, ruleset, breaker_deals=False,
+                 first_throw=lambda game: None):
+        self._journal = journal
+        self._first_throw = first_throw
+        self._sid = session_id
+        self._ruleset = ruleset
+        self._breaker_deals = bool(breaker_deals)
+        self._raw = {}  # game -> the entries as entered (seats and undo included)
+        self._ledgers = {}  # game -> Ledger
+        self._seats = {}  # game -> {"first_dealer": side or None, "names": {...}}
+
+    # -- restoring ------------------------------------------------------------------------------
+    def restore(self, entries_by_game):
+        """The ledgers as the journal kept them (Journal.score_entries)."""
+        for game, raw in sorted(entries_by_game.items()):
+            for entry in raw:
+                self._apply(int(game), entry)
+            self._raw[int(game)] = list(raw)
+
+    # -- entering ---------------------------------------------------------------------------------
+    def enter(self, game, body, *, throw=None):
+        """Apply one entry to game ``game``'s ledger and journal it; the new state.  A
+        refused entry changes nothing.  ``throw``: the hand in play's throw, whose double
+        counts in a Shenyang win entered without ``dice``."""
+        if not isinstance(body, dict):
+            raise BadRequest("a score entry is a JSON object with a \"kind\"; see "
+                             "docs/SCORING.md for each kind")
+        entry = dict(body)
+        if (entry.get("kind") in ("ron", "tsumo") and "dice" not in entry and throw
+                and self._ledger(game).rules.scoring == "multipliers"):
+            entry["dice"] = list(throw["dice"][:2])  # the table's own throw of this hand
+        self._apply(game, entry)
+        raw = self._raw.setdefault(game, [])
+        raw.append(entry)
+        self._journal.score_entry(self._sid, game, len(raw), entry)
+        return self.state(game)
+
+    def _apply(self, game, entry):
+        if entry.get("kind") == "seats":
+            self._set_seats(game, entry)
+        else:
+            self._ledger(game).apply(entry)
+
+    def _ledger(self, game):
+        if game not in self._ledgers:
+            self._ledgers[game] = Ledger(self._ruleset)
+        return self._ledgers[game]
+
+    def _set_seats(self, game, entry):
+        extra = set(entry) - {"kind", "first_dealer", "names"}
+        if extra:
+            raise BadRequest("a seats entry takes no %s; accepted: %s"
+                             % (", ".join(sorted(extra)), SEATS_ACCEPTED))
+        seats = dict(self._seats.get(game) or {"first_dealer": None, "names": {}})
+        side = entry.get("first_dealer")
+        if side is not None:
+            if side not in SIDES:
+                raise BadRequest("first_dealer %r is not a seat; accepted: %s"
+                                 % (side, SEATS_ACCEPTED))
+            seats["first_dealer"] = side
+        names = entry.get("names")
+        if names is not None:
+            if not isinstance(names, dict) or any(k not in WINDS for k in names) or any(
+                    v is not None and (not isinstance(v, str) or len(v) > 40)
+                    for v in names.values()):
+                raise BadRequest("names maps players (%s) to names of up to 40 characters "
+                                 "(null: none); accepted: %s" % (", ".join(WINDS), SEATS_ACCEPTED))
+            seats["names"] = dict(seats["names"], **names)
+        self._seats[game] = seats
+
+    # -- reading ------------------------------------------------------------------------------------
+    def state(self, game):
+        """GET /score: the ledger's state (before any entry: the ruleset's starting
+        points), each player's name and side."""
+        out = self._ledger(game).state()
+        out["game"] = game
+        seats = self._seats.get(game) or {"first_dealer": None, "names": {}}
+        east = self._east_side(game)
+        for k, p in out["players"].items():
+            if seats["names"].get(k) is not None:
+                p["name"] = seats["names"][k]
+            p["side"] = None if east is None else SIDES[(SIDES.index(east) + WINDS.index(k)) % 4]
+        out["first_dealer"] = east
+        out["hands_played"] = sum(1 for e in self._ledger(game).entries
+                                  if e["kind"] in HAND_ENDS)
+        return out
+
+    def begun(self, game):
+        return bool(self._raw.get(game))
+
+    def entries(self, game):
+        """The entries of a game as entered (seats and undo included)."""
+        return [dict(e) for e in self._raw.get(game, [])]
+
+    def _east_side(self, game):
+        given = (self._seats.get(game) or {}).get("first_dealer")
+        if given is not None:
+            return given
+        if self._breaker_deals:  # Ùzje: the first throw's breaker deals first
+            first = self._first_throw(game)
+            return first["breaker"] if first else None
+        return "self"
+
+    def name_break(self, game, game_hand, throw):
+        """The hand in play's throw with its thrower and breaker named by player, while the
+        ledger is at this hand (else the throw unchanged)."""
+        if not throw or not game_hand:
+            return throw
+        st = self.state(game)
+        if st["first_dealer"] is None or st["ended"] or st["hands_played"] + 1 != game_hand:
+            return throw
+        if game_hand == 1:
+            thrower_side = "self"  # the game's first thrower, whoever deals
+        else:
+            thrower_side = st["players"][st["dealer"]]["side"]
+        at = {p["side"]: k for k, p in st["players"].items()}
+        breaker_side = SIDES[(SIDES.index(thrower_side) + SIDES.index(throw["breaker"])) % 4]
+        out = dict(throw)
+        for role, side in (("thrower", thrower_side), ("breaker", breaker_side)):
+            k = at[side]
+            p = st["players"][k]
+            out[role + "_player"] = {"player": k, "wind": p["wind"], "name": p["name"]}
+        b = out["breaker_player"]
+        out["text"] = "%s; break in front of %s" % (throw["text"], _who(b))
+        return out
+
+
+def _who(p):
+    wind = p["wind"].capitalize()
+    return "%s (%s)" % (wind, p["name"]) if p["name"] else wind
