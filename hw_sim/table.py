@@ -515,13 +515,18 @@ class Table:
             self.mixer.add(back)
             return {"tiles": n}
         if op == "take-tile":
-            sets = self.set_ids
-            extra = []
-            for t in self.mixer.contents():
-                if t not in sets[0] and t not in sets[1]:
+            # as many tiles as the table holds beyond its two sets (or `count`): the
+            # surplus ones where they are in the mixer, else tiles alike in the mixer
+            # (a copy went into the walls: a person takes out the one left over)
+            n_sets = len(self.set_ids[0]) + len(self.set_ids[1])
+            n = count if count > 0 else len(self.tiles) - n_sets - len(self.taken)
+            inside = self.mixer.contents()
+            extra = [t for t in inside if t >= n_sets][:n]
+            for t in inside:
+                if len(extra) >= n:
+                    break
+                if t < n_sets:
                     extra.append(t)
-            if count > 0:
-                extra = extra[:count]
             if not extra:
                 raise ValueError("no surplus tile is in the mixer")
             for t in extra:
