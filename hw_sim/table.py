@@ -522,11 +522,16 @@ class Table:
             n = count if count > 0 else len(self.tiles) - n_sets - len(self.taken)
             inside = self.mixer.contents()
             extra = [t for t in inside if t >= n_sets][:n]
-            for t in inside:
-                if len(extra) >= n:
-                    break
-                if t < n_sets:
-                    extra.append(t)
+            # a copy gone into the walls: the left-over tiles of its back colour first (a
+            # person takes out what the count says is extra: "blue 69, expected 68")
+            backs = [self.tiles.backs[t] for t in range(n_sets, len(self.tiles))
+                     if t not in self.taken]
+            for same in (True, False):
+                for t in inside:
+                    if len(extra) >= n:
+                        break
+                    if t < n_sets and t not in extra and (self.tiles.backs[t] in backs) == same:
+                        extra.append(t)
             if not extra:
                 raise ValueError("no surplus tile is in the mixer")
             for t in extra:
