@@ -114,10 +114,18 @@ class TableClient:
             self._emit({"type": "tile", "build": build_id, "track": track, "index": index,
                         "colour": self.colour_name(colour)})
         elif msgid == m.STATE:
-            self.state = m.code_name(m.STATES, v[0])
+            was, self.state = self.state, m.code_name(m.STATES, v[0])
             if self.state not in ("fault", "testing"):  # a self-test from fault returns to it
                 self.fault = None
             self._emit({"type": "table_state", "state": self.state})
+            op = self._op
+            if (was == "lifting" and self.state in ("idle", "built") and op is not None
+                    and op["kind"] == "raise" and not op["bottom"].done()):
+                # the lift stopped short of the bottom with no fault: the table lost the
+                # link (a cable out for less than the host's own silence limit, so the
+                # host never saw it go); carry on as after a reconnect: the lift again
+                op["interrupted"] = True
+                self._tasks.add(asyncio.create_task(self._reconcile()))
         elif msgid == m.FAULT:
             code, track, detail = v
             self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"),

@@ -47,6 +47,8 @@ MOTION_FAULTS = {  # kind -> spec body for a motion that starts once `build` bui
     "unplug-lift-up": "unplug:build={b},during=lift,ms=%d" % LONG,
     "unplug-lift-down": "unplug:build={b},during=lift,at=5500,ms=%d" % LONG,
     "unplug-door": "unplug:build={b},during=door,ms=%d" % LONG,
+    # shorter than the host's own silence limit: only the table sees the link go
+    "unplug-lift-short": "unplug:build={b},during=lift,at=260,ms=1500",
 }
 BUILD_FAULTS = {  # kind -> spec body for build `b`
     "jam": "jam:build={b},track=2,after=40,count=0",
@@ -69,7 +71,7 @@ STAGES = {
 }
 # kinds that only make sense on one leg of a motion
 UP_ONLY = ("guard-lift-up", "lift-stall-up", "limit-top-open", "limit-top-pressed",
-           "limit-bottom-pressed", "reset-lift-up", "unplug-lift-up")
+           "limit-bottom-pressed", "reset-lift-up", "unplug-lift-up", "unplug-lift-short")
 DOWN_ONLY = ("guard-lift-down", "lift-stall-down", "limit-bottom-open", "reset-lift-down",
              "unplug-lift-down")
 DOOR = ("guard-door", "guard-lid", "reset-door", "unplug-door")
@@ -109,7 +111,7 @@ QUICK = (
     ("empty", "unplug-lift-up"), ("raise", "unplug-door"), ("settle", "reset-lift-down"),
     ("building", "jam-backoff"), ("raise", "limit-bottom-pressed"), ("settle", "lift-stall-down"),
     ("raise", "limit-top-pressed"), ("resplit", "reset-door"), ("raise", "guard-lift-up"),
-    ("settle", "unplug-lift-down"),
+    ("settle", "unplug-lift-down"), ("raise", "unplug-lift-short"),
 )
 
 
