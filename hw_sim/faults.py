@@ -173,8 +173,9 @@ def _convert(spec, kind, key, val, tracks, colours):
 
 def _defaults(kind, p, given):
     if kind in ("reset", "unplug") and p["build"] == 0 and p["during"] is None:
-        raise ValueError("fault %s: build=0 is not a build number; accepted: a build number "
-                         "1.., or build=0 with during=lift|door (the first such motion)" % kind)
+        raise ValueError("fault %r: 'build=0' is not a build number without during; "
+                         "accepted: a build number 1.., or build=0 with during=lift|door (the "
+                         "first such motion)" % (kind + ":build=0",))
     if kind == "limit-stuck" and p["state"] is None:
         p["state"] = "open" if p["switch"] == "top" else "pressed"
     if kind == "misread" and "count" not in given and p["rate"] > 0:

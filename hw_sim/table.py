@@ -544,7 +544,11 @@ class Table:
                 raise ValueError("no guard input %r; accepted: curtain, lid" % (which,))
             names = []
             for name, ln in (("curtain", p.curtain), ("lid", p.lid)):
-                if (which is None or which == name) and ln.level == 0:
+                pending = False  # already cleared, from now (the table has not moved on yet)
+                for e in p._ev:
+                    if e[1] is ln and e[2] == 1 and e[0] <= now:
+                        pending = True
+                if (which is None or which == name) and ln.level == 0 and not pending:
                     p.schedule(now, ln, 1)
                     names.append(name)
             if not names:
