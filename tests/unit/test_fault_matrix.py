@@ -17,6 +17,7 @@ import random
 import pytest
 
 from daemon_harness import Harness
+from hw_sim.lines import NEVER
 
 LONG = 600000  # ms: a fault that stays until a person fixes it
 
@@ -209,12 +210,8 @@ class Person:
             done.append(("take-tile", sim.hand("take-tile")))
         elif kind == "guard" and not t.panel.safe():
             done.append(("clear-guard", sim.hand("clear-guard")))
-        elif kind == "lift-stall" and t.lift.blocked() or (
-                kind == "lift-stall" and t.lift.block_hi != t.lift.block_lo):
-            try:
-                done.append(("clear-lift", sim.hand("clear-lift")))
-            except ValueError:
-                pass
+        elif kind == "lift-stall" and (t.lift.block_hi != NEVER or t.lift.block_lo != -1):
+            done.append(("clear-lift", sim.hand("clear-lift")))
         elif kind == "limit" and (t.lift.force_hi != -1 or t.lift.force_lo != -1):
             done.append(("fix-switch", sim.hand("fix-switch")))
         return done
