@@ -6,6 +6,8 @@
 #               and the firmware on a 32-bit MicroPython compiled to WebAssembly (tests/wasm32:
 #               npm's package, pinned in package-lock.json, installed by `npm ci` on first
 #               use; skipped, saying why, without Node)
+#   make test-slow  the tests marked slow, which make test leaves out (the fault matrix's
+#               whole cross product: every fault kind at every stage)
 #   make test-mcu   that last tier alone, in one process, failing instead of skipping
 #               (docs/FIRMWARE.md §10)
 # The venv's interpreter: the distribution's own python3 when it is 3.11 or newer and
@@ -23,7 +25,7 @@ BIN    := $(VENV)/bin
 # a new pyproject.toml or another interpreter makes a new venv
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)-$(shell $(PYTHON) -c 'import sys; print(sys.executable, sys.version)' 2>/dev/null | cksum | cut -d' ' -f1)
 
-.PHONY: run test test-mcu test-wasm32 venv wasm32 bench clean
+.PHONY: run test test-slow test-mcu test-wasm32 venv wasm32 bench clean
 
 $(STAMP): pyproject.toml
 	@echo "== setting up $(VENV) (first run only)"
@@ -64,7 +66,13 @@ run: venv
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 
 test: venv wasm32
-	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile -m "not slow" $(PYTEST_ARGS)
+
+# The tests marked slow, left out of make test: the fault matrix's whole cross product
+# (tests/unit/test_fault_matrix.py; make test runs each fault kind and each stage once).
+# Its combinations are independent: spread over the workers one by one.
+test-slow: venv
+	$(BIN)/python -m pytest -n $(TEST_JOBS) -m slow $(PYTEST_ARGS)
 
 test-mcu: venv
 	$(BIN)/python -m pytest tests/mcu --mcu-required $(PYTEST_ARGS)

@@ -7,14 +7,19 @@
 # {"op": "push"}; the answer is a line of JSON ({"ok": true, ...} or {"ok": false,
 # "error": "..."}).  {"op": "push", "keep": 1} leaves the newest wall load (the hand
 # being played) on the table top; {"op": "press", "button": "start" | "dice"} presses a
-# button for PRESS_MS of table time, from now.
+# button for PRESS_MS of table time, from now.  The hands that fix what a fault left
+# (hw_sim.table.Table.hand): {"op": "clear-jam", "track": N}, {"op": "put-tile"} /
+# {"op": "take-tile"} (optional "count", default every one), {"op": "clear-guard"}
+# (optional "input": "curtain" | "lid", default both), {"op": "clear-lift"},
+# {"op": "fix-switch"}, {"op": "plug"}.
 import json
 import os
 import socket
 
 from hw_sim.guard import BUTTONS, PRESS_MS
+from hw_sim.table import HAND_OPS
 
-OPS = ("push", "press")
+OPS = ("push", "press") + HAND_OPS
 
 
 def control_path(link):
@@ -74,7 +79,28 @@ class Control:
                 return {"ok": False, "error": "no button %r; accepted: %s" % (button, ", ".join(BUTTONS))}
             self.table.press(button, PRESS_MS)
             return {"ok": True, "pressed": button, "ms": PRESS_MS}
+        if op in HAND_OPS:
+            return self._hand(op, req)
         return {"ok": False, "error": "unknown op %r; accepted: %s" % (op, ", ".join(OPS))}
+
+    def _hand(self, op, req):
+        kw = {}
+        for key in ("track", "count"):
+            if key in req:
+                v = req[key]
+                if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                    return {"ok": False, "error": "%s must be a whole number, got %r" % (key, v)}
+                kw[key] = v
+        if op == "clear-jam" and "track" not in kw:
+            return {"ok": False, "error": "clear-jam needs the track: {\"op\": \"clear-jam\", "
+                                          "\"track\": N}"}
+        if "input" in req:
+            kw["which"] = req["input"]
+        try:
+            done = self.table.hand(op, **kw)
+        except ValueError as e:
+            return {"ok": False, "error": str(e)}
+        return dict(done, ok=True, op=op)
 
     def close(self):
         self.sock.close()

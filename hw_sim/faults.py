@@ -25,7 +25,7 @@ KINDS = {
     "limit-stuck": {"build": 1, "switch": "top", "state": None, "ms": 0},
     "guard": {"build": 1, "during": "lift", "at": None, "ms": 200, "input": "curtain"},
     "reset": {"build": 1, "after": 60, "during": None, "at": None},
-    "unplug": {"build": 1, "after": 40, "ms": 3000},
+    "unplug": {"build": 1, "after": 40, "ms": 3000, "during": None, "at": None},
     "noise": {"rate": 0.0001, "build": 0, "after": 0, "ms": 0},
     "dead-gate": {"track": 1},
 }
@@ -36,7 +36,7 @@ KIND_ORDER = ("jam", "missing-tile", "extra-tile", "gate-slow", "misread", "lift
 # key -> (type, description) ; type: int, float, or a tuple of accepted words
 KEYS = {
     "track": ("int", "a track number 1..T (misread, gate-slow: leave out for any track)"),
-    "build": ("int", "a build number 1.. (noise: 0 = from the start; lift-stall, limit-stuck: 0 = the first stroke, with or without a build, e.g. in a self-test)"),
+    "build": ("int", "a build number 1.. (noise: 0 = from the start; lift-stall, limit-stuck, guard and reset or unplug with during: 0 = the first such motion, with or without a build, e.g. a session start's push window or a self-test)"),
     "after": ("int", "tiles into that build, all tracks together, 0.."),
     "count": ("int", "how many, 0.. (jam: back-offs that clear it, 0 = never; gate-slow: slow closes, 0 = every one in that build; misread: tiles, 0 = no limit)"),
     "rate": ("float", "a probability 0..1 (misread: per tile; noise: bit error rate)"),
@@ -61,7 +61,7 @@ DESCRIPTIONS = {
     "limit-stuck": "a lift limit switch stays pressed or never closes, from the first stroke after build N starts",
     "guard": "the curtain (or lid) breaks `at` ms into the first lift (or door) motion after build N starts, for `ms`",
     "reset": "the controller resets (its state is lost; it boots again) when `after` tiles are in build N, or with `during`, `at` ms into the first lift (or door) motion after build N starts",
-    "unplug": "the serial line is unplugged for `ms` when `after` tiles are in build N",
+    "unplug": "the serial line is unplugged for `ms` when `after` tiles are in build N, or with `during`, `at` ms into the first lift (or door) motion after build N starts",
     "noise": "bit errors on the serial line at `rate` per bit (from the start, or from build N / after)",
     "dead-gate": "track N's gate solenoid never opens (a broken coil or wire): no tile enters that track",
 }
@@ -148,7 +148,8 @@ def _convert(spec, kind, key, val, tracks, colours):
             raise _bad(spec, repr(part), "is negative", desc)
         if key == "track" and not (1 <= v <= tracks):
             raise _bad(spec, repr(part), "is not a track of this table", "a track number 1..%d" % tracks)
-        if key == "build" and v < 1 and kind not in ("noise", "lift-stall", "limit-stuck"):
+        if key == "build" and v < 1 and kind not in ("noise", "lift-stall", "limit-stuck", "guard",
+                                                     "reset", "unplug"):
             raise _bad(spec, repr(part), "is not a build number", "a build number 1..")
         if key == "ms" and v < 1 and kind in ("guard", "unplug"):
             raise _bad(spec, repr(part), "is not a duration", "a duration of at least 1 ms")
@@ -171,6 +172,10 @@ def _convert(spec, kind, key, val, tracks, colours):
 
 
 def _defaults(kind, p, given):
+    if kind in ("reset", "unplug") and p["build"] == 0 and p["during"] is None:
+        raise ValueError("fault %r: 'build=0' is not a build number without during; "
+                         "accepted: a build number 1.., or build=0 with during=lift|door (the "
+                         "first such motion)" % (kind + ":build=0",))
     if kind == "limit-stuck" and p["state"] is None:
         p["state"] = "open" if p["switch"] == "top" else "pressed"
     if kind == "misread" and "count" not in given and p["rate"] > 0:
@@ -205,7 +210,7 @@ class FaultPlan:
                 f.done = True
             if k in ("missing-tile", "extra-tile"):
                 self.build_start.append(f)
-            elif k == "reset" and f.p["during"] is not None:
+            elif k in ("reset", "unplug") and f.p["during"] is not None:
                 if f.p["during"] == "lift":
                     self.lift.append(f)
                 else:
@@ -270,6 +275,12 @@ class FaultPlan:
             t.lift.on_output(0, t.lift.duty)  # re-evaluate the motion
         elif what == "reset":
             t.request("reset")
+        elif what == "unplug":
+            if t.wire is None:
+                f.notes.append("no serial line in this runner")
+            else:
+                t.wire.unplug(now, -1)
+                self._at(now + f.p["ms"] * 1000, "replug", f)
         elif what == "unstick":
             t.lift.force_lo = -1
             t.lift.force_hi = -1
@@ -478,7 +489,7 @@ class FaultPlan:
                 if at is None:
                     at = t.lift.S // 2000
                 t.panel.break_guard(now + at * 1000, p["ms"], p["input"])
-            elif f.kind == "reset":
+            elif f.kind == "reset" or f.kind == "unplug":
                 if not up:
                     continue
                 f.done = True
@@ -490,7 +501,7 @@ class FaultPlan:
             if f.done or builds < f.p["build"]:
                 continue
             f.done = True
-            if f.kind == "reset":
+            if f.kind == "reset" or f.kind == "unplug":
                 self._arm_reset(f, now, t.door.S)
                 continue
             at = f.p["at"]
@@ -500,12 +511,13 @@ class FaultPlan:
             t.panel.break_guard(now + at * 1000, f.p["ms"], f.p["input"])
 
     def _arm_reset(self, f, now, stroke_us):
-        """A reset `at` ms into the motion that starts now (default: half its stroke)."""
+        """A reset (or an unplug) `at` ms into the motion that starts now (default: half
+        its stroke)."""
         at = f.p["at"]
         if at is None:
             at = stroke_us // 2000
         f.fired.append(now + at * 1000)
-        self._at(now + at * 1000, "reset", f)
+        self._at(now + at * 1000, f.kind, f)
 
     def report(self):
         out = []

@@ -162,6 +162,12 @@ class InProcessTable:
         place: the beam is clear (hw_sim.track.Track.free_jam); False if not jammed."""
         return self.table.tracks[track - 1].free_jam()
 
+    def hand(self, op, **kw):
+        """A person's hands on the table (hw_sim.table.Table.hand: clear-jam, put-tile,
+        take-tile, clear-guard, clear-lift, fix-switch, plug): a dict saying what was
+        done; ValueError saying why there was nothing to do."""
+        return self.table.hand(op, **kw)
+
     def press(self, button, ms=PRESS_MS):
         """A person presses "start" or "dice" now, for ms milliseconds of table time
         (ValueError naming the buttons for another name)."""

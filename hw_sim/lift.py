@@ -207,8 +207,9 @@ class Lift(Axis):
         return v
 
     def on_start(self, now):
-        if self.direction:
-            self.table.on_lift_start(now)
+        # both ways: a lift-stall with dir=down is armed as the stroke down starts
+        # (the other lift faults look at the upward start only)
+        self.table.on_lift_start(now)
 
     def at_position(self, now):
         t = self.table

@@ -137,6 +137,16 @@ class MicroPythonTable:
             raise ValueError("no button %r; accepted: %s" % (button, ", ".join(BUTTONS)))
         self.action("press", button=button, ms=ms)
 
+    def hand(self, op, track=0, count=0, which=None):
+        """A person's hands (hw_sim.table.Table.hand), in the MicroPython process."""
+        try:
+            return self.action("hand", hand=op, track=track, count=count, which=which)
+        except StdioError as e:  # the table's own "nothing to do" (ValueError there)
+            msg = str(e)
+            if "ValueError: " not in msg:
+                raise
+            raise ValueError(msg.split("ValueError: ", 1)[1]) from None
+
     def heap(self):
         return json.loads(self._call(b"H"))
 

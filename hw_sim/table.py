@@ -30,6 +30,9 @@ from hw_sim.track import Track
 # The simulator's own model (not the board profile: the profile is what the
 # controller believes; these are the table's physics).  DESIGN §2 timings.
 PLAYERS = ("auto", "manual")  # the simulated people around the table
+# what a person's hands do to fix what a fault left (Table.hand)
+HAND_OPS = ("clear-jam", "put-tile", "take-tile", "clear-guard", "clear-lift", "fix-switch",
+            "plug")
 
 SIM_DEFAULTS = {
     "offer_mean_ms": 600,  # a track is offered a tile every 0.6 s on average...
@@ -190,6 +193,7 @@ class Table:
         self.wire = wire  # hw_sim.wire.Wire for unplug/noise faults, or None
         self.actions = []
         self.lost = []  # tiles taken away by faults
+        self.taken = []  # surplus tiles a person took out of the mixer (hand("take-tile"))
         self.faults = _faults.FaultPlan(faults, seed=seed, tracks=self.ntracks, colours=colours.names)
         # mechanisms
         self.tracks = []
@@ -481,6 +485,127 @@ class Table:
             out.extend(tr.clear())
         self.close_build(self.clock._now)
         self.mixer.add(out)
+        return out
+
+    # -- a person's hands (docs/SIMULATOR.md "People": the control channel) ---
+    def hand(self, op, track=0, count=0, which=None):
+        """What a person does to fix what a fault left (`jantaku sim OP`, the control
+        channel's ops, hw_sim/control.py): returns a dict that says what was done, or
+        raises ValueError saying why there was nothing to do.
+
+        clear-jam (track): take the stuck tile out of the track's beam (it drops onto
+        the ramp); put-tile (count, 0 = all): put tiles a fault took back into the
+        mixer through the lid; take-tile (count, 0 = all): take the surplus tiles (not
+        of the two sets) out of the mixer; clear-guard (which: curtain, lid, None =
+        both): step out of the light curtain, close the lid; clear-lift: take the
+        obstruction out of the lift's way; fix-switch: free a stuck lift end switch;
+        plug: plug the table's cable back in."""
+        now = self.clock._now
+        if op == "clear-jam":
+            if not (1 <= track <= self.ntracks):
+                raise ValueError("no track %r; accepted: 1..%d" % (track, self.ntracks))
+            if not self.tracks[track - 1].free_jam(now):
+                raise ValueError("track %d is not jammed" % track)
+            return {"track": track}
+        if op == "put-tile":
+            n = len(self.lost) if count <= 0 else min(count, len(self.lost))
+            if n == 0:
+                raise ValueError("no tile is missing from the table")
+            back, self.lost = self.lost[:n], self.lost[n:]
+            self.mixer.add(back)
+            return {"tiles": n}
+        if op == "take-tile":
+            # as many tiles as the table holds beyond its two sets (or `count`): the
+            # surplus ones where they are in the mixer, else tiles alike in the mixer
+            # (a copy went into the walls: a person takes out the one left over)
+            n_sets = len(self.set_ids[0]) + len(self.set_ids[1])
+            n = count if count > 0 else len(self.tiles) - n_sets - len(self.taken)
+            inside = self.mixer.contents()
+            extra = [t for t in inside if t >= n_sets][:n]
+            # a copy gone into the walls: the left-over tiles of its back colour first (a
+            # person takes out what the count says is extra: "blue 69, expected 68")
+            backs = [self.tiles.backs[t] for t in range(n_sets, len(self.tiles))
+                     if t not in self.taken]
+            for same in (True, False):
+                for t in inside:
+                    if len(extra) >= n:
+                        break
+                    if t < n_sets and t not in extra and (self.tiles.backs[t] in backs) == same:
+                        extra.append(t)
+            if not extra:
+                raise ValueError("no surplus tile is in the mixer")
+            for t in extra:
+                self.mixer.remove(t)
+                self.taken.append(t)
+            return {"tiles": len(extra)}
+        if op == "clear-guard":
+            p = self.panel
+            if which is not None and which != "curtain" and which != "lid":
+                raise ValueError("no guard input %r; accepted: curtain, lid" % (which,))
+            names = []
+            for name, ln in (("curtain", p.curtain), ("lid", p.lid)):
+                pending = False  # already cleared, from now (the table has not moved on yet)
+                for e in p._ev:
+                    if e[1] is ln and e[2] == 1 and e[0] <= now:
+                        pending = True
+                if (which is None or which == name) and ln.level == 0 and not pending:
+                    p.schedule(now, ln, 1)
+                    names.append(name)
+            if not names:
+                raise ValueError("the light curtain is clear and the lid closed"
+                                 if which is None else "the %s is already safe" % which)
+            return {"cleared": names}
+        if op == "clear-lift":
+            lf = self.lift
+            if lf.block_hi == NEVER and lf.block_lo == -1:
+                raise ValueError("nothing blocks the lift")
+            lf.block_hi = NEVER
+            lf.block_lo = -1
+            lf.on_output(0, lf.duty)  # re-evaluate the motion
+            return {"lift": "free"}
+        if op == "fix-switch":
+            lf = self.lift
+            if lf.force_lo == -1 and lf.force_hi == -1:
+                raise ValueError("no lift end switch is stuck")
+            lf.force_lo = -1
+            lf.force_hi = -1
+            lf._switches()
+            return {"lift": "switches free"}
+        if op == "plug":
+            w = self.wire
+            if w is None or w.plugged:
+                raise ValueError("the table's cable is plugged in")
+            w.replug()
+            return {"plugged": True}
+        raise ValueError("unknown op %r; accepted: %s" % (op, ", ".join(HAND_OPS)))
+
+    def tile_census(self):
+        """Where every tile is: {place: count} and the ids that are not exactly once in
+        a place (a conservation check for tests)."""
+        places = {"mixer": self.mixer.contents(), "top": self.top_tiles(), "lost": self.lost,
+                  "taken": self.taken}
+        tracks = []
+        for tr in self.tracks:
+            tracks.extend(tr.wall_tiles())
+            for i in range(tr.ramp_n):
+                tracks.append(tr.ramp[(tr.ramp_r + i) % len(tr.ramp)])
+            if tr.jam_tile >= 0:
+                tracks.append(tr.jam_tile)
+        places["tracks"] = tracks
+        lift = []
+        for wall in self.lift.load or ():
+            for st in wall:
+                lift.extend(st)
+        places["lift"] = lift
+        seen = {}
+        for name in places:
+            for t in places[name]:
+                seen[t] = seen.get(t, 0) + 1
+        odd = [t for t in range(len(self.tiles)) if seen.get(t, 0) != 1]
+        out = {}
+        for name in places:
+            out[name] = len(places[name])
+        out["odd"] = odd
         return out
 
     # -- safety -------------------------------------------------------------

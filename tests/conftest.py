@@ -115,7 +115,9 @@ def log_buffer():
 
 def pytest_collection_finish(session):
     full = [str(a).rstrip("/") for a in session.config.args] in (["tests"], [str(ROOT / "tests")])
-    if not full or session.config.option.keyword or session.config.option.markexpr:
+    # (make test's own `-m "not slow"` is the full run: the slow tests are make test-slow's)
+    if not full or session.config.option.keyword or session.config.option.markexpr not in (
+            "", "not slow"):
         return  # a selection was asked for: the guard applies to full runs only
     seen = {k: 0 for k in TIERS}
     for item in session.items:

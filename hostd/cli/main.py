@@ -360,6 +360,39 @@ def _configure_sim(p):
     pr.add_argument("button", metavar="BUTTON", help="start or dice")
     pr.add_argument("--link", metavar="PATH", required=True,
                     help="the port path `sim serve` printed (PORT <path>)")
+    # a person's hands fixing what a fault left (hw_sim.table.Table.hand); then the command
+    # the daemon's `fault.action` names (`jantaku clear-fault`, `jantaku continue`)
+    for op, what in SIM_HANDS:
+        h = sub.add_parser(op, help=what)
+        if op == "clear-jam":
+            h.add_argument("--track", type=int, required=True, metavar="N",
+                           help="the jammed track, 1..4")
+        if op in ("put-tile", "take-tile"):
+            h.add_argument("--count", type=int, default=0, metavar="N",
+                           help="how many (default: every one)")
+        if op == "clear-guard":
+            h.add_argument("--input", choices=("curtain", "lid"), default=None,
+                           help="only the light curtain or only the lid (default: both)")
+        h.add_argument("--link", metavar="PATH", required=True,
+                       help="the port path `sim serve` printed (PORT <path>)")
+
+
+SIM_HANDS = (
+    ("clear-jam", "a person takes the stuck tile out of a jammed track (then: jantaku "
+                  "clear-fault)"),
+    ("put-tile", "a person puts the missing tiles (a missing-tile fault took them) back into "
+                 "the mixer through the lid (then: jantaku continue)"),
+    ("take-tile", "a person takes the surplus tiles (an extra-tile fault added them) out of the "
+                  "mixer through the lid (then: jantaku continue)"),
+    ("clear-guard", "a person steps out of the light curtain and closes the lid (then: "
+                    "jantaku continue)"),
+    ("clear-lift", "a person takes what blocks the lift (a lift-stall fault) out of its way "
+                   "(then: jantaku continue)"),
+    ("fix-switch", "a person frees a stuck lift end switch (a limit-stuck fault; then: jantaku "
+                   "continue)"),
+    ("plug", "a person plugs the table's cable back in (an unplug fault; the daemon reconnects "
+             "by itself)"),
+)
 
 
 def _raw_profile(board):
@@ -381,6 +414,43 @@ def _raw_profile(board):
     return raw if isinstance(raw, dict) else None
 
 
+def _sim_hand(args) -> int:
+    """One of a person's hands on a running `sim serve` (SIM_HANDS)."""
+    from hw_sim.control import request
+
+    op = args.sim_command
+    fields = {}
+    if op == "clear-jam":
+        fields["track"] = args.track
+    if op in ("put-tile", "take-tile"):
+        if args.count < 0:
+            raise UsageError("--count must be 0 (every one) or more, got %d" % args.count)
+        fields["count"] = args.count
+    if op == "clear-guard" and args.input:
+        fields["input"] = args.input
+    try:
+        r = request(args.link, op, **fields)
+    except OSError as e:
+        sys.stderr.write("jantaku sim %s: %s\n" % (op, e))
+        return EXIT_FAILURE
+    if not r.get("ok"):
+        sys.stderr.write("jantaku sim %s: %s\n" % (op, r.get("error")))
+        return EXIT_FAILURE
+    if "tiles" in r:
+        said = "%s %d tile%s" % ("put back" if op == "put-tile" else "took out", r["tiles"],
+                                 "" if r["tiles"] == 1 else "s")
+    elif op == "clear-jam":
+        said = "track %d is clear" % r["track"]
+    elif op == "clear-guard":
+        said = "cleared the %s" % " and the ".join(r["cleared"])
+    elif op == "plug":
+        said = "plugged the cable back in"
+    else:
+        said = "the lift is free" if op == "clear-lift" else "the lift's end switches are free"
+    sys.stdout.write(said + "\n")
+    return EXIT_OK
+
+
 def cmd_sim(args) -> int:
     if args.sim_command == "press":
         from hw_sim.control import request
@@ -398,6 +468,8 @@ def cmd_sim(args) -> int:
             return EXIT_FAILURE
         sys.stdout.write("pressed %s\n" % args.button)
         return EXIT_OK
+    if args.sim_command in dict(SIM_HANDS):
+        return _sim_hand(args)
     if args.sim_command == "push":
         from hw_sim.control import request
 

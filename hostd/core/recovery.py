@@ -94,8 +94,10 @@ class Recovery:
         """The hand over after a reset: drop the played deck and raise the untrusted
         walls at once, drop those too, and split everything again."""
         s = self.s
-        await s._table_ready()
+        # the state says the hand over is under way before anything is awaited: the
+        # command's answer (made as soon as the step awaits) tells what is true
         s._update(stage="hand_over")
+        await s._table_ready()
         s._event("resplit", hand=s.hand + 1)
         await s.table.flush_tracks()
         await s._motion(s.table.raise_walls, open_door=s.state.get("top") is not None)
@@ -202,6 +204,8 @@ class Recovery:
         s = self.s
         x = s.state["deck"]
         y = other(x)
+        if s.state["stage"] == "waiting":  # under way at once (the answer says so)
+            s._update(stage="raise")
         await s._table_ready()
         try:
             if s.state["stage"] in ("waiting", "raise"):

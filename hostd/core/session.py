@@ -25,7 +25,7 @@ import time
 
 from hostd.core.codes import describe_backs
 from hostd.core.dice import announcement
-from hostd.core.recovery import Recovery
+from hostd.core.recovery import MAX_RESETS, Recovery
 from hostd.core.rulesets import RulesetError, check_colours, check_fits
 from hostd.core.state import DECKS, UNKNOWN, Machine, State, other, where
 from hostd.errors import BadRequest, JantakuError, NotReady, Refused
@@ -518,6 +518,24 @@ class Session:
         while people push the table top in."""
         before = dict(plan.get("before") or {d: UNKNOWN for d in DECKS})
         self._to("preparing", stage="start", before=before)
+        for _ in range(MAX_RESETS):
+            try:
+                return await self._collect(plan, before)
+            except TableFault as e:
+                # Mixed Deck collects every tile into the mixer whatever a restart left:
+                # nothing to trust or sort, so the collect simply goes on (the lift comes
+                # up again for walls a reset left on it or inside)
+                if e.fault != F_RESET or not self.mixed_deck:
+                    raise
+                self._fault("reset", None, None, "the table restarted while collecting the "
+                            "tiles: they all go into the mixer anyway; the collect goes on",
+                            recovered=True)
+                plan = dict(plan, **{"raise": True})
+                self._to("preparing", stage="start", before=before)
+        raise TableFault(F_RESET, 0, 0, "the table restarted %d times in a row while collecting "
+                         "the tiles: stopped" % MAX_RESETS)
+
+    async def _collect(self, plan, before):
         await self._table_ready()
         if self.table.door not in ("closed", "unknown"):
             await self.table.close_door()  # left open by an abort

@@ -114,10 +114,18 @@ class TableClient:
             self._emit({"type": "tile", "build": build_id, "track": track, "index": index,
                         "colour": self.colour_name(colour)})
         elif msgid == m.STATE:
-            self.state = m.code_name(m.STATES, v[0])
+            was, self.state = self.state, m.code_name(m.STATES, v[0])
             if self.state not in ("fault", "testing"):  # a self-test from fault returns to it
                 self.fault = None
             self._emit({"type": "table_state", "state": self.state})
+            op = self._op
+            if (was == "lifting" and self.state in ("idle", "built") and op is not None
+                    and op["kind"] == "raise" and not op["bottom"].done()):
+                # the lift stopped short of the bottom with no fault: the table lost the
+                # link (a cable out for less than the host's own silence limit, so the
+                # host never saw it go); carry on as after a reconnect: the lift again
+                op["interrupted"] = True
+                self._tasks.add(asyncio.create_task(self._reconcile()))
         elif msgid == m.FAULT:
             code, track, detail = v
             self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"),
@@ -384,8 +392,8 @@ class TableClient:
         t0 = self.link.mark()
         if open_door:
             self._door_open = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
-            await self.link.command(m.DOOR, (1,))
-        await self.link.command(m.LIFT, ())
+            await self._move(m.DOOR, (1,))
+        await self._move(m.LIFT)
         await top
         self.lift = "top"
         self._raised = self.build_id  # its walls are up: its counts are history
@@ -420,7 +428,7 @@ class TableClient:
             if not self._failed(door):
                 await door
             closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
-            await self.link.command(m.DOOR, (0,))
+            await self._move(m.DOOR, (0,))
             await closed
             self._door_open = None
         try:
@@ -523,10 +531,10 @@ class TableClient:
         """After the daemon restarted during a hand over whose walls are up: bring the
         lift to the bottom (a lift cycle) and close the door."""
         bottom = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
-        await self.link.command(m.LIFT, ())
+        await self._move(m.LIFT)
         await bottom
         closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
-        await self.link.command(m.DOOR, (0,))
+        await self._move(m.DOOR, (0,))
         try:  # the table reports the door only when it changes: already closed is quiet
             await asyncio.wait_for(asyncio.shield(closed), 3.0)
         except asyncio.TimeoutError:
@@ -536,10 +544,10 @@ class TableClient:
         """Open the centre door so everything on the table top falls into the mixer, then
         close it again."""
         opened = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
-        await self.link.command(m.DOOR, (1,))
+        await self._move(m.DOOR, (1,))
         await opened
         closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
-        await self.link.command(m.DOOR, (0,))
+        await self._move(m.DOOR, (0,))
         await closed
 
     async def open_door(self):
@@ -552,7 +560,7 @@ class TableClient:
     async def _door(self, state, name):
         was = self.door  # already there: the table reports the door only when it changes
         there = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == state)
-        await self.link.command(m.DOOR, (1 if state == m.DOOR_OPEN else 0,))
+        await self._move(m.DOOR, (1 if state == m.DOOR_OPEN else 0,))
         if was == name and self.door == name:
             there.cancel()
             return
@@ -634,6 +642,29 @@ class TableClient:
             return False
         await self.link.command(m.LIGHT, (m.LIGHTS.index(name),))
         return True
+
+    async def _move(self, msgid, values=()):
+        """A motion command (LIFT, DOOR).  When the table refuses it because it is in a
+        fault (the lift's switch check at the stroke's start raised one, or a fault came
+        just before the command), that fault is what stopped the step: it is raised as the
+        TableFault, whose kind tells people what to fix (a stuck switch: `limit`), not as
+        a bare refusal that `continue` could only repeat."""
+        try:
+            await self.link.command(msgid, values)
+        except CommandRejected as e:
+            if e.result not in (m.E_FAILED, m.E_NOT_ALLOWED):
+                raise
+            if self.fault is None:
+                try:
+                    await self.query_status()  # its FAULT event may still be on its way
+                except TableFault as tf:
+                    raise tf from e
+                except Exception:
+                    raise e from None
+            f = self.fault
+            if f is None or self.state != "fault":
+                raise
+            raise TableFault(f["code"], f.get("track") or 0, f.get("detail") or 0) from e
 
     async def query_status(self):
         reply = self.expect(lambda i, v: i == m.STATUS_REPLY)

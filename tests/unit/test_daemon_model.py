@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, settings
 import daemon_model
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_every_action_from_every_state_answers_and_play_can_resume():
     machine = daemon_model.DaemonMachine.TestCase
     machine.settings = settings(max_examples=120, stateful_step_count=10, deadline=None,

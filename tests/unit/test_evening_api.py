@@ -61,7 +61,7 @@ class Evening:
         return r.json()
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_a_mixed_deck_evening_over_the_api_where_can_never_lies(tmp_path):
     h = Harness(tmp_path, seed=5, faults=("jam:build=4,track=2,after=20,count=0",
                                           "reset:build=8,after=40"), push_window=2.0)

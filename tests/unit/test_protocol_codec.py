@@ -267,7 +267,7 @@ def corrupt(rng, f, rand_bytes):
     return bytes(b)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_a_million_corrupted_frames_none_accepted():
     rng = random.Random(20240601)
     rand_bytes = rng.randbytes
