@@ -61,6 +61,7 @@ HINTS = {
     "walls_inside": "jantaku session end --empty",
     "fault_remains": "jantaku clear-fault once it is fixed",
     "not_connected": "jantaku status says why",
+    "no_session": "jantaku session start --ruleset R",
 }
 
 

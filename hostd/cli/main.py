@@ -581,6 +581,9 @@ COMMANDS: list[Command] = [
             _lazy("hostd.cli.reads", "configure_pair"), _lazy("hostd.cli.reads", "cmd_pair")),
     Command("history", "past sessions from the journal: games, decks, hands, throws, faults",
             _lazy("hostd.cli.reads", "configure_history"), _lazy("hostd.cli.reads", "cmd_history")),
+    Command("score", "the game's scores: who deals, honba, sticks, points (score add KIND "
+            "key=value: enter a result; score export: JSON or CSV)",
+            _lazy("hostd.cli.reads", "configure_score"), _lazy("hostd.cli.reads", "cmd_score")),
     Command("health", "the table's health over time: misreads, jams and sensor drift per track, "
             "the lift; exit 1 when something is flagged",
             _lazy("hostd.cli.bringup", "configure_health"), _lazy("hostd.cli.bringup", "cmd_health")),

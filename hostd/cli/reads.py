@@ -5,7 +5,7 @@ import os
 import sys
 
 from hostd.cli.client import _print, _request, add_api_option, api_url
-from hostd.cli.words import history_text, local_time, status_text
+from hostd.cli.words import history_text, local_time, score_text, status_text
 
 
 def configure_status(p):
@@ -23,6 +23,7 @@ def cmd_status(args):
 def cmd_history(args):
     if args.db:
         from hostd.core.journal import Journal, JournalError
+        from hostd.core.scorebook import with_results
 
         if not os.path.isfile(args.db):
             sys.stderr.write("jantaku history: no journal at %s (`jantaku run --db PATH` "
@@ -30,7 +31,7 @@ def cmd_history(args):
             return 1
         try:
             with Journal(args.db, exclusive=False) as j:
-                data = {"sessions": j.history(limit=args.limit)}
+                data = {"sessions": with_results(j.history(limit=args.limit))}
         except JournalError as e:
             sys.stderr.write("jantaku history: %s\n" % e)
             return 1
@@ -130,3 +131,107 @@ def configure_pair(p):
     p.add_argument("--no-qr", action="store_true", help="the code only, no QR code")
     add_api_option(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
+
+
+# -- the game's ledger (docs/SCORING.md) ----------------------------------------------------
+LIST_FIELDS = ("tenpai", "multipliers")  # always lists, even of one (or none: `tenpai=`)
+
+
+def _value(key, text):
+    parts = [p for p in text.split(",") if p] if ("," in text or key in LIST_FIELDS) else [text]
+    vals = [int(p) if p.lstrip("-").isdigit() else p for p in parts]
+    return vals if ("," in text or key in LIST_FIELDS) else vals[0]
+
+
+def score_entry_body(kind, pairs, entry_json=None):
+    """`jantaku score add KIND key=value ...` (or --entry JSON) -> the POST /score body."""
+    import json
+
+    from hostd.cli.common import UsageError
+
+    if entry_json is not None:
+        try:
+            body = json.loads(entry_json)
+        except ValueError as e:
+            raise UsageError("--entry is not JSON (%s)" % e) from None
+        if not isinstance(body, dict):
+            raise UsageError("--entry is a JSON object, e.g. '{\"kind\": \"undo\"}'")
+        return body
+    if not kind:
+        raise UsageError("give the entry's kind (riichi, ron, tsumo, draw, abortive, chombo, "
+                         "pass, transfer, end, seats, undo) and its fields as key=value, e.g. "
+                         "`jantaku score add ron winner=west from=south han=3 fu=30`")
+    body = {"kind": kind}
+    for p in pairs:
+        key, eq, text = p.partition("=")
+        if not eq or not key:
+            raise UsageError("%r is not key=value (e.g. winner=west, han=3, tenpai=south,north)"
+                             % p)
+        if key.startswith("names."):  # a seats entry's names: names.east=Mika
+            body.setdefault("names", {})[key[6:]] = text or None
+            continue
+        body[key] = _value(key, text)
+    return body
+
+
+def cmd_score(args):
+    if args.score_command == "add":
+        body = score_entry_body(args.kind, args.fields, args.entry)
+        data, rc = _request(args, "POST", "/score", body)
+    elif args.score_command == "export":
+        return _score_export(args)
+    else:
+        data, rc = _request(args, "GET", "/score" + ("?game=%d" % args.game if args.game else ""))
+    if rc == 0:
+        _print(args, data, score_text)
+    return rc
+
+
+def _score_export(args):
+    import httpx
+
+    q = "?format=%s%s" % (args.format, "&game=%d" % args.game if args.game else "")
+    headers = {"Authorization": "Bearer %s" % args.token} if args.token else {}
+    try:
+        r = httpx.get(api_url(args) + "/score/export" + q, headers=headers, timeout=30)
+    except httpx.HTTPError as e:
+        sys.stderr.write("jantaku: cannot reach the daemon at %s (%s); is `jantaku run` up?\n"
+                         % (api_url(args), e))
+        return 1
+    if r.status_code != 200:
+        sys.stderr.write("jantaku score export: %s\n" % (r.json().get("error", {}).get("message")
+                                                         if r.headers.get("content-type", "").startswith("application/json") else r.text))
+        return 1
+    text = r.text if args.format == "csv" else r.text + "\n"
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+        sys.stderr.write("wrote %s\n" % args.output)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def configure_score(p):
+    add_api_option(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.add_argument("--game", type=int, default=None, metavar="N",
+                   help="an earlier game of the session (default: the game in play)")
+    sub = p.add_subparsers(dest="score_command", metavar="{add,export}")
+    a = sub.add_parser("add", help="enter one result, riichi, seats or undo into the game in "
+                                   "play (e.g. `score add ron winner=west from=south han=3 "
+                                   "fu=30`; docs/SCORING.md lists each kind's fields)")
+    a.add_argument("kind", nargs="?", help="riichi, ron, tsumo, draw, abortive, chombo, pass, "
+                                           "transfer, end, seats or undo")
+    a.add_argument("fields", nargs="*", metavar="key=value",
+                   help="the entry's fields; a,b for a list (tenpai=south,north); "
+                        "names.east=Mika for seats")
+    a.add_argument("--entry", metavar="JSON", help="the whole entry as JSON instead")
+    add_api_option(a)
+    a.add_argument("--json", action="store_true", help="one JSON object")
+    e = sub.add_parser("export", help="the game's ledger to keep: JSON or CSV")
+    e.add_argument("--format", choices=("json", "csv"), default="json")
+    e.add_argument("--output", "-o", metavar="FILE", help="write it here (default: stdout)")
+    add_api_option(e)
+    e.add_argument("--game", type=int, default=None, metavar="N",
+                   help="an earlier game of the session (default: the game in play)")

@@ -156,4 +156,34 @@ def _game_lines(g):
                            for h in played)
         label = "game %d" % g["game"] if sp["split"] == 1 else "  split again (%d)" % sp["split"]
         out.append("  %s: %s%s" % (label, decks, "; %s" % throws if throws else "; no hand"))
+    sc = g.get("score")
+    if sc and "players" in sc:
+        order = sc["placement"] or list(sc["players"])
+        out.append("    scores%s: %s" % (" (final)" if sc["ended"] else "", ", ".join(
+            "%s %s" % (_player(k, sc["players"][k]), sc["players"][k]["points"]) for k in order)))
     return out
+
+
+def _player(key, p):
+    return "%s (%s)" % (key.capitalize(), p["name"]) if p.get("name") else key.capitalize()
+
+
+def score_text(st):
+    """`jantaku score`: the game's ledger as a small table."""
+    head = "%s, game %d: %s %d, honba %d, %d riichi stick%s on the table%s" % (
+        st["ruleset"], st["game"], st["round"].capitalize(), st["hand"], st["honba"],
+        st["sticks"], "" if st["sticks"] == 1 else "s",
+        "; the game has ended" if st["ended"] else "")
+    lines = [head, "  %-18s %-6s %10s %6s" % ("player", "wind", "points", "chips")]
+    order = st["placement"] or list(st["players"])
+    for k in order:
+        p = st["players"][k]
+        mark = " deals" if k == st["dealer"] and not st["ended"] else ""
+        lines.append("  %-18s %-6s %10d %6s%s" % (_player(k, p), p["wind"], p["points"],
+                                                  p["chips"], mark))
+    last = st.get("last")
+    if last and last.get("payments"):
+        paid = ", ".join("%s %+d" % (k.capitalize(), v) for k, v in last["payments"].items() if v)
+        lines.append("last: %s%s" % (last["kind"], ": " + paid if paid else ""))
+    lines.append("%d entr%s" % (st["entries"], "y" if st["entries"] == 1 else "ies"))
+    return "\n".join(lines)

@@ -20,7 +20,7 @@ from hostd.core import rulesets
 from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can, refused_with
 from hostd.core.dice import Dice, DiceError, check_dice
-from hostd.core.scorebook import Scorebook
+from hostd.core.scorebook import Scorebook, with_results
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
 from hostd.core.state import Machine, State, where
 from hostd.errors import BadRequest, JantakuError, NotFound, NotNow, NotReady
@@ -395,7 +395,7 @@ class Daemon:
 
     def history(self, limit=20, before=None):
         """Past sessions from the journal, newest first (Journal.history)."""
-        return {"sessions": self.journal.history(limit=limit, before=before),
+        return {"sessions": with_results(self.journal.history(limit=limit, before=before)),
                 "keep_days": self.keep_days}
 
     async def close(self):

@@ -1267,7 +1267,8 @@ class Journal:
         """Past sessions, newest first (``before``: ids below it, for paging): each as
         ``{"id", "ruleset", "mixed_deck", "sets", "state" (how it ended, or open),
         "reason", "created_at", "ended_at", "games": [{"game", "first_hand", "decks",
-        "hands": [...]}], "builds", "faults", "detail"}``; ``detail`` is false once
+        "hands": [...], "score_entries": [...]}], "builds", "faults", "detail"}``;
+        ``score_entries`` are the game's ledger entries as entered; ``detail`` is false once
         :meth:`prune` removed the session's event detail (the summary stays)."""
         limit = max(1, min(int(limit), 1000))
         if before is not None:  # SQLite's integers are 64-bit: every id is below 2**63
@@ -1285,8 +1286,11 @@ class Journal:
             s = self.session_summary(sid, times=True)
             how = self.ended_how(sid)
             hands = s["hands"]
+            scores = self.score_entries(sid)
             for g in s["games"]:
                 g["hands"] = [h for h in hands if h["game"] == g["game"]]
+                # the game's ledger entries (hostd/core/scorebook.py game_results reads them)
+                g["score_entries"] = scores.get(g["game"], [])
                 for sp in g["splits"]:  # which decks each hand was played on
                     sp["hands"] = [h["hand"] for h in g["hands"] if h["split"] == sp["split"]]
             out.append({"id": sid, "ruleset": s["ruleset"], "mixed_deck": s["mixed_deck"],

@@ -16,7 +16,7 @@ then ``thrower`` is the ledger's dealer and ``breaker`` the player at the seat t
 name.  Otherwise the break keeps its seats only, which are always right.
 """
 from hostd.errors import BadRequest, NotReady
-from hostd.game.ledger import Ledger
+from hostd.game.ledger import Ledger, LedgerError
 from hostd.game.seats import WINDS
 
 SIDES = ("self", "right", "across", "left")  # seen from a thrower, in the order of play
@@ -162,3 +162,28 @@ class Scorebook:
 def _who(p):
     wind = p["wind"].capitalize()
     return "%s (%s)" % (wind, p["name"]) if p["name"] else wind
+
+
+def game_results(ruleset, entries):
+    """A game's results from its ledger entries as entered (history, the CLI): whether it
+    ended, the placement, each player's name, points and chips; None without entries."""
+    if not entries:
+        return None
+    book = Scorebook(journal=None, session_id=None, ruleset=ruleset)
+    try:
+        book.restore({1: entries})
+    except LedgerError as e:  # (a journal from a jantaku with other rules)
+        return {"error": str(e)}
+    st = book.state(1)
+    return {"ended": st["ended"], "placement": st["placement"], "entries": st["entries"],
+            "players": {k: {f: p[f] for f in ("name", "points", "chips")}
+                        for k, p in st["players"].items()}}
+
+
+def with_results(sessions):
+    """``Journal.history()``'s sessions with each game's ``score`` (game_results) in place
+    of its raw ``score_entries``."""
+    for s in sessions:
+        for g in s["games"]:
+            g["score"] = game_results(s["ruleset"], g.pop("score_entries", []))
+    return sessions
