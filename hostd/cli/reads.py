@@ -230,7 +230,8 @@ def configure_score(p):
     add_api_option(a)
     a.add_argument("--json", action="store_true", help="one JSON object")
     e = sub.add_parser("export", help="the game's ledger to keep: JSON or CSV")
-    e.add_argument("--format", choices=("json", "csv"), default="json")
+    e.add_argument("--format", choices=("json", "csv"), default="json",
+                   help="json (default): every entry and the final state; csv: a row an entry")
     e.add_argument("--output", "-o", metavar="FILE", help="write it here (default: stdout)")
     add_api_option(e)
     e.add_argument("--game", type=int, default=None, metavar="N",

@@ -29,10 +29,10 @@ def test_the_api_has_one_route_per_command_and_no_other_command_route():
     assert sorted(commands) == sorted(offered_by("http"))
     for name in commands:
         assert routes[name].path == BY_NAME[name].path
-    # the others are pairing and the hand analyser and scorer, which move nothing
+    # the others are pairing, the hand analyser and scorer and the ledger: nothing moves
     assert {r.path for n, r in routes.items() if n not in BY_NAME} <= {
         "/pair", "/pair/new", "/pair/invite", "/pair/revoke", "/pair/forget", "/pair/revoke-all",
-        "/hand/check", "/hand/score"}
+        "/hand/check", "/hand/score", "/score"}  # (/score: the game ledger, nothing moves)
 
 
 def _cli_commands(parser):

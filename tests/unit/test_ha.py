@@ -274,14 +274,14 @@ def test_the_table_is_a_retained_device_and_its_buttons_press(mqtt_broker):
         return got, json.loads(w.got[0][1]), list(d.calls)
 
     got, reply, calls = run_bridge(mqtt_broker, True, press)
-    assert len(got) == 12
+    assert len(got) == 16  # 11 sensors (4 of them the scores), 2 binary sensors, 3 buttons
     assert set(check_all(list(got.items()))) == {"sensor", "binary_sensor", "button"}
     assert reply["status"] == 200 and calls == [("hand_over", {})]
 
     # the same table again with commands off: its buttons are gone, the rest stays
     run_bridge(mqtt_broker, False)
     left = retained(mqtt_broker)
-    assert len(left) == 9 and not any("/button/" in t for t in left)
+    assert len(left) == 13 and not any("/button/" in t for t in left)
     check_all([(t, json.loads(p)) for t, p in left.items()])
 
 
@@ -302,7 +302,7 @@ def test_discovery_off_publishes_nothing_for_home_assistant(mqtt_broker):
 def test_fleet_retire_removes_the_device_and_the_retained_status(mqtt_broker, capsys,
                                                                  monkeypatch):
     run_bridge(mqtt_broker, True)
-    assert len(retained(mqtt_broker)) == 12
+    assert len(retained(mqtt_broker)) == 16
     url = mqtt_broker.url("operator")
     # a viewer may not: the broker drops its publishes silently, the read-back says so
     monkeypatch.setenv("JANTAKU_MQTT_PASSWORD", USERS["viewer"])
@@ -314,8 +314,8 @@ def test_fleet_retire_removes_the_device_and_the_retained_status(mqtt_broker, ca
     assert "table t9 has no retained message" in capsys.readouterr().err
     assert main(["fleet", "retire", "t1", "--mqtt", url]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("table t1 retired on %s: 14 retained messages cleared "
-                          "(12 Home Assistant entities)" % url)
+    assert out.startswith("table t1 retired on %s: 18 retained messages cleared "
+                          "(16 Home Assistant entities)" % url)
     assert retained(mqtt_broker) == {} and retained(mqtt_broker, topics="jantaku/#") == {}
     b = parse(mqtt_broker.url("viewer"), env=mqtt_broker.env("viewer"))
     from hostd.fleet import view as fleet
@@ -333,7 +333,7 @@ def test_an_online_table_is_not_retired_without_force(mqtt_broker, capsys, monke
 
     assert run_bridge(mqtt_broker, False, then) == 1
     assert "table t1 is online: stop its daemon first" in capsys.readouterr().err
-    assert len(retained(mqtt_broker)) == 9
+    assert len(retained(mqtt_broker)) == 13
 
 
 @pytest.mark.parametrize("argv, words", [

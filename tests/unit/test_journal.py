@@ -552,7 +552,7 @@ def _schema_v2():
 
     out = []
     for stmt in jmod._SCHEMA:
-        if "CREATE TABLE games" in stmt:
+        if "CREATE TABLE games" in stmt or stmt is jmod._SCORES:  # (scores: version 6)
             continue
         stmt = "\n".join(line for line in stmt.split("\n")
                          if not line.strip().startswith(("game ", "started_by ", "dice_by ",
@@ -568,6 +568,8 @@ def _schema_v3():
 
     out = []
     for stmt in jmod._SCHEMA:
+        if stmt is jmod._SCORES:  # (version 6)
+            continue
         stmt = "\n".join(line for line in stmt.split("\n")
                          if not line.strip().startswith("split "))
         out.append(stmt.replace("PRIMARY KEY (session_id, game, split, name)",
@@ -613,13 +615,32 @@ def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
                "VALUES (1, 1, 'A', '[34]', 1.0)")
     db.close()
     with Journal(path) as jr:
-        assert jr.schema_version == SCHEMA_VERSION == 5
+        assert jr.schema_version == SCHEMA_VERSION == 6
         assert jr.sessions()[0]["state"] == "ended"
         assert jr.check() == []
         sid = new_session(jr)  # the new table still allows one open session only
         with pytest.raises(JournalConflict):
             new_session(jr)
         jr.end_session(sid, "ended")
+
+
+def test_a_version_5_journal_gains_the_ledger_and_its_open_session_keeps_scores(path):
+    from hostd.core import journal as jmod
+
+    db = _old_journal(path, [s for s in jmod._SCHEMA if s is not jmod._SCORES], 5)
+    db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at) "
+               "VALUES ('riichi', 0, '[\"blue\", \"green\"]', 'open', 'built', 1.0)")
+    db.execute("INSERT INTO games (session_id, game, first_hand, started_at) VALUES (1, 1, 1, 1.0)")
+    db.close()
+    with Journal(path) as jr:
+        assert jr.schema_version == SCHEMA_VERSION == 6 and jr.check() == []
+        assert jr.score_entries(1) == {}
+        jr.score_entry(1, 1, 1, {"kind": "riichi", "player": "south"})
+        with pytest.raises(JournalConflict, match="follows entry 1"):
+            jr.score_entry(1, 1, 3, {"kind": "undo"})  # entries follow on, none skipped
+        assert jr.score_entries(1) == {1: [{"kind": "riichi", "player": "south"}]}
+        assert jr.history()[0]["games"][0]["score_entries"] == [
+            {"kind": "riichi", "player": "south"}]
 
 
 # -- games ---------------------------------------------------------------------------------

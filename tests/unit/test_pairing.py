@@ -768,7 +768,7 @@ def test_a_version_4_journal_gains_the_browsers_table(tmp_path):
                "2.0)")
     db.close()
     with jmod.Journal(path) as j:
-        assert j.schema_version == 5 == jmod.SCHEMA_VERSION
+        assert j.schema_version == 6 == jmod.SCHEMA_VERSION
         assert j.check() == [] and j.sessions()[0]["state"] == "ended"
         p = Pairing(Clock(), Clock(WALL), store=j)
         cookie = p.exchange(p.new_code()).cookie

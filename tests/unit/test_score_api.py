@@ -1,0 +1,205 @@
+"""The game's ledger over the API (hostd/web/routes/score.py) on the real daemon and the
+simulated table in virtual time: entered while the table builds, refused with nothing
+changed, kept across a restart, a game each, in the history, exported; the worked games
+end where the seeds' rules say."""
+import csv
+import io
+
+import httpx
+import pytest
+
+from daemon_harness import Harness
+from hostd.web.api import create_app
+
+BASE = "http://127.0.0.1:8737"
+
+
+class Api:
+    def __init__(self, h):
+        self.h = h
+
+    def __call__(self, method, path, body=None, headers=None):
+        async def go():
+            app = create_app(self.h.daemon)
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                         base_url=BASE) as c:
+                return await c.request(method, path, json=body, headers=headers)
+        return self.h.run(go())
+
+    def score(self, **q):
+        r = self("GET", "/score" + ("?" + "&".join("%s=%s" % kv for kv in q.items()) if q else ""))
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def enter(self, body, status=200):
+        r = self("POST", "/score", body)
+        assert r.status_code == status, r.text
+        return r.json()
+
+
+@pytest.fixture
+def riichi(tmp_path):
+    h = Harness(tmp_path, seed=3)
+    yield h, Api(h)
+    h.close()
+
+
+def points(st):
+    return {k: p["points"] for k, p in st["players"].items()}
+
+
+def test_without_a_session_there_is_no_ledger(riichi):
+    h, api = riichi
+    r = api("GET", "/score")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "no_session"
+    r = api("POST", "/score", {"kind": "undo"})
+    assert r.status_code == 409 and "start a session" in r.json()["error"]["message"]
+
+
+def test_a_browser_must_be_paired_to_enter_a_result(riichi):
+    h, api = riichi
+    h.run(h.daemon.start_session("riichi"))
+    r = api("POST", "/score", {"kind": "riichi", "player": "east"},
+            headers={"Origin": BASE})
+    assert r.status_code == 401 and r.json()["error"]["code"] == "not_paired"
+    assert api.score()["entries"] == 0
+
+
+def test_results_are_taken_while_the_table_builds_and_kept_across_a_restart(riichi):
+    h, api = riichi
+    h.run(h.daemon.start_session("riichi"))
+    assert h.daemon.state.name in ("preparing", "building")  # entries are not gated by it
+    assert points(api.score()) == dict.fromkeys(("east", "south", "west", "north"), 25000)
+    api.enter({"kind": "seats", "names": {"west": "Mika"}})
+    api.enter({"kind": "riichi", "player": "south"})
+    st = api.enter({"kind": "ron", "winner": "west", "from": "south", "han": 3, "fu": 30})
+    assert points(st) == {"east": 25000, "south": 20100, "west": 29900, "north": 25000}
+    assert st["dealer"] == "south" and st["players"]["west"]["name"] == "Mika"
+    assert h.daemon.status()["session"]["score"]["players"]["west"]["points"] == 29900
+
+    h.settle()
+    h.restart()  # the daemon again, on the same journal: nothing entered is lost
+    assert api.score() == st
+
+
+def test_an_impossible_entry_is_refused_and_changes_nothing(riichi):
+    h, api = riichi
+    h.run(h.daemon.start_session("riichi"))
+    api.enter({"kind": "riichi", "player": "north"})
+    before = api.score()
+    for body, status, words in (
+            ({"kind": "ron", "winner": "west", "from": "west", "han": 2, "fu": 30}, 400,
+             "own discard"),
+            ({"kind": "ron", "winner": "west", "from": "south", "han": 2}, 400, "fu"),
+            ({"kind": "riichi", "player": "north"}, 409, "riichi"),
+            ({"kind": "score", "player": "north"}, 400, "kind"),
+            ({"kind": "tsumo", "winner": "east", "patterns": 30}, 400, "patterns")):
+        r = api("POST", "/score", body)
+        assert r.status_code == status, (body, r.text)
+        assert words in r.json()["error"]["message"], r.text
+    assert api.score() == before
+
+
+def test_undo_returns_to_the_previous_ledger_exactly_and_to_the_start(riichi):
+    h, api = riichi
+    h.run(h.daemon.start_session("riichi"))
+    start = api.score()
+    first = api.enter({"kind": "draw", "tenpai": ["south"]})
+    api.enter({"kind": "tsumo", "winner": "north", "han": 2, "fu": 40})
+    assert api.enter({"kind": "undo"}) == dict(first, entries=first["entries"])
+    assert api.enter({"kind": "undo"}) == start
+    r = api("POST", "/score", {"kind": "undo"})
+    assert r.status_code == 409 and "nothing to undo" in r.json()["error"]["message"]
+
+
+def test_each_game_has_its_ledger_and_the_history_keeps_every_games_result(riichi):
+    h, api = riichi
+    h.run(h.daemon.start_session("riichi"))
+    h.settle()
+    h.run(h.daemon.hand_over())
+    h.settle()
+    won = api.enter({"kind": "tsumo", "winner": "east", "han": 4, "fu": 30})
+    assert points(won)["east"] == 25000 + 3 * 3900  # a dealer's 4 han 30 fu: 3,900 all
+    _, err = h.call(h.daemon.new_game())
+    assert err is None, err
+    assert api.score()["game"] == 2 and api.score()["entries"] == 0
+    assert api.score(game=1) == won
+    r = api("GET", "/score?game=3")
+    assert r.status_code == 404 and "games 1 to 2" in r.json()["error"]["message"]
+
+    h.settle()
+    h.call(h.daemon.end_session())
+    games = h.daemon.history()["sessions"][0]["games"]
+    assert games[0]["score"]["players"]["east"]["points"] == 36700
+    assert games[1]["score"] is None  # nothing entered in game 2
+
+
+def test_the_export_lists_every_entry_with_the_points_after_it(riichi):
+    h, api = riichi
+    h.run(h.daemon.start_session("riichi"))
+    api.enter({"kind": "riichi", "player": "south"})
+    api.enter({"kind": "ron", "winner": "west", "from": "south", "han": 3, "fu": 30})
+    api.enter({"kind": "draw", "tenpai": []})
+    api.enter({"kind": "undo"})
+    doc = api("GET", "/score/export").json()
+    assert doc["format"] == "jantaku-score/1" and doc["ruleset"] == "riichi"
+    assert [e["entry"]["kind"] for e in doc["entries"]] == ["riichi", "ron"]
+    assert doc["entries"][-1]["points"] == points(doc["final"])
+    r = api("GET", "/score/export?format=csv")
+    assert r.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    assert [(x["kind"], x["west_points"], x["south_paid"]) for x in rows] == [
+        ("riichi", "25000", "-1000"), ("ron", "29900", "-3900")]
+
+
+def test_the_break_names_the_player_who_takes_it(riichi):
+    h, api = riichi
+    h.run(h.daemon.start_session("riichi"))
+    h.settle()
+    api.enter({"kind": "seats", "names": {"east": "Aki", "south": "Ben", "west": "Mika",
+                                          "north": "Noa"}})
+    h.run(h.daemon.hand_over())
+    h.settle()
+    h.run(h.daemon.throw_dice([3, 4]))  # 7: across the thrower (the dealer, East) breaks
+    dice = h.daemon.status()["session"]["dice"]
+    assert dice["breaker"] == "across"
+    assert dice["breaker_player"] == {"player": "west", "wind": "west", "name": "Mika"}
+    assert dice["text"].endswith("break in front of West (Mika)")
+
+
+def test_a_speed_tonpuu_game_called_at_55000_ends_with_its_chips(tmp_path):
+    h = Harness(tmp_path, seed=5, ruleset="speed-tonpuu")
+    try:
+        api = Api(h)
+        h.run(h.daemon.start_session("speed-tonpuu"))
+        # East's haneman tsumo: 6,000 all (43,000; the others 19,000); East deals again
+        api.enter({"kind": "tsumo", "winner": "east", "han": 6})
+        # a mangan tsumo with one honba, basengo: 4,000 + 500 all -> East 56,500
+        st = api.enter({"kind": "tsumo", "winner": "east", "han": 5})
+        assert st["ended"] is True and "55000" in st["ended_by"]
+        assert points(st) == {"east": 56500, "south": 14500, "west": 14500, "north": 14500}
+        # a chip from each for the called game; uma 13/3/-5/-11 by placement (ties: seat
+        # order), raw points counting for nothing else
+        assert st["placement"] == ["east", "south", "west", "north"]
+        assert {k: p["chips"] for k, p in st["players"].items()} == {
+            "east": 3 + 13, "south": -1 + 3, "west": -1 - 5, "north": -1 - 11}
+        r = api("POST", "/score", {"kind": "riichi", "player": "south"})
+        assert r.status_code == 409 and "ended" in r.json()["error"]["message"]
+    finally:
+        h.close()
+
+
+def test_a_wsom_170_point_hand_pays_510_by_self_draw(tmp_path):
+    h = Harness(tmp_path, seed=5, ruleset="wsom")
+    try:
+        api = Api(h)
+        h.run(h.daemon.start_session("wsom"))
+        st = api.enter({"kind": "tsumo", "winner": "south", "patterns": 170})
+        assert st["last"]["payments"] == {"east": -170, "south": 510, "west": -170,
+                                          "north": -170}
+        api.enter({"kind": "undo"})
+        st = api.enter({"kind": "ron", "winner": "south", "from": "west", "patterns": 170})
+        assert st["last"]["payments"] == {"east": -25, "south": 510, "west": -460,
+                                          "north": -25}
+    finally:
+        h.close()
