@@ -20,6 +20,11 @@ import pytest
 
 from tests import procs
 
+import hostd.core.events
+
+# every event the daemon publishes in a test must fit its declared model (docs/API.md)
+hostd.core.events.STRICT = True
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # The club's profiles of whoever runs the tests stay theirs: a test that wants that place
 # sets JANTAKU_CONFIG_DIR (or XDG_CONFIG_HOME) to a folder of its own

@@ -16,7 +16,7 @@ import time
 
 import structlog
 
-from hostd.core import rulesets
+from hostd.core import events, rulesets
 from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can, refused_with
 from hostd.core.dice import Dice, DiceError, check_dice
@@ -296,9 +296,15 @@ class Daemon:
             self._spawn(self._send_pending_abort())
 
     def publish(self, event):
+        """Every event to the front ends (in order, once the journal holds what it reports)
+        and, but tile events and states, to the journal; each as hostd/core/events.py
+        declares it."""
         kind = event.get("type")
         if kind == "dice" and self.session is not None:
             event = dict(self._named_throw(self.session, event), type="dice")
+        drift = events.check(event)
+        if drift:
+            log.error("event_undeclared", problem=drift)
         if kind not in ("tile", "build_progress", "state"):
             if kind in ("table_state", "table_fault"):
                 self._sync()
