@@ -92,7 +92,7 @@ const ended = Object.assign({}, st, { ended: true, placement: ["south", "east", 
 const S = W.score;
 say("score.me", () => [S.me(st, "south", W), S.me(st, "west", W)]);
 say("score.handLine", () => [S.handLine(st, W, "south"), S.handLine(st, W, "east"),
-  S.handLine(ended, W, "east"), S.handLine(Object.assign({}, st, { riichiFamily: false,
+  S.handLine(ended, W, "east"), S.handLine(st, W, "east", (k) => S.rel[1]), S.handLine(Object.assign({}, st, { riichiFamily: false,
   honba: 0, sticks: 0 }), W, null)]);
 say("score.gaps", () => S.gaps([{ who: S.who(st, "west", W), gap: 10000 },
   { who: S.who(st, "north", W), gap: -2300 }, { who: S.who(st, "east", W), gap: 0 }], W));
@@ -106,7 +106,7 @@ say("score.last", () => lasts.map((l) => S.last(Object.assign({}, st, { last: l 
   .concat([S.last(Object.assign({}, st, { last: null }), W)]));
 say("score.entered", () => S.entered(st, W));
 say("score.undone", () => [S.undone(st, st.last, W), S.undone(st, null, W)]);
-say("score.seat", () => [S.chooseSeat, S.keptAsk(S.who(st, "south", W)), S.seatLabel, S.seatNone,
+say("score.seat", () => [S.rel[1], S.rel[2], S.rel[3], S.chooseSeat, S.keptAsk(S.who(st, "south", W)), S.seatLabel, S.seatNone,
   S.keep, S.seatOption(st, "west", W), S.seatOption(st, "east", W), S.title, S.enterTitle]);
 say("score.final", () => S.final(ended.placement.map((k, i) => S.finalOne(i + 1, S.who(st, k, W),
   st.players[k].points, W)), W));
@@ -323,7 +323,8 @@ def test_the_scores_are_worded_in_both_languages(en, ja):
         "East 2 · 1 honba · 2 riichi sticks · you deal",
         "East 2 · 1 honba · 2 riichi sticks · South seat deals"]
     assert said["score.handLine"][2].endswith("game over")
-    assert said["score.handLine"][3] == "East 2 · South seat deals"  # no honba in other rulesets
+    assert said["score.handLine"][3] == "East 2 · 1 honba · 2 riichi sticks · Right deals"
+    assert said["score.handLine"][4] == "East 2 · South seat deals"  # no honba in other rulesets
     assert said["score.gaps"] == "You vs 美香 +10,000 · North seat −2,300 · East seat ±0"
     assert said["score.last"][0] == ("Last: ron by South seat from 美香 — South seat +5,900, "
                                      "美香 −4,900.")

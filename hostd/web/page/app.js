@@ -1119,20 +1119,24 @@
     strip.hidden = !st || kiosk;
     card.hidden = !st || kiosk || !P.scoreOpen;
     board.hidden = !st || !kiosk;
+    document.body.classList.toggle("scored", !board.hidden);
     strip.setAttribute("aria-expanded", String(!card.hidden));
     if (!st) return;
     if (kiosk) { renderBoard(st); return; }
     const me = mySeat();
+    // the others named as this phone's player sees them: a name, else where they sit
+    const near = (k) => (st.players[k] && st.players[k].name) ||
+      W.score.rel[(WINDS.indexOf(k) - WINDS.indexOf(me) + 4) % 4] || who(st, k);
     let line3 = "";
     if (me && seatKept()) line3 = W.score.keptAsk(who(st, me));
     else if (me && st.ended && st.placement) line3 = W.score.placed(st.placement.indexOf(me) + 1, W);
     else if (me) {
       const i = WINDS.indexOf(me);
       line3 = W.score.gaps([1, 2, 3].map((d) => WINDS[(i + d) % 4]).map((k) => ({
-        who: who(st, k), gap: st.players[me].points - st.players[k].points })), W);
+        who: near(k), gap: st.players[me].points - st.players[k].points })), W);
     }
     setText($("strip-me"), me ? W.score.me(st, me, W) : W.score.chooseSeat);
-    setText($("strip-hand"), W.score.handLine(st, W, me));
+    setText($("strip-hand"), W.score.handLine(st, W, me, me ? near : null));
     setText($("strip-gaps"), line3);
     strip.classList.toggle("mine", me === st.dealer && !st.ended);
     if (!card.hidden) renderScoreCard(st, me);

@@ -344,12 +344,15 @@ window.JANTAKU_WORDS = {
     placed: (n, w) => "Game over: you placed " + w.score.ordinal(n),
     ordinal: (n) => ["1st", "2nd", "3rd", "4th"][n - 1] || String(n),
     // where the game is: "East 2 · 1 honba · 2 riichi sticks · Mika deals"
-    handLine: (st, w, me) => [
+    // (label: how the strip names the others, by where they sit from this phone's player)
+    handLine: (st, w, me, label) => [
       w.score.wind[st.round] + " " + st.hand,
       st.riichiFamily || st.honba ? st.honba + " honba" : "",
       st.riichiFamily || st.sticks ? st.sticks + (st.sticks === 1 ? " riichi stick" : " riichi sticks") : "",
-      st.ended ? "game over" : st.dealer === me ? "you deal" : w.score.who(st, st.dealer, w) + " deals",
+      st.ended ? "game over" : st.dealer === me ? "you deal" : (label || ((k) => w.score.who(st, k, w)))(st.dealer) + " deals",
     ].filter(Boolean).join(" · "),
+    // the others seen from this phone's player, in the order of play: next, across, before
+    rel: { 1: "Right", 2: "Across", 3: "Left" },
     dealer: "Dealer",
     inRiichi: "Riichi",
     head: { who: "Player", wind: "Wind", points: "Points" },
@@ -398,7 +401,8 @@ window.JANTAKU_WORDS = {
     refused: { bad_entry: "the ledger cannot take that entry", not_now: "not now",
       ruleset_forbids: "this ruleset has no such entry", no_session: "no session is open: start one first",
       not_paired: "this browser is not paired", other: "refused" },
-    notEntered: (why, message) => "Not entered: " + why + (message ? " (" + message + ")" : "") + ".",
+    // the ledger's own message says exactly what was wrong (in English), else the code's words
+    notEntered: (why, message) => "Not entered: " + (message || why) + ".",
     // the seats: names, and where the first dealer sits
     seatsTitle: "Names and seats",
     nameOf: (k, w) => "Name of the " + w.score.wind[k] + " seat (hand 1)",
@@ -772,12 +776,13 @@ window.JANTAKU_WORDS_JA = {
     gaps: (list, w) => "点差(自分−相手):" + list.map((g) => g.who + " " + w.score.gap(g.gap, w)).join(" · "),
     placed: (n, w) => "終局:あなたは" + w.score.ordinal(n),
     ordinal: (n) => n + "位",
-    handLine: (st, w, me) => [
+    handLine: (st, w, me, label) => [
       w.score.wind[st.round] + st.hand + "局",
       st.riichiFamily || st.honba ? st.honba + "本場" : "",
       st.riichiFamily || st.sticks ? "供託" + st.sticks + "本" : "",
-      st.ended ? "終局" : st.dealer === me ? "あなたが親" : "親:" + w.score.who(st, st.dealer, w),
+      st.ended ? "終局" : st.dealer === me ? "あなたが親" : "親:" + (label || ((k) => w.score.who(st, k, w)))(st.dealer),
     ].filter(Boolean).join(" · "),
+    rel: { 1: "下家", 2: "対面", 3: "上家" },
     dealer: "親",
     inRiichi: "リーチ",
     head: { who: "名前", wind: "風", points: "点数" },
