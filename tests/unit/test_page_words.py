@@ -80,6 +80,43 @@ say("historyLine", () => W.historyLine({id: 3, ruleset: "riichi", mixed_deck: tr
 say("refusedAs", () => W.refusedAs(W.cmd.hand_over, W.refusal.not_connected()));
 say("confirm", () => [W.confirm.abort, W.confirm.end, W.confirm.game_new, W.confirm.endEmpty]
     .concat(Object.values(W.confirm.yes)));
+// the scores (docs/SCORING.md "State"): a game in East 2, South dealing, West in riichi
+const P = (name, wind, points) => ({ name: name, wind: wind, points: points, chips: 0 });
+const st = { ruleset: "riichi", riichiFamily: true, round: "east", hand: 2, honba: 1, sticks: 2,
+  dealer: "south", ended: false, placement: null, riichi: ["west"], entries: 3, can_pass: false,
+  players: { east: P(null, "north", 24000), south: P(null, "east", 31000),
+             west: P("美香", "south", 21000), north: P(null, "west", 24000) },
+  last: { kind: "ron", from: "west", payments: { east: 0, south: 5900, west: -4900, north: 0 },
+          winners: [{ player: "south", han: 3, fu: 40 }] } };
+const ended = Object.assign({}, st, { ended: true, placement: ["south", "east", "north", "west"] });
+const S = W.score;
+say("score.me", () => [S.me(st, "south", W), S.me(st, "west", W)]);
+say("score.handLine", () => [S.handLine(st, W, "south"), S.handLine(st, W, "east"),
+  S.handLine(ended, W, "east"), S.handLine(st, W, "east", (k) => S.rel[1]), S.handLine(Object.assign({}, st, { riichiFamily: false,
+  honba: 0, sticks: 0 }), W, null)]);
+say("score.gaps", () => S.gaps([{ who: S.who(st, "west", W), gap: 10000 },
+  { who: S.who(st, "north", W), gap: -2300 }, { who: S.who(st, "east", W), gap: 0 }], W));
+say("score.placed", () => [1, 2, 3, 4].map((n) => S.placed(n, W)));
+const lasts = [st.last, { kind: "tsumo", winners: [{ player: "east" }], payments: { east: 3000 } },
+  { kind: "riichi", player: "west", payments: { west: -1000 } },
+  { kind: "chombo", player: "north", payments: {} }, { kind: "draw", payments: {} },
+  { kind: "abortive", payments: {} }, { kind: "pass", payments: {} }, { kind: "end", payments: {} },
+  { kind: "transfer", payments: { east: 10, south: -10 } }];
+say("score.last", () => lasts.map((l) => S.last(Object.assign({}, st, { last: l }), W))
+  .concat([S.last(Object.assign({}, st, { last: null }), W)]));
+say("score.entered", () => S.entered(st, W));
+say("score.undone", () => [S.undone(st, st.last, W), S.undone(st, null, W)]);
+say("score.seat", () => [S.rel[1], S.rel[2], S.rel[3], S.chooseSeat, S.keptAsk(S.who(st, "south", W)), S.seatLabel, S.seatNone,
+  S.keep, S.seatOption(st, "west", W), S.seatOption(st, "east", W), S.title, S.enterTitle]);
+say("score.final", () => S.final(ended.placement.map((k, i) => S.finalOne(i + 1, S.who(st, k, W),
+  st.players[k].points, W)), W));
+say("score.buttons", () => Object.values(S.btn).concat(Object.values(S.field),
+  Object.values(S.mult), Object.values(S.side), Object.values(S.head),
+  ["ron", "tsumo", "draw", "chombo"].map((k) => S.send(k, W)),
+  [S.yakuman(1), S.yakuman(2), S.times(3), S.patternsHelp, S.dealer, S.inRiichi]));
+say("score.answers", () => Object.keys(S.refused).map((c) => S.notEntered(S.refused[c], ""))
+  .concat([S.needSeat, S.needFrom, S.needPatterns, S.needFan, S.seatsTitle, S.seatsSave,
+  S.seatsSaved, S.firstDealer, S.nameOf("south", W)]));
 process.stdout.write(JSON.stringify({
   holes: holes(EN, JA, "", []), said: said, chosen: W.lang,
 }));
@@ -274,3 +311,27 @@ def test_in_play_the_headline_says_to_push_the_tiles_in_first(en, ja):
         head, more = en["said"]["next." + code]
         assert "push the tiles in first" in head and "Hand over" in more, (code, head, more)
         assert "中央" in ja["said"]["next." + code][0], code
+
+
+def test_the_scores_are_worded_in_both_languages(en, ja):
+    """Issue 40 point 5: a phone's own score, who deals, honba and sticks, the gaps, the last
+    hand's payments and the placement; the entry buttons and their answers."""
+    said = en["said"]
+    assert said["score.me"] == ["South seat · East now · 31,000 · you deal",
+                                "美香 · South now · 21,000"]
+    assert said["score.handLine"][:2] == [
+        "East 2 · 1 honba · 2 riichi sticks · you deal",
+        "East 2 · 1 honba · 2 riichi sticks · South seat deals"]
+    assert said["score.handLine"][2].endswith("game over")
+    assert said["score.handLine"][3] == "East 2 · 1 honba · 2 riichi sticks · Right deals"
+    assert said["score.handLine"][4] == "East 2 · South seat deals"  # no honba in other rulesets
+    assert said["score.gaps"] == "You vs 美香 +10,000 · North seat −2,300 · East seat ±0"
+    assert said["score.last"][0] == ("Last: ron by South seat from 美香 — South seat +5,900, "
+                                     "美香 −4,900.")
+    assert said["score.entered"] == "Entered: ron by South seat from 美香."
+    assert said["score.undone"][0] == "Undone: ron by South seat from 美香."
+    assert said["score.final"].startswith("Final: 1st South seat 31,000 · 2nd East seat 24,000")
+    assert ja["said"]["score.me"][0] == "開始時の南家 · 今は東家 · 31,000点 · あなたが親"
+    assert ja["said"]["score.handLine"][0] == "東2局 · 1本場 · 供託2本 · あなたが親"
+    for key in [k for k in said if k.startswith("score.")]:
+        assert said[key] != ja["said"][key], key

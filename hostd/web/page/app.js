@@ -80,6 +80,7 @@
       renderNow();
       renderTableNow();
       renderFault();
+      renderScore();
       renderControls();
       renderBuildTitle();
       renderDecks();
@@ -1019,6 +1020,562 @@
     });
   }
 
+  // -- the game's scores (GET /score, POST /score, the `score` event; docs/SCORING.md) -------
+  // Players are keyed by their wind in the game's first hand; this phone chooses which one
+  // it is (kept in this browser: localStorage is per table, the page's origin). Entries are
+  // taken whenever a session is open, whatever the table does: nothing here waits on `can`.
+  const WINDS = ["east", "south", "west", "north"];
+  const RIICHI_FAMILY = new Set(["riichi", "speed-tonpuu"]);
+  const SCORING = { riichi: "han", "speed-tonpuu": "han", shenyang: "multipliers",
+    wsom: "patterns", uzje: "fan" };
+  const KINDS = {  // the entry buttons each way of scoring has (hostd/game/rules.py kinds)
+    han: ["riichi", "ron", "tsumo", "draw", "abortive", "chombo", "pass", "undo"],
+    multipliers: ["ron", "tsumo", "draw", "chombo", "undo"],
+    patterns: ["ron", "tsumo", "draw", "undo"],
+    fan: ["ron", "tsumo", "draw", "undo"],
+  };
+  const ALL_KINDS = ["riichi", "ron", "tsumo", "draw", "abortive", "chombo", "pass", "undo"];
+  const MULTIPLIERS = [["duiduihu", 1], ["dragon_kezi", 3], ["gang", 4], ["gangshang_kaihua", 1],
+    ["gangshang_pao", 1], ["qianggang", 1], ["single_wait", 1], ["haidilaoyue", 1],
+    ["first_turn_dragons", 1], ["first_turn_winds", 1]];
+  const FU = [20, 25, 30, 40, 50, 60, 70, 80, 90, 100, 110];
+  const SEAT_KEY = "jantaku.seat";
+
+  P.score = null;        // the game's ledger (GET /score or the last `score` event), .session tagged
+  P.scoreOpen = false;   // the score card is open (the strip was tapped)
+  P.scoreSending = null; // the entry on its way
+  P.scoreAnswer = null;  // {text, bad, control}: shown next to the control pressed
+  P.lastScoreAnswer = null;  // {kind, status, code, text, n}: for the browser tests
+  P.seat = null;         // {player, session}: this phone's player, and the session it was chosen in
+  try { P.seat = JSON.parse(window.localStorage.getItem(SEAT_KEY) || "null"); } catch (err) { /* */ }
+  let scoreForm = null;  // the kind whose form is open
+
+  function rulesetBase() {
+    const s = P.status && P.status.session;
+    return (P.score && P.score.ruleset) || (s && s.ruleset ? s.ruleset.split("+")[0] : "riichi");
+  }
+  function scoring() { return SCORING[rulesetBase()] || "han"; }
+
+  // the state shown: the full ledger when the page has it for this game, else the status's summary
+  function scoreState() {
+    const s = P.status && P.status.session;
+    if (!s || !s.score) return null;
+    const have = P.score && P.score.session === s.id && P.score.game === s.score.game ? P.score : null;
+    const st = Object.assign({ last: null, riichi: [] }, have || s.score);
+    st.ruleset = rulesetBase();
+    st.riichiFamily = RIICHI_FAMILY.has(st.ruleset);
+    return st;
+  }
+
+  function mySeat() {
+    return P.seat && WINDS.includes(P.seat.player) ? P.seat.player : null;
+  }
+  function sessionId() { const s = P.status && P.status.session; return s ? s.id : null; }
+  // a seat chosen in an earlier session is kept, but the page asks once whether it still holds
+  function seatKept() { return !!(mySeat() && sessionId() !== null && P.seat.session !== sessionId()); }
+  function setSeat(player) {
+    P.seat = player ? { player: player, session: sessionId() } : null;
+    try { window.localStorage.setItem(SEAT_KEY, JSON.stringify(P.seat)); } catch (err) { /* */ }
+    render();
+  }
+
+  const scoreKey = (st) => st && JSON.stringify([st.game, st.entries, st.ended,
+    WINDS.map((k) => st.players[k] && [st.players[k].name, st.players[k].points])]);
+
+  // the status carries a summary; the whole ledger (its last payments) is asked for when the
+  // summary says it changed (a missed event, a reconnect, a new game)
+  function scoreSync(st) {
+    const s = st.session;
+    if (!s || !s.score) { if (!s) P.score = null; return; }
+    const have = P.score && P.score.session === s.id ? P.score : null;
+    if (!have || scoreKey(have) !== scoreKey(s.score)) loadScore();
+  }
+
+  let scoreLoading = false, scoreAgain = false;
+  async function loadScore() {
+    if (scoreLoading) { scoreAgain = true; return; }
+    scoreLoading = true;
+    const sid = sessionId();
+    try {
+      const r = await fetch("/score", { cache: "no-store" });
+      if (r.ok) takeScore(await r.json(), sid);
+    } catch (err) { /* the stream says the daemon is gone */ }
+    finally {
+      scoreLoading = false;
+      if (scoreAgain) { scoreAgain = false; setTimeout(loadScore, 100); }
+    }
+    render();
+  }
+
+  function takeScore(state, sid) {
+    if (!state || !state.players) return;
+    P.score = Object.assign({}, state, { session: sid === undefined ? sessionId() : sid });
+  }
+
+  function who(st, k) { return W.score.who(st, k, W); }
+
+  function renderScore() {
+    const st = scoreState(), strip = $("score-strip"), card = $("score"), board = $("board");
+    strip.hidden = !st || kiosk;
+    card.hidden = !st || kiosk || !P.scoreOpen;
+    board.hidden = !st || !kiosk;
+    document.body.classList.toggle("scored", !board.hidden);
+    strip.setAttribute("aria-expanded", String(!card.hidden));
+    if (!st) return;
+    if (kiosk) { renderBoard(st); return; }
+    const me = mySeat();
+    // the others named as this phone's player sees them: a name, else where they sit
+    const near = (k) => (st.players[k] && st.players[k].name) ||
+      W.score.rel[(WINDS.indexOf(k) - WINDS.indexOf(me) + 4) % 4] || who(st, k);
+    let line3 = "";
+    if (me && seatKept()) line3 = W.score.keptAsk(who(st, me));
+    else if (me && st.ended && st.placement) line3 = W.score.placed(st.placement.indexOf(me) + 1, W);
+    else if (me) {
+      const i = WINDS.indexOf(me);
+      line3 = W.score.gaps([1, 2, 3].map((d) => WINDS[(i + d) % 4]).map((k) => ({
+        who: near(k), gap: st.players[me].points - st.players[k].points })), W);
+    }
+    setText($("strip-me"), me ? W.score.me(st, me, W) : W.score.chooseSeat);
+    setText($("strip-hand"), W.score.handLine(st, W, me, me ? near : null));
+    setText($("strip-gaps"), line3);
+    strip.classList.toggle("mine", me === st.dealer && !st.ended);
+    if (!card.hidden) renderScoreCard(st, me);
+  }
+
+  function scoreWhy() {
+    if (!P.live) return W.why.offline;
+    if (P.paired === false) return W.why.unpaired;
+    return null;
+  }
+
+  function renderScoreCard(st, me) {
+    setText($("score-title"), W.score.title);
+    setText($("seat-label"), W.score.seatLabel);
+    const sel = $("seat"), key = JSON.stringify([me, W.lang, WINDS.map((k) => [st.players[k].name, st.players[k].wind])]);
+    if (sel.dataset.key !== key) {
+      sel.dataset.key = key;
+      sel.textContent = "";
+      const none = el("option", null, W.score.seatNone);
+      none.value = "";
+      sel.appendChild(none);
+      WINDS.forEach((k) => {
+        const o = el("option", null, W.score.seatOption(st, k, W));
+        o.value = k;
+        sel.appendChild(o);
+      });
+      sel.value = me || "";
+    }
+    const keep = $("seat-keep");
+    keep.hidden = !seatKept();
+    setText(keep, W.score.keep);
+    setText($("score-hand"), W.score.handLine(st, W, me));
+    // the four players, in the order of play
+    const body = $("score-table").tBodies[0];
+    const tkey = JSON.stringify([st.players, st.dealer, st.riichi, me, W.lang, st.ended]);
+    if (body.dataset.key !== tkey) {
+      body.dataset.key = tkey;
+      body.textContent = "";
+      WINDS.forEach((k) => {
+        const p = st.players[k], tr = el("tr", k === me ? "me" : null);
+        tr.dataset.player = k;
+        const tags = [st.dealer === k && !st.ended ? W.score.dealer : "",
+          (st.riichi || []).includes(k) ? W.score.inRiichi : ""].filter(Boolean).join(" · ");
+        tr.append(el("th", null, who(st, k)), el("td", "wind", W.score.wind[p.wind]),
+          el("td", "pts", W.score.pts(p.points)), el("td", "tags", tags));
+        tr.children[0].setAttribute("scope", "row");
+        body.appendChild(tr);
+      });
+    }
+    setText($("score-last"), W.score.last(st, W));
+    const place = $("score-place");
+    place.hidden = !(st.ended && st.placement);
+    if (!place.hidden) {
+      setText(place, W.score.final(st.placement.map((k, i) =>
+        W.score.finalOne(i + 1, who(st, k), st.players[k].points, W)), W));
+    }
+    // the entry buttons: the ruleset's kinds (a pass only when the ledger would take it)
+    const kinds = KINDS[scoring()], why = scoreWhy();
+    setText($("score-kinds-title"), W.score.enterTitle);
+    ALL_KINDS.forEach((kind) => {
+      const b = $("sc-" + kind);
+      setText(b, W.score.btn[kind]);
+      b.hidden = !kinds.includes(kind) || (kind === "pass" && !st.can_pass) ||
+        (kind === "riichi" && st.ended);
+      b.disabled = !!why || !!P.scoreSending;
+      b.classList.toggle("open", scoreForm === kind);
+      b.setAttribute("aria-expanded", String(scoreForm === kind));
+    });
+    setText($("score-why"), why || "");
+    const form = $("score-form");
+    if (scoreForm && !kinds.includes(scoreForm)) closeScoreForm();
+    form.querySelectorAll("button, input, select").forEach((c) => { c.disabled = !!why || !!P.scoreSending; });
+    // names and seats: open by itself while the game has no entry and no names
+    const seatsBox = $("seats-box");
+    setText($("seats-title"), W.score.seatsTitle);
+    const fresh = !st.entries && WINDS.every((k) => !st.players[k].name);
+    if (seatsBox.dataset.game !== String(sessionId()) + ":" + st.game) {
+      seatsBox.dataset.game = String(sessionId()) + ":" + st.game;
+      seatsBox.open = fresh;
+      buildSeatsForm(st);
+    }
+    $("seats-form").querySelectorAll("button, input, select").forEach((c) => { c.disabled = !!why; });
+    const a = $("score-answer");
+    a.className = "score-answer" + (P.scoreAnswer ? (P.scoreAnswer.sending ? " sending" :
+      P.scoreAnswer.bad ? " refused" : " done") : "");
+    setText(a, P.scoreAnswer ? P.scoreAnswer.text : "");
+  }
+
+  // the table view: all four players large, the dealer marked, honba and sticks over them
+  function renderBoard(st) {
+    const box = $("board-players");
+    setText($("board-title"), W.score.handLine(st, W, null));
+    const key = JSON.stringify([st.players, st.dealer, st.riichi, st.ended, st.placement, W.lang]);
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.textContent = "";
+    WINDS.forEach((k) => {
+      const p = st.players[k], dealer = st.dealer === k && !st.ended;
+      const cell = el("div", "bp" + (dealer ? " dealer" : ""));
+      cell.dataset.player = k;
+      const tags = [dealer ? W.score.dealer : "", (st.riichi || []).includes(k) ? W.score.inRiichi : "",
+        st.ended && st.placement ? W.score.ordinal(st.placement.indexOf(k) + 1) : ""].filter(Boolean);
+      cell.append(el("span", "bp-wind", W.score.wind[p.wind]), el("span", "bp-name", who(st, k)),
+        el("span", "bp-pts", W.score.pts(p.points)), el("span", "bp-tags", tags.join(" · ")));
+      box.appendChild(cell);
+    });
+  }
+
+  // -- entering ----------------------------------------------------------------------------
+  function field(labelText, control) {
+    const lab = el("label", "field");
+    lab.append(el("span", null, labelText), control);
+    return lab;
+  }
+  function playerSelect(st, name, chosen, blank) {
+    const s = el("select");
+    s.name = name;
+    if (blank) { const o = el("option", null, W.score.seatNone); o.value = ""; s.appendChild(o); }
+    WINDS.forEach((k) => {
+      const o = el("option", null, who(st, k) + " (" + W.score.wind[st.players[k].wind] + ")");
+      o.value = k;
+      s.appendChild(o);
+    });
+    s.value = chosen || "";
+    return s;
+  }
+  function checks(name, items) {  // [[value, label]] as checkboxes
+    const box = el("span", "checks");
+    items.forEach(([value, text]) => {
+      const lab = el("label", "check"), c = el("input");
+      c.type = "checkbox";
+      c.name = name;
+      c.value = value;
+      lab.append(c, el("span", null, text));
+      box.appendChild(lab);
+    });
+    return box;
+  }
+
+  function valueFields(form) {  // what a win is worth, in the ruleset's terms
+    const sc = scoring();
+    if (sc === "han") {
+      const han = el("select");
+      han.name = "han";
+      for (let n = 1; n <= 13; n++) { const o = el("option", null, String(n)); o.value = String(n); han.appendChild(o); }
+      for (let n = 1; n <= 6; n++) { const o = el("option", null, W.score.yakuman(n)); o.value = "y" + n; han.appendChild(o); }
+      han.value = "1";
+      const fu = el("select");
+      fu.name = "fu";
+      FU.forEach((n) => { const o = el("option", null, String(n)); o.value = String(n); fu.appendChild(o); });
+      fu.value = "30";
+      const fuField = field(W.score.field.fu, fu);
+      fuField.classList.add("fu");
+      // fu counts below 5 han only (at 5 han or more it may be left out: it is)
+      const shown = () => { fuField.hidden = han.value[0] === "y" || Number(han.value) >= 5; };
+      han.addEventListener("change", shown);
+      form.append(field(W.score.field.han, han), fuField);
+      shown();
+      if (rulesetBase() === "speed-tonpuu") {
+        const chips = el("input");
+        chips.name = "chips";
+        chips.type = "number";
+        chips.min = "0";
+        chips.max = "100";
+        chips.value = "0";
+        chips.inputMode = "numeric";
+        chips.size = 3;
+        form.appendChild(field(W.score.field.chips, chips));
+      }
+    } else if (sc === "patterns") {
+      const pat = el("input");
+      pat.name = "patterns";
+      pat.inputMode = "numeric";
+      pat.autocomplete = "off";
+      pat.placeholder = W.score.patternsHelp;
+      form.appendChild(field(W.score.field.patterns, pat));
+    } else if (sc === "fan") {
+      const fan = el("input"), limits = el("input");
+      fan.name = "fan";
+      fan.inputMode = "decimal";
+      fan.size = 4;
+      fan.autocomplete = "off";
+      limits.name = "limits";
+      limits.type = "number";
+      limits.min = "0";
+      limits.max = "20";
+      limits.size = 3;
+      form.append(field(W.score.field.fan, fan), field(W.score.field.limits, limits));
+    } else if (sc === "multipliers") {
+      const box = el("fieldset", "mults");
+      box.appendChild(el("legend", null, W.score.field.multipliers));
+      MULTIPLIERS.forEach(([name, most]) => {
+        const lab = el("label", "check"), c = el("input");
+        c.type = "checkbox";
+        c.name = "mult";
+        c.value = name;
+        lab.append(c, el("span", null, W.score.mult[name]));
+        if (most > 1) {  // counted up to `most` times in a hand
+          const n = el("select", "times");
+          n.name = "times-" + name;
+          n.setAttribute("aria-label", W.score.mult[name]);
+          for (let i = 1; i <= most; i++) { const o = el("option", null, W.score.times(i)); o.value = String(i); n.appendChild(o); }
+          lab.appendChild(n);
+        }
+        box.appendChild(lab);
+      });
+      form.appendChild(box);
+    }
+  }
+
+  function openScoreForm(kind) {
+    const st = scoreState(), form = $("score-form"), me = mySeat();
+    parkAnswer();
+    scoreForm = kind;
+    form.textContent = "";
+    form.dataset.kind = kind;
+    if (kind === "ron" || kind === "tsumo") {
+      form.appendChild(field(W.score.field.winner, playerSelect(st, "winner", me, false)));
+      if (kind === "ron") form.appendChild(field(W.score.field.from, playerSelect(st, "from", "", true)));
+      valueFields(form);
+      if (scoring() === "multipliers") {
+        const closed = el("fieldset", "closed");
+        closed.append(el("legend", null, W.score.field.closed),
+          checks("closed", WINDS.map((k) => [k, who(st, k)])));
+        form.appendChild(closed);
+      }
+    } else if (kind === "chombo") {
+      form.appendChild(field(W.score.field.player, playerSelect(st, "player", me, false)));
+    } else if (kind === "draw") {
+      const box = el("fieldset", "tenpai");
+      box.append(el("legend", null, W.score.field.tenpai),
+        checks("tenpai", WINDS.map((k) => [k, who(st, k)])));
+      form.appendChild(box);
+      // the players in riichi were tenpai, as a rule: ticked to begin with
+      box.querySelectorAll("input").forEach((c) => { c.checked = (st.riichi || []).includes(c.value); });
+    }
+    const go = el("button", "go", W.score.send(kind, W));
+    go.type = "submit";
+    go.id = "score-send";
+    form.appendChild(go);
+    form.hidden = false;
+    render();
+  }
+
+  function closeScoreForm() {
+    parkAnswer();
+    scoreForm = null;
+    $("score-form").hidden = true;
+    $("score-form").textContent = "";
+  }
+
+  // the answer node lives beside the control pressed; it is set aside before what holds it goes
+  function parkAnswer() {
+    const a = $("score-answer");
+    if (a.parentNode !== $("score")) $("score").appendChild(a);
+  }
+  function answerAt(control, text, bad, sending) {
+    P.scoreAnswer = { text: text, bad: !!bad, sending: !!sending };
+    const a = $("score-answer");
+    if (control && control.isConnected) control.after(a);
+    else parkAnswer();
+    render();
+  }
+
+  function formBody(kind) {
+    const f = $("score-form"), body = { kind: kind };
+    const val = (n) => { const c = f.querySelector("[name='" + n + "']"); return c ? c.value.trim() : ""; };
+    const ticked = (n) => Array.from(f.querySelectorAll("input[name='" + n + "']:checked")).map((c) => c.value);
+    if (kind === "ron" || kind === "tsumo") {
+      body.winner = val("winner");
+      if (kind === "ron") {
+        body.from = val("from");
+        if (!body.from) return W.score.needFrom;
+      }
+      const sc = scoring();
+      if (sc === "han") {
+        const han = val("han");
+        if (han[0] === "y") body.yakuman = Number(han.slice(1));
+        else {
+          body.han = Number(han);
+          if (body.han < 5) body.fu = Number(val("fu"));
+        }
+        const chips = Number(val("chips") || 0);
+        if (chips) body.chips = chips;
+      } else if (sc === "patterns") {
+        const nums = val("patterns").split(/[\s,+]+/).filter(Boolean).map(Number);
+        if (!nums.length || nums.some((n) => !Number.isInteger(n))) return W.score.needPatterns;
+        body.patterns = nums.length === 1 ? nums[0] : nums;
+      } else if (sc === "fan") {
+        const fan = val("fan").replace(",", "."), limits = Number(val("limits") || 0);
+        if (limits) body.limits = limits;
+        else if (fan && !Number.isNaN(Number(fan))) body.fan = Number(fan);
+        else return W.score.needFan;
+      } else if (sc === "multipliers") {
+        const names = [];
+        ticked("mult").forEach((m) => {
+          const n = Number(val("times-" + m) || 1);
+          for (let i = 0; i < n; i++) names.push(m);
+        });
+        body.multipliers = names;
+        const closed = ticked("closed");
+        if (closed.length) body.closed = closed;
+      }
+    } else if (kind === "chombo") {
+      body.player = val("player");
+    } else if (kind === "draw") {
+      body.tenpai = ticked("tenpai");
+    }
+    return body;
+  }
+
+  function onScoreKind(kind, button) {
+    if (scoreWhy() || P.scoreSending) return;
+    const me = mySeat(), st = scoreState();
+    if (!st) return;
+    if (["ron", "tsumo", "chombo"].includes(kind) || (kind === "draw" && scoring() === "han")) {
+      if (scoreForm === kind) { closeScoreForm(); render(); return; }
+      openScoreForm(kind);
+      return;
+    }
+    closeScoreForm();
+    if (kind === "riichi") {
+      if (!me) { answerAt(button, W.score.needSeat, true); return; }
+      sendScore({ kind: "riichi", player: me }, button);
+    } else {
+      sendScore({ kind: kind }, button, kind === "undo" ? st.last : null);
+    }
+  }
+
+  function onScoreForm(ev) {
+    ev.preventDefault();
+    const kind = scoreForm, go = $("score-send");
+    if (!kind || scoreWhy() || P.scoreSending) return;
+    const body = formBody(kind);
+    if (typeof body === "string") { answerAt(go, body, true); return; }
+    sendScore(body, go);
+  }
+
+  async function sendScore(body, control, undoing) {
+    const st = scoreState(), kind = body.kind;
+    P.scoreSending = kind;
+    answerAt(control, W.sending(kind === "seats" ? W.score.seatsSave : W.score.btn[kind] ||
+      W.score.send(kind, W)), false, true);
+    let text, bad = false, status = 0, code = null;
+    try {
+      const r = await fetch("/score", {
+        method: "POST", cache: "no-store", credentials: "same-origin",
+        headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      });
+      status = r.status;
+      let data = null;
+      try { data = await r.json(); } catch (err) { data = null; }
+      if (r.ok && data) {
+        takeScore(data);
+        const now = scoreState() || data;
+        text = kind === "undo" ? W.score.undone(st || now, undoing, W)
+          : kind === "seats" ? W.score.seatsSaved : W.score.entered(now, W);
+        if (scoreForm === kind) {  // done: the form closes, the answer goes beside its button
+          closeScoreForm();
+          control = $("sc-" + kind);
+        }
+      } else {
+        const err = (data && data.error) || { code: "http_" + r.status };
+        code = err.code;
+        if (code === "not_paired") P.paired = false;
+        bad = true;
+        text = W.score.notEntered(W.score.refused[code] || W.score.refused.other, err.message || "");
+      }
+    } catch (err) {
+      bad = true;
+      text = W.score.notEntered(W.score.refused.other, W.unreachable);
+    }
+    P.scoreSending = null;
+    P.lastScoreAnswer = { kind: kind, status: status, code: code, text: text,
+      n: (P.scoreAnswers = (P.scoreAnswers || 0) + 1) };
+    answerAt(control, text, bad);
+  }
+
+  function buildSeatsForm(st) {
+    const f = $("seats-form");
+    f.textContent = "";
+    WINDS.forEach((k) => {
+      const i = el("input");
+      i.name = "name-" + k;
+      i.maxLength = 40;
+      i.autocomplete = "off";
+      i.value = st.players[k].name || "";
+      f.appendChild(field(W.score.nameOf(k, W), i));
+    });
+    const side = el("select");
+    side.name = "first_dealer";
+    ["", "self", "right", "across", "left"].forEach((v) => {
+      const o = el("option", null, W.score.side[v]);
+      o.value = v;
+      side.appendChild(o);
+    });
+    f.appendChild(field(W.score.firstDealer, side));
+    const go = el("button", "go", W.score.seatsSave);
+    go.type = "submit";
+    go.id = "seats-send";
+    f.appendChild(go);
+  }
+
+  function onSeatsForm(ev) {
+    ev.preventDefault();
+    if (scoreWhy() || P.scoreSending) return;
+    const f = $("seats-form"), names = {};
+    WINDS.forEach((k) => { const v = f.querySelector("[name='name-" + k + "']").value.trim(); names[k] = v || null; });
+    const body = { kind: "seats", names: names };
+    const side = f.querySelector("[name='first_dealer']").value;
+    if (side) body.first_dealer = side;
+    sendScore(body, $("seats-send"));
+  }
+
+  function setupScore() {
+    const kinds = $("score-kinds");
+    ALL_KINDS.forEach((kind) => {
+      const b = el("button", kind === "undo" ? "undo" : null);
+      b.type = "button";
+      b.id = "sc-" + kind;
+      b.dataset.kind = kind;
+      b.hidden = true;
+      b.addEventListener("click", () => onScoreKind(kind, b));
+      kinds.appendChild(b);
+    });
+    const why = el("p", "small");
+    why.id = "score-why";
+    kinds.before(why);
+    $("score-form").addEventListener("submit", onScoreForm);
+    $("seats-form").addEventListener("submit", onSeatsForm);
+    $("score-strip").addEventListener("click", () => {
+      P.scoreOpen = !P.scoreOpen;
+      render();
+      if (P.scoreOpen && !mySeat()) requestAnimationFrame(() => $("seat").focus());
+    });
+    $("seat").addEventListener("change", () => setSeat($("seat").value || null));
+    $("seat-keep").addEventListener("click", () => setSeat(mySeat()));
+  }
+
   // -- the latest events -----------------------------------------------------------------------
   // a session-wide hand number as {hand, game, game_hand} (status.session.games' first hands)
   function handOf(e) {
@@ -1139,6 +1696,7 @@
       onStateChange(before, st);
     }
     syncBuild(st);
+    scoreSync(st);
     const s = st.session;
     if (s && s.ruleset && !P.rulesets[s.ruleset]) loadRulesets();
     render();
@@ -1203,6 +1761,7 @@
         checkPaired();
         P.seq = 0;
         takeStatus(e.status);
+        if (e.status && e.status.session) loadScore();  // entries made while the page was away
         refreshStatus();  // its Date: the host's clock
         render();
         return;
@@ -1248,6 +1807,15 @@
         break;
       case "session_started":
         P.throw = null;
+        P.score = null;
+        closeScoreForm();
+        break;
+      case "score":  // an entry from any phone: the ledger as it is now
+        takeScore(e.score);
+        break;
+      case "game":
+        P.score = null;
+        closeScoreForm();
         break;
       default:
         break;
@@ -1383,6 +1951,7 @@
     document.querySelectorAll("#everyday [data-cmd], #apart [data-cmd]").forEach((b) => {
       b.addEventListener("click", () => press(b.dataset.cmd, b));
     });
+    setupScore();
     $("confirm-yes").addEventListener("click", () => closeConfirm(true));
     $("confirm-no").addEventListener("click", () => closeConfirm(false));
     $("confirm").addEventListener("cancel", () => { pending = null; });

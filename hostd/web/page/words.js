@@ -322,6 +322,97 @@ window.JANTAKU_WORDS = {
     other: (e) => "Refused (`" + e.code + "`).",
   },
 
+  // -- the game's scores (GET /score, the `score` event; docs/SCORING.md) ---------------------
+  score: {
+    title: "Scores",
+    wind: { east: "East", south: "South", west: "West", north: "North" },
+    // a player: their name, else the seat they had in the game's first hand
+    who: (st, k, w) => (st.players[k] && st.players[k].name) || w.score.wind[k] + " seat",
+    pts: (n) => (typeof n === "number" ? n : 0).toLocaleString("en-US"),
+    gap: (n, w) => (n > 0 ? "+" : n < 0 ? "−" : "±") + w.score.pts(Math.abs(n)),
+    now: (st, k, w) => w.score.wind[st.players[k].wind] + " now",
+    seatLabel: "I am",
+    seatNone: "— choose —",
+    seatOption: (st, k, w) => w.score.who(st, k, w) + " · " + w.score.now(st, k, w),
+    keep: "Keep",
+    // the strip under the headline
+    chooseSeat: "Scores: tap to choose which player you are",
+    keptAsk: (who) => "Still " + who + "? Tap to keep or change",
+    me: (st, k, w) => w.score.who(st, k, w) + " · " + w.score.now(st, k, w) + " · " +
+      w.score.pts(st.players[k].points) + (st.dealer === k && !st.ended ? " · you deal" : ""),
+    gaps: (list, w) => "You vs " + list.map((g) => g.who + " " + w.score.gap(g.gap, w)).join(" · "),
+    placed: (n, w) => "Game over: you placed " + w.score.ordinal(n),
+    ordinal: (n) => ["1st", "2nd", "3rd", "4th"][n - 1] || String(n),
+    // where the game is: "East 2 · 1 honba · 2 riichi sticks · Mika deals"
+    // (label: how the strip names the others, by where they sit from this phone's player)
+    handLine: (st, w, me, label) => [
+      w.score.wind[st.round] + " " + st.hand,
+      st.riichiFamily || st.honba ? st.honba + " honba" : "",
+      st.riichiFamily || st.sticks ? st.sticks + (st.sticks === 1 ? " riichi stick" : " riichi sticks") : "",
+      st.ended ? "game over" : st.dealer === me ? "you deal" : (label || ((k) => w.score.who(st, k, w)))(st.dealer) + " deals",
+    ].filter(Boolean).join(" · "),
+    // the others seen from this phone's player, in the order of play: next, across, before
+    rel: { 1: "Right", 2: "Across", 3: "Left" },
+    dealer: "Dealer",
+    inRiichi: "Riichi",
+    head: { who: "Player", wind: "Wind", points: "Points" },
+    last: (st, w) => {
+      const l = st.last;
+      if (!l) return "No entry yet.";
+      const moved = Object.keys(l.payments || {}).filter((k) => l.payments[k])
+        .map((k) => w.score.who(st, k, w) + " " + w.score.gap(l.payments[k], w));
+      return "Last: " + w.score.what(st, l, w) + (moved.length ? " — " + moved.join(", ") : "") + ".";
+    },
+    // an entry in a few words (the last one, what undo took back)
+    what: (st, l, w) => {
+      const win = (l.winners || []).map((x) => w.score.who(st, x.player, w)).join(" and ");
+      if (l.kind === "ron") return "ron by " + win + " from " + w.score.who(st, l.from, w);
+      if (l.kind === "tsumo") return "tsumo by " + win;
+      if (l.kind === "riichi" || l.kind === "chombo") return w.score.kind[l.kind] + " by " + w.score.who(st, l.player, w);
+      return w.score.kind[l.kind] || l.kind;
+    },
+    kind: { riichi: "riichi", ron: "ron", tsumo: "tsumo", draw: "draw", abortive: "abortive draw",
+      chombo: "chombo", pass: "pass", transfer: "transfer", end: "the game's end" },
+    final: (list, w) => "Final: " + list.join(" · "),
+    finalOne: (n, who, pts, w) => w.score.ordinal(n) + " " + who + " " + w.score.pts(pts),
+    // the entry buttons
+    btn: { riichi: "Riichi (me)", ron: "Ron", tsumo: "Tsumo", draw: "Draw", abortive: "Abortive draw",
+      chombo: "Chombo", pass: "Pass (dealer)", undo: "Undo last" },
+    enterTitle: "Enter a result",
+    field: { winner: "Winner", from: "From", han: "Han", fu: "Fu", chips: "Chips", tenpai: "Tenpai",
+      player: "Player", patterns: "Pattern points", fan: "Fan", limits: "Limit hands",
+      multipliers: "Multipliers", closed: "Closed hands (pay double)" },
+    patternsHelp: "170, or 400 30 for a single limit",
+    yakuman: (n) => n === 1 ? "yakuman" : n + "× yakuman",
+    mult: { duiduihu: "duiduihu (toitoi) ×8", dragon_kezi: "dragon_kezi (dragon triplet) ×2",
+      gang: "gang (angang) ×2", gangshang_kaihua: "gangshang_kaihua (rinshan) ×2",
+      gangshang_pao: "gangshang_pao ×2", qianggang: "qianggang (chankan) ×2",
+      single_wait: "single_wait ×2", haidilaoyue: "haidilaoyue (haitei) ×2",
+      first_turn_dragons: "first_turn_dragons ×4", first_turn_winds: "first_turn_winds ×4" },
+    times: (n) => "×" + n,
+    send: (kind, w) => "Enter the " + w.score.kind[kind],
+    // the answers, next to the control pressed
+    entered: (st, w) => "Entered: " + w.score.what(st, st.last || {}, w) + ".",
+    undone: (st, l, w) => "Undone: " + (l ? w.score.what(st, l, w) : "the last entry") + ".",
+    needSeat: "Choose which player you are first (above).",
+    needFrom: "Choose who discarded.",
+    needPatterns: "Type the pattern points, for example 170.",
+    needFan: "Type the fan, for example 3, or the limit hands.",
+    refused: { bad_entry: "the ledger cannot take that entry", not_now: "not now",
+      ruleset_forbids: "this ruleset has no such entry", no_session: "no session is open: start one first",
+      not_paired: "this browser is not paired", other: "refused" },
+    // the ledger's own message says exactly what was wrong (in English), else the code's words
+    notEntered: (why, message) => "Not entered: " + (message || why) + ".",
+    // the seats: names, and where the first dealer sits
+    seatsTitle: "Names and seats",
+    nameOf: (k, w) => "Name of the " + w.score.wind[k] + " seat (hand 1)",
+    firstDealer: "Where East (the first dealer) sits, seen from who threw first",
+    side: { "": "— as it is —", self: "the thrower's own seat", right: "the thrower's right",
+      across: "across from the thrower", left: "the thrower's left" },
+    seatsSave: "Save names and seats",
+    seatsSaved: "Saved.",
+  },
+
   // -- the latest events (each event type the page tells) ------------------------------------
   log: {
     session_started: (e, w) => "Session " + e.session + " started: " + w.rulesetLabel(w, e.ruleset) +
@@ -666,6 +757,84 @@ window.JANTAKU_WORDS_JA = {
     table: () => "卓が拒否しました。上の次の手順を見てください。",
     internal: () => "デーモンで内部エラーが起きました。卓のホストのログを見てください。",
     other: (e) => "拒否されました(`" + e.code + "`)。",
+  },
+  score: {
+    title: "点数",
+    wind: { east: "東", south: "南", west: "西", north: "北" },
+    who: (st, k, w) => (st.players[k] && st.players[k].name) || "開始時の" + w.score.wind[k] + "家",
+    pts: (n) => (typeof n === "number" ? n : 0).toLocaleString("en-US"),
+    gap: (n, w) => (n > 0 ? "+" : n < 0 ? "−" : "±") + w.score.pts(Math.abs(n)),
+    now: (st, k, w) => "今は" + w.score.wind[st.players[k].wind] + "家",
+    seatLabel: "自分は",
+    seatNone: "— 選ぶ —",
+    seatOption: (st, k, w) => w.score.who(st, k, w) + " · " + w.score.now(st, k, w),
+    keep: "このまま",
+    chooseSeat: "点数:タップして自分の席を選ぶ",
+    keptAsk: (who) => "今回も" + who + "?タップしてそのままか変更",
+    me: (st, k, w) => w.score.who(st, k, w) + " · " + w.score.now(st, k, w) + " · " +
+      w.score.pts(st.players[k].points) + "点" + (st.dealer === k && !st.ended ? " · あなたが親" : ""),
+    gaps: (list, w) => "点差(自分−相手):" + list.map((g) => g.who + " " + w.score.gap(g.gap, w)).join(" · "),
+    placed: (n, w) => "終局:あなたは" + w.score.ordinal(n),
+    ordinal: (n) => n + "位",
+    handLine: (st, w, me, label) => [
+      w.score.wind[st.round] + st.hand + "局",
+      st.riichiFamily || st.honba ? st.honba + "本場" : "",
+      st.riichiFamily || st.sticks ? "供託" + st.sticks + "本" : "",
+      st.ended ? "終局" : st.dealer === me ? "あなたが親" : "親:" + (label || ((k) => w.score.who(st, k, w)))(st.dealer),
+    ].filter(Boolean).join(" · "),
+    rel: { 1: "下家", 2: "対面", 3: "上家" },
+    dealer: "親",
+    inRiichi: "リーチ",
+    head: { who: "名前", wind: "風", points: "点数" },
+    last: (st, w) => {
+      const l = st.last;
+      if (!l) return "まだ記録はありません。";
+      const moved = Object.keys(l.payments || {}).filter((k) => l.payments[k])
+        .map((k) => w.score.who(st, k, w) + " " + w.score.gap(l.payments[k], w));
+      return "直前:" + w.score.what(st, l, w) + (moved.length ? " — " + moved.join("、") : "") + "。";
+    },
+    what: (st, l, w) => {
+      const win = (l.winners || []).map((x) => w.score.who(st, x.player, w)).join("と");
+      if (l.kind === "ron") return w.score.who(st, l.from, w) + "から" + win + "のロン";
+      if (l.kind === "tsumo") return win + "のツモ";
+      if (l.kind === "riichi" || l.kind === "chombo") return w.score.who(st, l.player, w) + "の" + w.score.kind[l.kind];
+      return w.score.kind[l.kind] || l.kind;
+    },
+    kind: { riichi: "リーチ", ron: "ロン", tsumo: "ツモ", draw: "流局", abortive: "途中流局",
+      chombo: "チョンボ", pass: "あがりやめ", transfer: "点数の移動", end: "終局" },
+    final: (list, w) => "最終:" + list.join(" · "),
+    finalOne: (n, who, pts, w) => w.score.ordinal(n) + " " + who + " " + w.score.pts(pts) + "点",
+    btn: { riichi: "リーチ(自分)", ron: "ロン", tsumo: "ツモ", draw: "流局", abortive: "途中流局",
+      chombo: "チョンボ", pass: "あがりやめ(親)", undo: "直前を取り消す" },
+    enterTitle: "結果を記録",
+    field: { winner: "和了者", from: "放銃者", han: "翻", fu: "符", chips: "チップ", tenpai: "聴牌",
+      player: "誰が", patterns: "役の点", fan: "番", limits: "満貫の数",
+      multipliers: "倍数", closed: "門前の人(倍払い)" },
+    patternsHelp: "例 170、単独の役満は 400 30",
+    yakuman: (n) => n === 1 ? "役満" : n + "倍役満",
+    mult: { duiduihu: "対対和 ×8", dragon_kezi: "箭刻 ×2", gang: "暗槓 ×2",
+      gangshang_kaihua: "槓上開花 ×2", gangshang_pao: "槓上炮 ×2", qianggang: "搶槓 ×2",
+      single_wait: "単騎待ち ×2", haidilaoyue: "海底撈月 ×2",
+      first_turn_dragons: "第一巡の三元牌 ×4", first_turn_winds: "第一巡の風牌 ×4" },
+    times: (n) => "×" + n,
+    send: (kind, w) => w.score.kind[kind] + "を記録",
+    entered: (st, w) => "記録しました:" + w.score.what(st, st.last || {}, w) + "。",
+    undone: (st, l, w) => "取り消しました:" + (l ? w.score.what(st, l, w) : "直前の記録") + "。",
+    needSeat: "先に自分の席を選んでください(上)。",
+    needFrom: "放銃者を選んでください。",
+    needPatterns: "役の点を入力してください(例 170)。",
+    needFan: "番を入力するか、満貫の数を入力してください。",
+    refused: { bad_entry: "その記録はできません", not_now: "今はできません",
+      ruleset_forbids: "このルールにはその記録がありません", no_session: "セッションがありません。先に始めてください",
+      not_paired: "このブラウザはペアリングされていません", other: "拒否されました" },
+    notEntered: (why, message) => "記録できません:" + why + (message ? "(" + message + ")" : "") + "。",
+    seatsTitle: "名前と席",
+    nameOf: (k, w) => "開始時の" + w.score.wind[k] + "家の名前",
+    firstDealer: "起家(最初の親)の席:最初にサイコロを振った人から見て",
+    side: { "": "— 変えない —", self: "振った人の席", right: "振った人の右(下家)",
+      across: "振った人の向かい(対面)", left: "振った人の左(上家)" },
+    seatsSave: "名前と席を保存",
+    seatsSaved: "保存しました。",
   },
   log: {
     session_started: (e, w) => "セッション" + e.session + "開始:" + w.rulesetLabel(w, e.ruleset) +

@@ -1,0 +1,261 @@
+"""The game's scores on the table's page (issue #40 point 5, "Where players look"), in
+Chromium at a phone's size against `jantaku run` on the simulated table.
+
+A phone pairs, starts a session (Mixed Deck: the table then waits for people to push the
+tiles in, and stays there: entries do not wait on the table), chooses its player (South),
+enters a riichi and a ron from the page and sees its own score and the dealer change; a
+refused entry (a ron from oneself) says why next to the button pressed and changes
+nothing; undo says what it undid and restores; an entry from elsewhere comes in live
+through the `score` event; a reload keeps the seat and shows the last payments (GET
+/score); the table view at 1280x800 shows all four players' scores without scrolling.
+
+`JANTAKU_PAGE_SHOTS=1` also writes docs/page/phone-score.png, phone-score-entry.png and
+table-view-scores.png.
+"""
+import json
+import time
+
+import httpx
+import pytest
+
+from tests.conftest import tool
+from tests.e2e import chromium
+from tests.e2e.conftest import Daemon, Proc, free_port, start_sim
+from tests.e2e.test_page_e2e import IN_VIEW, PHONE, in_view, press, settle, shoot, wait_page
+
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(chromium.missing() is not None,
+                                 reason=chromium.missing() or "")]
+
+
+class Table:
+    def __init__(self, tmp):
+        self.link = str(tmp / "table")
+        self.sim, _ = start_sim(tmp, "--ruleset", "riichi", "--mixed-deck", "--seed", "5",
+                                "--players", "manual", "--link", self.link, speed=10)
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        db = str(tmp / "journal.sqlite")
+        self.proc = Proc([tool("jantaku"), "run", "--port", self.link, "--db", db,
+                          "--api-port", str(self.port), "--push-window", "600", "--no-view"],
+                         tmp / "daemon.log")
+        self.d = Daemon(self.proc, self.url, db)
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            if self.proc.p.poll() is not None:
+                pytest.fail("daemon exited:\n%s" % self.proc.log())
+            try:
+                if self.d.get("/status").json()["table"]["connected"]:
+                    return
+            except (httpx.HTTPError, ValueError, KeyError):
+                pass
+            time.sleep(0.1)
+        pytest.fail("the daemon did not connect to the table:\n%s" % self.proc.log())
+
+    def score(self):
+        return self.d.get("/score").json()
+
+    def close(self):
+        self.proc.kill()
+        self.sim.kill()
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory, hil_port):
+    if hil_port:
+        pytest.skip("the scores' page test runs on the simulated table")
+    t = Table(tmp_path_factory.mktemp("scores"))
+    yield t
+    t.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    b = chromium.start(*PHONE)
+    b.viewport(*PHONE, mobile=True)
+    b.requests = []
+    yield b
+    b.close()
+
+
+def strip(browser):
+    return browser.js("return ['strip-me', 'strip-hand', 'strip-gaps'].map(i => "
+                      "document.getElementById(i).textContent)")
+
+
+def strip_says(browser, text, what, timeout=10):
+    return wait_page(browser, "const t = ['strip-me', 'strip-hand', 'strip-gaps'].map(i => "
+                     "document.getElementById(i).textContent).join(' | '); "
+                     "return t.includes(arguments[0]) && t", what, timeout, text)
+
+
+def score_answer(browser, since):
+    """The answer to the last entry, once it came, and the control it sits next to."""
+    a = wait_page(browser, "const a = window.jantakuPage.lastScoreAnswer; return a && "
+                  "!window.jantakuPage.scoreSending && a.n > arguments[0] && a",
+                  "the entry's answer", 15, since)
+    wait_page(browser, "return document.getElementById('score-answer').textContent === "
+              "arguments[0]", "the answer drawn", 5, a["text"])
+    node = browser.js("const a = document.getElementById('score-answer'); return [a.textContent, "
+                      "a.previousElementSibling && a.previousElementSibling.id, "
+                      "a.getBoundingClientRect().height > 0]")
+    return a, node
+
+
+def answers(browser):
+    return browser.js("return window.jantakuPage.scoreAnswers || 0")
+
+
+def choose(browser, css, value):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    e = browser.driver.find_element(By.CSS_SELECTOR, css)
+    browser.js("arguments[0].scrollIntoView({block: 'center'})", e)
+    Select(e).select_by_value(value)
+
+
+def test_a_phone_pairs_and_starts_a_session_and_the_strip_asks_for_its_seat(table, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.driver.get(table.url + "/")
+    wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.paired === false "
+              "&& !document.body.classList.contains('loading')", "the page, not paired")
+    assert browser.js("return document.getElementById('score-strip').hidden") is True  # no session
+    code = json.loads(table.d.cli("pair", "--new", "--json").stdout)["code"]
+    browser.driver.find_element(By.ID, "pair-code").send_keys(code)
+    press(browser, "#pair-button")
+    wait_page(browser, "return window.jantakuPage.paired === true && "
+              "!document.getElementById('primary').disabled", "paired, the start offered")
+    browser.js("document.getElementById('offer').hidden = true")
+    press(browser, "#mixed")
+    press(browser, "#primary")  # Start: riichi, Mixed Deck
+    wait_page(browser, "const s = window.jantakuPage.status; return s && s.session && "
+              "s.next.code === 'push_all'", "the session open, the centre open", 30)
+    strip_says(browser, "Scores: tap to choose which player you are", "the strip")
+    assert in_view(browser, "score-strip")
+    assert "East 1 · 0 honba · 0 riichi sticks · East seat deals" in in_view(browser, "score-strip")
+    settle(browser)
+
+
+def test_the_phone_chooses_south_and_sees_its_score_in_the_first_screen(table, browser):
+    press(browser, "#score-strip")
+    wait_page(browser, "return !document.getElementById('score').hidden", "the score card")
+    choose(browser, "#seat", "south")
+    strip_says(browser, "South seat · South now · 25,000", "South's score")
+    assert browser.js("return JSON.parse(localStorage.getItem('jantaku.seat')).player") == "south"
+    assert strip(browser)[2] == "You vs Right ±0 · Across ±0 · Left ±0"
+    # the kinds of the riichi ruleset, and nothing that waits on the table
+    kinds = browser.js("return Array.from(document.querySelectorAll('#score-kinds button'))"
+                       ".filter(b => b.offsetParent).map(b => [b.dataset.kind, b.disabled])")
+    assert kinds == [[k, False] for k in ("riichi", "ron", "tsumo", "draw", "abortive",
+                                         "chombo", "undo")]
+    # closed again, the strip fits the first screen with the headline and the big button
+    press(browser, "#score-strip")
+    browser.js("window.scrollTo(0, 0)")
+    for id_ in ("headline", "primary", "score-strip", "diagram"):
+        in_view(browser, id_)
+    shoot(browser, "phone-score")
+    settle(browser)
+
+
+def test_a_riichi_and_a_ron_from_the_phone_change_its_score_and_the_dealer(table, browser):
+    press(browser, "#score-strip")
+    n = answers(browser)
+    press(browser, "#sc-riichi")
+    a, (text, beside, shown) = score_answer(browser, n)
+    assert (a["status"], text, beside, shown) == (200, "Entered: riichi by South seat.",
+                                                  "sc-riichi", True)
+    strip_says(browser, "South seat · South now · 24,000", "the stick paid")
+    assert "1 riichi stick" in strip(browser)[1]
+    # Ron: the winner is this phone's player already; from East (the dealer), 3 han 30 fu
+    press(browser, "#sc-ron")
+    assert browser.js("return document.querySelector('#score-form [name=winner]').value") == "south"
+    assert browser.js("return document.querySelector('#score-form .fu').hidden") is False
+    choose(browser, "#score-form [name=from]", "east")
+    choose(browser, "#score-form [name=han]", "3")
+    choose(browser, "#score-form [name=fu]", "30")
+    shoot(browser, "phone-score-entry")
+    n = answers(browser)
+    press(browser, "#score-send")
+    a, (text, beside, shown) = score_answer(browser, n)
+    assert (a["status"], text, beside) == (200, "Entered: ron by South seat from East seat.",
+                                           "sc-ron")
+    strip_says(browser, "South seat · East now · 28,900 · you deal", "the ron and the deal")
+    st = table.score()
+    assert (st["dealer"], st["players"]["south"]["points"], st["sticks"]) == ("south", 28900, 0)
+    assert strip(browser)[1] == "East 2 · 0 honba · 0 riichi sticks · you deal"
+    assert strip(browser)[2] == "You vs Right +3,900 · Across +3,900 · Left +7,800"
+    wait_page(browser, "return document.getElementById('score-last').textContent === arguments[0]",
+              "the ron's payments", 5,
+              "Last: ron by South seat from East seat — East seat −3,900, South seat +4,900.")
+    settle(browser)
+
+
+def test_a_refused_entry_says_why_next_to_the_button_and_changes_nothing(table, browser):
+    before = table.score()
+    press(browser, "#sc-ron")
+    choose(browser, "#score-form [name=from]", "south")  # from the winner: a ron from oneself
+    n = answers(browser)
+    press(browser, "#score-send")
+    a, (text, beside, shown) = score_answer(browser, n)
+    assert (a["status"], a["code"], beside, shown) == (400, "bad_entry", "score-send", True)
+    assert text.startswith("Not entered: ron entry: south cannot win on their own discard"), text
+    assert browser.js("return document.getElementById('score-answer').className").endswith("refused")
+    assert table.score() == before
+    assert strip(browser)[0] == "South seat · East now · 28,900 · you deal"
+    press(browser, "#sc-ron")  # closes the form
+    settle(browser, meant=(400,))
+
+
+def test_undo_says_what_it_undid_and_restores(table, browser):
+    n = answers(browser)
+    press(browser, "#sc-undo")
+    a, (text, beside, shown) = score_answer(browser, n)
+    assert (a["status"], text, beside) == (200, "Undone: ron by South seat from East seat.",
+                                           "sc-undo")
+    strip_says(browser, "South seat · South now · 24,000", "the score restored")
+    st = table.score()
+    assert (st["dealer"], st["sticks"], st["players"]["south"]["points"]) == ("east", 1, 24000)
+    wait_page(browser, "return document.getElementById('score-last').textContent"
+              ".startsWith('Last: riichi by South seat')", "the riichi last again", 5)
+    settle(browser)
+
+
+def test_an_entry_from_elsewhere_comes_in_live_and_a_reload_keeps_the_seat(table, browser):
+    r = table.d.post("/score", {"kind": "tsumo", "winner": "north", "han": 1, "fu": 30})
+    assert r.status_code == 200, r.text
+    strip_says(browser, "South seat · East now · 23,700 · you deal", "the tsumo through the stream")
+    browser.driver.refresh()
+    wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.score && "
+              "window.jantakuPage.score.entries === 2", "the page again, the ledger in")
+    strip_says(browser, "South seat · East now · 23,700 · you deal", "the seat kept")
+    press(browser, "#score-strip")
+    wait_page(browser, "return document.getElementById('score-last').textContent"
+              ".startsWith('Last: tsumo by North seat')", "the last payments after the reload", 5)
+    settle(browser)
+
+
+def test_the_table_view_shows_all_four_scores_without_scrolling(table, browser):
+    browser.viewport(1280, 800)
+    try:
+        browser.driver.get(table.url + "/?view=table")
+        wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.score && "
+                  "!document.body.classList.contains('loading') && "
+                  "document.querySelectorAll('#board .bp').length === 4", "the table view")
+        cells = browser.js("return Array.from(document.querySelectorAll('#board .bp')).map(c => {"
+                           "const r = c.getBoundingClientRect(); return [c.dataset.player, "
+                           "c.classList.contains('dealer'), c.querySelector('.bp-pts').textContent, "
+                           "r.top >= 0 && r.bottom <= innerHeight && r.right <= innerWidth]; })")
+        st = table.score()
+        assert cells == [[k, st["dealer"] == k, "{:,}".format(st["players"][k]["points"]), True]
+                         for k in ("east", "south", "west", "north")]
+        assert browser.js("return window.scrollY") == 0
+        for id_ in ("headline", "primary", "diagram", "board"):
+            box = browser.js(IN_VIEW, id_)
+            assert box["shown"] and box["inside"], (id_, box)
+        assert browser.text("#board-title") == "East 2 · 0 honba · 0 riichi sticks · South seat deals"
+        shoot(browser, "table-view-scores")
+    finally:
+        browser.viewport(*PHONE, mobile=True)
+    settle(browser)
