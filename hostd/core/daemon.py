@@ -116,7 +116,7 @@ class Daemon:
                                on_change=self._on_link_change,
                                before_motion=self.journal.synced)
         self.table = TableClient(self.link, colours=self._colours or DEFAULT_COLOURS,
-                                 on_event=self.publish, on_button=self._pressed)
+                                 on_event=self._on, on_button=self._pressed)
         self.session = None
         self.known = None  # where the last session left the tiles, for the next start
         self.last_end = None  # how the last session ended: {"id", "how", "reason"}
@@ -288,29 +288,35 @@ class Daemon:
 
     def _on_link_change(self, what, detail):
         self.table.link_changed(what, detail)  # it asks the table where it is
-        self.publish({"type": "link", "what": what,
+        self._on({"type": "link", "what": what,
                       "detail": detail if isinstance(detail, str) else None})
         self.m.bump()  # what is accepted changes with the connection
         self._sync()
         if what in ("connected", "up", "reset") and self.state.name == "aborting":
             self._spawn(self._send_pending_abort())
 
+    def _on(self, event):
+        """An event of the daemon's own parts (the table client, the session) or of its
+        own: what the daemon does about it (the state follows a fault the table reports
+        between sessions; the status light), then :meth:`publish`."""
+        kind = event.get("type")
+        if kind in ("table_state", "table_fault"):
+            self._sync()
+        self.publish(event)
+        if kind not in ("tile", "build_progress", "state"):
+            self._light()
+
     def publish(self, event):
-        """Every event to the front ends (in order, once the journal holds what it reports)
-        and, but tile events and states, to the journal; each as hostd/core/events.py
-        declares it."""
+        """Fan ``event`` out, as hostd/core/events.py declares it: to the journal (but
+        those not journalled), and to the front ends in order once the journal holds what
+        it reports.  Nothing else: the daemon's reactions are in :meth:`_on`."""
         kind = event.get("type")
         if kind == "dice" and self.session is not None:
             event = dict(self._named_throw(self.session, event), type="dice")
         drift = events.check(event)
         if drift:
             log.error("event_undeclared", problem=drift)
-        if kind not in ("tile", "build_progress", "state"):
-            if kind in ("table_state", "table_fault"):
-                self._sync()
-            self._light()
-        if kind not in ("tile", "build_progress", "state") and self.session is not None \
-                and self.session.id:
+        if events.journalled(kind) and self.session is not None and self.session.id:
             self.journal.event(self.session.id, kind, **{k: v for k, v in event.items()
                                                          if k not in ("type", "session")})
         if not self._outbox and not self.journal.uncommitted:
@@ -375,7 +381,7 @@ class Daemon:
             return
         self.session = Session.restore(saved, table=self.table, journal=self.journal,
                                        profile=profile, dice=Dice(saved.get("seed")),
-                                       on_event=self.publish, machine=self.m)
+                                       on_event=self._on, machine=self.m)
         self.session.push_window = self.push_window
         log.info("resuming session", session=saved["id"], state=self.state.name)
 
@@ -500,7 +506,7 @@ class Daemon:
         cannot be.  The table's mechanical state does not matter."""
         s, book = self._book()
         state = book.enter(s.game, body, throw=s.throw)
-        self.publish({"type": "score", "game": s.game, "score": state})
+        self._on({"type": "score", "game": s.game, "score": state})
         await self.journal.synced()
         return state
 
@@ -542,7 +548,7 @@ class Daemon:
             log.exception("step failed", step=name)
         if s is None and self.state.name in ("emptying", "bench"):
             self._to_idle()
-        self.publish({"type": "step_failed", "step": name, "message": str(e),
+        self._on({"type": "step_failed", "step": name, "message": str(e),
                       "next": self.next_step()})
 
     async def _cancel_step(self):
@@ -612,7 +618,7 @@ class Daemon:
             self.session = None
         self.m.set("idle", walls_inside=self.link.connected and self.table.walls_inside(),
                    where=places)
-        self.publish({"type": "session_ended", "session": s.id, "how": how, "reason": reason})
+        self._on({"type": "session_ended", "session": s.id, "how": how, "reason": reason})
         self._sync()  # a fault the table still reports is the state now, not idle
 
     def _open_fault(self):
@@ -634,7 +640,7 @@ class Daemon:
             s = Session(table=self.table, journal=self.journal, profile=profile,
                         mixed_deck=mixed_deck, sets=sets,
                         dice=Dice(seed if seed is not None else self.seed),
-                        on_event=self.publish, push_window=self.push_window, machine=self.m)
+                        on_event=self._on, push_window=self.push_window, machine=self.m)
             s.check_table()  # refuse (naming both numbers) before ending anything
             known = self.known
             if prev is not None:
@@ -798,7 +804,7 @@ class Daemon:
         self.known = dict(self.known or {}, where={d: "top" for d in known} or
                           {"A": "top", "B": "top"})
         self.m.set("idle", walls_inside=False, where=self.known["where"])
-        self.publish({"type": "emptied", "raised": raised, "from_mixer": rounds,
+        self._on({"type": "emptied", "raised": raised, "from_mixer": rounds,
                       "mixer_empty": True})
 
     async def _ask_people(self, tiles, n_round):
@@ -835,7 +841,7 @@ class Daemon:
             await self.table.abort()
             return True
         except TableGone as e:
-            self.publish({"type": "abort_pending", "message": str(e)})
+            self._on({"type": "abort_pending", "message": str(e)})
             return False
 
     async def _send_pending_abort(self):
@@ -849,7 +855,7 @@ class Daemon:
                 log.warning("the pending abort was not confirmed yet", error=str(e))
                 return
             self._to_idle()
-            self.publish({"type": "abort_confirmed"})
+            self._on({"type": "abort_confirmed"})
 
     # -- the table's buttons -------------------------------------------------------------------
     async def _on_button(self, name):
@@ -862,10 +868,10 @@ class Daemon:
                 did = await self._press_start()
         except JantakuError as e:
             self._light("refused")  # the light says the press was not taken
-            self.publish({"type": "button", "button": name, "taken": False, "why": str(e),
+            self._on({"type": "button", "button": name, "taken": False, "why": str(e),
                           "next": self.next_step()})
             return
-        self.publish({"type": "button", "button": name, "taken": True, "did": did})
+        self._on({"type": "button", "button": name, "taken": True, "did": did})
 
     async def _press_start(self):
         """The start button: the hand over (again, after a stopped lift), else continue

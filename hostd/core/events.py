@@ -64,7 +64,7 @@ class TableState(Event):
     state: str = _f("the table's own state (`idle`, `building`, `lifting` ...)")
 
 
-class TableFaultEvent(Event):
+class FaultReported(Event):
     WHEN: ClassVar[str] = "the table reported a fault"
     type: Literal["table_fault"]
     kind: str = _f("`jam`, `short`, `guard`, `lift-stall` ...")
@@ -348,11 +348,18 @@ class Calibration(Event):
 
 
 MODELS = {m.model_fields["type"].annotation.__args__[0]: m for m in (
-    Hello, StateEvent, Link, TableState, TableFaultEvent, Guard, SessionStarted, SessionResumed,
+    Hello, StateEvent, Link, TableState, FaultReported, Guard, SessionStarted, SessionResumed,
     BuildStarted, BuildProgress, Tile, BuildDone, BuildFailed, FaultEvent, FaultRecovered,
     HandOver, Hand, Dice, Button, Drain, Swap, Resplit, Collect, Stopped, StepFailed,
     SessionEnded, AbortPending, AbortConfirmed, Emptied, Game, Score, BuildHealth, LiftStroke,
     Selftest, Calibration)}
+
+
+def journalled(kind):
+    """Whether events of ``kind`` go to the session's journal (all but the frequent and
+    the derived: tiles, build progress, states, which are journalled as they are set)."""
+    model = MODELS.get(kind)
+    return model.JOURNALLED if model is not None else True
 
 
 class EventDrift(ValueError):

@@ -1781,9 +1781,6 @@
         }
         P.pace = null;
         break;
-      case "build_resumed":
-        if (P.build) P.build.failed = false;
-        break;
       case "build_done":
         if (P.build) {
           P.build.done = true;
