@@ -44,6 +44,9 @@ NEXT = {
     "building": (("deck", "game"), "{deck} is being built inside for game {game}: wait."),
     "push_rest": (("deck", "until"), "Push the rest of {deck}'s tiles into the centre: it "
                                      "closes {until}."),
+    "push_missed": (("deck", "hand", "game"), "The centre closed before every tile of {deck} "
+                                              "went in: press continue, and push the rest in "
+                                              "while it is open again."),
     "press_start": (("deck", "hand", "game", "game_hand"),
                     "{deck} is built inside: press start to raise it and begin {hand}."),
     "press_dice": (("hand", "game", "game_hand"), "{hand}: press dice for the throw."),
@@ -221,6 +224,9 @@ def _by_state(state, ctx, table_fault):
         if p.get("stage") == "clear_top":
             return _next("clear_top", "continue", tiles=p.get("tiles"), until=p.get("until"))
         return _next("emptying", round=p.get("round"))
+    if name == "stopped" and p.get("kind") == "short-top":  # people's step, not a fault
+        return _next("push_missed", "continue", deck=p.get("deck"), hand=p.get("hand"),
+                     game=p.get("game"))
     if name == "stopped":
         return _stop_next("stopped", p.get("kind"), p.get("track"), p.get("deck"),
                           (p.get("fault") or {}).get("message"), step=p.get("step"),
@@ -287,6 +293,8 @@ def fault_of(state, table_fault=None):
     """The one open fault, the same for every front end: the stop a person must fix (its
     step, kind, track, deck, message and what to do), or the fault the table reports; None
     when nothing is wrong."""
+    if state.name == "stopped" and state.params.get("kind") == "short-top":
+        return None  # the centre closed before people pushed every tile in: their step
     if state.name == "stopped":
         p = state.params
         f = p.get("fault") or {}
@@ -354,6 +362,9 @@ _EXAMPLES = {
                        True, None),
     "recovering": (State("recovering", {"kind": "resplit", "stage": "resplit", "hand": 3,
                                         "game": 1}), True, None),
+    "push_missed": (State("stopped", {"step": "hand_over", "kind": "short-top", "track": None,
+                                      "deck": "A", "hand": 3, "game": 1, "fault": {
+                                          "message": "deck A: counted 0 of 136"}}), True, None),
     "stopped": (State("stopped", {"step": "hand_over", "kind": "jam", "track": 2, "deck": "B",
                                   "fault": {"message": "deck B: counted 48 of 136: track 2 is "
                                                        "jammed"}}), True, None),

@@ -287,7 +287,8 @@ class Session:
                     resumes=resume["table_build"] if resume else None)
         try:
             if resume is not None:  # a fault stopped it: the table kept its counts
-                if resume["kind"] == "short" and resume["missing"] >= self.tiles // 4:
+                if resume["kind"] == "short-top" or (  # (a journal of before: "short")
+                        resume["kind"] == "short" and resume["missing"] >= self.tiles // 4):
                     # so many are missing that they are on the table top, not pushed in
                     await self._push_window("building", stage="push")
                 result = await self.table.resume_build(resume["table_build"])
@@ -300,7 +301,13 @@ class Session:
                       "backs": self.table.backs(), "sim_seconds": None, "ok": False}
             self.builds.append(record)
             self.journal.build_finished(self.id, number, record)
-            if e.kind in ("short", "surplus", "overfill", "jam"):
+            missing = max(0, self.tiles - sum(record["per_track"]))
+            if e.kind == "short" and missing >= self.tiles // 4:
+                # a quarter of the deck or more never came: its tiles were not pushed into
+                # the centre before it closed. People's step, not a track's fault
+                e.kind, e.track = "short-top", None
+                e.message = "the centre closed before every tile of deck %s went in" % deck
+            if e.kind in ("short", "short-top", "surplus", "overfill", "jam"):
                 e.message = "%s: %s" % (self._count_words(deck, record), e.message)
                 e.args = (e.message,)
                 e.fault_ids = [self._fault(e.kind, e.track, number, e.message)]

@@ -143,7 +143,14 @@ def test_a_short_from_tiles_not_pushed_in_opens_the_centre_again_on_continue(tmp
         h.settle()
         st = h.status()
         assert st["state"]["name"] == "stopped" and st["state"]["params"]["kind"] == "short-top"
-        assert "push the rest in when the centre opens" in st["next"]["text"]
+        # people's step at the centre, not a fault of a track
+        assert st["fault"] is None and st["state"]["params"]["track"] is None
+        assert st["next"]["code"] == "push_missed" and st["next"]["action"] == "continue"
+        assert "push the rest in while it is open again" in st["next"]["text"]
+        assert "continue" in st["can"]
+        rec = st["session"]["faults"][-1]
+        assert rec["kind"] == "short-top" and rec["track"] is None
+        assert "the centre closed before every tile of deck A went in" in rec["message"]
         h.sim.push(keep=1)  # a person pushes the played deck, not the hand in play
         _, err = h.call(d.continue_())
         assert err is None

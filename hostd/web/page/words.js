@@ -31,6 +31,7 @@ window.JANTAKU_WORDS = {
   primary: {
     push_all: "Done: close the centre",
     push_rest: "Done: close the centre",
+    push_missed: "Open the centre again",
     mixer_short: "Done: close the centre",
     clear_top: "Done: the top is clear",
     playing: "Hand over",
@@ -84,6 +85,10 @@ window.JANTAKU_WORDS = {
     push_rest: (p, w) => ({ head: "Push the rest of " + w.deck(p.deck) + " into the centre",
       more: "Its tiles left on the table top go in; press " + w.primaryName(w, "push_rest") +
         " when done." }),
+    push_missed: (p, w) => ({ head: "The centre closed before all of " + w.deck(p.deck) +
+        " went in",
+      more: "Nothing is wrong with the table: press " + w.primaryName(w, "push_missed") +
+        ", push the rest in while it is open, then close it." }),
     press_start: (p, w) => ({ head: "Press " + w.btn(w, "hand_over") + " to begin " + w.hand(p),
       more: w.Deck(p.deck) + " is built inside: its walls come up." }),
     press_dice: (p, w) => ({ head: "Throw the dice for " + w.hand(p),
@@ -519,6 +524,7 @@ window.JANTAKU_WORDS_JA = {
   primary: {
     push_all: "完了:中央を閉じる",
     push_rest: "完了:中央を閉じる",
+    push_missed: "中央をもう一度開く",
     mixer_short: "完了:中央を閉じる",
     clear_top: "完了:卓上が空いた",
     playing: "局の交代",
@@ -562,6 +568,9 @@ window.JANTAKU_WORDS_JA = {
       more: "半荘" + (p.game || 1) + "の山を中で積んでいます。" }),
     push_rest: (p, w) => ({ head: w.deck(p.deck) + "の残りを中央に落としてください",
       more: "卓上に残った牌を落とし、終わったら" + w.primaryName(w, "push_rest") + "を押してください。" }),
+    push_missed: (p, w) => ({ head: w.deck(p.deck) + "が全部入る前に中央が閉じました",
+      more: "卓の故障ではありません:" + w.primaryName(w, "push_missed") +
+        "を押し、開いている間に残りを落としてから閉じてください。" }),
     press_start: (p, w) => ({ head: w.btn(w, "hand_over") + "を押して" + w.hand(p) + "を始めてください",
       more: w.deck(p.deck) + "が中に積み上がっています。その山が上がります。" }),
     press_dice: (p, w) => ({ head: w.hand(p) + "のサイコロを振ってください",
