@@ -12,6 +12,7 @@ import structlog
 
 from hostd.errors import BadRequest, JantakuError
 from hostd.table.link import CommandRejected
+from hostd.table.operations import Build, LiftCycle, failed
 from protocol import messages as m
 
 log = structlog.get_logger("jantaku.table")
@@ -70,19 +71,27 @@ class TableClient:
         self.targets = []
         self.counts = []  # per track, per colour class (0 = unknown first)
         self._waiters = []  # (predicate, future)
-        self._op = None  # what is awaited: a build or a raise, for _reconcile
+        self._op = None  # the operation awaited (hostd/table/operations.py), for _reconcile
+        self._cycle = None  # the hand over's lift cycle, from raise_walls until settled
         self._raised = None  # the build whose walls the lift raised last
-        self._bottom = None  # a hand over's wait for the lift back at the bottom (raise_walls)
-        self._door_open = None  # ... and for its door open, when it opened it
-        self._lift_top_at = None  # a hand over's lift reached the top (a mark): health
-        self._lift_up_s = self._lift_down_s = None
-        self._strokes = {}  # LIFT_STROKE by position: (ms, peak current)
         self._tasks = set()
         self.light = "auto"  # the host's light pattern last set (re-sent after a reconnect)
         self.readings = None  # a list while a calibration pass listens: (track, class, c, r, g, b)
         # per track, per class: [tiles, sum r, sum g, sum b] of normalised readings in the
         # current build (table health: a sensor drifting shows here before it misreads)
         self._sums = []
+        # a handler per table message, as Klipper's register_msg (on_event dispatches)
+        self._handlers = {}
+        for msgid, handler in ((m.TILE, self._on_tile), (m.STATE, self._on_state),
+                               (m.FAULT, self._on_fault), (m.LIFT_DONE, self._on_lift_done),
+                               (m.LIFT_STROKE, self._on_lift_stroke),
+                               (m.DOOR_STATE, self._on_door), (m.GUARD, self._on_guard),
+                               (m.HEARTBEAT, self._on_events_lost),
+                               (m.STATUS_REPLY, self._take_status), (m.LOG, self._on_log),
+                               (m.BUILD_DONE, self._on_build_done)):
+            self.register(msgid, handler)
+        if on_button is not None:
+            self.register(m.BUTTON, self._on_press)
 
     # -- events in ---------------------------------------------------------------------------
     @property
@@ -99,66 +108,81 @@ class TableClient:
                 "board": ident["board"], "firmware": ident["firmware"],
                 "boot_nonce": ident["boot_nonce"]}
 
+    def register(self, msgid, handler):
+        """``handler(values)`` for every event ``msgid`` from the table (one per message)."""
+        self._handlers[msgid] = handler
+
     def on_event(self, msgid, v):
-        """Called by the link for every event (in order, exactly once)."""
-        if msgid == m.TILE:
-            build_id, track, index, colour = v[0], v[1], v[2], v[3]
-            if build_id == self.build_id and 1 <= track <= len(self.counts):
-                row = self.counts[track - 1]
-                if colour < len(row):
-                    row[colour] += 1
-            if build_id == self.build_id:
-                if self.readings is not None:
-                    self.readings.append((track, colour, v[4], v[5], v[6], v[7]))
-                self._sum(track, colour, v[5], v[6], v[7])
-            self._emit({"type": "tile", "build": build_id, "track": track, "index": index,
-                        "colour": self.colour_name(colour)})
-        elif msgid == m.STATE:
-            was, self.state = self.state, m.code_name(m.STATES, v[0])
-            if self.state not in ("fault", "testing"):  # a self-test from fault returns to it
-                self.fault = None
-            self._emit({"type": "table_state", "state": self.state})
-            op = self._op
-            if (was == "lifting" and self.state in ("idle", "built") and op is not None
-                    and op["kind"] == "raise" and not op["bottom"].done()):
-                # the lift stopped short of the bottom with no fault: the table lost the
-                # link (a cable out for less than the host's own silence limit, so the
-                # host never saw it go); carry on as after a reconnect: the lift again
-                op["interrupted"] = True
-                self._tasks.add(asyncio.create_task(self._reconcile()))
-        elif msgid == m.FAULT:
-            code, track, detail = v
-            self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"),
-                          "track": track or None, "detail": detail,
-                          "message": fault_message(code, track, detail), "code": code}
-            self._emit(dict(self.fault, type="table_fault"))
-        elif msgid == m.LIFT_DONE:
-            self.lift = "top" if v[0] == m.LIFT_TOP else "bottom"
-            if v[0] == m.LIFT_BOTTOM and self._lift_top_at is not None:
-                self._lift_down_s = self.link.seconds_since(self._lift_top_at)
-        elif msgid == m.LIFT_STROKE:  # the table's own timing and peak current (minor 1)
-            self._strokes[v[0]] = (v[1], v[2])
-        elif msgid == m.DOOR_STATE:
-            self.door = ("closed", "open", "moving", "unknown")[v[0]]
-        elif msgid == m.GUARD:
-            self.guard = {"curtain": bool(v[0]), "lid": bool(v[1])}
-            self._emit({"type": "guard", "curtain": bool(v[0]), "lid": bool(v[1])})
-        elif msgid == m.HEARTBEAT:  # (from the link client) the table dropped events
-            if self._op is not None and self._op["kind"] == "build":
-                self._op["interrupted"] = True  # its build_done may be what was lost
-            self._tasks.add(asyncio.create_task(self._reconcile()))
-        elif msgid == m.STATUS_REPLY:
-            self._take_status(v)
-        elif msgid == m.LOG:
-            log.info("table says", level=v[0], text=v[1])
-        elif msgid == m.BUILD_DONE:
-            self._last_build_done = v
-            if v[0] == self.build_id and self.targets:
-                # the table's own counts: right even if tile events were lost (SPEC §10)
-                self._take_counts(v[1])
-        elif msgid == m.BUTTON and self._on_button is not None:
-            self._on_button("dice" if v[0] == m.BUTTON_DICE else "start")
+        """Called by the link for every event (in order, exactly once): its handler, then
+        whatever waits for it."""
+        handler = self._handlers.get(msgid)
+        if handler is not None:
+            handler(v)
         self._check_waiters(msgid, v)
+
+    def _on_tile(self, v):
+        build_id, track, index, colour = v[0], v[1], v[2], v[3]
+        if build_id == self.build_id and 1 <= track <= len(self.counts):
+            row = self.counts[track - 1]
+            if colour < len(row):
+                row[colour] += 1
+        if build_id == self.build_id:
+            if self.readings is not None:
+                self.readings.append((track, colour, v[4], v[5], v[6], v[7]))
+            self._sum(track, colour, v[5], v[6], v[7])
+        self._emit({"type": "tile", "build": build_id, "track": track, "index": index,
+                    "colour": self.colour_name(colour)})
+
+    def _on_state(self, v):
+        was, self.state = self.state, m.code_name(m.STATES, v[0])
+        if self.state not in ("fault", "testing"):  # a self-test from fault returns to it
+            self.fault = None
+        self._emit({"type": "table_state", "state": self.state})
+        op = self._op
+        if isinstance(op, LiftCycle) and op.stopped_short(was, self.state):
+            # the table lost the link for less than the host's own silence limit, so the
+            # host never saw it go: carry on as after a reconnect (the lift again)
+            op.interrupted = True
+            self._tasks.add(asyncio.create_task(self._reconcile()))
+
+    def _on_fault(self, v):
+        code, track, detail = v
+        self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"),
+                      "track": track or None, "detail": detail,
+                      "message": fault_message(code, track, detail), "code": code}
+        self._emit(dict(self.fault, type="table_fault"))
+
+    def _on_lift_done(self, v):
+        self.lift = "top" if v[0] == m.LIFT_TOP else "bottom"
+        if self._cycle is not None:
+            self._cycle.lift_done(self, v[0])
+
+    def _on_lift_stroke(self, v):  # the table's own timing and peak current (minor 1)
+        if self._cycle is not None:
+            self._cycle.strokes[v[0]] = (v[1], v[2])
+
+    def _on_door(self, v):
+        self.door = ("closed", "open", "moving", "unknown")[v[0]]
+
+    def _on_guard(self, v):
+        self.guard = {"curtain": bool(v[0]), "lid": bool(v[1])}
+        self._emit({"type": "guard", "curtain": bool(v[0]), "lid": bool(v[1])})
+
+    def _on_events_lost(self, v):  # (a HEARTBEAT from the link client: events dropped)
+        if isinstance(self._op, Build):
+            self._op.interrupted = True  # its build_done may be what was lost
+        self._tasks.add(asyncio.create_task(self._reconcile()))
+
+    def _on_log(self, v):
+        log.info("table says", level=v[0], text=v[1])
+
+    def _on_build_done(self, v):
+        if v[0] == self.build_id and self.targets:
+            # the table's own counts: right even if tile events were lost (SPEC §10)
+            self._take_counts(v[1])
+
+    def _on_press(self, v):
+        self._on_button("dice" if v[0] == m.BUTTON_DICE else "start")
 
     def _take_counts(self, flat):
         ncls = self._ncol() + 1
@@ -249,7 +273,7 @@ class TableClient:
             self._op = None
             self.state, self.lift, self.door = "boot", None, "unknown"
         if what == "disconnected" and self._op is not None:
-            self._op["interrupted"] = True  # only what the outage cut is carried on
+            self._op.interrupted = True  # only what the outage cut is carried on
         if what in ("connected", "up", "reset") and self.link.connected:
             self._tasks.add(asyncio.create_task(self._reconcile()))
             for t in [t for t in self._tasks if t.done()]:
@@ -264,21 +288,12 @@ class TableClient:
             if self.light != "auto":  # the table forgot it with the link (its safe default)
                 await self.set_light(self.light)
             op = self._op
-            if op is None or not op.get("interrupted"):
+            if op is None or not op.interrupted:
                 return
-            op["interrupted"] = False
-            if op["kind"] == "build" and self.build_id == op["id"] and not op["done"].done():
-                if self.state == "paused":
-                    log.info("resuming the paused build", build=op["id"])
-                    await self.link.command(m.BUILD, (op["id"],))
-                elif self.state == "built":  # finished while the link was down
-                    op["done"].set_result((op["id"], tuple(self._flat_counts()), None))
-            elif op["kind"] == "raise" and not op["bottom"].done():
-                if self.state == "idle" and not op["top"].done():
-                    op["top"].set_result((m.LIFT_TOP,))  # it got there; the event was lost
-                if self.state in ("built", "idle"):
-                    log.info("repeating the lift stopped by the link loss")
-                    await self.link.command(m.LIFT, ())
+            op.interrupted = False
+            log.info("carrying on after the link came back", operation=op.kind,
+                     table=self.state)
+            await op.carry_on(self)
         except Exception as e:  # the link may go again; the next reconnect retries
             log.warning("could not carry on after the link came back", error=str(e))
 
@@ -322,7 +337,7 @@ class TableClient:
             raise TableFault(m.F_RESET, 0, 0, "the table does not know build %d (it is on build %d)"
                              % (build_id, self.build_id))
         if self.state == "built":
-            return self._result(self._flat_counts(), 0.0, None)
+            return self._result(self.flat_counts(), 0.0, None)
         return await self._run_build(build_id, ((m.BUILD, (build_id,)),))
 
     def backs(self):
@@ -342,7 +357,7 @@ class TableClient:
         ident = self.link.identity
         return ident["colours"] if ident else len(self.colours)
 
-    def _flat_counts(self):
+    def flat_counts(self):
         out = []
         for row in self.counts:
             out += row
@@ -350,7 +365,7 @@ class TableClient:
 
     async def _run_build(self, build_id, commands):
         done = self.expect(lambda i, v: i == m.BUILD_DONE and v[0] == build_id)
-        self._op = {"kind": "build", "id": build_id, "done": done}
+        self._op = Build(build_id, done)
         t0 = self.link.mark()
         try:
             for msgid, values in commands:
@@ -384,73 +399,47 @@ class TableClient:
         """Hand over: open the door (the played deck drops into the mixer) and raise the
         walls built inside, at the same time; returns the turnaround in table seconds
         (command to lift at the top).  The lift then returns on its own; `settle` waits
-        for it and closes the door."""
-        top = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_TOP)
-        self._bottom = self.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
-        self._op = {"kind": "raise", "top": top, "bottom": self._bottom}
-        self._door_open = None
-        t0 = self.link.mark()
+        for it and closes the door: one lift cycle (hostd/table/operations.py)."""
+        cycle = self._op = self._cycle = LiftCycle(self, open_door=open_door)
         if open_door:
-            self._door_open = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
             await self._move(m.DOOR, (1,))
         await self._move(m.LIFT)
-        await top
+        await cycle.top
         self.lift = "top"
         self._raised = self.build_id  # its walls are up: its counts are history
-        self._lift_top_at = self.link.mark()
-        self._lift_up_s = self.link.seconds_since(t0)
-        return self._lift_up_s
-
-    @staticmethod
-    def _failed(fut):
-        """A wait that will never come true: none, cancelled, or ended by a fault."""
-        return fut is None or fut.cancelled() or (fut.done() and fut.exception() is not None)
+        cycle.at_top(self)
+        return cycle.up_s
 
     async def settle(self):
-        """Wait for the lift to be back down and the door (if opened) closed again.  Taken
-        again after a stop (the guard broken on the lift's way down, a restart of the
-        daemon), it brings them there itself: a lift cycle ends at the bottom, and the door
-        is told to close; nothing waits on what a fault already ended."""
-        door = self._door_open
-        bottom = self._bottom
-        if self._failed(bottom):
+        """Wait for the lift to be back down and the door (if opened) closed again: the
+        end of the lift cycle.  Taken again after a stop (the guard broken on the lift's
+        way down) or with no cycle (the daemon restarted), it brings them there itself: a
+        lift cycle ends at the bottom, and the door is told to close; nothing waits on
+        what a fault already ended."""
+        cycle = self._cycle
+        if cycle is None or failed(cycle.bottom):
             try:
                 await self.settle_after_restart()
             finally:
-                self._op = None
-                self._door_open = None
+                self._op = self._cycle = None
             self.lift = "bottom"
-            self._lift_top_at = None
-            self._lift_down_s = None
-            self._strokes = {}
             return
-        if door is not None:
-            if not self._failed(door):
-                await door
+        if cycle.door_open is not None:
+            if not failed(cycle.door_open):
+                await cycle.door_open
             closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
             await self._move(m.DOOR, (0,))
             await closed
-            self._door_open = None
+            cycle.door_open = None
         try:
-            await bottom
+            await cycle.bottom
         finally:
             self._op = None
+        self._cycle = None
         self.lift = "bottom"
-        if self._lift_top_at is not None:
-            # the lift's stroke times of this hand over (table health), each from its own
-            # LIFT_DONE event, and what the table measured itself (LIFT_STROKE): the
-            # stroke to the switch and the motor's peak current
-            down = self._lift_down_s
-            up_t, down_t = self._strokes.get(m.LIFT_TOP), self._strokes.get(m.LIFT_BOTTOM)
-            self._emit({"type": "lift_stroke", "up_s": round(self._lift_up_s, 3),
-                        "down_s": None if down is None else round(down, 3),
-                        "up_ms": up_t[0] if up_t else None,
-                        "down_ms": down_t[0] if down_t else None,
-                        "peak_current_up": up_t[1] if up_t else None,
-                        "peak_current_down": down_t[1] if down_t else None})
-            self._lift_top_at = None
-            self._lift_down_s = None
-            self._strokes = {}
+        health = cycle.health()
+        if health is not None:
+            self._emit(health)
 
     async def flush_tracks(self, strokes=3):
         """Stack and push whatever a reset left on the tracks' ramps (its counts were lost
