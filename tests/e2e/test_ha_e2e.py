@@ -26,7 +26,7 @@ def retained_configs(broker):
         up.close()
     late = Listener(broker, topics=("homeassistant/#",))
     try:
-        late.wait(lambda w: len(w.got) >= 9, "the retained discovery configs", timeout=10)
+        late.wait(lambda w: len(w.got) >= 13, "the retained discovery configs", timeout=10)
         time.sleep(0.5)  # any more of them
         with late.lock:
             return {t: json.loads(p) for t, p, r in late.got if r and p}
@@ -38,7 +38,7 @@ def test_a_table_under_homeassistant_and_retired(tmp_path, mqtt_broker, monkeypa
     d = start_table(tmp_path, mqtt_broker, monkeypatch, "--mqtt-commands")
     try:
         got = retained_configs(mqtt_broker)
-        assert len(got) == 12, sorted(got)
+        assert len(got) == 16, sorted(got)  # (4 of them: the scores)
         assert sorted(set(check_all(list(got.items())))) == ["binary_sensor", "button", "sensor"]
         state = got["homeassistant/sensor/jantaku_t1/state/config"]
         assert state["state_topic"] == "jantaku/t1/status"
@@ -52,7 +52,7 @@ def test_a_table_under_homeassistant_and_retired(tmp_path, mqtt_broker, monkeypa
                        cwd=str(ROOT), env=dict(os.environ,
                                                JANTAKU_MQTT_PASSWORD=USERS["operator"]))
     assert r.returncode == 0, r.stderr
-    assert "12 Home Assistant entities" in r.stdout
+    assert "16 Home Assistant entities" in r.stdout
     late = Listener(mqtt_broker, topics=("homeassistant/#", "jantaku/#"))
     try:
         time.sleep(1.0)
