@@ -18,7 +18,7 @@ import structlog
 
 from hostd.core import rulesets
 from hostd.core.codes import Context, fault_of, next_step
-from hostd.core.commands import can, refused_with
+from hostd.core.commands import can, refused_with, takes, why_not
 from hostd.core.dice import Dice, DiceError, check_dice
 from hostd.core.scorebook import Scorebook
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
@@ -74,26 +74,6 @@ class Subscription:
 
     async def aclose(self):
         self._stop()
-
-
-def _why_not(command, st):
-    """Why `command` is refused in state `st`, where the state's name does not say it."""
-    if st.in_session:
-        why = {"start": "a session is open: end it, abort it, or replace it",
-               "selftest": "a session is open: end it first, then run the self-test",
-               "calibrate": "a session is open: end it first, then calibrate",
-               "dice": "the throw comes once a hand's walls are on the table top, once a hand",
-               "game_new": "a new game begins once a hand of this game was played and nothing "
-                           "is being recovered or asked"}.get(command)
-    elif st.name == "idle" and st.get("walls_inside") and command in ("selftest", "calibrate"):
-        why = ("walls are built inside the table: bring them up first (end with empty), then "
-               + ("run the self-test" if command == "selftest" else "calibrate"))
-    elif st.name == "idle":
-        why = {"end": "no session is open (an end with empty brings every tile up without "
-                      "one)"}.get(command)
-    else:
-        why = None
-    return ": " + why if why else ""
 
 
 DEFAULT_COLOURS = ("blue", "green")  # before a table says its own (the reference profile's)
@@ -211,11 +191,13 @@ class Daemon:
                    where=(self.known or {}).get("where"))
         self._sync()
 
-    def judge(self, command):
-        """Refuse `command` unless the daemon would accept it now (``can``): 503 while the
-        table is not connected (a motor command), else 409 with the state's name.  Returns
-        the seq it was judged at (every answer carries it)."""
-        if command in self.can():
+    def judge(self, command, **options):
+        """Refuse `command` unless the daemon would accept it now (``can``, or a row of the
+        list that takes it with one of ``options``, its request's fields: ``start`` with
+        replace, ``end`` with empty): 503 while the table is not connected (a motor
+        command), else 409 with the state's name and the row's reason.  Returns the seq it
+        was judged at (every answer carries it)."""
+        if takes(command, self.state, self.context(), **options):
             self._judged = self.m.seq
             return self._judged
         if refused_with(command, self.link.connected) == 503:
@@ -229,8 +211,9 @@ class Daemon:
 
     def _not_now(self, command):
         st = self.state
+        why = why_not(command, st)
         text = "%s is not possible now (%s)%s. Next: %s" % (
-            command.replace("_", " "), st.name.replace("_", " "), _why_not(command, st),
+            command.replace("_", " "), st.name.replace("_", " "), ": " + why if why else "",
             self.next_step()["text"])
         return self._answer_error(NotNow(text, state=st.name))
 
@@ -623,8 +606,7 @@ class Daemon:
         sets = check_sets(self.colours if colours is None else colours)
         async with self._lock:
             prev = self.session
-            if not (replace and prev is not None and self.link.connected):
-                self.judge("start")
+            self.judge("start", replace=replace)
             s = Session(table=self.table, journal=self.journal, profile=profile,
                         mixed_deck=mixed_deck, sets=sets,
                         dice=Dice(seed if seed is not None else self.seed),
@@ -740,9 +722,7 @@ class Daemon:
         take them out."""
         async with self._lock:
             s = self.session
-            self._judged = self.m.seq
-            if not (empty and self.state.name in ("idle", "table_fault")):
-                self.judge("end")
+            self.judge("end", empty=empty)
             ended = None
             if s is not None:
                 fault = self._open_fault()

@@ -3,7 +3,7 @@ and their transitions and every action from each state (docs/FAULTS.md), and the
 what happens next (docs/API.md).  tests/unit/test_docs_tables.py checks the documents
 hold exactly these; `python -m hostd.core.tables` prints them to paste after a change."""
 from hostd.core.codes import NEXT, Context, example_context, example_state, next_step
-from hostd.core.commands import NAMES, can, refused_with
+from hostd.core.commands import COMMANDS, NAMES, can, refused_with, state_names
 from hostd.core.state import STATES, TRANSITIONS, State
 
 _H = {"hand": 3, "game": 1}
@@ -76,6 +76,23 @@ def action_rows():
     return "\n".join(lines)
 
 
+def command_rows():
+    """Each command of the one list: whether it moves motors, the states that take it and
+    why the others refuse it (the 409's words after the state's name), from its row
+    (docs/FAULTS.md; OpenAPI's "accepted in" is the same text)."""
+    lines = ["| command | motors | accepted in | refused (409) with, besides the state's name |",
+             "|---|---|---|---|"]
+    for c in COMMANDS:
+        why = {}
+        for state, reason in c.refused.items():
+            why.setdefault(reason, []).append(state)
+        lines.append("| `%s` | %s | %s | %s |" % (
+            c.name, "yes" if c.motors else "no", c.states,
+            "; ".join("%s: %s" % (state_names(states), reason)
+                      for reason, states in why.items()) or "-"))
+    return "\n".join(lines)
+
+
 def transition_rows():
     """The states, what each means and the states it may change to (docs/FAULTS.md)."""
     lines = ["| state | parameters | changes to | means |", "|---|---|---|---|"]
@@ -104,5 +121,6 @@ def next_rows():
 if __name__ == "__main__":  # pragma: no cover - prints the tables to paste into the docs
     for title, table in (("docs/FAULTS.md, states:", transition_rows()),
                          ("docs/FAULTS.md, actions:", action_rows()),
+                         ("docs/FAULTS.md, commands:", command_rows()),
                          ("docs/API.md, codes:", next_rows())):
         print(title + "\n\n" + table + "\n")

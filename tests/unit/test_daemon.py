@@ -3,6 +3,7 @@ in-process simulated table in virtual time (tests/unit/daemon_harness.py)."""
 import pytest
 
 from daemon_harness import Harness
+from hostd.errors import JantakuError
 
 
 @pytest.fixture
@@ -714,3 +715,36 @@ def test_ending_a_session_on_a_fault_leaves_the_fault_and_what_clears_it(tmp_pat
         assert h.status()["state"]["name"] == "idle" and "start" in h.status()["can"]
     finally:
         h.close()
+
+
+def test_every_409_names_the_state_and_gives_its_rows_reason(h):
+    """The 409's message is made from the command's row: the state's name, the row's reason
+    for that state (when it has one), then what happens next."""
+    from hostd.core.commands import NAMES, refused_with, why_not
+    from hostd.core.tables import CASES
+
+    d = h.daemon
+    refusals = []
+
+    async def judge_all():
+        for _, state, connected, _ in CASES:
+            if not connected:
+                continue
+            d.m.restore(state)
+            for name in NAMES:
+                if name in d.can() or refused_with(name, True) != 409:
+                    continue
+                try:
+                    d.judge(name)
+                except JantakuError as e:
+                    refusals.append((name, state, e))
+
+    h.run(judge_all())
+    assert len(refusals) > 100
+    for name, state, e in refusals:
+        msg = str(e)
+        assert e.status == 409 and e.code == state.name
+        assert msg.startswith("%s is not possible now (%s)" % (
+            name.replace("_", " "), state.name.replace("_", " ")))
+        why = why_not(name, state)
+        assert (": %s. Next: " % why if why else "). Next: ") in msg, (name, state, msg)
