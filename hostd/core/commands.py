@@ -19,7 +19,7 @@ a code naming the state.  While the table is not connected only ``abort`` is acc
 import importlib
 
 from hostd.core.codes import in_this_game
-from hostd.core.state import SESSION_STATES, STATES
+from hostd.core.state import SESSION_STATES, STATES, Stage
 
 ALL_STATES = tuple(STATES)
 #: the session states in which a hand's walls can be on the table top
@@ -70,8 +70,9 @@ def state_names(states):
     return ", ".join(states)
 
 
-def _stage(*stages):
-    return lambda state, ctx: state.get("stage") in stages
+def _at(*stages):
+    """(test, words) of a When taken at these stages of its state."""
+    return (lambda state, ctx: state.get("stage") in stages), ", ".join(stages)
 
 
 def _resumable(state, ctx):
@@ -218,7 +219,7 @@ COMMANDS = (
             path="/session", cli="session start", accepted=START_ACCEPTED),
     Command("hand_over", "end the hand (or begin the first): drop the played deck, raise the "
             "walls inside, rebuild", run=_hand_over, request="EmptyRequest", motors=True,
-            accepted_in=(When("built"), When("recovering", _stage("waiting"), "waiting"),
+            accepted_in=(When("built"), When("recovering", *_at(Stage.WAITING)),
                          When("stopped", _lift_stopped, "a lift the guard, a stall, a limit "
                               "switch or the door stopped")),
             path="/hand-over", cli="hand-over", mqtt="hand_over",
@@ -233,8 +234,8 @@ COMMANDS = (
             accepted='{"dice": [faces]} (physical dice, e.g. [3, 4]), {} or no body'),
     Command("continue", "people did what the table asked: close the open centre, or carry on "
             "with the step that stopped", run=_continue, request="EmptyRequest", motors=True,
-            accepted_in=(When(("preparing", "building"), _stage("push"), "push"),
-                         When("emptying", _stage("clear_top"), "clear_top"),
+            accepted_in=(When(("preparing", "building"), *_at(Stage.PUSH)),
+                         When("emptying", *_at(Stage.CLEAR_TOP)),
                          When("stopped", _resumable, "not a wrong count, a reset or an "
                               "unresumable step")),
             path="/continue", cli="continue", mqtt="continue", ha=("Continue", "mdi:play")),

@@ -22,7 +22,7 @@ from hostd.core.commands import can, refused_with, takes, why_not
 from hostd.core.dice import Dice, DiceError, check_dice
 from hostd.core.scorebook import Scorebook
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
-from hostd.core.state import Machine, State, where
+from hostd.core.state import Machine, Stage, State, where
 from hostd.errors import BadRequest, JantakuError, NotFound, NotNow, NotReady
 from hostd.table.client import TableClient
 from hostd.table.link import CommandRejected, LinkClient, TableGone
@@ -161,7 +161,7 @@ class Daemon:
         left = [f for f in self.session.faults if not f["recovered"] and f["kind"] == "reset"]
         if not left:
             return None
-        waiting = self.state["stage"] == "waiting"
+        waiting = self.state["stage"] == Stage.WAITING
         return {"kind": "reset", "track": None, "deck": self.state.get("deck"), "step": None,
                 "message": left[-1]["message"],
                 "todo": "nothing by hand: the table sorts it out %s" % (
@@ -681,7 +681,7 @@ class Daemon:
             st = self.state
             if st.name == "emptying":
                 self._people_done.set()
-                self.m.set("emptying", stage="raise", round=st.get("round"))
+                self.m.set("emptying", stage=Stage.RAISE, round=st.get("round"))
                 return await self.answer(continued="the next walls come up")
             if st.name in ("preparing", "building"):
                 self.session.tell_continue()
@@ -733,7 +733,7 @@ class Daemon:
                 self._ended(s, how, fault or "ended by request")
                 ended = {"id": s.id, "how": how}
             if empty:
-                self.m.set("emptying", stage="raise", round=0)
+                self.m.set("emptying", stage=Stage.RAISE, round=0)
                 await self._begin_step("empty", self._empty())
             return await self.answer(ended=ended, emptying=bool(empty))
 
@@ -761,7 +761,7 @@ class Daemon:
         stacks = (t.identity or {}).get("max_stacks") or 18
         rounds = []
         for n_round in range(1, MAX_EMPTY_ROUNDS + 1):
-            self.m.set("emptying", stage="drain", round=n_round)
+            self.m.set("emptying", stage=Stage.DRAIN, round=n_round)
             n, emptied = await t.drain(t.build_id + 1, stacks)
             if n:
                 await self._ask_people(n, n_round)
@@ -780,9 +780,9 @@ class Daemon:
         or until `continue`."""
         self._people_done.clear()
         until = time.time() + self.table.wall_seconds(self.push_window)
-        self.m.set("emptying", stage="clear_top", round=n_round, tiles=tiles, until=until)
+        self.m.set("emptying", stage=Stage.CLEAR_TOP, round=n_round, tiles=tiles, until=until)
         await self.table.pause(self.push_window, stop=self._people_done)
-        self.m.set("emptying", stage="raise", round=n_round)
+        self.m.set("emptying", stage=Stage.RAISE, round=n_round)
 
     async def abort(self):
         """Stop every motor and end the session: always accepted.  Confirmed by the table,

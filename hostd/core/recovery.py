@@ -15,7 +15,7 @@ its memory, so they are never trusted (docs/FAULTS.md "Firmware reset").
                     with Y (X is built and checked during that hand).
 """
 from hostd.core.codes import describe_backs
-from hostd.core.state import other
+from hostd.core.state import Stage, other
 from hostd.table.client import TableFault
 from protocol.messages import F_RESET
 
@@ -51,10 +51,10 @@ class Recovery:
             return
         fid = s.record_fault("reset", None, number, msg + "; both decks will be split again")
         self.faults = self._faults() + [fid]
-        stage = "hand_over" if at_hand_over else ("waiting" if top else "resplit")
+        stage = Stage.HAND_OVER if at_hand_over else (Stage.WAITING if top else Stage.RESPLIT)
         s.to_state("recovering", kind="resplit", stage=stage, deck=deck, top=top,
               faults=list(self.faults))
-        if stage == "resplit":
+        if stage == Stage.RESPLIT:
             await self._resplit_now()
 
     async def at_hand_over(self):
@@ -63,7 +63,7 @@ class Recovery:
         s = self.s
         st = s.state
         if st["kind"] == "resplit":
-            if st.get("top") is not None or st["stage"] in ("waiting", "hand_over"):
+            if st.get("top") is not None or st["stage"] in (Stage.WAITING, Stage.HAND_OVER):
                 await self._resplit_at_hand_over()
             else:
                 await self._resplit_now(raised_already=True)
@@ -79,13 +79,13 @@ class Recovery:
         s.to_state("recovering", **resume.params)
         self.faults = list(resume.get("faults") or ())
         p = resume.params
-        if p["stage"] == "waiting":
+        if p["stage"] == Stage.WAITING:
             return None  # it waits for the hand over
         if p["kind"] == "resplit":
-            if p["stage"] == "resplit":
+            if p["stage"] == Stage.RESPLIT:
                 return await self._resplit_now()
             return await self.at_hand_over()
-        if p["stage"] == "drain":
+        if p["stage"] == Stage.DRAIN:
             return await self._drain_until_ready(p["deck"])
         return await self.at_hand_over()
 
@@ -96,7 +96,7 @@ class Recovery:
         s = self.s
         # the state says the hand over is under way before anything is awaited: the
         # command's answer (made as soon as the step awaits) tells what is true
-        s.update_state(stage="hand_over")
+        s.update_state(stage=Stage.HAND_OVER)
         await s.table_ready()
         s.emit("resplit", hand=s.hand + 1)
         await s.table.flush_tracks()
@@ -134,8 +134,9 @@ class Recovery:
         self.faults = self._faults() + [fid]
         # known: what the tracks hold of X by the tile events (the cut build, then drains)
         known = list(s.builds[-1]["per_track"]) if drain and s.builds else None
-        s.to_state("recovering", kind="swap", deck=x, top=top, stage="drain" if drain else "waiting",
-              ready=not drain, known=known, faults=list(self.faults))
+        s.to_state("recovering", kind="swap", deck=x, top=top,
+                   stage=Stage.DRAIN if drain else Stage.WAITING,
+                   ready=not drain, known=known, faults=list(self.faults))
         await self._drain_until_ready(x)
 
     async def _drain_until_ready(self, x):
@@ -194,7 +195,7 @@ class Recovery:
         if s.table.state != "built":  # a complete build stacked its last tile itself
             await s.table.abort()
             await s.table.flush_tracks()
-        s.update_state(ready=True, stage="waiting")
+        s.update_state(ready=True, stage=Stage.WAITING)
 
     async def _swap_at_hand_over(self, depth=0):
         """X up as Y drops in, Y built and checked, X dropped: in stages, so a hand over
@@ -204,29 +205,29 @@ class Recovery:
         s = self.s
         x = s.state["deck"]
         y = other(x)
-        if s.state["stage"] == "waiting":  # under way at once (the answer says so)
-            s.update_state(stage="raise")
+        if s.state["stage"] == Stage.WAITING:  # under way at once (the answer says so)
+            s.update_state(stage=Stage.RAISE)
         await s.table_ready()
         try:
-            if s.state["stage"] in ("waiting", "raise"):
-                s.update_state(stage="raise")
+            if s.state["stage"] in (Stage.WAITING, Stage.RAISE):
+                s.update_state(stage=Stage.RAISE)
                 s.emit("swap", hand=s.hand + 1, untrusted=x, rebuilt=y)
                 # X up as Y (the played deck, or the set waiting on top) drops in
                 await s.motion(s.table.raise_walls, open_door=s.state.get("top") is not None)
                 await s.table.settle()
-                s.update_state(top=x, stage="build")
-            if s.state["stage"] == "build":
+                s.update_state(top=x, stage=Stage.BUILD)
+            if s.state["stage"] == Stage.BUILD:
                 await s.build(y, expect_empty=True)  # checked against Y's known backs
-                s.update_state(stage="drop")
+                s.update_state(stage=Stage.DROP)
             await s.motion(s.table.drop_top)  # X into the mixer
         except TableFault as e:
             if e.fault != F_RESET or depth >= MAX_RESETS:
                 raise
             stage, top = s.state["stage"], s.state.get("top")
-            if stage == "raise":  # X on its way up again: X still the untrusted one
+            if stage == Stage.RAISE:  # X on its way up again: X still the untrusted one
                 untrusted, drain = x, False
             else:  # Y built (or half built) by a table that restarted: Y is, now
-                untrusted, drain, top = y, stage == "build", x
+                untrusted, drain, top = y, stage == Stage.BUILD, x
             await self.after_reset(e, what="during the recovery of deck %s" % x,
                                    deck=untrusted, drain=drain, top=top)
             return await self._swap_at_hand_over(depth + 1)

@@ -7,7 +7,7 @@ Journals written before the one state (schema 3 and older phases: ``resplit_pend
 the state it meant.
 """
 from hostd.core.dice import announcement
-from hostd.core.state import DECKS, UNKNOWN, State, other
+from hostd.core.state import DECKS, UNKNOWN, Stage, State, other
 from hostd.errors import NotReady
 from hostd.table.client import TableFault
 from protocol.messages import F_RESET
@@ -20,25 +20,26 @@ def state_from_journal(phase, data):
     hand, top, inside = data.get("hand", 0), data.get("top"), data.get("inside")
     game = data.get("game", 1)
     if phase == "preparing":
-        return State("preparing", {"game": game, "stage": "start",
+        return State("preparing", {"game": game, "stage": Stage.START,
                                    "before": data.get("where") or {d: UNKNOWN for d in DECKS}})
     if phase == "building":
         return State("building", {"deck": inside or "A", "top": top, "hand": hand, "game": game,
-                                  "stage": "build"})
+                                  "stage": Stage.BUILD})
     if phase == "built":
         return State("built", {"deck": inside or "A", "top": top, "hand": hand, "game": game})
     if phase == "hand_over":
         return State("hand_over", {"raising": inside, "dropping": top, "hand": hand,
-                                   "game": game, "stage": "raise"})
+                                   "game": game, "stage": Stage.RAISE})
     if phase == "resplit_pending":
-        return State("recovering", {"kind": "resplit", "stage": "waiting" if top else "resplit",
+        return State("recovering", {"kind": "resplit",
+                                    "stage": Stage.WAITING if top else Stage.RESPLIT,
                                     "top": top, "hand": hand, "game": game,
                                     "faults": list(data.get("faults") or ())})
     if phase == "swap_pending":
-        stage = data.get("stage", "raise")
+        stage = data.get("stage", Stage.RAISE)
         ready = bool(data.get("ready"))
-        if stage == "raise":
-            stage = "waiting" if ready else "drain"
+        if stage == Stage.RAISE:
+            stage = Stage.WAITING if ready else Stage.DRAIN
         return State("recovering", {"kind": "swap", "stage": stage, "deck": data.get("deck") or "A",
                                     "top": top, "hand": hand, "game": game, "ready": ready,
                                     "known": data.get("known"),
@@ -133,26 +134,27 @@ async def resume(s):
 async def _resume_recovery(s, st):
     p = st.params
     if p["kind"] == "resplit":
-        if p["stage"] == "resplit":
+        if p["stage"] == Stage.RESPLIT:
             await s.recovery.carry_on(st)
-        elif p["stage"] == "hand_over":  # the hand over it was at is lost with the daemon
-            s.to_state("recovering", **dict(p, stage="waiting" if p.get("top") else "resplit"))
+        elif p["stage"] == Stage.HAND_OVER:  # the hand over it was at is lost with the daemon
+            s.to_state("recovering",
+                       **dict(p, stage=Stage.WAITING if p.get("top") else Stage.RESPLIT))
             if not p.get("top"):
                 await s.recovery.carry_on(s.state)
         return "resplit"
-    if p["stage"] == "drain":  # the drain was cut: its counts are gone
+    if p["stage"] == Stage.DRAIN:  # the drain was cut: its counts are gone
         raise NotReady("session %s can't be resumed: the daemon stopped while the table's "
                        "tiles were being moved onto its tracks: abort and start again" % s.id,
                        code="unresumable")
-    if p["stage"] == "build":
+    if p["stage"] == Stage.BUILD:
         raise NotReady("session %s can't be resumed: the daemon stopped while deck %s was "
                        "being built, with deck %s on the table top: abort and start again"
                        % (s.id, other(p["deck"]), p["deck"]), code="unresumable")
-    if p["stage"] == "drop":
+    if p["stage"] == Stage.DROP:
         await s.recovery.carry_on(st)
         return "resumed"
-    if p["stage"] == "raise":  # cut on its way up: the next hand over raises again
-        s.to_state("recovering", **dict(p, stage="waiting"))
+    if p["stage"] == Stage.RAISE:  # cut on its way up: the next hand over raises again
+        s.to_state("recovering", **dict(p, stage=Stage.WAITING))
     return "swap"
 
 

@@ -27,7 +27,7 @@ from hostd.core.codes import describe_backs
 from hostd.core.dice import announcement
 from hostd.core.recovery import MAX_RESETS, Recovery
 from hostd.core.rulesets import RulesetError, check_colours, check_fits
-from hostd.core.state import DECKS, UNKNOWN, Machine, State, other, where
+from hostd.core.state import DECKS, UNKNOWN, Machine, Stage, State, other, where
 from hostd.errors import BadRequest, JantakuError, NotReady, Refused
 from hostd.table.client import TableFault
 from protocol.messages import F_RESET
@@ -158,7 +158,7 @@ class Session:
         if st.name in ("building", "recovering"):
             return None, p.get("top")
         if st.name == "hand_over":
-            return None, p["raising"] if p["stage"] == "settle" else p.get("dropping")
+            return None, p["raising"] if p["stage"] == Stage.SETTLE else p.get("dropping")
         return None, None
 
     @property
@@ -189,8 +189,9 @@ class Session:
         closes and the step goes on: the state says so at once)."""
         self._continue.set()
         st = self.state
-        if st.name in ("preparing", "building") and st.get("stage") == "push":
-            self.update_state(until=None, stage="build" if st.name == "building" else "start")
+        if st.name in ("preparing", "building") and st.get("stage") == Stage.PUSH:
+            self.update_state(until=None,
+                              stage=Stage.BUILD if st.name == "building" else Stage.START)
 
     def summary(self):
         return {
@@ -289,7 +290,7 @@ class Session:
             if resume is not None:  # a fault stopped it: the table kept its counts
                 if resume["kind"] == "short" and resume["missing"] >= self.tiles // 4:
                     # so many are missing that they are on the table top, not pushed in
-                    await self._push_window("building", stage="push")
+                    await self._push_window("building", stage=Stage.PUSH)
                 result = await self.table.resume_build(resume["table_build"])
             else:
                 result = await self.table.build(
@@ -506,7 +507,7 @@ class Session:
         plan = self.plan
         top = None if self.mixed_deck else "B"
         if plan.get("adopt"):  # the last session's walls inside, counted and checked
-            self.to_state("preparing", stage="start", before=dict(plan["before"]))
+            self.to_state("preparing", stage=Stage.START, before=dict(plan["before"]))
             self.to_state("built", deck="A", top=top, hand=0)
             return
         await self._prepare(plan)
@@ -517,7 +518,7 @@ class Session:
         tiles a stopped build left on the ramps are stacked first), then the centre opens
         while people push the table top in."""
         before = dict(plan.get("before") or {d: UNKNOWN for d in DECKS})
-        self.to_state("preparing", stage="start", before=before)
+        self.to_state("preparing", stage=Stage.START, before=before)
         for _ in range(MAX_RESETS):
             try:
                 return await self._collect(plan, before)
@@ -531,7 +532,7 @@ class Session:
                             "tiles: they all go into the mixer anyway; the collect goes on",
                             recovered=True)
                 plan = dict(plan, **{"raise": True})
-                self.to_state("preparing", stage="start", before=before)
+                self.to_state("preparing", stage=Stage.START, before=before)
         raise TableFault(F_RESET, 0, 0, "the table restarted %d times in a row while collecting "
                          "the tiles: stopped" % MAX_RESETS)
 
@@ -540,21 +541,21 @@ class Session:
         if self.table.door not in ("closed", "unknown"):
             await self.table.close_door()  # left open by an abort
         if plan.get("raise"):
-            self.update_state(stage="raise")
+            self.update_state(stage=Stage.RAISE)
             self.emit("collect", step="raise")
             await self.motion(self.table.bring_walls_up)
             self.update_state(before={d: ("top" if p in STUCK else p) for d, p in before.items()})
         if plan.get("window"):
-            await self._push_window("preparing", stage="push")
+            await self._push_window("preparing", stage=Stage.PUSH)
         if self.mixed_deck:  # both sets in the mixer now
-            self.update_state(stage="start", before={d: "mixer" for d in DECKS})
+            self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS})
 
     async def build_first(self, top):
         """Deck A built inside; for Mixed Deck, proven to be a split: if it took the last
         tile in the mixer, the other set was not in it (mixer_short): its walls come up,
         the centre opens until people say every tile is in, and A is built again."""
         for _ in range(MAX_MIXER_SHORT):
-            self.to_state("building", deck="A", top=top, hand=self.hand, stage="build")
+            self.to_state("building", deck="A", top=top, hand=self.hand, stage=Stage.BUILD)
             first_split = self.mixed_deck and not self.decks
             try:
                 record = await self.build("A", expect_empty=not self.mixed_deck,
@@ -590,11 +591,11 @@ class Session:
                           "deck A took every tile in the mixer: the two sets were not both "
                           "in it; its walls come up and every tile must go into the centre")
         before = {"A": "inside", "B": UNKNOWN}
-        self.to_state("preparing", stage="raise", reason="mixer_short", before=before)
+        self.to_state("preparing", stage=Stage.RAISE, reason="mixer_short", before=before)
         await self.motion(self.table.bring_walls_up)
         self.update_state(before={"A": "top", "B": UNKNOWN})
-        await self._push_window("preparing", stage="push", timed=False)
-        self.update_state(stage="start", before={d: "mixer" for d in DECKS})
+        await self._push_window("preparing", stage=Stage.PUSH, timed=False)
+        self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS})
         self.mark_recovered(fid)
 
     async def _push_window(self, name, *, timed=True, **params):
@@ -612,7 +613,8 @@ class Session:
                 await self._continue.wait()
         finally:
             if self.state.name == name:
-                self.update_state(until=None, stage="build" if name == "building" else "start")
+                self.update_state(until=None,
+                                  stage=Stage.BUILD if name == "building" else Stage.START)
         await self.table.close_door()
 
     # -- the throw ------------------------------------------------------------------------------
@@ -723,7 +725,7 @@ class Session:
             # the first build of a split (a session's, a game's, a re-split's)
             if build is None:
                 return await self.build_first(top=None)
-            self.to_state("building", deck="A", top=None, hand=self.hand, stage="build")
+            self.to_state("building", deck="A", top=None, hand=self.hand, stage=Stage.BUILD)
             record = await self.build("A", expect_empty=False, resume=build, split=True)
             await self.finish_first_split(record)
             return None
@@ -750,7 +752,7 @@ class Session:
         """A hand over a restart of the daemon cut before its hand began: the walls may be
         on their way up, so they are raised (again); the turnaround counts from now."""
         self._hand_over_mark = None
-        return await self.run_hand_over(repeat=st.with_(stage="raise"))
+        return await self.run_hand_over(repeat=st.with_(stage=Stage.RAISE))
 
     async def run_hand_over(self, repeat=None, fault_ids=None):
         if repeat is None:
@@ -758,11 +760,11 @@ class Session:
             next_hand = self.hand + 1
             # committed before anything moves: a restart knows a hand over was under way
             self.to_state("hand_over", raising=raised, dropping=dropped, hand=next_hand,
-                     stage="raise", thrown=False)
+                     stage=Stage.RAISE, thrown=False)
             self.emit("hand_over", hand=next_hand, raising=raised, dropping=dropped)
         else:  # repeated after a stop (guard broken, ...): the cause must be gone
             raised, dropped, next_hand = repeat["raising"], repeat.get("dropping"), repeat["hand"]
-            if repeat["stage"] == "settle":
+            if repeat["stage"] == Stage.SETTLE:
                 return await self._after_top(next_hand, raised, dropped)
             self.to_state("hand_over", **dict(repeat.params))
         if self._hand_over_mark is None:
@@ -794,8 +796,8 @@ class Session:
         self.hands.append(record)
         self.hand = next_hand
         self.throw = None
-        self.to_state("hand_over", raising=raised, dropping=dropped, hand=next_hand, stage="settle",
-                 thrown=False)
+        self.to_state("hand_over", raising=raised, dropping=dropped, hand=next_hand,
+                      stage=Stage.SETTLE, thrown=False)
         self.emit("hand", **record)
         return await self._after_top(next_hand, raised, dropped)
 
@@ -846,7 +848,7 @@ class Session:
 
     async def rebuild_inside(self, deck, *, top, resume=None):
         """Build the deck that was dropped into the mixer, inside, during the hand."""
-        self.to_state("building", deck=deck, top=top, hand=self.hand, stage="build")
+        self.to_state("building", deck=deck, top=top, hand=self.hand, stage=Stage.BUILD)
         try:
             await self.build(deck, expect_empty=True, resume=resume)
         except TableFault as e:

@@ -14,40 +14,189 @@ seconds), never a countdown, so two looks at one state agree.  ``Machine.seq`` c
 every change of state or parameters, and of the table's connection (which changes what
 is accepted); every answer carries the ``seq`` it was judged in.
 """
+import re
 import time
+import types
+from enum import StrEnum
+from typing import Any, Literal, Optional
 
-#: every state, its parameters and what it means (docs/API.md "States")
-STATES = {
-    "idle": (("walls_inside", "where"),
-             "no session is open; `where` is where the last session left the decks"),
-    "table_fault": (("kind", "track"),
-                    "no session is open and the table reports a fault that a person must fix"),
-    "bench": (("what",), "a self-test or a calibration runs (no session)"),
-    "emptying": (("stage", "round", "tiles", "until"),
-                 "`session end --empty`: every tile comes up to the table top, a round at a "
-                 "time (stage raise, drain, clear_top: people take the tiles out)"),
-    "aborting": (("session",), "an abort waits for the table to confirm it"),
-    "preparing": (("game", "stage", "until", "before", "reason"),
-                  "a session (or a Mixed Deck game) is brought to its starting position: stage "
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+DECKS = ("A", "B")
+UNKNOWN = "unknown"
+PLACES = ("top", "inside", "lift", "mixer", "split", UNKNOWN)
+
+
+class Stage(StrEnum):
+    """Where a state is at (its ``stage`` parameter).  Its values are the strings on the
+    wire and in the journal: a StrEnum serialises as them, and old journals read back."""
+
+    START = "start"  # preparing: the starting position is being reached
+    RAISE = "raise"  # walls on their way up (emptying, preparing, hand_over, a swap)
+    PUSH = "push"  # the centre is open while people push tiles in (preparing, building)
+    BUILD = "build"  # a deck is being built inside (building, a swap)
+    SETTLE = "settle"  # hand_over: the hand has begun, the lift goes back down
+    DRAIN = "drain"  # the mixer's tiles go onto the tracks (emptying, a swap)
+    CLEAR_TOP = "clear_top"  # emptying: people take the tiles on the table top out
+    WAITING = "waiting"  # recovering: at the next hand over
+    RESPLIT = "resplit"  # recovering: both decks split again now
+    HAND_OVER = "hand_over"  # recovering: the hand over a resplit waited for is under way
+    DROP = "drop"  # recovering (swap): the untrusted deck drops into the mixer
+
+
+# -- each state's parameters: a frozen model whose values are checked -------------------------
+
+Deck = Literal["A", "B"]
+Place = Literal["top", "inside", "lift", "mixer", "split", "unknown"]
+Places = Optional[dict[Deck, Place]]
+Hand = Optional[int]
+Game = Optional[int]
+
+
+class Params(BaseModel):
+    """A state's parameters: each null unless given; an unknown one, or a value of the
+    wrong kind (a deck that is not A or B, a stage the state does not have, a negative
+    hand), is refused."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @field_validator("hand", "round", "tiles", "track", "game", "session", check_fields=False)
+    @classmethod
+    def _counts(cls, v, info):
+        low = 1 if info.field_name in ("track", "game", "session") else 0
+        if v is not None and v < low:
+            raise ValueError("must be %d or more" % low)
+        return v
+
+
+class IdleParams(Params):
+    walls_inside: Optional[bool] = None
+    where: Places = None
+
+
+class FaultedTableParams(Params):
+    kind: Optional[str] = None
+    track: Optional[int] = None
+
+
+class BenchParams(Params):
+    what: Optional[Literal["selftest", "calibrate"]] = None
+
+
+class EmptyingParams(Params):
+    stage: Optional[Literal[Stage.RAISE, Stage.DRAIN, Stage.CLEAR_TOP]] = None
+    round: Optional[int] = None
+    tiles: Optional[int] = None
+    until: Optional[int | float] = None
+
+
+class AbortingParams(Params):
+    session: Optional[int] = None
+
+
+class PreparingParams(Params):
+    game: Game = None
+    stage: Optional[Literal[Stage.START, Stage.RAISE, Stage.PUSH]] = None
+    until: Optional[int | float] = None
+    before: Places = None
+    reason: Optional[Literal["mixer_short"]] = None
+
+
+class BuildingParams(Params):
+    deck: Optional[Deck] = None
+    top: Optional[Deck] = None
+    hand: Hand = None
+    game: Game = None
+    thrown: Optional[bool] = None
+    stage: Optional[Literal[Stage.BUILD, Stage.PUSH]] = None
+    until: Optional[int | float] = None
+
+
+class BuiltParams(Params):
+    deck: Optional[Deck] = None
+    top: Optional[Deck] = None
+    hand: Hand = None
+    game: Game = None
+    thrown: Optional[bool] = None
+
+
+class HandOverParams(Params):
+    raising: Optional[Deck] = None
+    dropping: Optional[Deck] = None
+    hand: Hand = None
+    game: Game = None
+    thrown: Optional[bool] = None
+    stage: Optional[Literal[Stage.RAISE, Stage.SETTLE]] = None
+
+
+class StoppedParams(Params):
+    step: Optional[str] = None
+    kind: Optional[str] = None
+    track: Optional[int] = None
+    deck: Optional[Deck] = None
+    hand: Hand = None
+    game: Game = None
+    thrown: Optional[bool] = None
+    fault: Optional[dict[str, Any]] = None
+    resume: Optional[dict[str, Any]] = None
+
+    @field_validator("resume")
+    @classmethod
+    def _a_state(cls, v):
+        """The state it carries on from: a state of its own (never a stop)."""
+        if v is not None:
+            if v.get("name") == "stopped":
+                raise ValueError("a stop resumes a state that is not a stop")
+            State.from_dict(v)  # its name and parameters checked
+        return v
+
+
+class RecoveringParams(Params):
+    kind: Optional[Literal["resplit", "swap"]] = None
+    stage: Optional[Literal[Stage.WAITING, Stage.RESPLIT, Stage.HAND_OVER, Stage.DRAIN,
+                            Stage.RAISE, Stage.BUILD, Stage.DROP]] = None
+    deck: Optional[Deck] = None
+    top: Optional[Deck] = None
+    hand: Hand = None
+    game: Game = None
+    thrown: Optional[bool] = None
+    faults: Optional[list[Optional[int]]] = None
+    ready: Optional[bool] = None
+    known: Optional[list[int]] = None
+
+
+#: each state's parameters (a frozen model)
+PARAMS = {"idle": IdleParams, "table_fault": FaultedTableParams, "bench": BenchParams,
+          "emptying": EmptyingParams, "aborting": AbortingParams,
+          "preparing": PreparingParams, "building": BuildingParams, "built": BuiltParams,
+          "hand_over": HandOverParams, "stopped": StoppedParams,
+          "recovering": RecoveringParams}
+
+#: every state, what it means (docs/API.md "States")
+MEANS = {
+    "idle": "no session is open; `where` is where the last session left the decks",
+    "table_fault": "no session is open and the table reports a fault that a person must fix",
+    "bench": "a self-test or a calibration runs (no session)",
+    "emptying": "`session end --empty`: every tile comes up to the table top, a round at a "
+                 "time (stage raise, drain, clear_top: people take the tiles out)",
+    "aborting": "an abort waits for the table to confirm it",
+    "preparing": "a session (or a Mixed Deck game) is brought to its starting position: stage "
                   "start, raise (the walls inside come up), push (the centre is open while "
-                  "people push every tile in, until `until`, or until continue when it is null)"),
-    "building": (("deck", "top", "hand", "game", "thrown", "stage", "until"),
-                 "deck `deck` is being built inside while deck `top` (if any) is played; stage "
-                 "push: the centre is open while people push the rest of its tiles in"),
-    "built": (("deck", "top", "hand", "game", "thrown"),
-              "deck `deck` is built inside; hand `hand` (0: none yet) is played on deck `top`"),
-    "hand_over": (("raising", "dropping", "hand", "game", "thrown", "stage"),
-                  "the hand over of hand `hand`: stage raise (the walls on their way up, the "
-                  "played deck dropping), settle (the hand has begun; the lift goes down)"),
-    "stopped": (("step", "kind", "track", "deck", "hand", "game", "thrown", "fault", "resume"),
-                "a fault or a refusal stopped `step`; `resume` is the state it carries on "
-                "from once people fixed it"),
-    "recovering": (("kind", "stage", "deck", "top", "hand", "game", "thrown", "faults", "ready",
-                    "known"),
-                   "after a table restart the walls inside are not trusted: kind resplit (Mixed "
+                  "people push every tile in, until `until`, or until continue when it is null)",
+    "building": "deck `deck` is being built inside while deck `top` (if any) is played; stage "
+                 "push: the centre is open while people push the rest of its tiles in",
+    "built": "deck `deck` is built inside; hand `hand` (0: none yet) is played on deck `top`",
+    "hand_over": "the hand over of hand `hand`: stage raise (the walls on their way up, the "
+                  "played deck dropping), settle (the hand has begun; the lift goes down)",
+    "stopped": "a fault or a refusal stopped `step`; `resume` is the state it carries on "
+                "from once people fixed it",
+    "recovering": "after a table restart the walls inside are not trusted: kind resplit (Mixed "
                    "Deck: both decks split again) or swap (the normal rotation); stage waiting: "
-                   "at the next hand over"),
+                   "at the next hand over",
 }
+
+#: every state: its parameters' names and what it means (docs/FAULTS.md's table)
+STATES = {name: (tuple(PARAMS[name].model_fields), means) for name, means in MEANS.items()}
 
 SESSION_STATES = ("preparing", "building", "built", "hand_over", "stopped", "recovering")
 _ANY_SESSION = ("idle", "aborting")  # every session state may end (end, abort, replace)
@@ -69,9 +218,8 @@ TRANSITIONS = {
     "recovering": ("recovering", "building", "built", "hand_over", "stopped") + _ANY_SESSION,
 }
 
-DECKS = ("A", "B")
-UNKNOWN = "unknown"
-PLACES = ("top", "inside", "lift", "mixer", "split", UNKNOWN)
+
+_STAGE_REPR = re.compile(r"<Stage\.[A-Z_]+: '([a-z_]+)'>")  # a stage in an error: its string
 
 
 class IllegalTransition(RuntimeError):
@@ -79,10 +227,12 @@ class IllegalTransition(RuntimeError):
 
 
 class State:
-    """One state: ``name`` and its ``params`` (a dict of JSON values).  Immutable by
-    convention: :meth:`with_` makes a changed copy."""
+    """One state: ``name`` and its ``params``, checked by the state's model (PARAMS: a
+    frozen pydantic model, each value of the right kind) and read-only (a mapping of
+    JSON values; a stage is a :class:`Stage`, which is its string): :meth:`with_` makes a
+    changed copy."""
 
-    __slots__ = ("name", "params")
+    __slots__ = ("name", "model", "params")
 
     def __init__(self, name, params=None):
         if name not in STATES:
@@ -93,8 +243,16 @@ class State:
         if extra:
             raise ValueError("state %s has no parameter %s (it has %s)"
                              % (name, ", ".join(extra), ", ".join(allowed)))
+        try:
+            self.model = PARAMS[name].model_validate(params)
+        except ValidationError as e:
+            raise ValueError("state %s: %s" % (name, "; ".join(
+                "%s: %s (got %r)" % (".".join(str(x) for x in err["loc"]),
+                                     _STAGE_REPR.sub(r"'\1'", err["msg"]), err.get("input"))
+                for err in e.errors()))) from None
         self.name = name
-        self.params = {k: params.get(k) for k in allowed}
+        self.params = types.MappingProxyType(
+            {k: getattr(self.model, k) for k in allowed})
 
     def __getitem__(self, key):
         return self.params[key]
@@ -107,10 +265,11 @@ class State:
         return State(self.name, dict(self.params, **changes))
 
     def __eq__(self, other):
-        return isinstance(other, State) and (self.name, self.params) == (other.name, other.params)
+        return isinstance(other, State) and (self.name, dict(self.params)) == (
+            other.name, dict(other.params))
 
     def __repr__(self):
-        return "State(%r, %r)" % (self.name, self.params)
+        return "State(%r, %r)" % (self.name, self.to_dict()["params"])
 
     def to_dict(self):
         return {"name": self.name, "params": _plain(self.params)}
@@ -128,14 +287,16 @@ class State:
         s = self.name == "stopped" and self.params.get("resume")
         st = State.from_dict(s) if s else self
         if st.name == "hand_over":
-            return st["hand"] if st["stage"] == "settle" else 0
+            return st["hand"] if st["stage"] == Stage.SETTLE else 0
         if st.name in ("building", "built", "recovering"):
             return st.get("hand", 0) if st.get("top") else 0
         return 0
 
 
 def _plain(v):
-    if isinstance(v, dict):
+    if isinstance(v, StrEnum):
+        return v.value
+    if isinstance(v, (dict, types.MappingProxyType)):
         return {k: _plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
@@ -207,7 +368,7 @@ def where(state):
     elif state.name == "built":
         places = {p["deck"]: "inside", p.get("top"): "top"}
     elif state.name == "hand_over":
-        up = "lift" if p["stage"] == "raise" else "top"
+        up = "lift" if p["stage"] == Stage.RAISE else "top"
         places = {p["raising"]: up, p.get("dropping"): "mixer"}
     elif state.name == "recovering":
         places = _recovering_where(p)
@@ -222,9 +383,9 @@ def _recovering_where(p):
         return {top: "top", x: UNKNOWN} if top else {d: UNKNOWN for d in DECKS}
     y = other(x) if x else None
     stage = p.get("stage")
-    if stage in ("waiting", "drain", "raise"):
+    if stage in (Stage.WAITING, Stage.DRAIN, Stage.RAISE):
         return {x: UNKNOWN, y: "top" if top == y else "mixer"}
-    if stage == "build":
+    if stage == Stage.BUILD:
         return {x: "top", y: "split"}
     return {x: "top", y: "inside"}  # drop: X goes back in
 
