@@ -46,8 +46,8 @@ class Stage(StrEnum):
 
 # -- each state's parameters: a frozen model whose values are checked -------------------------
 
-Deck = Literal["A", "B"]
-Place = Literal["top", "inside", "lift", "mixer", "split", "unknown"]
+Deck = Literal[DECKS]
+Place = Literal[PLACES]
 Places = Optional[dict[Deck, Place]]
 Hand = Optional[int]
 Game = Optional[int]
