@@ -310,7 +310,7 @@ def documented():
 
 def example_state(code):
     """A state (and table fault) that gives ``code``: for the docs' table and its test."""
-    return _EXAMPLES[code]
+    return _examples()[code]
 
 
 def example_context(code):
@@ -322,39 +322,44 @@ def example_context(code):
 
 
 _H = {"hand": 3, "game": 1, "thrown": True}
-_EXAMPLES = {
-    "table_disconnected": (State("built", dict(_H, deck="B", top="A")), False, None),
-    "table_cannot_start": (State("idle", {"walls_inside": False}), False, None),
-    "abort_pending": (State("aborting", {"session": 1}), False, None),
-    "start_session": (State("idle", {"walls_inside": False}), True, None),
-    "take_tiles_out": (State("idle", {"walls_inside": False, "where": {"A": "top", "B": "top"}}),
-                       True, None),
-    "table_fault": (State("table_fault", {"kind": "jam", "track": 2}), True,
-                    {"kind": "jam", "track": 2, "message": "track 2 is jammed"}),
-    "self_test": (State("bench", {"what": "selftest"}), True, None),
-    "calibrating": (State("bench", {"what": "calibrate"}), True, None),
-    "emptying": (State("emptying", {"stage": Stage.RAISE, "round": 0}), True, None),
-    "clear_top": (State("emptying", {"stage": Stage.CLEAR_TOP, "round": 1, "tiles": 128}), True,
-                  None),
-    "collecting": (State("preparing", {"game": 1, "stage": Stage.RAISE}), True, None),
-    "push_all": (State("preparing", {"game": 1, "stage": Stage.PUSH}), True, None),
-    "mixer_short": (State("preparing", {"game": 1, "stage": Stage.PUSH, "reason": "mixer_short"}),
-                    True, None),
-    "building": (State("building", {"deck": "A", "hand": 0, "game": 1}), True, None),
-    "push_rest": (State("building", dict(_H, deck="B", top="A", stage=Stage.PUSH)), True, None),
-    "press_start": (State("built", {"deck": "A", "hand": 0, "game": 1}), True, None),
-    "press_dice": (State("building", dict(_H, deck="B", top="A", thrown=False)), True, None),
-    "playing_building": (State("building", dict(_H, deck="B", top="A")), True, None),
-    "playing": (State("built", dict(_H, deck="B", top="A")), True, None),
-    "raising": (State("hand_over", dict(_H, raising="B", dropping="A", stage=Stage.RAISE)), True,
-                None),
-    "lift_down": (State("hand_over", dict(_H, raising="B", dropping="A", stage=Stage.SETTLE)), True,
-                  None),
-    "recovery_waits": (State("recovering", dict(_H, kind="resplit", stage=Stage.WAITING, top="A")),
-                       True, None),
-    "recovering": (State("recovering", {"kind": "resplit", "stage": Stage.RESPLIT, "hand": 3,
-                                        "game": 1}), True, None),
-    "stopped": (State("stopped", {"step": "hand_over", "kind": "jam", "track": 2, "deck": "B",
-                                  "fault": {"message": "deck B: counted 48 of 136: track 2 is "
-                                                       "jammed"}}), True, None),
-}
+
+
+def _examples():
+    """The example states (made when first asked for: a state's model loads pydantic,
+    which the CLI does not)."""
+    hand_over, recovering = dict(_H, raising="B", dropping="A"), dict(_H, kind="resplit")
+    return {
+        "table_disconnected": (State("built", dict(_H, deck="B", top="A")), False, None),
+        "table_cannot_start": (State("idle", {"walls_inside": False}), False, None),
+        "abort_pending": (State("aborting", {"session": 1}), False, None),
+        "start_session": (State("idle", {"walls_inside": False}), True, None),
+        "take_tiles_out": (State("idle", {"walls_inside": False,
+                                          "where": {"A": "top", "B": "top"}}), True, None),
+        "table_fault": (State("table_fault", {"kind": "jam", "track": 2}), True,
+                        {"kind": "jam", "track": 2, "message": "track 2 is jammed"}),
+        "self_test": (State("bench", {"what": "selftest"}), True, None),
+        "calibrating": (State("bench", {"what": "calibrate"}), True, None),
+        "emptying": (State("emptying", {"stage": Stage.RAISE, "round": 0}), True, None),
+        "clear_top": (State("emptying", {"stage": Stage.CLEAR_TOP, "round": 1, "tiles": 128}),
+                      True, None),
+        "collecting": (State("preparing", {"game": 1, "stage": Stage.RAISE}), True, None),
+        "push_all": (State("preparing", {"game": 1, "stage": Stage.PUSH}), True, None),
+        "mixer_short": (State("preparing", {"game": 1, "stage": Stage.PUSH,
+                                            "reason": "mixer_short"}), True, None),
+        "building": (State("building", {"deck": "A", "hand": 0, "game": 1}), True, None),
+        "push_rest": (State("building", dict(_H, deck="B", top="A", stage=Stage.PUSH)), True,
+                      None),
+        "press_start": (State("built", {"deck": "A", "hand": 0, "game": 1}), True, None),
+        "press_dice": (State("building", dict(_H, deck="B", top="A", thrown=False)), True, None),
+        "playing_building": (State("building", dict(_H, deck="B", top="A")), True, None),
+        "playing": (State("built", dict(_H, deck="B", top="A")), True, None),
+        "raising": (State("hand_over", dict(hand_over, stage=Stage.RAISE)), True, None),
+        "lift_down": (State("hand_over", dict(hand_over, stage=Stage.SETTLE)), True, None),
+        "recovery_waits": (State("recovering", dict(recovering, stage=Stage.WAITING, top="A")),
+                           True, None),
+        "recovering": (State("recovering", {"kind": "resplit", "stage": Stage.RESPLIT, "hand": 3,
+                                            "game": 1}), True, None),
+        "stopped": (State("stopped", {"step": "hand_over", "kind": "jam", "track": 2, "deck": "B",
+                                      "fault": {"message": "deck B: counted 48 of 136: track 2 is "
+                                                           "jammed"}}), True, None),
+    }

@@ -20,7 +20,6 @@ import types
 from enum import StrEnum
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 DECKS = ("A", "B")
 UNKNOWN = "unknown"
@@ -45,132 +44,74 @@ class Stage(StrEnum):
 
 
 # -- each state's parameters: a frozen model whose values are checked -------------------------
+# The types are plain typing (the CLI loads this module and stays light: pydantic is
+# imported when the first state is made: tests/unit/test_cli_errors.py, help stays light).
 
 Deck = Literal[DECKS]
 Place = Literal[PLACES]
 Places = Optional[dict[Deck, Place]]
-Hand = Optional[int]
-Game = Optional[int]
+Count = Optional[int]  # its least value in COUNTS
+Until = Optional[int | float]  # an absolute time, Unix seconds
+
+#: state -> its parameters, in order, each with its type (all null unless given)
+PARAM_TYPES = {
+    "idle": (("walls_inside", Optional[bool]), ("where", Places)),
+    "table_fault": (("kind", Optional[str]), ("track", Count)),
+    "bench": (("what", Optional[Literal["selftest", "calibrate"]]),),
+    "emptying": (("stage", Optional[Literal[Stage.RAISE, Stage.DRAIN, Stage.CLEAR_TOP]]),
+                 ("round", Count), ("tiles", Count), ("until", Until)),
+    "aborting": (("session", Count),),
+    "preparing": (("game", Count), ("stage", Optional[Literal[Stage.START, Stage.RAISE,
+                                                               Stage.PUSH]]),
+                  ("until", Until), ("before", Places),
+                  ("reason", Optional[Literal["mixer_short"]])),
+    "building": (("deck", Optional[Deck]), ("top", Optional[Deck]), ("hand", Count),
+                 ("game", Count), ("thrown", Optional[bool]),
+                 ("stage", Optional[Literal[Stage.BUILD, Stage.PUSH]]), ("until", Until)),
+    "built": (("deck", Optional[Deck]), ("top", Optional[Deck]), ("hand", Count),
+              ("game", Count), ("thrown", Optional[bool])),
+    "hand_over": (("raising", Optional[Deck]), ("dropping", Optional[Deck]), ("hand", Count),
+                  ("game", Count), ("thrown", Optional[bool]),
+                  ("stage", Optional[Literal[Stage.RAISE, Stage.SETTLE]])),
+    "stopped": (("step", Optional[str]), ("kind", Optional[str]), ("track", Count),
+                ("deck", Optional[Deck]), ("hand", Count), ("game", Count),
+                ("thrown", Optional[bool]), ("fault", Optional[dict[str, Any]]),
+                ("resume", Optional[dict[str, Any]])),
+    "recovering": (("kind", Optional[Literal["resplit", "swap"]]),
+                   ("stage", Optional[Literal[Stage.WAITING, Stage.RESPLIT, Stage.HAND_OVER,
+                                              Stage.DRAIN, Stage.RAISE, Stage.BUILD,
+                                              Stage.DROP]]),
+                   ("deck", Optional[Deck]), ("top", Optional[Deck]), ("hand", Count),
+                   ("game", Count), ("thrown", Optional[bool]),
+                   ("faults", Optional[list[Optional[int]]]), ("ready", Optional[bool]),
+                   ("known", Optional[list[int]])),
+}
+#: the least value of a count: a track, a game and a session from 1, the others from 0
+COUNTS = {"hand": 0, "round": 0, "tiles": 0, "track": 1, "game": 1, "session": 1}
+_MODELS = {}
 
 
-class Params(BaseModel):
-    """A state's parameters: each null unless given; an unknown one, or a value of the
-    wrong kind (a deck that is not A or B, a stage the state does not have, a negative
-    hand), is refused."""
+def params_model(name):
+    """State ``name``'s parameters as a frozen pydantic model (made on first use)."""
+    model = _MODELS.get(name)
+    if model is None:
+        import pydantic
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+        def counts(cls, v, info):
+            if v is not None and v < COUNTS[info.field_name]:
+                raise ValueError("must be %d or more" % COUNTS[info.field_name])
+            return v
 
-    @field_validator("hand", "round", "tiles", "track", "game", "session", check_fields=False)
-    @classmethod
-    def _counts(cls, v, info):
-        low = 1 if info.field_name in ("track", "game", "session") else 0
-        if v is not None and v < low:
-            raise ValueError("must be %d or more" % low)
-        return v
+        fields = dict(PARAM_TYPES[name])
+        checked = [f for f in fields if f in COUNTS]
+        validators = {"counts": pydantic.field_validator(*checked)(counts)} if checked else {}
+        model = _MODELS[name] = pydantic.create_model(
+            "%sParams" % "".join(w.title() for w in name.split("_")),
+            __config__=pydantic.ConfigDict(frozen=True, extra="forbid"),
+            __validators__=validators,
+            **{f: (t, None) for f, t in fields.items()})
+    return model
 
-
-class IdleParams(Params):
-    walls_inside: Optional[bool] = None
-    where: Places = None
-
-
-class FaultedTableParams(Params):
-    kind: Optional[str] = None
-    track: Optional[int] = None
-
-
-class BenchParams(Params):
-    what: Optional[Literal["selftest", "calibrate"]] = None
-
-
-class EmptyingParams(Params):
-    stage: Optional[Literal[Stage.RAISE, Stage.DRAIN, Stage.CLEAR_TOP]] = None
-    round: Optional[int] = None
-    tiles: Optional[int] = None
-    until: Optional[int | float] = None
-
-
-class AbortingParams(Params):
-    session: Optional[int] = None
-
-
-class PreparingParams(Params):
-    game: Game = None
-    stage: Optional[Literal[Stage.START, Stage.RAISE, Stage.PUSH]] = None
-    until: Optional[int | float] = None
-    before: Places = None
-    reason: Optional[Literal["mixer_short"]] = None
-
-
-class BuildingParams(Params):
-    deck: Optional[Deck] = None
-    top: Optional[Deck] = None
-    hand: Hand = None
-    game: Game = None
-    thrown: Optional[bool] = None
-    stage: Optional[Literal[Stage.BUILD, Stage.PUSH]] = None
-    until: Optional[int | float] = None
-
-
-class BuiltParams(Params):
-    deck: Optional[Deck] = None
-    top: Optional[Deck] = None
-    hand: Hand = None
-    game: Game = None
-    thrown: Optional[bool] = None
-
-
-class HandOverParams(Params):
-    raising: Optional[Deck] = None
-    dropping: Optional[Deck] = None
-    hand: Hand = None
-    game: Game = None
-    thrown: Optional[bool] = None
-    stage: Optional[Literal[Stage.RAISE, Stage.SETTLE]] = None
-
-
-class StoppedParams(Params):
-    step: Optional[str] = None
-    kind: Optional[str] = None
-    track: Optional[int] = None
-    deck: Optional[Deck] = None
-    hand: Hand = None
-    game: Game = None
-    thrown: Optional[bool] = None
-    fault: Optional[dict[str, Any]] = None
-    resume: Optional[dict[str, Any]] = None
-
-    @field_validator("resume")
-    @classmethod
-    def _a_state(cls, v):
-        """The state it carries on from: a state of its own (never a stop)."""
-        if v is not None:
-            if v.get("name") == "stopped":
-                raise ValueError("a stop resumes a state that is not a stop")
-            State.from_dict(v)  # its name and parameters checked
-        return v
-
-
-class RecoveringParams(Params):
-    kind: Optional[Literal["resplit", "swap"]] = None
-    stage: Optional[Literal[Stage.WAITING, Stage.RESPLIT, Stage.HAND_OVER, Stage.DRAIN,
-                            Stage.RAISE, Stage.BUILD, Stage.DROP]] = None
-    deck: Optional[Deck] = None
-    top: Optional[Deck] = None
-    hand: Hand = None
-    game: Game = None
-    thrown: Optional[bool] = None
-    faults: Optional[list[Optional[int]]] = None
-    ready: Optional[bool] = None
-    known: Optional[list[int]] = None
-
-
-#: each state's parameters (a frozen model)
-PARAMS = {"idle": IdleParams, "table_fault": FaultedTableParams, "bench": BenchParams,
-          "emptying": EmptyingParams, "aborting": AbortingParams,
-          "preparing": PreparingParams, "building": BuildingParams, "built": BuiltParams,
-          "hand_over": HandOverParams, "stopped": StoppedParams,
-          "recovering": RecoveringParams}
 
 #: every state, what it means (docs/API.md "States")
 MEANS = {
@@ -196,7 +137,8 @@ MEANS = {
 }
 
 #: every state: its parameters' names and what it means (docs/FAULTS.md's table)
-STATES = {name: (tuple(PARAMS[name].model_fields), means) for name, means in MEANS.items()}
+STATES = {name: (tuple(f for f, _ in PARAM_TYPES[name]), means)
+          for name, means in MEANS.items()}
 
 SESSION_STATES = ("preparing", "building", "built", "hand_over", "stopped", "recovering")
 _ANY_SESSION = ("idle", "aborting")  # every session state may end (end, abort, replace)
@@ -222,15 +164,22 @@ TRANSITIONS = {
 _STAGE_REPR = re.compile(r"<Stage\.[A-Z_]+: '([a-z_]+)'>")  # a stage in an error: its string
 
 
+def _check_resume(resume):
+    """A stop's ``resume``: the state it carries on from, a state of its own (never a stop)."""
+    if resume.get("name") == "stopped":
+        raise ValueError("a stop resumes a state that is not a stop")
+    State.from_dict(resume)  # its name and parameters checked
+
+
 class IllegalTransition(RuntimeError):
     """The code tried a change of state the transition table does not allow: a bug."""
 
 
 class State:
-    """One state: ``name`` and its ``params``, checked by the state's model (PARAMS: a
-    frozen pydantic model, each value of the right kind) and read-only (a mapping of
-    JSON values; a stage is a :class:`Stage`, which is its string): :meth:`with_` makes a
-    changed copy."""
+    """One state: ``name`` and its ``params``, checked by the state's model
+    (:func:`params_model`: a frozen pydantic model, each value of the right kind) and
+    read-only (a mapping of JSON values; a stage is a :class:`Stage`, which is its
+    string): :meth:`with_` makes a changed copy."""
 
     __slots__ = ("name", "model", "params")
 
@@ -244,8 +193,12 @@ class State:
             raise ValueError("state %s has no parameter %s (it has %s)"
                              % (name, ", ".join(extra), ", ".join(allowed)))
         try:
-            self.model = PARAMS[name].model_validate(params)
-        except ValidationError as e:
+            self.model = params_model(name).model_validate(params)
+            if name == "stopped" and self.model.resume is not None:
+                _check_resume(self.model.resume)
+        except ValueError as e:  # (pydantic's ValidationError is one)
+            if not hasattr(e, "errors"):
+                raise ValueError("state %s: resume: %s" % (name, e)) from None
             raise ValueError("state %s: %s" % (name, "; ".join(
                 "%s: %s (got %r)" % (".".join(str(x) for x in err["loc"]),
                                      _STAGE_REPR.sub(r"'\1'", err["msg"]), err.get("input"))

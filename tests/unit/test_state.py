@@ -8,7 +8,7 @@ import re
 import pytest
 
 from hostd.core.resume import state_from_journal
-from hostd.core.state import PARAMS, STATES, Stage, State, where
+from hostd.core.state import PARAM_TYPES, STATES, Stage, State, params_model, where
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -50,10 +50,10 @@ def test_parameters_are_frozen_and_read_only():
 
 
 def test_each_state_s_parameters_are_its_model_s_fields():
-    assert set(PARAMS) == set(STATES)
+    assert set(PARAM_TYPES) == set(STATES)
     for name, (params, _) in STATES.items():
-        assert params == tuple(PARAMS[name].model_fields)
-        assert PARAMS[name].model_config.get("frozen") is True
+        assert params == tuple(params_model(name).model_fields)
+        assert params_model(name).model_config.get("frozen") is True
 
 
 @pytest.mark.parametrize("phase, data, name, stage", [
