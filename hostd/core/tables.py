@@ -1,7 +1,8 @@
 """The documents' tables, made from the code they describe (layer: session): the states
-and their transitions and every action from each state (docs/FAULTS.md), and the codes of
-what happens next (docs/API.md).  tests/unit/test_docs_tables.py checks the documents
-hold exactly these; `python -m hostd.core.tables` prints them to paste after a change."""
+and their transitions, every action from each state and each command's row (where it is
+accepted, why it is refused: docs/FAULTS.md), and the codes of what happens next
+(docs/API.md).  tests/unit/test_docs_tables.py checks the documents hold exactly these;
+`python -m hostd.core.tables` prints them to paste after a change."""
 from hostd.core.codes import NEXT, Context, example_context, example_state, next_step
 from hostd.core.commands import COMMANDS, NAMES, can, refused_with, state_names
 from hostd.core.state import STATES, TRANSITIONS, Stage, State
