@@ -52,16 +52,21 @@ class Recovery:
         fid = s.record_fault("reset", None, number, msg + "; both decks will be split again")
         self.faults = self._faults() + [fid]
         stage = Stage.HAND_OVER if at_hand_over else (Stage.WAITING if top else Stage.RESPLIT)
+        # (a hand over the reset cut goes on, asked for by whom it was: `by`)
         s.to_state("recovering", kind="resplit", stage=stage, deck=deck, top=top,
-              faults=list(self.faults))
+                   faults=list(self.faults), by=s.state.get("by"))
         if stage == Stage.RESPLIT:
             await self._resplit_now()
 
-    async def at_hand_over(self):
+    async def at_hand_over(self, by=None):
         """The hand over a recovery waited for (or the one a reset cut): the recovery,
-        then the hand over goes on with the deck it left inside."""
+        then the hand over goes on with the deck it left inside.  `by`: who asked (kept in
+        the recovering state, so a recovery a stop cut carries on with it)."""
         s = self.s
+        if by is not None:
+            s.update_state(by=by)
         st = s.state
+        by = st.get("by", "api")
         if st["kind"] == "resplit":
             if st.get("top") is not None or st["stage"] in (Stage.WAITING, Stage.HAND_OVER):
                 await self._resplit_at_hand_over()
@@ -71,7 +76,7 @@ class Recovery:
             await self._swap_at_hand_over()
         if s.state.name != "built":
             return None  # a stop, or a recovery that waits again
-        return await s.run_hand_over()
+        return await s.run_hand_over(by=by)
 
     async def carry_on(self, resume):
         """After a stop (the guard, a jam...) during a recovery: where it was."""
@@ -136,7 +141,8 @@ class Recovery:
         known = list(s.builds[-1]["per_track"]) if drain and s.builds else None
         s.to_state("recovering", kind="swap", deck=x, top=top,
                    stage=Stage.DRAIN if drain else Stage.WAITING,
-                   ready=not drain, known=known, faults=list(self.faults))
+                   ready=not drain, known=known, faults=list(self.faults),
+                   by=s.state.get("by"))
         await self._drain_until_ready(x)
 
     async def _drain_until_ready(self, x):

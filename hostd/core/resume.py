@@ -184,7 +184,7 @@ async def _resume_build(s, st, unfinished):
     first_split = s.mixed_deck and not s.decks and top is None
     if unfinished and s.table.build_id == unfinished["build"]:
         record = await s.build(deck, expect_empty=not first_split, resume="paused",
-                                split=first_split)
+                               split=first_split)
     else:  # killed before the table got the build: start it now
         if first_split or (deck == "A" and not s.hands):
             await s.build_first(top=top)

@@ -107,7 +107,6 @@ class Session:
         self.splits = []  # the earlier splits: {"game", "split", "decks"}
         self.games = []  # the games before this one: {"game", "first_hand", "decks"}
         self.throw = None  # the hand in play's throw (hostd.core.dice.announcement)
-        self._hand_by = "api"  # who asked for the hand over under way (button, api)
         self._hand_over_mark = None  # when the hand over under way was first pressed
         self.push_window = float(push_window)  # table seconds the centre stays open
         self.plan = None  # how the table is brought to the starting position (plan_start)
@@ -285,7 +284,7 @@ class Session:
     async def _run_build(self, number, deck, expect_empty, resume):
         self.journal.build_started(self.id, number, deck, self.targets)
         self.emit("build_started", build=number, deck=deck, targets=list(self.targets),
-                    resumes=resume["table_build"] if resume else None)
+                  resumes=resume["table_build"] if resume else None)
         try:
             if resume is not None:  # a fault stopped it: the table kept its counts
                 if resume["kind"] == "short" and resume["missing"] >= self.tiles // 4:
@@ -529,8 +528,8 @@ class Session:
                 if e.fault != F_RESET or not self.mixed_deck:
                     raise
                 self.record_fault("reset", None, None, "the table restarted while collecting the "
-                            "tiles: they all go into the mixer anyway; the collect goes on",
-                            recovered=True)
+                                  "tiles: they all go into the mixer anyway; the collect goes on",
+                                  recovered=True)
                 plan = dict(plan, **{"raise": True})
                 self.to_state("preparing", stage=Stage.START, before=before)
         raise TableFault(F_RESET, 0, 0, "the table restarted %d times in a row while collecting "
@@ -559,7 +558,7 @@ class Session:
             first_split = self.mixed_deck and not self.decks
             try:
                 record = await self.build("A", expect_empty=not self.mixed_deck,
-                                           split=first_split)
+                                          split=first_split)
             except TableFault as e:
                 if e.fault != F_RESET:
                     raise
@@ -588,8 +587,8 @@ class Session:
 
     async def _mixer_short(self):
         fid = self.record_fault("mixer-short", None, len(self.builds),
-                          "deck A took every tile in the mixer: the two sets were not both "
-                          "in it; its walls come up and every tile must go into the centre")
+                                "deck A took every tile in the mixer: the two sets were not both "
+                                "in it; its walls come up and every tile must go into the centre")
         before = {"A": "inside", "B": UNKNOWN}
         self.to_state("preparing", stage=Stage.RAISE, reason="mixer_short", before=before)
         await self.motion(self.table.bring_walls_up)
@@ -690,9 +689,9 @@ class Session:
         fault = {"message": str(exc), "ids": ids, "build": resume}
         deck = getattr(exc, "deck", None) or _deck_of(prev)
         self.to_state("stopped", step=step, kind=kind, track=getattr(exc, "track", None),
-                 deck=deck, fault=fault, resume=prev,
-                 hand=prev["params"].get("hand", self.hand),
-                 thrown=bool(prev["params"].get("thrown")))
+                      deck=deck, fault=fault, resume=prev,
+                      hand=prev["params"].get("hand", self.hand),
+                      thrown=bool(prev["params"].get("thrown")))
         self.emit("stopped", step=step, kind=kind, message=str(exc))
 
     async def recover(self):
@@ -742,11 +741,10 @@ class Session:
         the walls built inside, then rebuild the dropped deck inside.  `by`: who asked
         (the start button, or the API), journalled with the hand."""
         async with self._lock:
-            self._hand_by = by
             self._hand_over_mark = self.table.mark()  # the turnaround counts from here
             if self.state.name == "recovering":
-                return await self.recovery.at_hand_over()
-            return await self.run_hand_over()
+                return await self.recovery.at_hand_over(by)
+            return await self.run_hand_over(by=by)
 
     async def repeat_hand_over(self, st):
         """A hand over a restart of the daemon cut before its hand began: the walls may be
@@ -754,13 +752,15 @@ class Session:
         self._hand_over_mark = None
         return await self.run_hand_over(repeat=st.with_(stage=Stage.RAISE))
 
-    async def run_hand_over(self, repeat=None, fault_ids=None):
+    async def run_hand_over(self, repeat=None, fault_ids=None, by="api"):
+        """The hand over (`by`: who asked, kept in its state), or `repeat`ed from the
+        hand over state a stop or a restart cut."""
         if repeat is None:
             raised, dropped = self.inside, self.top
             next_hand = self.hand + 1
             # committed before anything moves: a restart knows a hand over was under way
             self.to_state("hand_over", raising=raised, dropping=dropped, hand=next_hand,
-                     stage=Stage.RAISE, thrown=False)
+                          stage=Stage.RAISE, thrown=False, by=by)
             self.emit("hand_over", hand=next_hand, raising=raised, dropping=dropped)
         else:  # repeated after a stop (guard broken, ...): the cause must be gone
             raised, dropped, next_hand = repeat["raising"], repeat.get("dropping"), repeat["hand"]
@@ -771,7 +771,7 @@ class Session:
             self._hand_over_mark = self.table.mark()
         try:
             await self.motion(self.table.raise_walls, open_door=dropped is not None,
-                               fault_ids=fault_ids)
+                              fault_ids=fault_ids)
         except TableFault as e:
             if e.fault != F_RESET:
                 raise
@@ -789,15 +789,16 @@ class Session:
         turnaround = self.table.seconds_since(self._hand_over_mark)
         self._hand_over_mark = None
         # the throw comes once the walls are up: a press of dice (throw_dice)
+        by = self.state.get("by", "api")  # (a hand over journalled before `by`: the API's)
         record = {"hand": next_hand, "game": self.game, "split": self.split, "deck": raised,
-                  "by": self._hand_by, "dice": [], "breaker": None, "dice_by": None,
+                  "by": by, "dice": [], "breaker": None, "dice_by": None,
                   "turnaround_sim_seconds": round(turnaround, 3)}
         self.journal.hand(self.id, record)
         self.hands.append(record)
         self.hand = next_hand
         self.throw = None
         self.to_state("hand_over", raising=raised, dropping=dropped, hand=next_hand,
-                      stage=Stage.SETTLE, thrown=False)
+                      stage=Stage.SETTLE, thrown=False, by=by)
         self.emit("hand", **record)
         return await self._after_top(next_hand, raised, dropped)
 
@@ -816,8 +817,8 @@ class Session:
         were counted and delivered): the empty lift is brought down again and the door
         closed; the dropped deck, in the mixer, is rebuilt and checked as usual."""
         fid = self.record_fault("reset", None, None, "hand %d: the table restarted while the lift "
-                          "went back down: the walls on the table are the counted ones; the "
-                          "lift is brought down again" % hand)
+                                "went back down: the walls on the table are the counted ones; the "
+                                "lift is brought down again" % hand)
         await self.table_ready()
         await self.table.settle_after_restart()
         self.mark_recovered(fid)

@@ -52,6 +52,7 @@ Place = Literal[PLACES]
 Places = Optional[dict[Deck, Place]]
 Count = Optional[int]  # its least value in COUNTS
 Until = Optional[int | float]  # an absolute time, Unix seconds
+By = Optional[Literal["button", "api"]]  # who asked for the hand over
 
 #: state -> its parameters, in order, each with its type (all null unless given)
 PARAM_TYPES = {
@@ -72,7 +73,7 @@ PARAM_TYPES = {
               ("game", Count), ("thrown", Optional[bool])),
     "hand_over": (("raising", Optional[Deck]), ("dropping", Optional[Deck]), ("hand", Count),
                   ("game", Count), ("thrown", Optional[bool]),
-                  ("stage", Optional[Literal[Stage.RAISE, Stage.SETTLE]])),
+                  ("stage", Optional[Literal[Stage.RAISE, Stage.SETTLE]]), ("by", By)),
     "stopped": (("step", Optional[str]), ("kind", Optional[str]), ("track", Count),
                 ("deck", Optional[Deck]), ("hand", Count), ("game", Count),
                 ("thrown", Optional[bool]), ("fault", Optional[dict[str, Any]]),
@@ -84,7 +85,7 @@ PARAM_TYPES = {
                    ("deck", Optional[Deck]), ("top", Optional[Deck]), ("hand", Count),
                    ("game", Count), ("thrown", Optional[bool]),
                    ("faults", Optional[list[Optional[int]]]), ("ready", Optional[bool]),
-                   ("known", Optional[list[int]])),
+                   ("known", Optional[list[int]]), ("by", By)),
 }
 #: the least value of a count: a track, a game and a session from 1, the others from 0
 COUNTS = {"hand": 0, "round": 0, "tiles": 0, "track": 1, "game": 1, "session": 1}
@@ -119,21 +120,22 @@ MEANS = {
     "table_fault": "no session is open and the table reports a fault that a person must fix",
     "bench": "a self-test or a calibration runs (no session)",
     "emptying": "`session end --empty`: every tile comes up to the table top, a round at a "
-                 "time (stage raise, drain, clear_top: people take the tiles out)",
+                "time (stage raise, drain, clear_top: people take the tiles out)",
     "aborting": "an abort waits for the table to confirm it",
     "preparing": "a session (or a Mixed Deck game) is brought to its starting position: stage "
-                  "start, raise (the walls inside come up), push (the centre is open while "
-                  "people push every tile in, until `until`, or until continue when it is null)",
+                 "start, raise (the walls inside come up), push (the centre is open while "
+                 "people push every tile in, until `until`, or until continue when it is null)",
     "building": "deck `deck` is being built inside while deck `top` (if any) is played; stage "
-                 "push: the centre is open while people push the rest of its tiles in",
+                "push: the centre is open while people push the rest of its tiles in",
     "built": "deck `deck` is built inside; hand `hand` (0: none yet) is played on deck `top`",
-    "hand_over": "the hand over of hand `hand`: stage raise (the walls on their way up, the "
-                  "played deck dropping), settle (the hand has begun; the lift goes down)",
+    "hand_over": "the hand over of hand `hand` (`by`: who asked, button or api): stage raise "
+                 "(the walls on their way up, the played deck dropping), settle (the hand has "
+                 "begun; the lift goes down)",
     "stopped": "a fault or a refusal stopped `step`; `resume` is the state it carries on "
-                "from once people fixed it",
+               "from once people fixed it",
     "recovering": "after a table restart the walls inside are not trusted: kind resplit (Mixed "
-                   "Deck: both decks split again) or swap (the normal rotation); stage waiting: "
-                   "at the next hand over",
+                  "Deck: both decks split again) or swap (the normal rotation); stage waiting: "
+                  "at the next hand over (`by`: who asked for it, once asked)",
 }
 
 #: every state: its parameters' names and what it means (docs/FAULTS.md's table)

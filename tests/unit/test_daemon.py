@@ -748,3 +748,26 @@ def test_every_409_names_the_state_and_gives_its_rows_reason(h):
             name.replace("_", " "), state.name.replace("_", " ")))
         why = why_not(name, state)
         assert (": %s. Next: " % why if why else "). Next: ") in msg, (name, state, msg)
+
+
+def test_a_hand_over_a_recovery_waited_for_keeps_who_asked_for_it(tmp_path):
+    """Who asked for a hand over (the start button here) is in its state (`by`), through
+    the recovery it waited for, and journalled with the hand."""
+    h = Harness(tmp_path, seed=42, faults=("reset:build=3,after=50",), mixed_loading=True)
+    try:
+        d = h.daemon
+        h.call(d.start_session("riichi", True))
+        h.settle()
+        _hands(h, 2)
+        h.settle(until=lambda: d.link.connected and d.state.name == "recovering", max_s=60)
+        assert d.state["stage"] == "waiting" and d.state["by"] is None
+        seen = []
+        h.daemon._subscribers.add(_Recorder(seen))
+        _press(h, "start")
+        hands = h.journal.session_summary(d.session.id)["hands"]
+        assert hands[-1]["hand"] == 3 and hands[-1]["by"] == "button", hands[-1]
+        states = [e["state"] for e in seen if e["type"] == "state"]
+        assert any(s["name"] == "hand_over" and s["params"]["by"] == "button" for s in states)
+        assert any(s["name"] == "recovering" and s["params"]["by"] == "button" for s in states)
+    finally:
+        h.close()
