@@ -1,8 +1,8 @@
 """The daemon on an MQTT broker: one table's bridge (CPython only).
 
 Layer: beside the HTTP API (hostd/web/api.py).  It takes events from ``Daemon.subscribe()``,
-status from ``Daemon.status()``, and runs commands through the same Daemon methods as the
-API, answering with the same result or error (docs/FLEET.md "Fleet over MQTT"):
+status from ``Daemon.status()``, and runs commands through the same handlers as the API
+(each command row's, hostd/core/commands.py), answering with the same result or error (docs/FLEET.md "Fleet over MQTT"):
 
     jantaku/<id>/availability   "online" / "offline", retained; the broker's last will
                                 publishes "offline" when the daemon dies
