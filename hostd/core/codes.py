@@ -12,7 +12,7 @@ commands, the page in English and Japanese naming its buttons, Home Assistant as
 """
 import datetime
 
-from hostd.core.state import State
+from hostd.core.state import Stage, State
 
 #: code -> (its parameters, its English text); a text's {names} are its parameters and
 #: a few derived words (``{deck}`` "deck A", ``{hand}`` "hand 2 of game 1", ``{fault}``,
@@ -221,7 +221,7 @@ def _by_state(state, ctx, table_fault):
     if name == "bench":
         return _next("calibrating" if p.get("what") == "calibrate" else "self_test")
     if name == "emptying":
-        if p.get("stage") == "clear_top":
+        if p.get("stage") == Stage.CLEAR_TOP:
             return _next("clear_top", "continue", tiles=p.get("tiles"), until=p.get("until"))
         return _next("emptying", round=p.get("round"))
     if name == "stopped" and p.get("kind") == "short-top":  # people's step, not a fault
@@ -237,7 +237,7 @@ def _by_state(state, ctx, table_fault):
 
 
 def _preparing_next(p):
-    if p.get("stage") == "push":
+    if p.get("stage") == Stage.PUSH:
         if p.get("reason") == "mixer_short":
             return _next("mixer_short", "continue", deck="A")
         return _next("push_all", "continue", game=p.get("game"), until=p.get("until"))
@@ -263,15 +263,15 @@ def _play_next(state, ctx):
     p = state.params
     hp = _hand_params(state, ctx)
     in_play = in_this_game(state, ctx)
-    if state.name == "building" and p.get("stage") == "push":
+    if state.name == "building" and p.get("stage") == Stage.PUSH:
         # the centre is open for the played tiles: the push outranks the throw (people
         # look at the headline; the dice can wait, the window cannot)
         return _next("push_rest", "continue", deck=p.get("deck"), until=p.get("until"))
     if in_play and not p.get("thrown") and state.name != "hand_over" or (
-            state.name == "hand_over" and p.get("stage") == "settle" and not p.get("thrown")):
+            state.name == "hand_over" and p.get("stage") == Stage.SETTLE and not p.get("thrown")):
         return _next("press_dice", "dice", **hp)
     if state.name == "hand_over":
-        if p.get("stage") == "raise":
+        if p.get("stage") == Stage.RAISE:
             return _next("raising", **hp)
         return _next("lift_down", **hp)
     if state.name == "building":
@@ -284,7 +284,7 @@ def _play_next(state, ctx):
         nxt = _hand_params(state, ctx, hand=(p.get("hand") or 0) + 1)
         return _next("press_start", "hand_over", deck=p.get("deck"), **nxt)
     # recovering
-    if p.get("stage") == "waiting":
+    if p.get("stage") == Stage.WAITING:
         return _next("recovery_waits", "hand_over", kind=p.get("kind"), **hp)
     return _next("recovering", kind=p.get("kind"), stage=p.get("stage"))
 
@@ -318,7 +318,7 @@ def documented():
 
 def example_state(code):
     """A state (and table fault) that gives ``code``: for the docs' table and its test."""
-    return _EXAMPLES[code]
+    return _examples()[code]
 
 
 def example_context(code):
@@ -330,42 +330,48 @@ def example_context(code):
 
 
 _H = {"hand": 3, "game": 1, "thrown": True}
-_EXAMPLES = {
-    "table_disconnected": (State("built", dict(_H, deck="B", top="A")), False, None),
-    "table_cannot_start": (State("idle", {"walls_inside": False}), False, None),
-    "abort_pending": (State("aborting", {"session": 1}), False, None),
-    "start_session": (State("idle", {"walls_inside": False}), True, None),
-    "take_tiles_out": (State("idle", {"walls_inside": False, "where": {"A": "top", "B": "top"}}),
-                       True, None),
-    "table_fault": (State("table_fault", {"kind": "jam", "track": 2}), True,
-                    {"kind": "jam", "track": 2, "message": "track 2 is jammed"}),
-    "self_test": (State("bench", {"what": "selftest"}), True, None),
-    "calibrating": (State("bench", {"what": "calibrate"}), True, None),
-    "emptying": (State("emptying", {"stage": "raise", "round": 0}), True, None),
-    "clear_top": (State("emptying", {"stage": "clear_top", "round": 1, "tiles": 128}), True,
-                  None),
-    "collecting": (State("preparing", {"game": 1, "stage": "raise"}), True, None),
-    "push_all": (State("preparing", {"game": 1, "stage": "push"}), True, None),
-    "mixer_short": (State("preparing", {"game": 1, "stage": "push", "reason": "mixer_short"}),
-                    True, None),
-    "building": (State("building", {"deck": "A", "hand": 0, "game": 1}), True, None),
-    "push_rest": (State("building", dict(_H, deck="B", top="A", stage="push")), True, None),
-    "press_start": (State("built", {"deck": "A", "hand": 0, "game": 1}), True, None),
-    "press_dice": (State("building", dict(_H, deck="B", top="A", thrown=False)), True, None),
-    "playing_building": (State("building", dict(_H, deck="B", top="A")), True, None),
-    "playing": (State("built", dict(_H, deck="B", top="A")), True, None),
-    "raising": (State("hand_over", dict(_H, raising="B", dropping="A", stage="raise")), True,
-                None),
-    "lift_down": (State("hand_over", dict(_H, raising="B", dropping="A", stage="settle")), True,
-                  None),
-    "recovery_waits": (State("recovering", dict(_H, kind="resplit", stage="waiting", top="A")),
-                       True, None),
-    "recovering": (State("recovering", {"kind": "resplit", "stage": "resplit", "hand": 3,
-                                        "game": 1}), True, None),
-    "push_missed": (State("stopped", {"step": "hand_over", "kind": "short-top", "track": None,
-                                      "deck": "A", "hand": 3, "game": 1, "fault": {
-                                          "message": "deck A: counted 0 of 136"}}), True, None),
-    "stopped": (State("stopped", {"step": "hand_over", "kind": "jam", "track": 2, "deck": "B",
-                                  "fault": {"message": "deck B: counted 48 of 136: track 2 is "
-                                                       "jammed"}}), True, None),
-}
+
+
+def _examples():
+    """The example states (made when first asked for: a state's model loads pydantic,
+    which the CLI does not)."""
+    hand_over, recovering = dict(_H, raising="B", dropping="A"), dict(_H, kind="resplit")
+    return {
+        "table_disconnected": (State("built", dict(_H, deck="B", top="A")), False, None),
+        "table_cannot_start": (State("idle", {"walls_inside": False}), False, None),
+        "abort_pending": (State("aborting", {"session": 1}), False, None),
+        "start_session": (State("idle", {"walls_inside": False}), True, None),
+        "take_tiles_out": (State("idle", {"walls_inside": False,
+                                          "where": {"A": "top", "B": "top"}}), True, None),
+        "table_fault": (State("table_fault", {"kind": "jam", "track": 2}), True,
+                        {"kind": "jam", "track": 2, "message": "track 2 is jammed"}),
+        "self_test": (State("bench", {"what": "selftest"}), True, None),
+        "calibrating": (State("bench", {"what": "calibrate"}), True, None),
+        "emptying": (State("emptying", {"stage": Stage.RAISE, "round": 0}), True, None),
+        "clear_top": (State("emptying", {"stage": Stage.CLEAR_TOP, "round": 1, "tiles": 128}),
+                      True, None),
+        "collecting": (State("preparing", {"game": 1, "stage": Stage.RAISE}), True, None),
+        "push_all": (State("preparing", {"game": 1, "stage": Stage.PUSH}), True, None),
+        "mixer_short": (State("preparing", {"game": 1, "stage": Stage.PUSH,
+                                            "reason": "mixer_short"}), True, None),
+        "building": (State("building", {"deck": "A", "hand": 0, "game": 1}), True, None),
+        "push_rest": (State("building", dict(_H, deck="B", top="A", stage=Stage.PUSH)), True,
+                      None),
+        "press_start": (State("built", {"deck": "A", "hand": 0, "game": 1}), True, None),
+        "press_dice": (State("building", dict(_H, deck="B", top="A", thrown=False)), True, None),
+        "playing_building": (State("building", dict(_H, deck="B", top="A")), True, None),
+        "playing": (State("built", dict(_H, deck="B", top="A")), True, None),
+        "raising": (State("hand_over", dict(hand_over, stage=Stage.RAISE)), True, None),
+        "lift_down": (State("hand_over", dict(hand_over, stage=Stage.SETTLE)), True, None),
+        "recovery_waits": (State("recovering", dict(recovering, stage=Stage.WAITING, top="A")),
+                           True, None),
+        "recovering": (State("recovering", {"kind": "resplit", "stage": Stage.RESPLIT, "hand": 3,
+                                            "game": 1}), True, None),
+        "push_missed": (State("stopped", {"step": "hand_over", "kind": "short-top", "track": None,
+                                          "deck": "A", "hand": 3, "game": 1, "fault": {
+                                              "message": "deck A: counted 0 of 136"}}), True,
+                        None),
+        "stopped": (State("stopped", {"step": "hand_over", "kind": "jam", "track": 2, "deck": "B",
+                                      "fault": {"message": "deck B: counted 48 of 136: track 2 is "
+                                                           "jammed"}}), True, None),
+    }

@@ -1,39 +1,185 @@
-"""The one list of commands (layer: session): each with its request model, whether it
-moves motors, the states that take it, and the front ends that offer it.  The API's
+"""The one list of commands (layer: session): each row is the whole of a command: its
+request model, whether it moves motors, its handler (what it runs on the daemon), the
+states that take it (``When``: a state, a further test of its parameters, the words for
+people), the reason it is refused in the states that do not (per state), and the front
+ends that offer it.  Everything else is made from the rows: ``can``, the 409 refusals'
+words (``why_not``), OpenAPI's "accepted in" text (``Command.states``), docs/FAULTS.md's
+tables (hostd/core/tables.py, checked by tests/unit/test_docs_tables.py), the API's
 routes, the CLI's subcommands, the MQTT verbs, Home Assistant's buttons and the page's
-controls are all made from COMMANDS (tests/unit/test_commands.py checks each front end
-against it), as Moonraker registers each endpoint once.
+controls (tests/unit/test_commands.py checks each front end against the list), as
+Moonraker registers each endpoint once.
 
 ``can(state, ctx)`` is the list of command names the daemon would accept now: a command
 is in it when a valid request with default parameters (``start`` without ``replace``,
-``end`` without ``empty``) would be accepted; any other is refused with 409 and a code
-naming the state.  While the table is not connected only ``abort`` is accepted (the motor
-commands answer 503); ``abort`` always is.
+``end`` without ``empty``) would be accepted; a ``When`` with an ``option`` takes the
+command only with that request field true (``takes``).  Any other is refused with 409 and
+a code naming the state.  While the table is not connected only ``abort`` is accepted
+(the motor commands answer 503); ``abort`` always is.
 """
 import importlib
 
 from hostd.core.codes import in_this_game
+from hostd.core.state import SESSION_STATES, STATES, Stage
+
+ALL_STATES = tuple(STATES)
+#: the session states in which a hand's walls can be on the table top
+PLAY_STATES = ("building", "built", "hand_over", "stopped", "recovering")
+#: the stops people cannot carry on from (a wrong count, a reset, a step that cannot resume)
+NOT_RESUMABLE = ("composition", "unresumable", "reset")
+#: the stops of a lift that the start button pressed again repeats
+LIFT_STOPS = ("guard", "lift-stall", "limit", "door")
+
+
+# -- when a command is taken -------------------------------------------------------------------
+
+class When:
+    """States that take a command: ``states`` (names), ``test(state, ctx)`` (a further
+    condition, or None: always), ``words`` (the condition for people), ``option`` (taken
+    only with this request field true: not in ``can``, which judges the defaults)."""
+
+    __slots__ = ("states", "test", "words", "option")
+
+    def __init__(self, states, test=None, words=None, option=None):
+        self.states = (states,) if isinstance(states, str) else tuple(states)
+        unknown = [s for s in self.states if s not in STATES]
+        if unknown:
+            raise ValueError("no state %s" % ", ".join(unknown))
+        self.test = test
+        self.words = words
+        self.option = option
+
+    def holds(self, state, ctx):
+        return state.name in self.states and (self.test is None or bool(self.test(state, ctx)))
+
+    @property
+    def text(self):
+        """"built", "recovering (waiting)", "every session state": for people."""
+        names = state_names(self.states)
+        if self.option:
+            return "%s (with %s%s)" % (names, self.option, ": %s" % self.words if self.words
+                                       else "")
+        return "%s (%s)" % (names, self.words) if self.words else names
+
+
+def state_names(states):
+    """States in words: their names, or "every state", "every session state"."""
+    if set(states) == set(ALL_STATES):
+        return "every state"
+    if set(states) == set(SESSION_STATES):
+        return "every session state"
+    return ", ".join(states)
+
+
+def _at(*stages):
+    """(test, words) of a When taken at these stages of its state."""
+    return (lambda state, ctx: state.get("stage") in stages), ", ".join(stages)
+
+
+def _resumable(state, ctx):
+    return state.get("kind") not in NOT_RESUMABLE
+
+
+def _lift_stopped(state, ctx):
+    resume = state.get("resume") or {}
+    return resume.get("name") == "hand_over" and state.get("kind") in LIFT_STOPS
+
+
+def _thrown(state):
+    if state.name == "stopped" and state.get("resume"):
+        return bool(state["resume"]["params"].get("thrown"))
+    return bool(state.get("thrown"))
+
+
+def _throw_due(state, ctx):
+    return bool(in_this_game(state, ctx)) and not _thrown(state)
+
+
+def _game_has_a_hand(state, ctx):
+    return (state.get("hand") or 0) >= ctx.first_hand
+
+
+def _normal_game_has_a_hand(state, ctx):
+    return not ctx.mixed_deck and _game_has_a_hand(state, ctx)
+
+
+def _no_walls_inside(state, ctx):
+    return not state.get("walls_inside")
+
+
+def _session_open(state, ctx):
+    return ctx.session is not None and ctx.connected
+
+
+# -- the handlers: what each command runs on the daemon (with its request model) -------------
+
+def _start(daemon, req):
+    return daemon.start_session(req.ruleset, req.mixed_deck, req.seed, replace=req.replace,
+                                loaded=req.loaded, colours=req.colours)
+
+
+def _hand_over(daemon, req):
+    return daemon.hand_over()
+
+
+def _dice(daemon, req):
+    return daemon.throw_dice(req.dice)
+
+
+def _continue(daemon, req):
+    return daemon.continue_()
+
+
+def _clear_fault(daemon, req):
+    return daemon.clear_fault()
+
+
+def _game_new(daemon, req):
+    return daemon.new_game()
+
+
+def _end(daemon, req):
+    return daemon.end_session(empty=req.empty)
+
+
+def _abort(daemon, req):
+    return daemon.abort()
+
+
+def _selftest(daemon, req):
+    return daemon.selftest(req.device, req.track, write_timings=req.write_timings)
+
+
+def _calibrate(daemon, req):
+    return daemon.calibrate(req.sets, req.mixed, req.first, req.ruleset)
 
 
 # -- the list ------------------------------------------------------------------------------
 
 class Command:
-    """One command.  ``method``: the Daemon's; ``path``: its HTTP route (POST); ``cli``:
-    its subcommand words; ``mqtt``: its MQTT verb (None: not over MQTT); ``ha``: (label,
-    icon) of its Home Assistant button, or None; ``page``: the page offers it;
-    ``accepted``: what its body may be, in words."""
+    """One command.  ``run(daemon, request)``: its handler (the coroutine it answers with);
+    ``accepted_in``: the ``When``s that take it; ``refused``: {state name: why it is
+    refused there} (the 409's words, where the state's name does not say it); ``path``:
+    its HTTP route (POST); ``cli``: its subcommand words; ``mqtt``: its MQTT verb (None:
+    not over MQTT); ``ha``: (label, icon) of its Home Assistant button, or None; ``page``:
+    the page offers it; ``accepted``: what its body may be, in words."""
 
-    __slots__ = ("name", "summary", "method", "_request", "motors", "states", "path", "cli",
-                 "mqtt", "ha", "page", "accepted")
+    __slots__ = ("name", "summary", "run", "_request", "motors", "accepted_in", "refused",
+                 "path", "cli", "mqtt", "ha", "page", "accepted")
 
-    def __init__(self, name, summary, *, method, request, motors, states, path, cli, mqtt=None,
-                 ha=None, page=True, accepted="no body, or {}"):
+    def __init__(self, name, summary, *, run, request, motors, accepted_in, refused=(), path,
+                 cli, mqtt=None, ha=None, page=True, accepted="no body, or {}"):
         self.name = name
         self.summary = summary
-        self.method = method
+        self.run = run
         self._request = request  # its name in hostd/core/requests.py (pydantic: loaded when used)
         self.motors = motors
-        self.states = states
+        self.accepted_in = tuple(accepted_in)
+        self.refused = {}
+        for states, why in refused:
+            for s in ((states,) if isinstance(states, str) else states):
+                if s not in STATES:
+                    raise ValueError("%s: no state %s" % (name, s))
+                self.refused[s] = why
         self.path = path
         self.cli = cli
         self.mqtt = mqtt
@@ -46,54 +192,90 @@ class Command:
         """The request's model (pydantic)."""
         return getattr(importlib.import_module("hostd.core.requests"), self._request)
 
+    @property
+    def states(self):
+        """Where it is accepted, in words (OpenAPI's text, docs/FAULTS.md)."""
+        return "; ".join(w.text for w in self.accepted_in)
+
+    def takes(self, state, ctx):
+        """Whether the rows take it in ``state`` with default parameters (the connection
+        aside: ``can``)."""
+        return any(w.option is None and w.holds(state, ctx) for w in self.accepted_in)
+
 
 START_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|false '
                   '(default false), "seed": integer 0..2^53-1 or null (optional), '
                   '"replace": true|false, "loaded": true|false, "colours": ["A", "B"] '
                   '(two back colours, the same twice for identical backs; optional)}')
+_WALLS_INSIDE = "walls are built inside the table: bring them up first (end with empty), then "
 
 COMMANDS = (
     Command("start", "start a session: the table's starting position, then deck A built",
-            method="start_session", request="StartRequest", motors=True, states="idle",
+            run=_start, request="StartRequest", motors=True,
+            accepted_in=(When("idle"),
+                         When(ALL_STATES, _session_open, "a session open, the table connected",
+                              option="replace")),
+            refused=((SESSION_STATES, "a session is open: end it, abort it, or replace it"),),
             path="/session", cli="session start", accepted=START_ACCEPTED),
     Command("hand_over", "end the hand (or begin the first): drop the played deck, raise the "
-            "walls inside, rebuild", method="hand_over", request="EmptyRequest", motors=True,
-            states="built; recovering (waiting); stopped (a lift the guard or a stall stopped)",
+            "walls inside, rebuild", run=_hand_over, request="EmptyRequest", motors=True,
+            accepted_in=(When("built"), When("recovering", *_at(Stage.WAITING)),
+                         When("stopped", _lift_stopped, "a lift the guard, a stall, a limit "
+                              "switch or the door stopped")),
             path="/hand-over", cli="hand-over", mqtt="hand_over",
             ha=("Hand over", "mdi:swap-horizontal")),
     Command("dice", "the hand's throw and where to break the wall (nothing moves)",
-            method="throw_dice", request="DiceRequest", motors=False,
-            states="any session state with a hand's walls on the table top and no throw yet",
+            run=_dice, request="DiceRequest", motors=False,
+            accepted_in=(When(PLAY_STATES, _throw_due, "a hand of the game under way with its "
+                              "walls on the table top and no throw yet"),),
+            refused=((SESSION_STATES, "the throw comes once a hand's walls are on the table "
+                                      "top, once a hand"),),
             path="/dice", cli="dice", mqtt="dice", ha=("Dice", "mdi:dice-multiple"),
             accepted='{"dice": [faces]} (physical dice, e.g. [3, 4]), {} or no body'),
     Command("continue", "people did what the table asked: close the open centre, or carry on "
-            "with the step that stopped", method="continue_", request="EmptyRequest", motors=True,
-            states="preparing, building (push); emptying (clear_top); stopped (not a wrong "
-            "count)", path="/continue", cli="continue", mqtt="continue",
-            ha=("Continue", "mdi:play")),
+            "with the step that stopped", run=_continue, request="EmptyRequest", motors=True,
+            accepted_in=(When(("preparing", "building"), *_at(Stage.PUSH)),
+                         When("emptying", *_at(Stage.CLEAR_TOP)),
+                         When("stopped", _resumable, "not a wrong count, a reset or an "
+                              "unresumable step")),
+            path="/continue", cli="continue", mqtt="continue", ha=("Continue", "mdi:play")),
     Command("clear_fault", "the fault is fixed: clear it (refused while its cause is still "
-            "there) and carry on", method="clear_fault", request="EmptyRequest", motors=True,
-            states="table_fault; stopped (not a wrong count)", path="/clear-fault",
-            cli="clear-fault", mqtt="clear_fault"),
+            "there) and carry on", run=_clear_fault, request="EmptyRequest", motors=True,
+            accepted_in=(When("table_fault"),
+                         When("stopped", _resumable, "not a wrong count, a reset or an "
+                              "unresumable step")),
+            path="/clear-fault", cli="clear-fault", mqtt="clear_fault"),
     Command("game_new", "end the game and begin the next: Mixed Deck collects every tile and "
-            "splits afresh", method="new_game", request="EmptyRequest", motors=True,
-            states="built (a hand of the game played); building too for the normal rotation",
+            "splits afresh", run=_game_new, request="EmptyRequest", motors=True,
+            accepted_in=(When("built", _game_has_a_hand, "a hand of the game played"),
+                         When("building", _normal_game_has_a_hand, "the normal rotation, a "
+                              "hand of the game played")),
+            refused=((SESSION_STATES, "a new game begins once a hand of this game was played "
+                                      "and nothing is being recovered or asked"),),
             path="/game", cli="game new", mqtt="game_new"),
     Command("end", "end the session (a step under way stops first); empty: every tile up to "
-            "the table top", method="end_session", request="EndRequest", motors=True,
-            states="every session state (with empty: idle too)", path="/session/end",
-            cli="session end", accepted='{"empty": true|false} or no body'),
-    Command("abort", "stop every motor at once and end the session", method="abort",
-            request="EmptyRequest", motors=True, states="always", path="/abort", cli="abort",
-            mqtt="abort"),
-    Command("selftest", "exercise every device in a safe order (or one)", method="selftest",
-            request="SelfTestRequest", motors=True, states="idle (no walls inside)",
+            "the table top", run=_end, request="EndRequest", motors=True,
+            accepted_in=(When(SESSION_STATES), When(("idle", "table_fault"), option="empty")),
+            refused=(("idle", "no session is open (an end with empty brings every tile up "
+                              "without one)"),),
+            path="/session/end", cli="session end", accepted='{"empty": true|false} or no body'),
+    Command("abort", "stop every motor at once and end the session", run=_abort,
+            request="EmptyRequest", motors=True, accepted_in=(When(ALL_STATES),),
+            path="/abort", cli="abort", mqtt="abort"),
+    Command("selftest", "exercise every device in a safe order (or one)", run=_selftest,
+            request="SelfTestRequest", motors=True,
+            accepted_in=(When("idle", _no_walls_inside, "no walls inside"),),
+            refused=((SESSION_STATES, "a session is open: end it first, then run the self-test"),
+                     ("idle", _WALLS_INSIDE + "run the self-test")),
             path="/selftest", cli="selftest", page=False,
             accepted='{"device": "<name>" or null, "track": 1.. or null, "write_timings": '
                      'true|false} or no body'),
     Command("calibrate", "read both sets on every track and calibrate the colour sensors",
-            method="calibrate", request="CalibrateRequest", motors=True,
-            states="idle (no walls inside)", path="/calibrate", cli="calibrate", page=False,
+            run=_calibrate, request="CalibrateRequest", motors=True,
+            accepted_in=(When("idle", _no_walls_inside, "no walls inside"),),
+            refused=((SESSION_STATES, "a session is open: end it first, then calibrate"),
+                     ("idle", _WALLS_INSIDE + "calibrate")),
+            path="/calibrate", cli="calibrate", page=False,
             accepted='{"sets": ["<colour>", "<other colour>"] (lower-case names), "mixed": '
                      'true|false, "first": 0|1, "ruleset": "<name>"}'),
 )
@@ -105,67 +287,30 @@ def can(state, ctx):
     """The command names the daemon would accept now (in COMMANDS' order)."""
     if state.name == "aborting" or not ctx.connected:
         return ["abort"]
-    out = set(_by_state(state, ctx))
-    out.add("abort")
-    if in_this_game(state, ctx) and not _thrown(state):
-        out.add("dice")
-    return [n for n in NAMES if n in out]
+    return [c.name for c in COMMANDS if c.takes(state, ctx)]
+
+
+def takes(name, state, ctx, **options):
+    """Whether the daemon takes command ``name`` with these request fields now: in ``can``,
+    or by a ``When`` that names one of ``options`` (``start`` with ``replace``, ``end``
+    with ``empty``)."""
+    c = BY_NAME[name]
+    if name in can(state, ctx):
+        return True
+    return any(w.option and options.get(w.option) and w.holds(state, ctx)
+               for w in c.accepted_in)
+
+
+def why_not(name, state):
+    """Why command ``name`` is refused in ``state``, where the state's name does not say it
+    (the rows' ``refused``), or None."""
+    return BY_NAME[name].refused.get(state.name)
 
 
 def refused_with(name, connected):
     """The status a command not in ``can`` is refused with: 503 for one that moves motors
     while the table is not connected, else 409 (its code the state's name)."""
     return 503 if not connected and BY_NAME[name].motors else 409
-
-
-def _thrown(state):
-    if state.name == "stopped" and state.get("resume"):
-        return bool(state["resume"]["params"].get("thrown"))
-    return bool(state.get("thrown"))
-
-
-def _game_has_a_hand(state, ctx):
-    return (state.get("hand") or 0) >= ctx.first_hand
-
-
-def _by_state(state, ctx):
-    p = state.params
-    name = state.name
-    if name == "idle":
-        return ("start",) if p.get("walls_inside") else ("start", "selftest", "calibrate")
-    if name == "table_fault":
-        return ("clear_fault",)
-    if name == "emptying":
-        return ("continue",) if p.get("stage") == "clear_top" else ()
-    if name in ("bench",):
-        return ()
-    if not state.in_session:
-        return ()
-    out = ["end"]
-    if name in ("preparing", "building") and p.get("stage") == "push":
-        out.append("continue")
-    if name == "built":
-        out.append("hand_over")
-        if _game_has_a_hand(state, ctx):
-            out.append("game_new")
-    if name == "building" and not ctx.mixed_deck and _game_has_a_hand(state, ctx):
-        out.append("game_new")
-    if name == "recovering" and p.get("stage") == "waiting":
-        out.append("hand_over")
-    if name == "stopped":
-        out += _stopped_can(p)
-    return out
-
-
-def _stopped_can(p):
-    if p.get("kind") in ("composition", "unresumable", "reset"):
-        return []
-    out = ["continue", "clear_fault"]
-    resume = p.get("resume") or {}
-    if resume.get("name") == "hand_over" and p.get("kind") in ("guard", "lift-stall", "limit",
-                                                               "door"):
-        out.append("hand_over")  # the start button pressed again repeats the lift
-    return out
 
 
 def offered_by(front_end):

@@ -18,11 +18,11 @@ import structlog
 
 from hostd.core import events, rulesets
 from hostd.core.codes import Context, fault_of, next_step
-from hostd.core.commands import can, refused_with
+from hostd.core.commands import can, refused_with, takes, why_not
 from hostd.core.dice import Dice, DiceError, check_dice
 from hostd.core.scorebook import Scorebook, with_results
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
-from hostd.core.state import Machine, State, where
+from hostd.core.state import Machine, Stage, State, where
 from hostd.errors import BadRequest, JantakuError, NotFound, NotNow, NotReady
 from hostd.table.client import TableClient
 from hostd.table.link import CommandRejected, LinkClient, TableGone
@@ -74,26 +74,6 @@ class Subscription:
 
     async def aclose(self):
         self._stop()
-
-
-def _why_not(command, st):
-    """Why `command` is refused in state `st`, where the state's name does not say it."""
-    if st.in_session:
-        why = {"start": "a session is open: end it, abort it, or replace it",
-               "selftest": "a session is open: end it first, then run the self-test",
-               "calibrate": "a session is open: end it first, then calibrate",
-               "dice": "the throw comes once a hand's walls are on the table top, once a hand",
-               "game_new": "a new game begins once a hand of this game was played and nothing "
-                           "is being recovered or asked"}.get(command)
-    elif st.name == "idle" and st.get("walls_inside") and command in ("selftest", "calibrate"):
-        why = ("walls are built inside the table: bring them up first (end with empty), then "
-               + ("run the self-test" if command == "selftest" else "calibrate"))
-    elif st.name == "idle":
-        why = {"end": "no session is open (an end with empty brings every tile up without "
-                      "one)"}.get(command)
-    else:
-        why = None
-    return ": " + why if why else ""
 
 
 DEFAULT_COLOURS = ("blue", "green")  # before a table says its own (the reference profile's)
@@ -181,7 +161,7 @@ class Daemon:
         left = [f for f in self.session.faults if not f["recovered"] and f["kind"] == "reset"]
         if not left:
             return None
-        waiting = self.state["stage"] == "waiting"
+        waiting = self.state["stage"] == Stage.WAITING
         return {"kind": "reset", "track": None, "deck": self.state.get("deck"), "step": None,
                 "message": left[-1]["message"],
                 "todo": "nothing by hand: the table sorts it out %s" % (
@@ -211,11 +191,13 @@ class Daemon:
                    where=(self.known or {}).get("where"))
         self._sync()
 
-    def judge(self, command):
-        """Refuse `command` unless the daemon would accept it now (``can``): 503 while the
-        table is not connected (a motor command), else 409 with the state's name.  Returns
-        the seq it was judged at (every answer carries it)."""
-        if command in self.can():
+    def judge(self, command, **options):
+        """Refuse `command` unless the daemon would accept it now (``can``, or a row of the
+        list that takes it with one of ``options``, its request's fields: ``start`` with
+        replace, ``end`` with empty): 503 while the table is not connected (a motor
+        command), else 409 with the state's name and the row's reason.  Returns the seq it
+        was judged at (every answer carries it)."""
+        if takes(command, self.state, self.context(), **options):
             self._judged = self.m.seq
             return self._judged
         if refused_with(command, self.link.connected) == 503:
@@ -229,8 +211,9 @@ class Daemon:
 
     def _not_now(self, command):
         st = self.state
+        why = why_not(command, st)
         text = "%s is not possible now (%s)%s. Next: %s" % (
-            command.replace("_", " "), st.name.replace("_", " "), _why_not(command, st),
+            command.replace("_", " "), st.name.replace("_", " "), ": " + why if why else "",
             self.next_step()["text"])
         return self._answer_error(NotNow(text, state=st.name))
 
@@ -635,8 +618,7 @@ class Daemon:
         sets = check_sets(self.colours if colours is None else colours)
         async with self._lock:
             prev = self.session
-            if not (replace and prev is not None and self.link.connected):
-                self.judge("start")
+            self.judge("start", replace=replace)
             s = Session(table=self.table, journal=self.journal, profile=profile,
                         mixed_deck=mixed_deck, sets=sets,
                         dice=Dice(seed if seed is not None else self.seed),
@@ -711,7 +693,7 @@ class Daemon:
             st = self.state
             if st.name == "emptying":
                 self._people_done.set()
-                self.m.set("emptying", stage="raise", round=st.get("round"))
+                self.m.set("emptying", stage=Stage.RAISE, round=st.get("round"))
                 return await self.answer(continued="the next walls come up")
             if st.name in ("preparing", "building"):
                 self.session.tell_continue()
@@ -752,9 +734,7 @@ class Daemon:
         take them out."""
         async with self._lock:
             s = self.session
-            self._judged = self.m.seq
-            if not (empty and self.state.name in ("idle", "table_fault")):
-                self.judge("end")
+            self.judge("end", empty=empty)
             ended = None
             if s is not None:
                 fault = self._open_fault()
@@ -765,7 +745,7 @@ class Daemon:
                 self._ended(s, how, fault or "ended by request")
                 ended = {"id": s.id, "how": how}
             if empty:
-                self.m.set("emptying", stage="raise", round=0)
+                self.m.set("emptying", stage=Stage.RAISE, round=0)
                 await self._begin_step("empty", self._empty())
             return await self.answer(ended=ended, emptying=bool(empty))
 
@@ -793,7 +773,7 @@ class Daemon:
         stacks = (t.identity or {}).get("max_stacks") or 18
         rounds = []
         for n_round in range(1, MAX_EMPTY_ROUNDS + 1):
-            self.m.set("emptying", stage="drain", round=n_round)
+            self.m.set("emptying", stage=Stage.DRAIN, round=n_round)
             n, emptied = await t.drain(t.build_id + 1, stacks)
             if n:
                 await self._ask_people(n, n_round)
@@ -812,9 +792,9 @@ class Daemon:
         or until `continue`."""
         self._people_done.clear()
         until = time.time() + self.table.wall_seconds(self.push_window)
-        self.m.set("emptying", stage="clear_top", round=n_round, tiles=tiles, until=until)
+        self.m.set("emptying", stage=Stage.CLEAR_TOP, round=n_round, tiles=tiles, until=until)
         await self.table.pause(self.push_window, stop=self._people_done)
-        self.m.set("emptying", stage="raise", round=n_round)
+        self.m.set("emptying", stage=Stage.RAISE, round=n_round)
 
     async def abort(self):
         """Stop every motor and end the session: always accepted.  Confirmed by the table,

@@ -7,7 +7,7 @@ Journals written before the one state (schema 3 and older phases: ``resplit_pend
 the state it meant.
 """
 from hostd.core.dice import announcement
-from hostd.core.state import DECKS, UNKNOWN, State, other
+from hostd.core.state import DECKS, UNKNOWN, Stage, State, other
 from hostd.errors import NotReady
 from hostd.table.client import TableFault
 from protocol.messages import F_RESET
@@ -20,25 +20,26 @@ def state_from_journal(phase, data):
     hand, top, inside = data.get("hand", 0), data.get("top"), data.get("inside")
     game = data.get("game", 1)
     if phase == "preparing":
-        return State("preparing", {"game": game, "stage": "start",
+        return State("preparing", {"game": game, "stage": Stage.START,
                                    "before": data.get("where") or {d: UNKNOWN for d in DECKS}})
     if phase == "building":
         return State("building", {"deck": inside or "A", "top": top, "hand": hand, "game": game,
-                                  "stage": "build"})
+                                  "stage": Stage.BUILD})
     if phase == "built":
         return State("built", {"deck": inside or "A", "top": top, "hand": hand, "game": game})
     if phase == "hand_over":
         return State("hand_over", {"raising": inside, "dropping": top, "hand": hand,
-                                   "game": game, "stage": "raise"})
+                                   "game": game, "stage": Stage.RAISE})
     if phase == "resplit_pending":
-        return State("recovering", {"kind": "resplit", "stage": "waiting" if top else "resplit",
+        return State("recovering", {"kind": "resplit",
+                                    "stage": Stage.WAITING if top else Stage.RESPLIT,
                                     "top": top, "hand": hand, "game": game,
                                     "faults": list(data.get("faults") or ())})
     if phase == "swap_pending":
-        stage = data.get("stage", "raise")
+        stage = data.get("stage", Stage.RAISE)
         ready = bool(data.get("ready"))
-        if stage == "raise":
-            stage = "waiting" if ready else "drain"
+        if stage == Stage.RAISE:
+            stage = Stage.WAITING if ready else Stage.DRAIN
         return State("recovering", {"kind": "swap", "stage": stage, "deck": data.get("deck") or "A",
                                     "top": top, "hand": hand, "game": game, "ready": ready,
                                     "known": data.get("known"),
@@ -57,7 +58,7 @@ def last_throw(s):
 
 def restore(s, saved):
     """Fill session `s` from `saved` (journal.open_session())."""
-    s._journaled = set(saved["decks"])
+    s.journaled = set(saved["decks"])
     for k, v in saved["decks"].items():
         u = v["backs"].get(UNKNOWN, 0)
         s.ranges[k] = {c: [v["backs"].get(c, 0), v["backs"].get(c, 0) + u] for c in s.sets}
@@ -91,22 +92,22 @@ def restore(s, saved):
                                    "session %s can't be resumed from phase %s"
                                    % (s.id, saved["phase"]))}})
     s.m.restore(st)
-    s._saved = saved
+    s.saved = saved
 
 
 async def resume(s):
     """Carry on from the restored state (the session's lock is held)."""
-    saved = s._saved
+    saved = s.saved
     data = saved.get("phase_data") or {}
     ident = s.table.identity or {}
     same_boot = data.get("boot") is not None and data.get("boot") == ident.get("boot_nonce")
     st = s.state
-    s._event("session_resumed", state=st.name, hand=s.hand)
+    s.emit("session_resumed", state=st.name, hand=s.hand)
     if st.name == "stopped":
         return "stopped"  # what people must do has not changed
     if st.name == "preparing":  # cut while the tiles were brought together
         s.plan = {"raise": True, "window": True, "before": {d: UNKNOWN for d in DECKS}}
-        await s._begin()
+        await s.run_plan()
         return "resumed"
     if st.name == "recovering":
         return await _resume_recovery(s, st)
@@ -119,13 +120,12 @@ async def resume(s):
         return await _resume_build(s, st, saved.get("unfinished_build"))
     if st.name == "hand_over":
         if not began:  # the walls may be on their way up: raise them (again)
-            s._hand_over_mark = None
-            await s._hand_over(repeat=st.with_(stage="raise"))
+            await s.repeat_hand_over(st)
             return "resumed"
         # the hand began: bring the lift down, close the door, rebuild inside
         raised, dropped = st["raising"], st.get("dropping")
         await s.table.settle_after_restart()
-        await s._rebuild_inside(dropped if dropped is not None else other(raised), top=raised)
+        await s.rebuild_inside(dropped if dropped is not None else other(raised), top=raised)
         return "resumed"
     raise NotReady("session %s can't be resumed from %s: abort and start again"
                    % (s.id, st.name), code="unresumable")
@@ -134,26 +134,27 @@ async def resume(s):
 async def _resume_recovery(s, st):
     p = st.params
     if p["kind"] == "resplit":
-        if p["stage"] == "resplit":
+        if p["stage"] == Stage.RESPLIT:
             await s.recovery.carry_on(st)
-        elif p["stage"] == "hand_over":  # the hand over it was at is lost with the daemon
-            s._to("recovering", **dict(p, stage="waiting" if p.get("top") else "resplit"))
+        elif p["stage"] == Stage.HAND_OVER:  # the hand over it was at is lost with the daemon
+            s.to_state("recovering",
+                       **dict(p, stage=Stage.WAITING if p.get("top") else Stage.RESPLIT))
             if not p.get("top"):
                 await s.recovery.carry_on(s.state)
         return "resplit"
-    if p["stage"] == "drain":  # the drain was cut: its counts are gone
+    if p["stage"] == Stage.DRAIN:  # the drain was cut: its counts are gone
         raise NotReady("session %s can't be resumed: the daemon stopped while the table's "
                        "tiles were being moved onto its tracks: abort and start again" % s.id,
                        code="unresumable")
-    if p["stage"] == "build":
+    if p["stage"] == Stage.BUILD:
         raise NotReady("session %s can't be resumed: the daemon stopped while deck %s was "
                        "being built, with deck %s on the table top: abort and start again"
                        % (s.id, other(p["deck"]), p["deck"]), code="unresumable")
-    if p["stage"] == "drop":
+    if p["stage"] == Stage.DROP:
         await s.recovery.carry_on(st)
         return "resumed"
-    if p["stage"] == "raise":  # cut on its way up: the next hand over raises again
-        s._to("recovering", **dict(p, stage="waiting"))
+    if p["stage"] == Stage.RAISE:  # cut on its way up: the next hand over raises again
+        s.to_state("recovering", **dict(p, stage=Stage.WAITING))
     return "swap"
 
 
@@ -172,7 +173,7 @@ async def _untrusted(s, st, unfinished):
                "inside can't be accounted for, and the sets can't be separated again by the "
                "table: sort them by back colour, load the %s set and start a new session"
                % s.sets[0])
-        s._fault("reset", None, len(s.builds), msg)
+        s.record_fault("reset", None, len(s.builds), msg)
         raise TableFault(F_RESET, 0, 0, msg)
     await s.recovery.after_reset(TableFault(F_RESET, 0), deck=deck, drain=False, top=top)
     return "resplit" if s.mixed_deck else "swap"
@@ -182,15 +183,15 @@ async def _resume_build(s, st, unfinished):
     deck, top = st["deck"], st.get("top")
     first_split = s.mixed_deck and not s.decks and top is None
     if unfinished and s.table.build_id == unfinished["build"]:
-        record = await s._build(deck, expect_empty=not first_split, resume="paused",
-                                split=first_split)
+        record = await s.build(deck, expect_empty=not first_split, resume="paused",
+                               split=first_split)
     else:  # killed before the table got the build: start it now
         if first_split or (deck == "A" and not s.hands):
-            await s._build_first(top=top)
+            await s.build_first(top=top)
             return "resumed"
-        record = await s._build(deck, expect_empty=True)
+        record = await s.build(deck, expect_empty=True)
     if first_split:
         await s.finish_first_split(record)
     else:
-        s._to("built", deck=deck, top=top, hand=s.hand)
+        s.to_state("built", deck=deck, top=top, hand=s.hand)
     return "resumed"

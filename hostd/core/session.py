@@ -3,7 +3,7 @@
 It talks to the table only through the table client's verbs (`build`, `raise_walls`,
 `settle`, `identity`) and to the journal; it knows rulesets, decks and hands, never bytes.
 Its life is the table's one state (hostd/core/state.py): every step moves it with
-``_to``, the one setter, which journals the state before anything acts on it.
+``to_state``, the one setter, which journals the state before anything acts on it.
 
 Life of a session (DESIGN §2):
 
@@ -27,7 +27,7 @@ from hostd.core.codes import describe_backs
 from hostd.core.dice import announcement
 from hostd.core.recovery import MAX_RESETS, Recovery
 from hostd.core.rulesets import RulesetError, check_colours, check_fits
-from hostd.core.state import DECKS, UNKNOWN, Machine, State, other, where
+from hostd.core.state import DECKS, UNKNOWN, Machine, Stage, State, other, where
 from hostd.errors import BadRequest, JantakuError, NotReady, Refused
 from hostd.table.client import TableFault
 from protocol.messages import F_RESET
@@ -95,7 +95,7 @@ class Session:
         self.targets = [profile.stacks_per_wall * 2] * 4
         self.decks = {}  # name -> {"tiles": n, "backs": {colour: n}} once known
         self.ranges = {}  # name -> {colour: [lo, hi]}: what is known of its backs
-        self._journaled = set()  # decks whose composition in this split is journalled
+        self.journaled = set()  # decks whose composition in this split is journalled
         self.misread_limit = int(misread_limit * self.tiles)  # unknown backs a build may have
         self.builds = []  # demo-shaped build records
         self.hands = []
@@ -107,7 +107,6 @@ class Session:
         self.splits = []  # the earlier splits: {"game", "split", "decks"}
         self.games = []  # the games before this one: {"game", "first_hand", "decks"}
         self.throw = None  # the hand in play's throw (hostd.core.dice.announcement)
-        self._hand_by = "api"  # who asked for the hand over under way (button, api)
         self._hand_over_mark = None  # when the hand over under way was first pressed
         self.push_window = float(push_window)  # table seconds the centre stays open
         self.plan = None  # how the table is brought to the starting position (plan_start)
@@ -121,7 +120,7 @@ class Session:
     def state(self):
         return self.m.state
 
-    def _to(self, name, **params):
+    def to_state(self, name, **params):
         """The one setter: the state ``name`` with ``params`` (the hand, game and throw
         filled in), journalled with the table's boot nonce before anything acts on it
         (after a restart the daemon trusts walls only if the same boot built them)."""
@@ -143,8 +142,8 @@ class Session:
                                split=self.split)
         return self.m.set(name, **new.params)
 
-    def _update(self, **changes):
-        return self._to(self.state.name, **dict(self.state.params, **changes))
+    def update_state(self, **changes):
+        return self.to_state(self.state.name, **dict(self.state.params, **changes))
 
     def positions(self):
         """(deck built inside, deck on the table top) in the current state (a stop's: the
@@ -158,7 +157,7 @@ class Session:
         if st.name in ("building", "recovering"):
             return None, p.get("top")
         if st.name == "hand_over":
-            return None, p["raising"] if p["stage"] == "settle" else p.get("dropping")
+            return None, p["raising"] if p["stage"] == Stage.SETTLE else p.get("dropping")
         return None, None
 
     @property
@@ -173,7 +172,7 @@ class Session:
         return where(self.state)
 
     # -- helpers ------------------------------------------------------------------------
-    def _event(self, _type, /, **data):
+    def emit(self, _type, /, **data):
         data["type"] = _type
         if self.id is not None:
             data["session"] = self.id
@@ -189,8 +188,9 @@ class Session:
         closes and the step goes on: the state says so at once)."""
         self._continue.set()
         st = self.state
-        if st.name in ("preparing", "building") and st.get("stage") == "push":
-            self._update(until=None, stage="build" if st.name == "building" else "start")
+        if st.name in ("preparing", "building") and st.get("stage") == Stage.PUSH:
+            self.update_state(until=None,
+                              stage=Stage.BUILD if st.name == "building" else Stage.START)
 
     def summary(self):
         return {
@@ -248,14 +248,14 @@ class Session:
         return [names.index(c) + 1 for c in self.sets if c in names]
 
     # -- builds -------------------------------------------------------------------------
-    async def _build(self, deck, *, expect_empty, resume=None, split=False):
+    async def build(self, deck, *, expect_empty, resume=None, split=False):
         """Build `deck` inside; `resume`: the stopped build to carry on ({"table_build",
         "missing", "kind"}), or "paused" for one the table kept while the daemon was away.
         `split`: the first build of a Mixed Deck split, which is a deck only if the mixer
         did not run empty (else the other set was not in it: no deck, `mixer_empty`)."""
         number = len(self.builds) + 1
         if resume == "paused":
-            self._event("build_resumed", build=number, deck=deck)
+            self.emit("build_resumed", build=number, deck=deck)
             result = await self.table.resume_build(number)
         else:
             result = await self._run_build(number, deck, expect_empty, resume)
@@ -275,22 +275,22 @@ class Session:
             record["ok"] = False
         self.builds.append(record)
         self.journal.build_finished(self.id, number, record)
-        self._event("build_done", build=number, **record)
+        self.emit("build_done", build=number, **record)
         if problem:
-            self._fault("composition", None, number, problem)
+            self.record_fault("composition", None, number, problem)
             raise CompositionMismatch(problem, deck=deck)
         return record
 
     async def _run_build(self, number, deck, expect_empty, resume):
         self.journal.build_started(self.id, number, deck, self.targets)
-        self._event("build_started", build=number, deck=deck, targets=list(self.targets),
-                    resumes=resume["table_build"] if resume else None)
+        self.emit("build_started", build=number, deck=deck, targets=list(self.targets),
+                  resumes=resume["table_build"] if resume else None)
         try:
             if resume is not None:  # a fault stopped it: the table kept its counts
                 if resume["kind"] == "short-top" or (  # (a journal of before: "short")
                         resume["kind"] == "short" and resume["missing"] >= self.tiles // 4):
                     # so many are missing that they are on the table top, not pushed in
-                    await self._push_window("building", stage="push")
+                    await self._push_window("building", stage=Stage.PUSH)
                 result = await self.table.resume_build(resume["table_build"])
             else:
                 result = await self.table.build(
@@ -310,17 +310,17 @@ class Session:
             if e.kind in ("short", "short-top", "surplus", "overfill", "jam"):
                 e.message = "%s: %s" % (self._count_words(deck, record), e.message)
                 e.args = (e.message,)
-                e.fault_ids = [self._fault(e.kind, e.track, number, e.message)]
+                e.fault_ids = [self.record_fault(e.kind, e.track, number, e.message)]
             if e.fault != F_RESET:  # paused with its counts: a recovery resumes it
                 e.resume = {"table_build": resume["table_build"] if resume else number,
                             "missing": max(0, self.tiles - sum(record["per_track"])),
                             "kind": e.kind}
                 e.deck = deck
-            self._event("build_failed", build=number, deck=deck, message=str(e))
+            self.emit("build_failed", build=number, deck=deck, message=str(e))
             raise
         if resume is not None and resume.get("fault_ids"):
             for fid in resume["fault_ids"]:
-                self._recovered(fid)
+                self.mark_recovered(fid)
         return result
 
     # Each deck's colour count is known as a range per colour: exact once every back was
@@ -344,7 +344,7 @@ class Session:
             both = {c: [max(known[c][0], got[c][0]), min(known[c][1], got[c][1])] for c in self.sets}
             if any(lo > hi for lo, hi in both.values()):
                 return "deck %s: counted %s; expected %s (%s)" % (
-                    deck, describe_backs(backs), describe_backs(self._best(deck)),
+                    deck, describe_backs(backs), describe_backs(self.best_backs(deck)),
                     self._diffs(deck, backs))
             got = both
         self._set_range(deck, got)
@@ -368,21 +368,21 @@ class Session:
             if counted == self.tiles:
                 diffs = self._diffs(deck, backs)
             else:  # which colour is short, when the deck's colour count is known
-                exp = self._best(deck)
+                exp = self.best_backs(deck)
                 diffs = ", ".join("%s %d of %d" % (c, backs.get(c, 0), exp[c]) for c in self.sets
                                   if backs.get(c, 0) < exp[c] and counted > self.tiles - 8)
             if diffs:
                 words += " (%s)" % diffs
         return words
 
-    def _best(self, deck):
+    def best_backs(self, deck):
         r = self.ranges[deck]
         return {c: r[c][0] for c in self.sets}
 
     def _diffs(self, deck, backs):
         if deck not in self.ranges or self.alike:  # the count says it all
             return ""
-        exp = self._best(deck)
+        exp = self.best_backs(deck)
         return ", ".join("%s %d, expected %d" % (c, backs.get(c, 0), exp[c])
                          for c in self.sets if backs.get(c, 0) != exp[c])
 
@@ -393,10 +393,10 @@ class Session:
         if uncertain:
             comp["backs"][UNKNOWN] = uncertain
         if self.decks.get(deck) != comp:
-            first = deck not in self._journaled
+            first = deck not in self.journaled
             self.decks[deck] = comp
             if first:
-                self._journaled.add(deck)
+                self.journaled.add(deck)
                 self.journal.deck(self.id, deck, comp, game=self.game, split=self.split)
             else:  # a later build read backs an earlier one could not: the count narrows
                 self.journal.transition(self.id, "deck_refined", deck=deck, composition=comp)
@@ -408,23 +408,23 @@ class Session:
             self.splits.append({"game": self.game, "split": self.split,
                                 "decks": _copy_decks(self.decks)})
             self.split += 1
-        self.decks, self.ranges, self._journaled = {}, {}, set()
+        self.decks, self.ranges, self.journaled = {}, {}, set()
 
-    def _fault(self, kind, track, build, message, recovered=False):
+    def record_fault(self, kind, track, build, message, recovered=False):
         rec = {"kind": kind, "track": track, "build": build, "recovered": recovered,
                "message": message}
         fid = self.journal.fault(self.id, rec)
-        self._event("fault", **rec)
+        self.emit("fault", **rec)
         rec["_id"] = fid  # for _recovered(); not shown in summary()
         self.faults.append(rec)
         return fid
 
-    def _recovered(self, fid):
+    def mark_recovered(self, fid):
         for rec in self.faults:
             if rec.get("_id") == fid and not rec["recovered"]:
                 rec["recovered"] = True
                 self.journal.fault_recovered(fid)
-                self._event("fault_recovered", id=fid)
+                self.emit("fault_recovered", id=fid)
 
     def _set_deck(self, deck, backs):
         self._set_range(deck, {c: [backs.get(c, 0)] * 2 for c in self.sets})
@@ -437,7 +437,7 @@ class Session:
         self.id = self.journal.create_session(
             ruleset=self.profile.name, mixed_deck=self.mixed_deck, sets=list(self.sets),
             seed=getattr(self.dice, "seed", None))
-        self._event("session_started", ruleset=self.profile.name, mixed_deck=self.mixed_deck)
+        self.emit("session_started", ruleset=self.profile.name, mixed_deck=self.mixed_deck)
         if not self.mixed_deck:
             # the first set is deck A (in the mixer), the second deck B (on top)
             self._set_deck("A", {self.sets[0]: self.tiles})
@@ -449,7 +449,7 @@ class Session:
         self.open()
         self.plan = {"raise": False, "window": False}
         async with self._lock:
-            await self._build_first(top=None if self.mixed_deck else "B")
+            await self.build_first(top=None if self.mixed_deck else "B")
         return self.summary()
 
     # -- the starting position (a session started by a person) -------------------------------
@@ -507,24 +507,24 @@ class Session:
         """The starting position (plan_start's plan), then deck A built inside."""
         self.plan = plan
         async with self._lock:
-            await self._begin()
+            await self.run_plan()
 
-    async def _begin(self):
+    async def run_plan(self):
         plan = self.plan
         top = None if self.mixed_deck else "B"
         if plan.get("adopt"):  # the last session's walls inside, counted and checked
-            self._to("preparing", stage="start", before=dict(plan["before"]))
-            self._to("built", deck="A", top=top, hand=0)
+            self.to_state("preparing", stage=Stage.START, before=dict(plan["before"]))
+            self.to_state("built", deck="A", top=top, hand=0)
             return
         await self._prepare(plan)
-        await self._build_first(top=top)
+        await self.build_first(top=top)
 
     async def _prepare(self, plan):
         """Every tile where the mode starts.  Mixed Deck: the walls inside come up (the
         tiles a stopped build left on the ramps are stacked first), then the centre opens
         while people push the table top in."""
         before = dict(plan.get("before") or {d: UNKNOWN for d in DECKS})
-        self._to("preparing", stage="start", before=before)
+        self.to_state("preparing", stage=Stage.START, before=before)
         for _ in range(MAX_RESETS):
             try:
                 return await self._collect(plan, before)
@@ -534,45 +534,45 @@ class Session:
                 # up again for walls a reset left on it or inside)
                 if e.fault != F_RESET or not self.mixed_deck:
                     raise
-                self._fault("reset", None, None, "the table restarted while collecting the "
-                            "tiles: they all go into the mixer anyway; the collect goes on",
-                            recovered=True)
+                self.record_fault("reset", None, None, "the table restarted while collecting the "
+                                  "tiles: they all go into the mixer anyway; the collect goes on",
+                                  recovered=True)
                 plan = dict(plan, **{"raise": True})
-                self._to("preparing", stage="start", before=before)
+                self.to_state("preparing", stage=Stage.START, before=before)
         raise TableFault(F_RESET, 0, 0, "the table restarted %d times in a row while collecting "
                          "the tiles: stopped" % MAX_RESETS)
 
     async def _collect(self, plan, before):
-        await self._table_ready()
+        await self.table_ready()
         if self.table.door not in ("closed", "unknown"):
             await self.table.close_door()  # left open by an abort
         if plan.get("raise"):
-            self._update(stage="raise")
-            self._event("collect", step="raise")
-            await self._motion(self.table.bring_walls_up)
-            self._update(before={d: ("top" if p in STUCK else p) for d, p in before.items()})
+            self.update_state(stage=Stage.RAISE)
+            self.emit("collect", step="raise")
+            await self.motion(self.table.bring_walls_up)
+            self.update_state(before={d: ("top" if p in STUCK else p) for d, p in before.items()})
         if plan.get("window"):
-            await self._push_window("preparing", stage="push")
+            await self._push_window("preparing", stage=Stage.PUSH)
         if self.mixed_deck:  # both sets in the mixer now
-            self._update(stage="start", before={d: "mixer" for d in DECKS})
+            self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS})
 
-    async def _build_first(self, top):
+    async def build_first(self, top):
         """Deck A built inside; for Mixed Deck, proven to be a split: if it took the last
         tile in the mixer, the other set was not in it (mixer_short): its walls come up,
         the centre opens until people say every tile is in, and A is built again."""
         for _ in range(MAX_MIXER_SHORT):
-            self._to("building", deck="A", top=top, hand=self.hand, stage="build")
+            self.to_state("building", deck="A", top=top, hand=self.hand, stage=Stage.BUILD)
             first_split = self.mixed_deck and not self.decks
             try:
-                record = await self._build("A", expect_empty=not self.mixed_deck,
-                                           split=first_split)
+                record = await self.build("A", expect_empty=not self.mixed_deck,
+                                          split=first_split)
             except TableFault as e:
                 if e.fault != F_RESET:
                     raise
                 await self.recovery.after_reset(e, deck="A")  # nothing in play yet
                 return
             if not first_split:
-                self._to("built", deck="A", top=top, hand=self.hand)
+                self.to_state("built", deck="A", top=top, hand=self.hand)
                 return
             if await self.finish_first_split(record, again=False):
                 return
@@ -586,23 +586,23 @@ class Session:
         if record.get("mixer_empty"):
             await self._mixer_short()
             if again:
-                await self._build_first(top=None)
+                await self.build_first(top=None)
                 return True
             return False
-        self._to("built", deck="A", top=None, hand=self.hand)
+        self.to_state("built", deck="A", top=None, hand=self.hand)
         return True
 
     async def _mixer_short(self):
-        fid = self._fault("mixer-short", None, len(self.builds),
-                          "deck A took every tile in the mixer: the two sets were not both "
-                          "in it; its walls come up and every tile must go into the centre")
+        fid = self.record_fault("mixer-short", None, len(self.builds),
+                                "deck A took every tile in the mixer: the two sets were not both "
+                                "in it; its walls come up and every tile must go into the centre")
         before = {"A": "inside", "B": UNKNOWN}
-        self._to("preparing", stage="raise", reason="mixer_short", before=before)
-        await self._motion(self.table.bring_walls_up)
-        self._update(before={"A": "top", "B": UNKNOWN})
-        await self._push_window("preparing", stage="push", timed=False)
-        self._update(stage="start", before={d: "mixer" for d in DECKS})
-        self._recovered(fid)
+        self.to_state("preparing", stage=Stage.RAISE, reason="mixer_short", before=before)
+        await self.motion(self.table.bring_walls_up)
+        self.update_state(before={"A": "top", "B": UNKNOWN})
+        await self._push_window("preparing", stage=Stage.PUSH, timed=False)
+        self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS})
+        self.mark_recovered(fid)
 
     async def _push_window(self, name, *, timed=True, **params):
         """The centre open for `push_window` table seconds (or until `continue`; without
@@ -611,7 +611,7 @@ class Session:
         self._continue.clear()
         await self.table.open_door()
         until = (time.time() + self.table.wall_seconds(self.push_window)) if timed else None
-        self._to(name, **dict(self.state.params, until=until, **params))
+        self.to_state(name, **dict(self.state.params, until=until, **params))
         try:
             if timed:
                 await self.table.pause(self.push_window, stop=self._continue)
@@ -619,7 +619,8 @@ class Session:
                 await self._continue.wait()
         finally:
             if self.state.name == name:
-                self._update(until=None, stage="build" if name == "building" else "start")
+                self.update_state(until=None,
+                                  stage=Stage.BUILD if name == "building" else Stage.START)
         await self.table.close_door()
 
     # -- the throw ------------------------------------------------------------------------------
@@ -638,13 +639,13 @@ class Session:
         self.journal.hand_dice(self.id, hand["hand"], info["dice"], brk, by)
         hand.update(dice=list(info["dice"]), breaker=info["breaker"], dice_by=by)
         self.throw = info
-        self._event("dice", **info)
+        self.emit("dice", **info)
         st = self.state
         if st.name == "stopped":
             resume = dict(st["resume"], params=dict(st["resume"]["params"], thrown=True))
-            self._update(thrown=True, resume=resume)
+            self.update_state(thrown=True, resume=resume)
         else:
-            self._update(thrown=True)
+            self.update_state(thrown=True)
         return info
 
     # -- games ----------------------------------------------------------------------------------
@@ -661,7 +662,7 @@ class Session:
         self.game_first_hand = self.hand + 1
         self.throw = None  # the last game's throw is not this game's
         self.journal.game(self.id, self.game, self.game_first_hand)
-        self._event("game", game=self.game, first_hand=self.game_first_hand)
+        self.emit("game", game=self.game, first_hand=self.game_first_hand)
 
     async def new_game(self):
         """End the game and begin the next.  The normal rotation's decks simply go on.
@@ -669,14 +670,14 @@ class Session:
         the table top into the open centre) and split afresh: the new game's decks."""
         if not self.mixed_deck:  # nothing moves: the hand on the table was the last one
             self._next_game()
-            self._update(game=self.game)
+            self.update_state(game=self.game)
             return
         async with self._lock:
             before = self.where()
             self._next_game()
             self.new_split()
             self.plan = {"raise": True, "window": True, "before": before}
-            await self._begin()
+            await self.run_plan()
 
     # -- stops and recovery ------------------------------------------------------------------
     def on_stopped(self, step, exc):
@@ -694,11 +695,11 @@ class Session:
         ids = list(prev_fault.get("ids") or ()) + list(getattr(exc, "fault_ids", None) or ())
         fault = {"message": str(exc), "ids": ids, "build": resume}
         deck = getattr(exc, "deck", None) or _deck_of(prev)
-        self._to("stopped", step=step, kind=kind, track=getattr(exc, "track", None),
-                 deck=deck, fault=fault, resume=prev,
-                 hand=prev["params"].get("hand", self.hand),
-                 thrown=bool(prev["params"].get("thrown")))
-        self._event("stopped", step=step, kind=kind, message=str(exc))
+        self.to_state("stopped", step=step, kind=kind, track=getattr(exc, "track", None),
+                      deck=deck, fault=fault, resume=prev,
+                      hand=prev["params"].get("hand", self.hand),
+                      thrown=bool(prev["params"].get("thrown")))
+        self.emit("stopped", step=step, kind=kind, message=str(exc))
 
     async def recover(self):
         """Carry on with the step that stopped, once people fixed what they were asked
@@ -709,18 +710,18 @@ class Session:
             resume = State.from_dict(st["resume"])
             fault = st["fault"] or {}
             build = dict(fault["build"], fault_ids=fault.get("ids")) if fault.get("build") else None
-            self._to(resume.name, **resume.params)  # carrying on: the state says so at once
-            await self._table_ready()
+            self.to_state(resume.name, **resume.params)  # carrying on: the state says so at once
+            await self.table_ready()
             if resume.name == "preparing":
-                return await self._begin()
+                return await self.run_plan()
             if resume.name == "hand_over":
-                return await self._hand_over(repeat=resume, fault_ids=fault.get("ids"))
+                return await self.run_hand_over(repeat=resume, fault_ids=fault.get("ids"))
             if resume.name == "building":
                 return await self._recover_build(resume, build, fault.get("ids"))
             if resume.name == "recovering":
                 return await self.recovery.carry_on(resume)
             if resume.name == "built":
-                self._to("built", **resume.params)
+                self.to_state("built", **resume.params)
                 return None
             raise NotReady("nothing to carry on from %s" % resume.name, code="cannot_continue")
 
@@ -729,16 +730,16 @@ class Session:
         if top is None and deck == "A" and self.mixed_deck and not self.decks:
             # the first build of a split (a session's, a game's, a re-split's)
             if build is None:
-                return await self._build_first(top=None)
-            self._to("building", deck="A", top=None, hand=self.hand, stage="build")
-            record = await self._build("A", expect_empty=False, resume=build, split=True)
+                return await self.build_first(top=None)
+            self.to_state("building", deck="A", top=None, hand=self.hand, stage=Stage.BUILD)
+            record = await self.build("A", expect_empty=False, resume=build, split=True)
             await self.finish_first_split(record)
             return None
         if build is None and not self.hands and deck == "A":
-            return await self._build_first(top=top)
-        await self._rebuild_inside(deck, top=top, resume=build)
+            return await self.build_first(top=top)
+        await self.rebuild_inside(deck, top=top, resume=build)
         for fid in fault_ids or ():
-            self._recovered(fid)
+            self.mark_recovered(fid)
         return None
 
     # -- hand overs ------------------------------------------------------------------------------
@@ -747,30 +748,37 @@ class Session:
         the walls built inside, then rebuild the dropped deck inside.  `by`: who asked
         (the start button, or the API), journalled with the hand."""
         async with self._lock:
-            self._hand_by = by
             self._hand_over_mark = self.table.mark()  # the turnaround counts from here
             if self.state.name == "recovering":
-                return await self.recovery.at_hand_over()
-            return await self._hand_over()
+                return await self.recovery.at_hand_over(by)
+            return await self.run_hand_over(by=by)
 
-    async def _hand_over(self, repeat=None, fault_ids=None):
+    async def repeat_hand_over(self, st):
+        """A hand over a restart of the daemon cut before its hand began: the walls may be
+        on their way up, so they are raised (again); the turnaround counts from now."""
+        self._hand_over_mark = None
+        return await self.run_hand_over(repeat=st.with_(stage=Stage.RAISE))
+
+    async def run_hand_over(self, repeat=None, fault_ids=None, by="api"):
+        """The hand over (`by`: who asked, kept in its state), or `repeat`ed from the
+        hand over state a stop or a restart cut."""
         if repeat is None:
             raised, dropped = self.inside, self.top
             next_hand = self.hand + 1
             # committed before anything moves: a restart knows a hand over was under way
-            self._to("hand_over", raising=raised, dropping=dropped, hand=next_hand,
-                     stage="raise", thrown=False)
-            self._event("hand_over", hand=next_hand, raising=raised, dropping=dropped)
+            self.to_state("hand_over", raising=raised, dropping=dropped, hand=next_hand,
+                          stage=Stage.RAISE, thrown=False, by=by)
+            self.emit("hand_over", hand=next_hand, raising=raised, dropping=dropped)
         else:  # repeated after a stop (guard broken, ...): the cause must be gone
             raised, dropped, next_hand = repeat["raising"], repeat.get("dropping"), repeat["hand"]
-            if repeat["stage"] == "settle":
+            if repeat["stage"] == Stage.SETTLE:
                 return await self._after_top(next_hand, raised, dropped)
-            self._to("hand_over", **dict(repeat.params))
+            self.to_state("hand_over", **dict(repeat.params))
         if self._hand_over_mark is None:
             self._hand_over_mark = self.table.mark()
         try:
-            await self._motion(self.table.raise_walls, open_door=dropped is not None,
-                               fault_ids=fault_ids)
+            await self.motion(self.table.raise_walls, open_door=dropped is not None,
+                              fault_ids=fault_ids)
         except TableFault as e:
             if e.fault != F_RESET:
                 raise
@@ -788,16 +796,17 @@ class Session:
         turnaround = self.table.seconds_since(self._hand_over_mark)
         self._hand_over_mark = None
         # the throw comes once the walls are up: a press of dice (throw_dice)
+        by = self.state.get("by", "api")  # (a hand over journalled before `by`: the API's)
         record = {"hand": next_hand, "game": self.game, "split": self.split, "deck": raised,
-                  "by": self._hand_by, "dice": [], "breaker": None, "dice_by": None,
+                  "by": by, "dice": [], "breaker": None, "dice_by": None,
                   "turnaround_sim_seconds": round(turnaround, 3)}
         self.journal.hand(self.id, record)
         self.hands.append(record)
         self.hand = next_hand
         self.throw = None
-        self._to("hand_over", raising=raised, dropping=dropped, hand=next_hand, stage="settle",
-                 thrown=False)
-        self._event("hand", **record)
+        self.to_state("hand_over", raising=raised, dropping=dropped, hand=next_hand,
+                      stage=Stage.SETTLE, thrown=False, by=by)
+        self.emit("hand", **record)
         return await self._after_top(next_hand, raised, dropped)
 
     async def _after_top(self, hand, raised, dropped):
@@ -807,27 +816,27 @@ class Session:
             if e.fault != F_RESET:
                 raise
             await self._settle_after_reset(hand)
-        await self._rebuild_inside(dropped if dropped is not None else other(raised), top=raised)
+        await self.rebuild_inside(dropped if dropped is not None else other(raised), top=raised)
         return self.hands[-1]
 
     async def _settle_after_reset(self, hand):
         """The table restarted after the walls reached the top (the hand has begun; they
         were counted and delivered): the empty lift is brought down again and the door
         closed; the dropped deck, in the mixer, is rebuilt and checked as usual."""
-        fid = self._fault("reset", None, None, "hand %d: the table restarted while the lift "
-                          "went back down: the walls on the table are the counted ones; the "
-                          "lift is brought down again" % hand)
-        await self._table_ready()
+        fid = self.record_fault("reset", None, None, "hand %d: the table restarted while the lift "
+                                "went back down: the walls on the table are the counted ones; the "
+                                "lift is brought down again" % hand)
+        await self.table_ready()
         await self.table.settle_after_restart()
-        self._recovered(fid)
+        self.mark_recovered(fid)
 
-    async def _table_ready(self):
+    async def table_ready(self):
         """Until the table is connected again, out of a fault state (a clear refused
         while the cause is still there raises)."""
         await self.table.wait_ready()
         await self.table.clear_fault_if_any()
 
-    async def _motion(self, verb, fault_ids=None, **kw):
+    async def motion(self, verb, fault_ids=None, **kw):
         """A lift or door motion the guard (or a stall) may stop: a stop is journalled
         (and the step stops, to be repeated); once one succeeds, the stops before it
         (`fault_ids`) are marked recovered."""
@@ -840,22 +849,22 @@ class Session:
             hand = self.state.get("hand") or self.hand
             e.message = "hand %d: %s" % (hand, e.message)  # as journalled: the stop says so
             e.args = (e.message,)
-            e.fault_ids = [self._fault(e.kind, e.track, None, e.message)]
+            e.fault_ids = [self.record_fault(e.kind, e.track, None, e.message)]
             raise
         for fid in fault_ids or ():
-            self._recovered(fid)
+            self.mark_recovered(fid)
 
-    async def _rebuild_inside(self, deck, *, top, resume=None):
+    async def rebuild_inside(self, deck, *, top, resume=None):
         """Build the deck that was dropped into the mixer, inside, during the hand."""
-        self._to("building", deck=deck, top=top, hand=self.hand, stage="build")
+        self.to_state("building", deck=deck, top=top, hand=self.hand, stage=Stage.BUILD)
         try:
-            await self._build(deck, expect_empty=True, resume=resume)
+            await self.build(deck, expect_empty=True, resume=resume)
         except TableFault as e:
             if e.fault != F_RESET:
                 raise
             await self.recovery.after_reset(e, deck=deck)  # a hand is in play: at its hand over
             return
-        self._to("built", deck=deck, top=top, hand=self.hand)
+        self.to_state("built", deck=deck, top=top, hand=self.hand)
 
     # -- after a restart of the daemon ---------------------------------------------------------
     @classmethod

@@ -14,40 +14,133 @@ seconds), never a countdown, so two looks at one state agree.  ``Machine.seq`` c
 every change of state or parameters, and of the table's connection (which changes what
 is accepted); every answer carries the ``seq`` it was judged in.
 """
+import re
 import time
+import types
+from enum import StrEnum
+from typing import Any, Literal, Optional
 
-#: every state, its parameters and what it means (docs/API.md "States")
-STATES = {
-    "idle": (("walls_inside", "where"),
-             "no session is open; `where` is where the last session left the decks"),
-    "table_fault": (("kind", "track"),
-                    "no session is open and the table reports a fault that a person must fix"),
-    "bench": (("what",), "a self-test or a calibration runs (no session)"),
-    "emptying": (("stage", "round", "tiles", "until"),
-                 "`session end --empty`: every tile comes up to the table top, a round at a "
-                 "time (stage raise, drain, clear_top: people take the tiles out)"),
-    "aborting": (("session",), "an abort waits for the table to confirm it"),
-    "preparing": (("game", "stage", "until", "before", "reason"),
-                  "a session (or a Mixed Deck game) is brought to its starting position: stage "
-                  "start, raise (the walls inside come up), push (the centre is open while "
-                  "people push every tile in, until `until`, or until continue when it is null)"),
-    "building": (("deck", "top", "hand", "game", "thrown", "stage", "until"),
-                 "deck `deck` is being built inside while deck `top` (if any) is played; stage "
-                 "push: the centre is open while people push the rest of its tiles in"),
-    "built": (("deck", "top", "hand", "game", "thrown"),
-              "deck `deck` is built inside; hand `hand` (0: none yet) is played on deck `top`"),
-    "hand_over": (("raising", "dropping", "hand", "game", "thrown", "stage"),
-                  "the hand over of hand `hand`: stage raise (the walls on their way up, the "
-                  "played deck dropping), settle (the hand has begun; the lift goes down)"),
-    "stopped": (("step", "kind", "track", "deck", "hand", "game", "thrown", "fault", "resume"),
-                "a fault or a refusal stopped `step`; `resume` is the state it carries on "
-                "from once people fixed it"),
-    "recovering": (("kind", "stage", "deck", "top", "hand", "game", "thrown", "faults", "ready",
-                    "known"),
-                   "after a table restart the walls inside are not trusted: kind resplit (Mixed "
-                   "Deck: both decks split again) or swap (the normal rotation); stage waiting: "
-                   "at the next hand over"),
+
+DECKS = ("A", "B")
+UNKNOWN = "unknown"
+PLACES = ("top", "inside", "lift", "mixer", "split", UNKNOWN)
+
+
+class Stage(StrEnum):
+    """Where a state is at (its ``stage`` parameter).  Its values are the strings on the
+    wire and in the journal: a StrEnum serialises as them, and old journals read back."""
+
+    START = "start"  # preparing: the starting position is being reached
+    RAISE = "raise"  # walls on their way up (emptying, preparing, hand_over, a swap)
+    PUSH = "push"  # the centre is open while people push tiles in (preparing, building)
+    BUILD = "build"  # a deck is being built inside (building, a swap)
+    SETTLE = "settle"  # hand_over: the hand has begun, the lift goes back down
+    DRAIN = "drain"  # the mixer's tiles go onto the tracks (emptying, a swap)
+    CLEAR_TOP = "clear_top"  # emptying: people take the tiles on the table top out
+    WAITING = "waiting"  # recovering: at the next hand over
+    RESPLIT = "resplit"  # recovering: both decks split again now
+    HAND_OVER = "hand_over"  # recovering: the hand over a resplit waited for is under way
+    DROP = "drop"  # recovering (swap): the untrusted deck drops into the mixer
+
+
+# -- each state's parameters: a frozen model whose values are checked -------------------------
+# The types are plain typing (the CLI loads this module and stays light: pydantic is
+# imported when the first state is made: tests/unit/test_cli_errors.py, help stays light).
+
+Deck = Literal[DECKS]
+Place = Literal[PLACES]
+Places = Optional[dict[Deck, Place]]
+Count = Optional[int]  # its least value in COUNTS
+Until = Optional[int | float]  # an absolute time, Unix seconds
+By = Optional[Literal["button", "api"]]  # who asked for the hand over
+
+#: state -> its parameters, in order, each with its type (all null unless given)
+PARAM_TYPES = {
+    "idle": (("walls_inside", Optional[bool]), ("where", Places)),
+    "table_fault": (("kind", Optional[str]), ("track", Count)),
+    "bench": (("what", Optional[Literal["selftest", "calibrate"]]),),
+    "emptying": (("stage", Optional[Literal[Stage.RAISE, Stage.DRAIN, Stage.CLEAR_TOP]]),
+                 ("round", Count), ("tiles", Count), ("until", Until)),
+    "aborting": (("session", Count),),
+    "preparing": (("game", Count), ("stage", Optional[Literal[Stage.START, Stage.RAISE,
+                                                               Stage.PUSH]]),
+                  ("until", Until), ("before", Places),
+                  ("reason", Optional[Literal["mixer_short"]])),
+    "building": (("deck", Optional[Deck]), ("top", Optional[Deck]), ("hand", Count),
+                 ("game", Count), ("thrown", Optional[bool]),
+                 ("stage", Optional[Literal[Stage.BUILD, Stage.PUSH]]), ("until", Until)),
+    "built": (("deck", Optional[Deck]), ("top", Optional[Deck]), ("hand", Count),
+              ("game", Count), ("thrown", Optional[bool])),
+    "hand_over": (("raising", Optional[Deck]), ("dropping", Optional[Deck]), ("hand", Count),
+                  ("game", Count), ("thrown", Optional[bool]),
+                  ("stage", Optional[Literal[Stage.RAISE, Stage.SETTLE]]), ("by", By)),
+    "stopped": (("step", Optional[str]), ("kind", Optional[str]), ("track", Count),
+                ("deck", Optional[Deck]), ("hand", Count), ("game", Count),
+                ("thrown", Optional[bool]), ("fault", Optional[dict[str, Any]]),
+                ("resume", Optional[dict[str, Any]])),
+    "recovering": (("kind", Optional[Literal["resplit", "swap"]]),
+                   ("stage", Optional[Literal[Stage.WAITING, Stage.RESPLIT, Stage.HAND_OVER,
+                                              Stage.DRAIN, Stage.RAISE, Stage.BUILD,
+                                              Stage.DROP]]),
+                   ("deck", Optional[Deck]), ("top", Optional[Deck]), ("hand", Count),
+                   ("game", Count), ("thrown", Optional[bool]),
+                   ("faults", Optional[list[Optional[int]]]), ("ready", Optional[bool]),
+                   ("known", Optional[list[int]]), ("by", By)),
 }
+#: the least value of a count: a track, a game and a session from 1, the others from 0
+COUNTS = {"hand": 0, "round": 0, "tiles": 0, "track": 1, "game": 1, "session": 1}
+_MODELS = {}
+
+
+def params_model(name):
+    """State ``name``'s parameters as a frozen pydantic model (made on first use)."""
+    model = _MODELS.get(name)
+    if model is None:
+        import pydantic
+
+        def counts(cls, v, info):
+            if v is not None and v < COUNTS[info.field_name]:
+                raise ValueError("must be %d or more" % COUNTS[info.field_name])
+            return v
+
+        fields = dict(PARAM_TYPES[name])
+        checked = [f for f in fields if f in COUNTS]
+        validators = {"counts": pydantic.field_validator(*checked)(counts)} if checked else {}
+        model = _MODELS[name] = pydantic.create_model(
+            "%sParams" % "".join(w.title() for w in name.split("_")),
+            __config__=pydantic.ConfigDict(frozen=True, extra="forbid"),
+            __validators__=validators,
+            **{f: (t, None) for f, t in fields.items()})
+    return model
+
+
+#: every state, what it means (docs/API.md "States")
+MEANS = {
+    "idle": "no session is open; `where` is where the last session left the decks",
+    "table_fault": "no session is open and the table reports a fault that a person must fix",
+    "bench": "a self-test or a calibration runs (no session)",
+    "emptying": "`session end --empty`: every tile comes up to the table top, a round at a "
+                "time (stage raise, drain, clear_top: people take the tiles out)",
+    "aborting": "an abort waits for the table to confirm it",
+    "preparing": "a session (or a Mixed Deck game) is brought to its starting position: stage "
+                 "start, raise (the walls inside come up), push (the centre is open while "
+                 "people push every tile in, until `until`, or until continue when it is null)",
+    "building": "deck `deck` is being built inside while deck `top` (if any) is played; stage "
+                "push: the centre is open while people push the rest of its tiles in",
+    "built": "deck `deck` is built inside; hand `hand` (0: none yet) is played on deck `top`",
+    "hand_over": "the hand over of hand `hand` (`by`: who asked, button or api): stage raise "
+                 "(the walls on their way up, the played deck dropping), settle (the hand has "
+                 "begun; the lift goes down)",
+    "stopped": "a fault or a refusal stopped `step`; `resume` is the state it carries on "
+               "from once people fixed it",
+    "recovering": "after a table restart the walls inside are not trusted: kind resplit (Mixed "
+                  "Deck: both decks split again) or swap (the normal rotation); stage waiting: "
+                  "at the next hand over (`by`: who asked for it, once asked)",
+}
+
+#: every state: its parameters' names and what it means (docs/FAULTS.md's table)
+STATES = {name: (tuple(f for f, _ in PARAM_TYPES[name]), means)
+          for name, means in MEANS.items()}
 
 SESSION_STATES = ("preparing", "building", "built", "hand_over", "stopped", "recovering")
 _ANY_SESSION = ("idle", "aborting")  # every session state may end (end, abort, replace)
@@ -69,9 +162,15 @@ TRANSITIONS = {
     "recovering": ("recovering", "building", "built", "hand_over", "stopped") + _ANY_SESSION,
 }
 
-DECKS = ("A", "B")
-UNKNOWN = "unknown"
-PLACES = ("top", "inside", "lift", "mixer", "split", UNKNOWN)
+
+_STAGE_REPR = re.compile(r"<Stage\.[A-Z_]+: '([a-z_]+)'>")  # a stage in an error: its string
+
+
+def _check_resume(resume):
+    """A stop's ``resume``: the state it carries on from, a state of its own (never a stop)."""
+    if resume.get("name") == "stopped":
+        raise ValueError("a stop resumes a state that is not a stop")
+    State.from_dict(resume)  # its name and parameters checked
 
 
 class IllegalTransition(RuntimeError):
@@ -79,10 +178,12 @@ class IllegalTransition(RuntimeError):
 
 
 class State:
-    """One state: ``name`` and its ``params`` (a dict of JSON values).  Immutable by
-    convention: :meth:`with_` makes a changed copy."""
+    """One state: ``name`` and its ``params``, checked by the state's model
+    (:func:`params_model`: a frozen pydantic model, each value of the right kind) and
+    read-only (a mapping of JSON values; a stage is a :class:`Stage`, which is its
+    string): :meth:`with_` makes a changed copy."""
 
-    __slots__ = ("name", "params")
+    __slots__ = ("name", "model", "params")
 
     def __init__(self, name, params=None):
         if name not in STATES:
@@ -93,8 +194,20 @@ class State:
         if extra:
             raise ValueError("state %s has no parameter %s (it has %s)"
                              % (name, ", ".join(extra), ", ".join(allowed)))
+        try:
+            self.model = params_model(name).model_validate(params)
+            if name == "stopped" and self.model.resume is not None:
+                _check_resume(self.model.resume)
+        except ValueError as e:  # (pydantic's ValidationError is one)
+            if not hasattr(e, "errors"):
+                raise ValueError("state %s: resume: %s" % (name, e)) from None
+            raise ValueError("state %s: %s" % (name, "; ".join(
+                "%s: %s (got %r)" % (".".join(str(x) for x in err["loc"]),
+                                     _STAGE_REPR.sub(r"'\1'", err["msg"]), err.get("input"))
+                for err in e.errors()))) from None
         self.name = name
-        self.params = {k: params.get(k) for k in allowed}
+        self.params = types.MappingProxyType(
+            {k: getattr(self.model, k) for k in allowed})
 
     def __getitem__(self, key):
         return self.params[key]
@@ -107,10 +220,11 @@ class State:
         return State(self.name, dict(self.params, **changes))
 
     def __eq__(self, other):
-        return isinstance(other, State) and (self.name, self.params) == (other.name, other.params)
+        return isinstance(other, State) and (self.name, dict(self.params)) == (
+            other.name, dict(other.params))
 
     def __repr__(self):
-        return "State(%r, %r)" % (self.name, self.params)
+        return "State(%r, %r)" % (self.name, self.to_dict()["params"])
 
     def to_dict(self):
         return {"name": self.name, "params": _plain(self.params)}
@@ -128,14 +242,16 @@ class State:
         s = self.name == "stopped" and self.params.get("resume")
         st = State.from_dict(s) if s else self
         if st.name == "hand_over":
-            return st["hand"] if st["stage"] == "settle" else 0
+            return st["hand"] if st["stage"] == Stage.SETTLE else 0
         if st.name in ("building", "built", "recovering"):
             return st.get("hand", 0) if st.get("top") else 0
         return 0
 
 
 def _plain(v):
-    if isinstance(v, dict):
+    if isinstance(v, StrEnum):
+        return v.value
+    if isinstance(v, (dict, types.MappingProxyType)):
         return {k: _plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
@@ -207,7 +323,7 @@ def where(state):
     elif state.name == "built":
         places = {p["deck"]: "inside", p.get("top"): "top"}
     elif state.name == "hand_over":
-        up = "lift" if p["stage"] == "raise" else "top"
+        up = "lift" if p["stage"] == Stage.RAISE else "top"
         places = {p["raising"]: up, p.get("dropping"): "mixer"}
     elif state.name == "recovering":
         places = _recovering_where(p)
@@ -222,9 +338,9 @@ def _recovering_where(p):
         return {top: "top", x: UNKNOWN} if top else {d: UNKNOWN for d in DECKS}
     y = other(x) if x else None
     stage = p.get("stage")
-    if stage in ("waiting", "drain", "raise"):
+    if stage in (Stage.WAITING, Stage.DRAIN, Stage.RAISE):
         return {x: UNKNOWN, y: "top" if top == y else "mixer"}
-    if stage == "build":
+    if stage == Stage.BUILD:
         return {x: "top", y: "split"}
     return {x: "top", y: "inside"}  # drop: X goes back in
 

@@ -1,10 +1,11 @@
 """The documents' tables, made from the code they describe (layer: session): the states
-and their transitions and every action from each state (docs/FAULTS.md), and the codes of
-what happens next (docs/API.md).  tests/unit/test_docs_tables.py checks the documents
-hold exactly these; `python -m hostd.core.tables` prints them to paste after a change."""
+and their transitions, every action from each state and each command's row (where it is
+accepted, why it is refused: docs/FAULTS.md), and the codes of what happens next
+(docs/API.md).  tests/unit/test_docs_tables.py checks the documents hold exactly these;
+`python -m hostd.core.tables` prints them to paste after a change."""
 from hostd.core.codes import NEXT, Context, example_context, example_state, next_step
-from hostd.core.commands import NAMES, can, refused_with
-from hostd.core.state import STATES, TRANSITIONS, State
+from hostd.core.commands import COMMANDS, NAMES, can, refused_with, state_names
+from hostd.core.state import STATES, TRANSITIONS, Stage, State
 
 _H = {"hand": 3, "game": 1}
 
@@ -15,30 +16,30 @@ CASES = (
     ("table_fault (a jam left on the table)", State("table_fault", {"kind": "jam", "track": 2}),
      True, False),
     ("bench (a self-test runs)", State("bench", {"what": "selftest"}), True, False),
-    ("emptying, the walls coming up", State("emptying", {"stage": "raise", "round": 1}), True,
+    ("emptying, the walls coming up", State("emptying", {"stage": Stage.RAISE, "round": 1}), True,
      False),
-    ("emptying, people clear the top", State("emptying", {"stage": "clear_top", "round": 1}),
+    ("emptying, people clear the top", State("emptying", {"stage": Stage.CLEAR_TOP, "round": 1}),
      True, False),
     ("aborting (not confirmed yet)", State("aborting", {"session": 4}), False, False),
-    ("preparing, the walls coming up", State("preparing", {"game": 1, "stage": "raise"}), True,
+    ("preparing, the walls coming up", State("preparing", {"game": 1, "stage": Stage.RAISE}), True,
      True),
-    ("preparing, the centre open (push)", State("preparing", {"game": 1, "stage": "push"}),
+    ("preparing, the centre open (push)", State("preparing", {"game": 1, "stage": Stage.PUSH}),
      True, True),
     ("building deck A (no hand yet)", State("building", {"deck": "A", "hand": 0, "game": 1,
-                                                         "stage": "build"}), True, True),
+                                                         "stage": Stage.BUILD}), True, True),
     ("building, a hand in play, no throw", State("building", dict(
-        _H, deck="B", top="A", thrown=False, stage="build")), True, True),
+        _H, deck="B", top="A", thrown=False, stage=Stage.BUILD)), True, True),
     ("building, a hand in play, thrown (normal rotation)", State("building", dict(
-        _H, deck="B", top="A", thrown=True, stage="build")), True, False),
+        _H, deck="B", top="A", thrown=True, stage=Stage.BUILD)), True, False),
     ("building, people push the rest in", State("building", dict(
-        _H, deck="B", top="A", thrown=True, stage="push")), True, True),
+        _H, deck="B", top="A", thrown=True, stage=Stage.PUSH)), True, True),
     ("built, no hand yet", State("built", {"deck": "A", "hand": 0, "game": 1}), True, True),
     ("built, a hand in play, thrown", State("built", dict(_H, deck="B", top="A", thrown=True)),
      True, True),
     ("hand_over, the walls on their way up", State("hand_over", dict(
-        _H, raising="B", dropping="A", stage="raise")), True, True),
+        _H, raising="B", dropping="A", stage=Stage.RAISE)), True, True),
     ("hand_over, the hand begun, no throw", State("hand_over", dict(
-        _H, raising="B", dropping="A", stage="settle")), True, True),
+        _H, raising="B", dropping="A", stage=Stage.SETTLE)), True, True),
     ("stopped by a jam during a build", State("stopped", dict(
         _H, step="hand_over", kind="jam", track=2, deck="A", thrown=True,
         resume={"name": "building", "params": dict(_H, deck="A", top="B", thrown=True)})),
@@ -46,14 +47,14 @@ CASES = (
     ("stopped by the guard during a hand over's lift", State("stopped", dict(
         _H, step="hand_over", kind="guard", deck="B",
         resume={"name": "hand_over", "params": dict(_H, raising="B", dropping="A",
-                                                    stage="raise")})), True, True),
+                                                    stage=Stage.RAISE)})), True, True),
     ("stopped by a wrong count", State("stopped", dict(
         _H, step="hand_over", kind="composition", deck="A", thrown=True,
         resume={"name": "building", "params": dict(_H, deck="A", top="B", thrown=True)})),
      True, True),
     ("recovering, waiting for the hand over", State("recovering", dict(
-        _H, kind="resplit", stage="waiting", top="A", thrown=True)), True, True),
-    ("recovering, under way", State("recovering", dict(_H, kind="resplit", stage="resplit")),
+        _H, kind="resplit", stage=Stage.WAITING, top="A", thrown=True)), True, True),
+    ("recovering, under way", State("recovering", dict(_H, kind="resplit", stage=Stage.RESPLIT)),
      True, True),
     ("built, the table not connected", State("built", dict(_H, deck="B", top="A", thrown=True)),
      False, True),
@@ -73,6 +74,23 @@ def action_rows():
         ok = can(state, Context(connected=connected, mixed_deck=mixed, first_hand=1))
         lines.append("| %s | %s |" % (what, " | ".join(_cell(n, n in ok, connected)
                                                         for n in NAMES)))
+    return "\n".join(lines)
+
+
+def command_rows():
+    """Each command of the one list: whether it moves motors, the states that take it and
+    why the others refuse it (the 409's words after the state's name), from its row
+    (docs/FAULTS.md; OpenAPI's "accepted in" is the same text)."""
+    lines = ["| command | motors | accepted in | refused (409) with, besides the state's name |",
+             "|---|---|---|---|"]
+    for c in COMMANDS:
+        why = {}
+        for state, reason in c.refused.items():
+            why.setdefault(reason, []).append(state)
+        lines.append("| `%s` | %s | %s | %s |" % (
+            c.name, "yes" if c.motors else "no", c.states,
+            "; ".join("%s: %s" % (state_names(states), reason)
+                      for reason, states in why.items()) or "-"))
     return "\n".join(lines)
 
 
@@ -104,5 +122,6 @@ def next_rows():
 if __name__ == "__main__":  # pragma: no cover - prints the tables to paste into the docs
     for title, table in (("docs/FAULTS.md, states:", transition_rows()),
                          ("docs/FAULTS.md, actions:", action_rows()),
+                         ("docs/FAULTS.md, commands:", command_rows()),
                          ("docs/API.md, codes:", next_rows())):
         print(title + "\n\n" + table + "\n")

@@ -1,8 +1,8 @@
 """The daemon on an MQTT broker: one table's bridge (CPython only).
 
 Layer: beside the HTTP API (hostd/web/api.py).  It takes events from ``Daemon.subscribe()``,
-status from ``Daemon.status()``, and runs commands through the same Daemon methods as the
-API, answering with the same result or error (docs/FLEET.md "Fleet over MQTT"):
+status from ``Daemon.status()``, and runs commands through the same handlers as the API
+(each command row's, hostd/core/commands.py), answering with the same result or error (docs/FLEET.md "Fleet over MQTT"):
 
     jantaku/<id>/availability   "online" / "offline", retained; the broker's last will
                                 publishes "offline" when the daemon dies
@@ -69,10 +69,6 @@ class Verb:
         self.command = command
 
     @property
-    def method(self):
-        return self.command.method  # the Daemon method the API calls
-
-    @property
     def accepted(self):
         return "%s, each with an optional \"id\"" % self.command.accepted
 
@@ -120,10 +116,9 @@ async def run_command(daemon, verb, body):
     the method's result, or ``{"error": {"code", "message"}}`` with the status the API
     gives (hostd/errors.py)."""
     spec = VERBS[verb]
-    method = getattr(daemon, spec.method)
     model = spec.command.request.model_validate({k: v for k, v in body.items() if k != "id"})
     try:
-        return 200, await method(**model.model_dump())
+        return 200, await spec.command.run(daemon, model)  # the handler the API runs
     except JantakuError as e:
         return e.status, {"error": e.to_dict()}
     except Exception as e:  # as the API: a 500, the traceback in the log

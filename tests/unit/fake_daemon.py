@@ -7,7 +7,7 @@ import asyncio
 import threading
 
 from hostd.core.codes import Context, next_step
-from hostd.core.commands import can
+from hostd.core.commands import COMMANDS, can
 from hostd.core.state import State
 
 
@@ -20,6 +20,25 @@ def status_for(state=None, *, connected=True, session=None, fault=None):
             "table": {"connected": connected, "error": None if connected else "unplugged",
                       "state": "idle" if connected else "disconnected", "fault": None},
             "session": session, "last_end": None}
+
+
+def command_methods():
+    """The daemon's methods the list's handlers call (each handler run on a recorder), for
+    stand-ins that answer every command."""
+    called = []
+
+    class Recorder:
+        def __getattr__(self, name):
+            called.append(name)
+            return lambda *a, **kw: None
+
+    class AnyRequest:
+        def __getattr__(self, name):
+            return None
+
+    for c in COMMANDS:
+        c.run(Recorder(), AnyRequest())
+    return called
 
 
 class FakeDaemon:

@@ -85,3 +85,50 @@ def test_home_assistant_has_a_button_for_each_command_the_list_gives_one():
 def test_can_holds_only_abort_while_the_table_is_away(state, connected, expected):
     assert can(state, Context(connected=connected)) == expected
 
+
+
+def test_each_row_carries_its_handler_its_states_and_its_reasons():
+    """The row decides: a callable handler (not a method's name), the states that take the
+    command (each a real state), and a reason only for states that refuse it."""
+    from hostd.core.state import STATES
+
+    for c in COMMANDS:
+        assert callable(c.run) and not isinstance(c.run, str), c.name
+        assert c.accepted_in and all(set(w.states) <= set(STATES) for w in c.accepted_in)
+        assert set(c.refused) <= set(STATES), c.name
+    assert BY_NAME["abort"].states == "every state"
+    assert BY_NAME["hand_over"].states.startswith("built; recovering (waiting); stopped (")
+
+
+def test_a_reason_is_given_only_where_the_command_can_be_refused():
+    """A row's reason for a state is never given for a command the state always takes."""
+    for c in COMMANDS:
+        for state in c.refused:
+            always = [w for w in c.accepted_in if state in w.states and w.test is None
+                      and w.option is None]
+            assert not always, (c.name, state)
+
+
+def test_openapi_says_where_each_command_is_accepted_from_its_row():
+    from hostd.web.api import create_app
+
+    paths = create_app(object()).openapi()["paths"]
+    for c in COMMANDS:
+        text = paths[c.path]["post"]["description"]
+        assert "accepted in: %s." % c.states in text, c.name
+
+
+def test_the_options_take_a_command_can_does_not():
+    """`start` with replace while a session is open and the table connected, `end` with
+    empty with no session: accepted, though not in `can` (which judges the defaults)."""
+    from hostd.core.commands import takes
+
+    built = State("built", {"deck": "B", "top": "A", "hand": 1, "game": 1, "thrown": True})
+    ctx = Context(connected=True, session=4)
+    assert "start" not in can(built, ctx) and takes("start", built, ctx, replace=True)
+    assert not takes("start", built, Context(connected=False, session=4), replace=True)
+    assert not takes("start", built, Context(connected=True), replace=True)
+    idle = State("idle", {"walls_inside": False})
+    assert "end" not in can(idle, Context()) and takes("end", idle, Context(), empty=True)
+    assert takes("end", idle, Context(connected=False), empty=True)
+    assert not takes("end", State("bench", {"what": "selftest"}), Context(), empty=True)

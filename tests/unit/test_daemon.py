@@ -3,6 +3,7 @@ in-process simulated table in virtual time (tests/unit/daemon_harness.py)."""
 import pytest
 
 from daemon_harness import Harness
+from hostd.errors import JantakuError
 
 
 @pytest.fixture
@@ -719,5 +720,61 @@ def test_ending_a_session_on_a_fault_leaves_the_fault_and_what_clears_it(tmp_pat
         assert err is None
         h.settle()
         assert h.status()["state"]["name"] == "idle" and "start" in h.status()["can"]
+    finally:
+        h.close()
+
+
+def test_every_409_names_the_state_and_gives_its_rows_reason(h):
+    """The 409's message is made from the command's row: the state's name, the row's reason
+    for that state (when it has one), then what happens next."""
+    from hostd.core.commands import NAMES, refused_with, why_not
+    from hostd.core.tables import CASES
+
+    d = h.daemon
+    refusals = []
+
+    async def judge_all():
+        for _, state, connected, _ in CASES:
+            if not connected:
+                continue
+            d.m.restore(state)
+            for name in NAMES:
+                if name in d.can() or refused_with(name, True) != 409:
+                    continue
+                try:
+                    d.judge(name)
+                except JantakuError as e:
+                    refusals.append((name, state, e))
+
+    h.run(judge_all())
+    assert len(refusals) > 100
+    for name, state, e in refusals:
+        msg = str(e)
+        assert e.status == 409 and e.code == state.name
+        assert msg.startswith("%s is not possible now (%s)" % (
+            name.replace("_", " "), state.name.replace("_", " ")))
+        why = why_not(name, state)
+        assert (": %s. Next: " % why if why else "). Next: ") in msg, (name, state, msg)
+
+
+def test_a_hand_over_a_recovery_waited_for_keeps_who_asked_for_it(tmp_path):
+    """Who asked for a hand over (the start button here) is in its state (`by`), through
+    the recovery it waited for, and journalled with the hand."""
+    h = Harness(tmp_path, seed=42, faults=("reset:build=3,after=50",), mixed_loading=True)
+    try:
+        d = h.daemon
+        h.call(d.start_session("riichi", True))
+        h.settle()
+        _hands(h, 2)
+        h.settle(until=lambda: d.link.connected and d.state.name == "recovering", max_s=60)
+        assert d.state["stage"] == "waiting" and d.state["by"] is None
+        seen = []
+        h.daemon._subscribers.add(_Recorder(seen))
+        _press(h, "start")
+        hands = h.journal.session_summary(d.session.id)["hands"]
+        assert hands[-1]["hand"] == 3 and hands[-1]["by"] == "button", hands[-1]
+        states = [e["state"] for e in seen if e["type"] == "state"]
+        assert any(s["name"] == "hand_over" and s["params"]["by"] == "button" for s in states)
+        assert any(s["name"] == "recovering" and s["params"]["by"] == "button" for s in states)
     finally:
         h.close()

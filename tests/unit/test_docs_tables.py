@@ -1,6 +1,6 @@
-"""The documents' tables are the code's: docs/FAULTS.md's states, their transitions and
-every action from each state, docs/API.md's codes of what happens next
-(hostd/core/tables.py makes them; `python -m hostd.core.tables` prints them)."""
+"""The documents' tables are the code's: docs/FAULTS.md's states, their transitions,
+every action from each state and each command's row, docs/API.md's codes of what happens
+next (hostd/core/tables.py makes them; `python -m hostd.core.tables` prints them)."""
 import pathlib
 
 from hostd.core import tables
@@ -20,6 +20,19 @@ def test_faults_md_gives_the_transition_table_the_code_follows():
 
 def test_faults_md_gives_every_action_from_each_state_as_can_says():
     assert tables.action_rows() in (DOCS / "FAULTS.md").read_text()
+
+
+def test_faults_md_gives_each_command_s_row_where_it_is_accepted_and_why_not():
+    """Each command's row of the one list (hostd/core/commands.py): the states that take
+    it and the reason the others refuse it with, as the daemon's 409 says."""
+    from hostd.core.commands import COMMANDS
+
+    text = (DOCS / "FAULTS.md").read_text()
+    assert tables.command_rows() in text
+    for c in COMMANDS:
+        row = next(r for r in tables.command_rows().splitlines()
+                   if r.startswith("| `%s` |" % c.name))
+        assert c.states in row and all(why in row for why in c.refused.values()), c.name
 
 
 def test_api_md_lists_every_code_with_its_params_and_english_text():

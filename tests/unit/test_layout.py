@@ -161,3 +161,24 @@ def test_one_table_fault_class():
     where = [str(p.relative_to(ROOT)) for p in HOSTD.rglob("*.py")
              if "class TableFault" in p.read_text()]
     assert len(where) == 1, where
+
+
+def _private_uses(path):
+    """`obj._name` in `path` where obj is not `self` or `cls` (another object's private
+    attribute); dunders aside."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") \
+                and not node.attr.startswith("__"):
+            own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            if not own:
+                yield "%s:%d .%s" % (path.relative_to(ROOT), node.lineno, node.attr)
+
+
+@pytest.mark.parametrize("rel", ["core/recovery.py", "core/resume.py", "bringup/selftest.py",
+                                 "bringup/steps.py"])
+def test_the_session_s_helpers_use_its_public_methods_only(rel):
+    """The recovery, the resume and the bench steps drive the Session (or the Daemon)
+    through its public methods, never another object's `_name`."""
+    found = list(_private_uses(HOSTD / rel))
+    assert not found, "private attributes of another object: %s" % ", ".join(found)

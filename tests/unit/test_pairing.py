@@ -14,6 +14,7 @@ from hostd.web.pairing import (CODE_SPACE, CODE_TTL_S, MAX_CLIENTS, MAX_TRIES, M
                            SESSION_TTL_S, TRY_WINDOW_S, Pairing, describe_agent,
                            guess_chance, max_guesses, normalise)
 from tests.unit.test_api import BASE, TOKEN, FakeDaemon
+from tests.unit.fake_daemon import command_methods
 
 ORIGIN = {"Origin": BASE}
 
@@ -818,8 +819,8 @@ def _answer(name):
     return command
 
 
-for _c in __import__("hostd.core.commands", fromlist=["COMMANDS"]).COMMANDS:
-    setattr(JournalledDaemon, _c.method, _answer(_c.method))
+for _name in command_methods():
+    setattr(JournalledDaemon, _name, _answer(_name))
 
 
 def test_a_paired_phone_invites_another(tmp_path):

@@ -176,7 +176,7 @@ def test_hand_over_before_walls_are_built_is_refused(journal):
     table = FakeTable(mixer=["blue"] * 136, top=["green"] * 136)
     s = make(journal, table, mixed=False)
     s.open()
-    s._to("building", deck="A", top="B", hand=0, stage="build")
+    s.to_state("building", deck="A", top="B", hand=0, stage="build")
     assert "hand_over" not in can(s.state, Context())  # the daemon refuses it: 409 building
 
 

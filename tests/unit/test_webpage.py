@@ -10,10 +10,10 @@ import tomllib
 
 import httpx
 
-from hostd.core.commands import COMMANDS
 from hostd.web import webpage
 from hostd.web.api import create_app
 from tests.conftest import ROOT
+from tests.unit.fake_daemon import command_methods
 
 BASE = "http://127.0.0.1:8737"
 
@@ -28,8 +28,8 @@ def _never(name):
     return command
 
 
-for _c in COMMANDS:
-    setattr(Daemon, _c.method, _never(_c.method))
+for _name in command_methods():
+    setattr(Daemon, _name, _never(_name))
 
 
 def get(path, **headers):

@@ -28,10 +28,10 @@ AUTH_ERRORS = {
 def _handler(daemon, c):
     if any(f.is_required() for f in c.request.model_fields.values()):
         async def handler(body: c.request):
-            return await getattr(daemon, c.method)(**body.model_dump())
+            return await c.run(daemon, body)
     else:  # no body, or an object (JSON null is not one: hostd/strictjson.py)
         async def handler(body: c.request = None):
-            return await getattr(daemon, c.method)(**(body or c.request()).model_dump())
+            return await c.run(daemon, body or c.request())
     return handler
 
 
