@@ -30,3 +30,10 @@ LIFTING = _m.S_LIFTING
 FAULT = _m.S_FAULT
 TESTING = _m.S_TESTING
 STATES = _m.STATES
+
+# What the walls inside are, beside the state (the state says what the table does; a
+# fault or a self-test does not forget a build it stopped): none (or raised), a build
+# under way (running, paused, or stopped by a fault), or a complete build.
+WALLS_NONE = 0
+WALLS_BUILDING = 1
+WALLS_BUILT = 2

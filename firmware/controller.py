@@ -131,9 +131,7 @@ class Controller:
         self.cfg_colours = []
         self.cfg_empty = False
         self.build_id = 0          # the build started last (0 = none)
-        self.build_active = False  # started, not yet done or aborted (may be paused)
-        self.built = False         # the walls of build_id are complete inside
-        self.paused = False
+        self.walls = codes.WALLS_NONE  # the walls inside: none, build_id under way, built
         self._build_left_ms = 0
         self._full_sent = [False] * self.ntracks
         self.counts_flat = [0] * (self.ntracks * (self.ncolours + 1))
@@ -310,7 +308,8 @@ class Controller:
                     return
             else:
                 self._sensor_errors[k] = 0
-        if cls and self.cfg_colours and cls not in self.cfg_colours and self.build_active:
+        if (cls and self.cfg_colours and cls not in self.cfg_colours
+                and self.walls == codes.WALLS_BUILDING):
             # a tile of a colour this build does not contain: a strayed tile
             self._fault(codes.FAULT_COLOUR, track, cls)
 
@@ -382,8 +381,6 @@ class Controller:
         self._short_timer.cancel()
         self._surplus_timer.cancel()
         self._pause_build_timer()
-        if self.build_active:
-            self.paused = True
         self.events.on_fault(code, track, self.fault_detail)
         self._set_state(codes.FAULT)
 
@@ -457,9 +454,7 @@ class Controller:
         self._surplus_timer.cancel()
         for tr in self.tracks:
             tr.disarm()
-        self.build_active = False
-        self.paused = False
-        self.built = True
+        self.walls = codes.WALLS_BUILT
         self.events.on_build_done(self.build_id, self.counts_view(), 1 if self.mixer.empty() else 0)
         self._set_state(codes.BUILT)
 
@@ -482,7 +477,7 @@ class Controller:
             self.counts_flat[i] = 0
         for i in range(self.ntracks):
             self._full_sent[i] = False
-        self.built = False
+        self.walls = codes.WALLS_NONE
         self.unknown_tiles = 0
 
     def tracks_empty(self):
@@ -604,15 +599,14 @@ class Controller:
             return _m.E_BUSY, NO_FIELD
         if not self.lift.at_bottom():
             return _m.E_NOT_ALLOWED, NO_FIELD
-        if build_id == self.build_id and self.build_active:
+        if build_id == self.build_id and self.walls == codes.WALLS_BUILDING:
             return self._resume()  # a build aborted by a fault and cleared
         if not self.tracks_empty():
             return _m.E_NOT_ALLOWED, NO_FIELD  # walls of another build are inside
         # a fresh build
         self._clear_walls()
         self.build_id = build_id
-        self.build_active = True
-        self.paused = False
+        self.walls = codes.WALLS_BUILDING
         self._build_left_ms = self._build_ms
         for i in range(self.ntracks):
             self._full_sent[i] = False
@@ -622,7 +616,6 @@ class Controller:
     def _resume(self):
         if self.lift.moving() or self.door.moving():
             return _m.E_BUSY, NO_FIELD
-        self.paused = False
         return self._run_build()
 
     def _run_build(self):
@@ -647,7 +640,6 @@ class Controller:
         self._pause_build_timer()
         self._short_timer.cancel()
         self._surplus_timer.cancel()
-        self.paused = True
         self._set_state(codes.PAUSED)
 
     def cmd_lift(self):
@@ -722,8 +714,8 @@ class Controller:
         self._build_timer.cancel()
         self._short_timer.cancel()
         self._surplus_timer.cancel()
-        self.build_active = False
-        self.paused = False
+        if self.walls == codes.WALLS_BUILDING:
+            self.walls = codes.WALLS_NONE  # what it stacked stays inside, untrusted
         self._build_left_ms = 0
         self.cfg_id = 0  # the configured build is forgotten
         if s != codes.FAULT and s != codes.BUILT:
@@ -748,10 +740,9 @@ class Controller:
         self.fault = codes.FAULT_NONE
         self.fault_track = 0
         self.fault_detail = 0
-        if self.build_active:
-            self.paused = True
+        if self.walls == codes.WALLS_BUILDING:
             self._set_state(codes.PAUSED)
-        elif self.built:
+        elif self.walls == codes.WALLS_BUILT:
             self._set_state(codes.BUILT)
         else:
             self._set_state(codes.IDLE)
@@ -784,6 +775,21 @@ class Controller:
         return selftest.set_calibration(self, track, max_distance, refs, names)
 
     # ================================================================ status
+    @property
+    def build_active(self):
+        """A build started and not yet done or aborted (it may be paused)."""
+        return self.walls == codes.WALLS_BUILDING
+
+    @property
+    def built(self):
+        """The walls of build_id are complete inside."""
+        return self.walls == codes.WALLS_BUILT
+
+    @property
+    def paused(self):
+        """A build under way that is not running (paused, or stopped by a fault)."""
+        return self.walls == codes.WALLS_BUILDING and self.state != codes.BUILDING
+
     def get_status(self):
         return {
             "state": codes.STATES[self.state],
