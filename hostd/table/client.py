@@ -184,6 +184,11 @@ class TableClient:
     def _on_press(self, v):
         self._on_button("dice" if v[0] == m.BUTTON_DICE else "start")
 
+    def fault_error(self):
+        """The fault the table is in, as the TableFault a wait for it raises."""
+        f = self.fault
+        return TableFault(f["code"], f["track"] or 0, f["detail"])
+
     def _take_counts(self, flat):
         ncls = self._ncol() + 1
         c = list(flat)
@@ -198,6 +203,10 @@ class TableClient:
             code = st["fault"]
             self.fault = {"kind": m.code_name(m.FAULTS, code).replace("_", "-"), "track": None,
                           "detail": 0, "message": fault_message(code, 0), "code": code}
+            # (or its FAULT event was among those the table dropped): as if it came, it is
+            # said and it ends whatever waits on the table
+            self._emit(dict(self.fault, type="table_fault"))
+            self._fail_waiters(self.fault_error())
         self.build_id = st["build_id"]
         self.targets = list(st["targets"])
         self._take_counts(st["counts"])
@@ -232,6 +241,12 @@ class TableClient:
                            "unknown": counts[0] if counts else 0, "means": means})
         return {"type": "build_health", "build": build_id, "tracks": tracks}
 
+    def _fail_waiters(self, exc):
+        for _, fut in self._waiters:
+            if not fut.done():
+                fut.set_exception(exc)
+        self._waiters = []
+
     def _check_waiters(self, msgid, v):
         keep = []
         for pred, fut in self._waiters:
@@ -265,11 +280,7 @@ class TableClient:
         counts) or stopped its lift, and once the link is back `_reconcile` asks where it
         is and carries on."""
         if what == "reset":
-            exc = TableFault(m.F_RESET, 0)
-            for _, fut in self._waiters:
-                if not fut.done():
-                    fut.set_exception(exc)
-            self._waiters = []
+            self._fail_waiters(TableFault(m.F_RESET, 0))
             self._op = None
             self.state, self.lift, self.door = "boot", None, "unknown"
         if what == "disconnected" and self._op is not None:

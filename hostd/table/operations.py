@@ -40,6 +40,7 @@ class Build:
             self.done.set_result((self.id, tuple(client.flat_counts()), None))
 
 
+
 class LiftCycle:
     kind = "raise"
 

@@ -175,6 +175,45 @@ def test_a_build_done_the_table_dropped_is_learnt_from_its_status():
     asyncio.run(go())
 
 
+def test_a_fault_the_table_dropped_is_learnt_from_its_status_and_ends_the_build():
+    """The FAULT event was among those dropped (a busy line): the status says the table
+    is in fault, and the build waiting for its end fails as if the event had come."""
+    def table(msgid, values, t):
+        if msgid == m.CONFIGURE_BUILD:
+            t.targets, t.state = list(values[1]), m.S_IDLE
+            return 0
+        if msgid == m.BUILD:
+            def jam():
+                t.state = m.S_FAULT
+                t.dev.dropped += 1  # the FAULT event refused: the window was full
+
+            t.state = m.S_BUILDING
+            t.at(3000, jam)
+            return 0
+        if msgid == m.STATUS:
+            t.at(1, lambda: t.dev.send(m.STATUS_REPLY, (
+                getattr(t, "state", m.S_IDLE), m.F_JAM if getattr(t, "state", 0) == m.S_FAULT
+                else 0, 1, 1, t.dev.dropped, t.targets, [0] * 12)))
+            return 0
+        return 0
+
+    async def go():
+        seen = []
+        client, tc, task = await connected(ScriptedTable(table))
+        tc._emit = seen.append
+        try:
+            with pytest.raises(TableFault) as e:
+                await asyncio.wait_for(tc.build(1, [34] * 4, stacks=17, expect_empty=True), 5)
+            assert e.value.kind == "jam"
+            assert tc.get_status()["fault"]["kind"] == "jam"
+            assert [ev["kind"] for ev in seen if ev["type"] == "table_fault"] == ["jam"]
+        finally:
+            client.stop()
+            task.cancel()
+
+    asyncio.run(go())
+
+
 def test_rejected_command_names_the_error():
     async def go():
         client, tc, task = await connected(ScriptedTable(good_table))
