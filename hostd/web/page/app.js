@@ -586,7 +586,8 @@
   }
 
   function homeCommands() {  // the commands go back into the controls card
-    const cmds = $("cmds");
+    const cmds = $("cmds"), answer = $("answer");
+    if (answer.closest("#fault")) $("everyday").after(answer);  // it outlives the banner
     if (cmds.parentNode !== $("controls")) $("cmds-moved").after(cmds);
     $("cmds-moved").hidden = true;
   }
