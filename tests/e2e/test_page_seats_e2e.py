@@ -59,7 +59,7 @@ class Table:
         self.sim, _ = start_sim(tmp, "--ruleset", "riichi", "--mixed-deck", "--seed", "5",
                                 "--players", "manual", "--link", self.link,
                                 "--fault", "guard:build=2,during=lift",
-                                "--fault", "jam:track=2,build=3,after=10", speed=25)
+                                "--fault", "jam:track=2,build=3,after=10", speed=10)
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         cmd = [tool("jantaku"), "run", "--port", self.link, "--db", str(tmp / "j.sqlite"),
@@ -433,6 +433,11 @@ def test_the_table_view_fits_a_tablet_with_all_four_walls(table, phones):
 # -- faults: the one button in the banner, the rest behind "More" ----------------------------
 
 def check_fault(table, phones, kind, action, button):
+    try:
+        table.d.wait(lambda st: (st["fault"] or {}).get("kind") == kind, timeout=60,
+                     what="the %s fault" % kind)
+    except AssertionError as e:  # what the table did instead, from its simulator's side too
+        raise AssertionError("%s\n--- sim log\n%s" % (e, table.sim.log())) from None
     all_show(phones, "const f = document.getElementById('fault'); return f && f.dataset.kind === "
              "arguments[0] && !document.getElementById('fault-do').hidden", "the %s fault" % kind,
              60, kind)
