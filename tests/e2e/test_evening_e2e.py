@@ -220,16 +220,14 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
     tap(browser, "mixed")
     wait_page(browser, "return document.getElementById('primary').textContent === "
               "'Start: Riichi (base), Mixed Deck'", "the start button saying what it starts")
-    colour_a = browser.driver.find_element(By.ID, "colour-a")
-    colour_b = browser.driver.find_element(By.ID, "colour-b")
-    colour_a.send_keys("blue green")  # two words in one box: said at once, nothing sent
-    press(browser, "start")
-    text = wait_page(browser, "const a = document.getElementById('answer'); return "
-                     "a.className === 'refused' && a.textContent", "the colours refused")
-    assert "one short word" in text and table.status()["session"] is None
-    colour_a.clear()
-    colour_a.send_keys("Blue")  # as a phone capitalises it
-    colour_b.send_keys("Green")
+    # the backs: chosen among the colours the table knows (no free text), blank its own
+    known = table.status()["table"]["identity"]["colours"]
+    for box in ("colour-a", "colour-b"):
+        values = [o.get_attribute("value") for o in
+                  Select(browser.driver.find_element(By.ID, box)).options]
+        assert values[0] == "" and set(values[1:]) == set(known) - {"unknown"}, values
+    Select(browser.driver.find_element(By.ID, "colour-a")).select_by_value("blue")
+    Select(browser.driver.find_element(By.ID, "colour-b")).select_by_value("green")
     shoot(browser, "3-start")
     press(browser, "start")
     answered(browser, "the session started")
@@ -260,15 +258,17 @@ def test_a_hand_over_and_its_throw_from_the_page(table, browser, hand, throw):
         wait_page(browser, "const f = document.getElementById('fault'); return f && "
                   "f.dataset.kind === 'guard'", "the guard fault", 60)
         assert "dice" not in offered(browser)
-        assert browser.text("#fault-title") == ("Fault: The light curtain was crossed or the "
-                                                "lid opened")
-        assert browser.text("#fault-todo") == ("Clear the light curtain and close the lid, "
-                                               "then press “Continue”.")
-        assert browser.text("#primary") == "Continue"  # the button the banner names
+        assert browser.text("#fault-title") == ("Fault: Someone reached over the table's edge, "
+                                                "or the lid opened")
+        assert browser.text("#fault-todo") == ("Keep hands and things clear of the sensor over "
+                                               "the table's edge and close the lid, then press "
+                                               "“Continue”.")
+        assert browser.text("#fault-do") == "Continue"  # the button the banner names, in it
         assert table.status()["fault"]["kind"] == "guard"
         assert {"continue", "hand_over"} <= set(table.status()["can"])  # start again works too
         shoot(browser, "5-hand-3-fault")
-        press(browser, "continue")
+        browser.last = browser.js("return window.jantakuPage.answers || 0")
+        browser.js("document.getElementById('fault-do').click()")
         answered(browser, "the lift again")
         wait_page(browser, "return !document.getElementById('fault')", "the fault gone", 30)
     wait_offered(browser, "dice", "hand %d's walls up, the dice" % hand, 60)

@@ -69,7 +69,23 @@ say("breakWait", () => W.breakWait({hand: 3, game: 1, game_hand: 3}, W));
 say("closesIn", () => W.closesIn(83.4, W));
 say("comeUpIn", () => W.comeUpIn(5, W));
 say("openUntilDone", () => W.openUntilDone(W, "push_all"));
-say("buildLeft", () => [W.buildLeft(20.2), W.buildLeft(130)]);
+say("closesIn.short", () => W.closesIn(7.2, W));
+say("buildLeft", () => [W.buildLeft(20.2, "B", W), W.buildLeft(130, "B", W)]);
+say("retryIn", () => W.retryIn(4, W));
+// issue 42: a fault's one button at the bottom, the rest behind "More"; what is being sent
+say("faultBanner", () => [W.faultBelow, W.faultBelowWhy, W.more, W.fewer, W.cmdsMoved,
+  W.trackWhere(2, 4, W)]);
+say("sendingNow", () => input.cmds.map((c) => W.sendingNow(c, "push_all", W))
+  .concat([W.sendingNow("continue", "stopped", W)]));
+// issue 42 point 4: the break seen from this phone's seat
+say("breakSeen", () => [W.breakSeen(t, { at: "self", who: null }, W),
+  W.breakSeen(t, { at: "across", who: W.playerName({ wind: "west", name: input.name }, W) }, W),
+  W.breakSeen(t, { at: "left", who: null }, W),
+  W.tableSvgMine(t, { at: "right", who: W.playerName({ wind: "north", name: null }, W) }, W)]);
+say("seatWords", () => [W.you, W.throws, W.turnNeedsResult, W.sideLabel]
+  .concat(Object.values(W.seatFromMe), Object.values(W.sideChoice)));
+say("setUp", () => [W.decksAbout, W.start.mixedHelp, W.start.colourDefault("blue", W),
+  W.start.colourDefault(undefined, W), W.start.colours, W.badColours]);
 say("colours", () => [W.colours(["blue", "green"]), W.colours(["blue", "blue"]), W.colours([])]);
 say("marks", () => ["blue", "green", "pink"].map((c) => W.mark(W, c)));
 say("counted", () => W.counted(46, 136));
@@ -125,7 +141,8 @@ process.stdout.write(JSON.stringify({
 # what the Japanese may keep in Latin letters: names (rulesets, the board, colours a
 # person typed) and the one command of the pairing help
 NAMES = {"riichi", "jantaku", "pair", "blue", "green"}
-SHARED = ["colourName", "languages", "faultTitle", "faultTodo", "clock", "rulesetLabel"]  # helpers
+SHARED = ["colourName", "languages", "faultTitle", "faultTodo", "clock", "rulesetLabel",
+          "sendingNow"]  # helpers
 # that compose a language's own words, and the languages' own names
 
 
@@ -184,7 +201,7 @@ REFUSALS = {code: {"known": ["blue", "green", "pink"], "sets": ["blue", "green"]
 def words(lang):
     cmds = offered_by("page") + ["dice_entered"]
     r = subprocess.run([NODE, "-e", RUN], input=json.dumps({
-        "file": str(WORDS), "lang": lang, "next": daemon_next(), "faults": faults(),
+        "file": str(WORDS), "lang": lang, "name": "美香" if lang == "ja" else "Mika", "next": daemon_next(), "faults": faults(),
         "refusals": REFUSALS, "events": EVENTS, "cmds": cmds, "shared": SHARED}),
         capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -268,7 +285,10 @@ def test_the_break_line_is_one_line_with_the_total(en, ja):
     assert ja["said"]["breakLine"] == "3+4 = 7 · 対面の山を割る · 右端から7幢目"
     assert en["said"]["breakLine.tiles"].endswith("1 tile from their right end")
     assert en["said"]["closesIn"] == "The centre closes in 1:23"
-    assert en["said"]["buildLeft"] == ["About 20 s left", "About 2 min left"]
+    assert en["said"]["closesIn.short"] == "The centre closes in 8 s"
+    assert en["said"]["buildLeft"] == ["Deck B is ready inside in about 20 s",
+                                       "Deck B is ready inside in about 2 min"]
+    assert ja["said"]["closesIn.short"] == "中央はあと8秒で閉じます"
 
 
 def test_colour_names_and_set_marks_are_translated(en, ja):
@@ -335,3 +355,42 @@ def test_the_scores_are_worded_in_both_languages(en, ja):
     assert ja["said"]["score.handLine"][0] == "東2局 · 1本場 · 供託2本 · あなたが親"
     for key in [k for k in said if k.startswith("score.")]:
         assert said[key] != ja["said"][key], key
+
+
+def test_countdowns_say_what_they_count_to(en, ja):
+    """Issue 42 point 5: a countdown names what comes at its end."""
+    assert en["said"]["retryIn"] == "The page tries the daemon again in 4 s."
+    assert en["said"]["buildLeft"][0].startswith("Deck B is ready inside")
+    assert "デーモン" in ja["said"]["retryIn"]
+
+
+def test_a_command_on_its_way_is_named(en, ja):
+    """Issue 42 point 3: "Ending the session…", never "Hand over · Sending..." while End is
+    sent."""
+    said = en["said"]["sendingNow"]
+    cmds = offered_by("page") + ["dice_entered"]
+    assert dict(zip(cmds, said))["end"] == "Ending the session…"
+    assert dict(zip(cmds, said))["continue"] == "Closing the centre…"
+    assert said[-1] == "Carrying on…"
+    assert len(set(said)) == len(said)  # each its own words
+    assert all("Sending" not in x for x in said)
+    assert dict(zip(cmds, ja["said"]["sendingNow"]))["end"] == "セッションを終了しています…"
+
+
+def test_the_break_is_said_from_the_breakers_seat_and_this_phones(en, ja):
+    """Issue 42 point 4: "your wall, 3 stacks from your right"; "break in front of West
+    (Mika), across from you"."""
+    mine, across, left, svg = en["said"]["breakSeen"]
+    assert mine == "3+4 = 7 · your wall, 7 stacks from your right"
+    assert across == "3+4 = 7 · break in front of West (Mika), across from you · 7 stacks from their right"
+    assert left == "3+4 = 7 · break in front of the wall on your left · 7 stacks from their right"
+    assert svg.startswith("The four walls seen from your seat (bottom): 3+4 = 7 · break in front of North,")
+    assert ja["said"]["breakSeen"][1] == "3+4 = 7 · 西家(美香)(あなたの対面)の山を割る · 右端から7幢目"
+
+
+def test_the_guard_is_said_in_plain_words(en, ja):
+    """Issue 42 point 5: no "light curtain": the sensor over the table's edge."""
+    title, todo = en["said"]["fault.guard.continue"]
+    assert "light curtain" not in title + todo and "table's edge" in title
+    assert "sensor over the table's edge" in todo
+    assert "ライトカーテン" not in "".join(ja["said"]["fault.guard.continue"])

@@ -136,8 +136,12 @@
     let head = words().head;
     if (st && !P.live) head = W.offlineHead;
     setText($("headline"), head);
-    document.body.dataset.code = !P.live ? "page_offline" : (st && st.next && st.next.code) || "";
+    const code = !P.live ? "page_offline" : (st && st.next && st.next.code) || "";
+    document.body.dataset.code = code;
+    // people are asked to push tiles into the open centre: a look of its own (not a fault's)
+    document.body.classList.toggle("pushing", PUSH.has(code) || code === "clear_top");
     setText($("cue"), timeCue());
+    paintCueBar();
     const live = $("live");
     setText(live, P.live ? W.live : W.offline);
     live.className = "badge " + (P.live ? "on" : "off");
@@ -149,7 +153,23 @@
 
   function primaryCommand() {
     const st = P.status, action = st && st.next && st.next.action;
-    return action && COMMANDS[action] && (st.can || []).includes(action) ? action : null;
+    const cmd = action && COMMANDS[action] && (st.can || []).includes(action) ? action : null;
+    // with a fault open, its one button is in the banner at the bottom (where the thumb is)
+    if (cmd && cmd === faultCommand()) return null;
+    return cmd;
+  }
+
+  // the open fault, as the banner shows it (none while the table or the page is away)
+  function openFault() {
+    const st = P.status;
+    return st && P.live && !tableDown() ? st.fault || null : null;
+  }
+
+  // the command the fault's banner offers: its `action`, when the daemon takes it now
+  function faultCommand() {
+    const f = openFault(), st = P.status;
+    const a = f && f.action;
+    return a && COMMANDS[a] && (st.can || []).includes(a) ? a : null;
   }
 
   function primaryLabel(cmd) {
@@ -164,14 +184,18 @@
   function disabledWhy() {
     if (!P.live) return W.why.offline;
     if (P.paired === false) return W.why.unpaired;
-    if (P.sending) return W.why.sending;
+    if (P.sending) return W.sendingNow(P.sending, sendingCode(), W);  // names what is sent
     return null;
   }
+  function sendingCode() { return P.sendingCode || ""; }
 
   function renderPrimary() {
     const b = $("primary"), cmd = primaryCommand(), why = disabledWhy();
-    setText(b.querySelector(".label"), cmd ? primaryLabel(cmd) : W.wait);
-    setText(b.querySelector(".why"), cmd ? why || "" : "");
+    const below = !cmd && !!openFault();  // the fault's own button is in its banner
+    setText(b.querySelector(".label"), cmd ? primaryLabel(cmd) : below ? W.faultBelow : W.wait);
+    setText(b.querySelector(".why"), cmd ? why || "" : below ? W.faultBelowWhy : "");
+    $("start-quick").hidden = cmd !== "start";
+    setText($("mixed-help"), W.start.mixedHelp);
     b.disabled = !cmd || !!why;
     b.dataset.cmd = cmd || "";
     b.classList.toggle("danger", !!cmd && APART.includes(cmd));
@@ -194,15 +218,29 @@
       } else if (code === "clear_top" && p.until) {
         parts.push(W.comeUpIn(Math.max(0, p.until - hostNow()), W));
       } else if (st.state.name === "building" && p.stage !== "push") {
-        parts.push(buildLeftWords());
+        parts.push(buildLeftWords(p.deck));
       }
     }
-    if (!P.live && P.status && P.retryAt) parts.push(W.retryIn((P.retryAt - Date.now()) / 1000));
+    if (!P.live && P.status && P.retryAt) parts.push(W.retryIn((P.retryAt - Date.now()) / 1000, W));
     return parts.filter(Boolean).join(" · ");
   }
 
-  function buildLeftWords() {
+  // the push window's time left as a bar under its countdown (the share of the window left)
+  function paintCueBar() {
+    const st = P.status, cue = $("cue");
+    const p = st && st.state && st.state.params || {}, code = st && st.next && st.next.code;
+    let left = null;
+    if (P.live && p.until && (PUSH.has(code) || code === "clear_top") && st.state.since) {
+      const whole = p.until - st.state.since;
+      if (whole > 0) left = Math.max(0, Math.min(1, (p.until - hostNow()) / whole));
+    }
+    cue.classList.toggle("bar", left !== null);
+    cue.style.setProperty("--left", left === null ? "0" : left.toFixed(3));
+  }
+
+  function buildLeftWords(deck) {
     const b = P.build;
+    deck = deck || (b && b.deck);
     if (!b || b.done || b.failed) return W.buildCounting;
     const have = b.tracks.reduce((a, t, k) => a + counted(k), 0);
     const want = b.targets.reduce((a, n) => a + n, 0);
@@ -214,13 +252,14 @@
     }
     rate = rate || P.lastRate;
     if (!rate || want <= have) return W.buildCounting;
-    return W.buildLeft((want - have) / rate);
+    return W.buildLeft((want - have) / rate, deck, W);
   }
 
   let cueTimer = null;
   function tick() {  // once a second while a time cue runs
     const cue = timeCue();
     setText($("cue"), cue);
+    paintCueBar();
     if (!cue && cueTimer) { clearInterval(cueTimer); cueTimer = null; }
   }
   function cueSoon() {
@@ -246,18 +285,103 @@
     const onTop = !!s && Object.keys(s.decks || {}).some((d) => s.decks[d].where === "top") &&
       s.hand > 0 && s.game_hand !== 0;
     const t = onTop ? currentThrow() : null;
+    const view = seatView(t);
     const line = $("break") || $("break-wait");
     // #break is there only once thrown: the one line, the diagram right under it
     line.id = t ? "break" : "break-wait";
-    setText(line, t ? W.breakLine(t, W) : onTop ? W.breakWait(sessionHand(), W) : W.noWallsUp);
+    setText(line, t ? (view.turned ? W.breakSeen(t, view.breaker, W) : W.breakLine(t, W))
+      : onTop ? W.breakWait(sessionHand(), W) : W.noWallsUp);
     const extra = t ? [W.deadLine(t.dead_wall_tiles), t.double ? W.doubleLine : "",
-      t.breaker_is_dealer ? W.breakerIsDealer : ""].filter(Boolean).join(" ") : "";
+      t.breaker_is_dealer ? W.breakerIsDealer : "", view.mine && !view.turned ? W.turnNeedsResult : ""]
+      .filter(Boolean).join(" ") : "";
     setText($("dead"), extra);
-    const key = JSON.stringify([t, onTop, stacksPerWall(), W.lang]);
+    renderSide();
+    const key = JSON.stringify([t, onTop, stacksPerWall(), W.lang, view]);
     if (box.dataset.key === key) return;
     box.dataset.key = key;
     box.textContent = "";
-    box.appendChild(tableSvg(t, onTop));
+    box.appendChild(tableSvg(t, onTop, view));
+    box.dataset.turned = view.turned ? "1" : "";
+  }
+
+  // -- each phone at its seat: the drawing turned so that this phone's wall is at the bottom --
+  // Sides are seen from the game's first thrower (docs/SCORING.md "At the table"); a throw's
+  // seats are seen from that hand's thrower. This phone's side: its player's `side` in the
+  // ledger, else the side chosen before any ledger (kept in this browser).
+  const SIDE_KEY = "jantaku.side";
+  P.side = null;
+  try { P.side = window.localStorage.getItem(SIDE_KEY) || null; } catch (err) { /* */ }
+  const turn = (a, b) => SEATS[(SEATS.indexOf(a) + SEATS.indexOf(b)) % 4];      // b seen from a
+  const from = (x, m) => SEATS[(SEATS.indexOf(x) - SEATS.indexOf(m) + 4) % 4];  // x seen from m
+
+  function ledgerPlayers() {
+    const st = scoreState();
+    return st && st.players && WINDS.every((k) => st.players[k] && st.players[k].side) ? st : null;
+  }
+  function mySide() {
+    const st = ledgerPlayers(), me = mySeat();
+    if (st && me) return st.players[me].side;
+    return SEATS.includes(P.side) ? P.side : null;
+  }
+  function playerAt(st, side) { return st ? WINDS.find((k) => st.players[k].side === side) : null; }
+
+  // the hand's thrower, as a side: the game's first thrower in its first hand, else the
+  // player the throw names (while the ledger is at this hand), else not known
+  function throwerSide(t) {
+    const st = ledgerPlayers(), s = P.status && P.status.session;
+    if (t && t.thrower_player && st && st.players[t.thrower_player.player]) {
+      return st.players[t.thrower_player.player].side;
+    }
+    if (s && s.game_hand === 1) return "self";
+    return null;
+  }
+
+  // {mine: this phone's side, turned: the drawing is turned to it, shift: where the
+  // thrower's wall is drawn, labels: each drawn side's words, breaker: who breaks}
+  function seatView(t) {
+    const mine = mySide(), st = ledgerPlayers();
+    const thrower = t ? throwerSide(t) : mine;
+    const view = { mine: mine, turned: !!(mine && thrower), shift: "self", labels: null, breaker: null };
+    if (!view.turned) return view;
+    view.shift = from(thrower, mine);
+    view.labels = {};
+    SEATS.forEach((at) => {  // at: a side as drawn (self: this phone's, at the bottom)
+      const k = playerAt(st, turn(mine, at));
+      view.labels[at] = at === "self" ? W.you : k ? W.wallOf(st, k, W) : W.seatFromMe[at];
+    });
+    if (t) {
+      const abs = turn(thrower, t.breaker), at = from(abs, mine), k = playerAt(st, abs);
+      const bp = t.breaker_player || (k ? { player: k, wind: st.players[k].wind, name: st.players[k].name } : null);
+      view.breaker = { at: at, who: bp ? W.playerName(bp, W) : null };
+    }
+    return view;
+  }
+
+  // before any ledger (no session, or where East sits not known yet), the phone says where
+  // it sits itself, seen from the game's first thrower
+  function renderSide() {
+    const row = $("side-row"), st = ledgerPlayers();
+    row.hidden = kiosk || !!(st && mySeat());
+    setText($("side-label"), W.sideLabel);
+    const sel = $("side"), key = W.lang + (st ? "1" : "0");
+    if (sel.dataset.key !== key) {
+      sel.dataset.key = key;
+      sel.textContent = "";
+      ["", "self", "right", "across", "left"].forEach((v) => {
+        const o = el("option", null, W.sideChoice[v]);
+        o.value = v;
+        sel.appendChild(o);
+      });
+    }
+    if (sel !== document.activeElement) sel.value = SEATS.includes(P.side) ? P.side : "";
+  }
+  function setSide(side) {
+    P.side = SEATS.includes(side) ? side : null;
+    try { window.localStorage.setItem(SIDE_KEY, P.side || ""); } catch (err) { /* */ }
+    // with a ledger, the side chosen is its player's seat
+    const st = ledgerPlayers(), k = P.side ? playerAt(st, P.side) : null;
+    if (k) setSeat(k);
+    render();
   }
 
   function throwFrom(x, fallbackDeck) {
@@ -276,6 +400,8 @@
         : (x.dice.length === 2 && x.dice[0] === x.dice[1] && rs && rs.dice_double_multiplier > 1),
       by: x.by || null,
       breaker_is_dealer: !!x.breaker_is_dealer,
+      thrower_player: x.thrower_player || null,
+      breaker_player: x.breaker_player || null,
     };
   }
 
@@ -302,13 +428,15 @@
   // following seat; stacks are numbered from there (1 = rightmost).
   const SEATS = ["self", "right", "across", "left"];
 
-  function tableSvg(t, onTop) {
+  function tableSvg(t, onTop, view) {
+    view = view || { turned: false, shift: "self" };
     const S = stacksPerWall(), size = 100, m = 14, len = size - 2 * m, w = len / S;
     const svg = document.createElementNS(SVG_NS, "svg");
     svg.setAttribute("viewBox", "0 0 " + size + " " + size);
     svg.setAttribute("class", "table-svg" + (onTop ? "" : " empty"));
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", onTop ? W.tableSvg(t, W) : W.noWallsUp);
+    svg.setAttribute("aria-label", view.turned ? W.tableSvgMine(t, view.breaker, W)
+      : onTop ? W.tableSvg(t, W) : W.noWallsUp);
     const add = (parent, tag, attrs, text) => {
       const n = document.createElementNS(SVG_NS, tag);
       Object.keys(attrs).forEach((a) => n.setAttribute(a, attrs[a]));
@@ -318,15 +446,18 @@
     };
     add(svg, "rect", { x: 1, y: 1, width: size - 2, height: size - 2, rx: 3, class: "felt" });
     const dead = deadStacks(t, S);
-    SEATS.forEach((seat) => {
-      const g = add(svg, "g", { class: "wall-top" + (t && t.breaker === seat ? " breaker" : "") });
+    SEATS.forEach((seat) => {  // seat: seen from the thrower; at: where it is drawn
+      const at = turn(view.shift, seat);
+      const g = add(svg, "g", { class: "wall-top" + (t && t.breaker === seat ? " breaker" : "") +
+        (view.turned && at === "self" ? " mine" : "") });
       g.dataset.seat = seat;
+      g.dataset.at = at;
       // position of stack n (1 = right end) along this side, as [x, y, width, height]
       const pos = (n) => {
         const d = (n - 1) * w;
-        if (seat === "self") return [size - m - d - w, size - m + 1, w, 6];   // right end at the right
-        if (seat === "right") return [size - m + 1, m + d, 6, w];             // right end at the top
-        if (seat === "across") return [m + d, m - 7, w, 6];                   // right end at the left
+        if (at === "self") return [size - m - d - w, size - m + 1, w, 6];   // right end at the right
+        if (at === "right") return [size - m + 1, m + d, 6, w];               // right end at the top
+        if (at === "across") return [m + d, m - 7, w, 6];                     // right end at the left
         return [m - 7, size - m - d - w, 6, w];                               // left: right end at the bottom
       };
       for (let n = 1; n <= S; n++) {
@@ -335,11 +466,13 @@
           class: "stack-top" + (dead.has(seat + ":" + n) ? " dead" : "") });
         r.dataset.stack = String(n);
       }
-      const lx = { self: 50, right: size - m - 3, across: 50, left: m + 3 }[seat];
-      const ly = { self: size - m - 3, right: 50, across: m + 5, left: 50 }[seat];
+      const lx = { self: 50, right: size - m - 3, across: 50, left: m + 3 }[at];
+      const ly = { self: size - m - 3, right: 50, across: m + 5, left: 50 }[at];
+      const words = view.turned ? view.labels[at] + (t && seat === "self" ? " · " + W.throws : "")
+        : W.seatShort[seat];
       const label = add(g, "text", { x: lx, y: ly, class: "seat", "text-anchor": "middle",
-        transform: seat === "right" ? "rotate(-90 " + lx + " " + ly + ")"
-          : seat === "left" ? "rotate(90 " + lx + " " + ly + ")" : "" }, W.seatShort[seat]);
+        transform: at === "right" ? "rotate(-90 " + lx + " " + ly + ")"
+          : at === "left" ? "rotate(90 " + lx + " " + ly + ")" : "" }, words);
       label.dataset.seat = seat;
       if (t && t.breaker === seat) {
         g.dataset.breakFromRight = String(t.break_from_right);
@@ -350,7 +483,7 @@
           right: [size - m - 1, d, size - m + 9, d],
           across: [d, m + 1, d, m - 9],
           left: [m + 1, size - d, m - 9, size - d],
-        }[seat];
+        }[at];
         add(g, "line", { x1: line[0], y1: line[1], x2: line[2], y2: line[3], class: "break-line" });
       }
     });
@@ -378,12 +511,19 @@
   }
 
   // -- the fault: a banner in view however the page is scrolled, there only while open -------
+  // It holds the one button for the fault's `action` (where the thumb is); the other commands
+  // move behind its "More" (the controls card's buttons themselves, moved into it).
+  P.faultMore = false;
   function renderFault() {
-    const st = P.status, f = st && P.live && !tableDown() ? st.fault : null;
+    const f = openFault();
     let box = $("fault");
     const root = document.documentElement;
     if (!f) {
-      if (box) box.remove();
+      if (box) {
+        homeCommands();
+        box.remove();
+      }
+      P.faultMore = false;
       root.classList.remove("has-fault");
       return;
     }
@@ -396,19 +536,80 @@
       title.id = "fault-title";
       const todo = el("p");
       todo.id = "fault-todo";
+      const where = el("div", "fault-where");
+      where.id = "fault-where";
       const count = el("p", "small");
       count.id = "fault-count";
-      box.append(title, todo, count);
+      const row = el("div", "fault-row");
+      row.id = "fault-row";
+      const go = el("button", "fault-do");
+      go.type = "button";
+      go.id = "fault-do";
+      go.addEventListener("click", () => { if (go.dataset.cmd) press(go.dataset.cmd, go); });
+      const more = el("button", "fault-more");
+      more.type = "button";
+      more.id = "fault-more";
+      more.setAttribute("aria-controls", "fault-extra");
+      more.addEventListener("click", () => { P.faultMore = !P.faultMore; render(); });
+      row.append(go, more);
+      const extra = el("div", "fault-extra");
+      extra.id = "fault-extra";
+      extra.hidden = true;
+      box.append(title, todo, where, count, row, extra);
       document.body.appendChild(box);
       root.classList.add("has-fault");
     }
+    // the other commands: the controls card's own buttons, behind "More"
+    const cmds = $("cmds"), extra = $("fault-extra");
+    if (cmds.parentNode !== extra) extra.appendChild(cmds);
+    $("cmds-moved").hidden = false;
+    setText($("cmds-moved"), W.cmdsMoved);
     box.dataset.kind = f.kind || "";
     box.dataset.track = f.track ? String(f.track) : "";
     setText($("fault-title"), W.faultLabel + ": " + W.faultTitle(f, W));
     setText($("fault-todo"), W.faultTodo(f, W));
     setText($("fault-count"), faultCount(f));
+    renderTrackMap(f);
+    const cmd = faultCommand(), why = disabledWhy(), go = $("fault-do");
+    go.hidden = !cmd;
+    go.dataset.cmd = cmd || "";
+    go.disabled = !!why;
+    setText(go, cmd ? (why && P.sending ? why : W.cmd[cmd]) : "");
+    const others = Array.from(cmds.querySelectorAll("[data-cmd]")).some((b) => !b.hidden);
+    const more = $("fault-more");
+    more.hidden = !others;
+    more.setAttribute("aria-expanded", String(P.faultMore));
+    setText(more, P.faultMore ? W.fewer : W.more);
+    extra.hidden = !P.faultMore || !others;
     // as much room below the page as the banner takes (it covers nothing for good)
     root.style.setProperty("--fault-h", Math.ceil(box.getBoundingClientRect().height) + "px");
+  }
+
+  function homeCommands() {  // the commands go back into the controls card
+    const cmds = $("cmds"), answer = $("answer");
+    if (answer.closest("#fault")) $("everyday").after(answer);  // it outlives the banner
+    if (cmds.parentNode !== $("controls")) $("cmds-moved").after(cmds);
+    $("cmds-moved").hidden = true;
+  }
+
+  // where the fault's track is: the table's tracks in a row, numbered, this one marked
+  function renderTrackMap(f) {
+    const box = $("fault-where"), tb = P.status && P.status.table && P.status.table.build;
+    const n = (tb && tb.targets && tb.targets.length) || (P.build && P.build.targets.length) || 4;
+    const key = JSON.stringify([f.track, n, W.lang]);
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.textContent = "";
+    box.hidden = !f.track;
+    if (!f.track) return;
+    const row = el("span", "track-map");
+    row.setAttribute("aria-hidden", "true");
+    for (let k = 1; k <= n; k++) {
+      const cell = el("span", "tm" + (k === f.track ? " here" : ""), String(k));
+      cell.dataset.track = String(k);
+      row.appendChild(cell);
+    }
+    box.append(row, el("span", "small", W.trackWhere(f.track, n, W)));
   }
 
   // how far the build had come when it stopped (the table's counts)
@@ -420,11 +621,15 @@
   }
 
   // -- the controls: exactly what `can` holds ------------------------------------------------
+  // offered: shown and enabled, or behind the fault banner's "More" (one tap away)
   function offered() {
     const out = new Set();
-    document.querySelectorAll("#primary, #everyday [data-cmd], #apart [data-cmd]").forEach((b) => {
+    const extra = $("fault-extra"), more = $("fault-more");
+    const folded = !!(extra && extra.hidden && more && !more.hidden && more.offsetParent !== null);
+    document.querySelectorAll("#primary, #fault-do, #everyday [data-cmd], #apart [data-cmd]").forEach((b) => {
       const cmd = b.dataset.cmd;
-      if (!cmd || b.disabled || b.offsetParent === null) return;
+      if (!cmd || b.disabled || b.hidden) return;
+      if (b.offsetParent === null && !(folded && b.closest("[hidden]") === extra)) return;
       out.add(cmd === "dice_entered" ? "dice" : cmd);
     });
     return Object.keys(COMMANDS).filter((c) => out.has(c));
@@ -440,10 +645,12 @@
     setSentence($("pair-note"), P.paired === null ? "" : paired ? W.paired : W.pairNeeded);
     $("start-form").hidden = !can.has("start");
     fillRulesets();
+    fillColours();
+    const inBanner = faultCommand();
     EVERYDAY.concat(APART).forEach((cmd) => {
       const b = $("cmd-" + cmd);
       setText(b, W.cmd[cmd]);
-      b.hidden = !can.has(cmd) || cmd === primary;
+      b.hidden = !can.has(cmd) || cmd === primary || cmd === inBanner;
       b.disabled = !!why;
     });
     const entered = $("entered");
@@ -451,11 +658,27 @@
     setText($("cmd-dice_entered"), W.cmd.dice_entered);
     $("cmd-dice_entered").disabled = !!why;
     $("dice-faces").disabled = !!why;
-    $("apart").hidden = !APART.some((c) => can.has(c) && c !== primary);
+    $("apart").hidden = !APART.some((c) => can.has(c) && c !== primary && c !== inBanner);
     const a = $("answer");
     if (P.answer && P.answer.at !== undefined && P.answer.at < P.seq) P.answer = null;
     a.className = P.answer ? (P.answer.sending ? "sending" : P.answer.bad ? "refused" : "done") : "";
     setSentence(a, P.answer ? P.answer.text : "");
+    placeAnswer();
+  }
+
+  // Every answer is shown next to the control that was pressed (the banner's button, the
+  // big one at the top, a row's button, the pairing form), not in one place for all.
+  function placeAnswer() {
+    const a = $("answer"), ctl = P.answer && P.answer.control ? $(P.answer.control) : null;
+    let after = null;
+    if (ctl && ctl.isConnected && !ctl.hidden) {
+      after = ctl.id === "fault-do" ? $("fault-row") : ctl.id === "pair-button" ? $("pair-form") : ctl;
+    } else if (ctl && ctl.id === "fault-do" && $("fault-row")) {
+      after = $("fault-row");
+    }
+    if (!after) after = $("everyday");
+    if (a.previousElementSibling !== after || a.parentNode !== after.parentNode) after.after(a);
+    a.dataset.at = after.id || "";
   }
 
   let rulesetKey = "";
@@ -468,7 +691,7 @@
     sel.textContent = "";
     names.forEach((n) => {
       const rs = P.rulesets[n];
-      const o = el("option", null, W.rulesetLabel(W, n) + (n.includes("+") ? "" : " — " + n));
+      const o = el("option", null, W.rulesetLabel(W, n));
       o.value = n;
       if (rs.table && rs.table.can_build === false) o.disabled = true;
       sel.appendChild(o);
@@ -476,16 +699,44 @@
     if (keep && names.includes(keep)) sel.value = keep;
   }
 
+  // the two sets' back colours: the table's colour classes (table.identity.colours), no
+  // free text; blank is the table's own default
+  let coloursKey = "";
+  function fillColours() {
+    const st = P.status, id = st && st.table && st.table.identity;
+    const known = ((id && id.colours) || []).filter((c) => c && c !== "unknown");
+    const key = JSON.stringify([known, W.lang]);
+    if (key === coloursKey) return;
+    coloursKey = key;
+    ["colour-a", "colour-b"].forEach((sid, i) => {
+      const sel = $(sid), keep = sel.value;
+      sel.textContent = "";
+      const none = el("option", null, W.start.colourDefault(known[i], W));
+      none.value = "";
+      sel.appendChild(none);
+      known.forEach((c) => {
+        const o = el("option", null, W.colourName(W, c));
+        o.value = c;
+        sel.appendChild(o);
+      });
+      sel.value = known.includes(keep) ? keep : "";
+    });
+  }
+
   function labelOf(cmd, button) {
     if (button && button.id === "primary") return button.querySelector(".label").textContent;
     return W.cmd[cmd];
   }
 
-  async function send(cmd, body, label) {
+  async function send(cmd, body, label, control) {
     if (P.sending) return;
     const path = COMMANDS[cmd === "dice_entered" ? "dice" : cmd];
     P.sending = cmd;
-    P.answer = { text: W.sending(label), sending: true };
+    P.sendingCode = P.status && P.status.next ? P.status.next.code : "";
+    control = control || null;
+    // while it is on its way, the words name the command being sent
+    P.answer = { text: W.sendingNow(cmd, P.sendingCode, W), sending: true, control: control };
+    trail(P.answer.text);
     render();
     let answer;
     try {
@@ -509,11 +760,20 @@
       P.lastAnswer = { cmd: cmd, status: 0, code: "unreachable", text: answer.text };
     }
     answer.at = P.seq;  // shown until the state changes
+    answer.control = control;
     P.answer = answer;
+    trail(answer.text);
     P.lastAnswer.n = (P.answers = (P.answers || 0) + 1);
     P.sending = null;
     refreshStatus();
     render();
+  }
+
+  // every answer the page showed, in order (the browser tests read it)
+  P.trail = [];
+  function trail(text) {
+    P.trail.push(text);
+    if (P.trail.length > 50) P.trail.shift();
   }
 
   // A refusal in the page's words, from its error code (docs/API.md "Errors").
@@ -538,8 +798,8 @@
 
   // -- destructive commands: confirmed inside the page --------------------------------------
   let pending = null;
-  function confirmThen(cmd, label) {
-    pending = { cmd: cmd, label: label };
+  function confirmThen(cmd, label, control) {
+    pending = { cmd: cmd, label: label, control: control };
     const d = $("confirm");
     setText($("confirm-text"), W.confirm[cmd]);
     $("confirm-empty-box").hidden = cmd !== "end";
@@ -559,40 +819,33 @@
     else d.removeAttribute("open");
     if (!yes || !p) return;
     const body = p.cmd === "end" && $("confirm-empty").checked ? { empty: true } : {};
-    send(p.cmd, body, p.label);
+    send(p.cmd, body, p.label, p.control);
   }
 
   function press(cmd, button) {
-    const label = labelOf(cmd, button);
+    const label = labelOf(cmd, button), control = button && button.id ? button.id : null;
     if (cmd === "start") return startFromForm(label);
     if (cmd === "dice_entered") {
       const faces = $("dice-faces").value.split(/[\s,+]+/).filter(Boolean).map(Number);
       if (!faces.length || faces.some((n) => !Number.isInteger(n) || n < 1)) {
-        P.answer = { text: W.badDice, bad: true, at: P.seq };
+        P.answer = { text: W.badDice, bad: true, at: P.seq, control: control };
         render();
         return;
       }
       $("dice-faces").value = "";
-      return send("dice", { dice: faces }, label);
+      return send("dice", { dice: faces }, label, control);
     }
-    if (APART.includes(cmd)) return confirmThen(cmd, label);
-    send(cmd, {}, label);
+    if (APART.includes(cmd)) return confirmThen(cmd, label, control);
+    send(cmd, {}, label, control);
   }
 
   function startFromForm(label) {
     const body = { ruleset: $("ruleset").value, mixed_deck: $("mixed").checked };
     if (!body.mixed_deck && $("loaded").checked) body.loaded = true;
-    // colour class names are short lowercase words (a phone capitalises the first letter)
-    const a = $("colour-a").value.trim().toLowerCase(), b = $("colour-b").value.trim().toLowerCase();
-    if (a || b) {
-      body.colours = [a || b, b || a];
-      if (body.colours.some((c) => !/^[a-z][a-z0-9-]{0,15}$/.test(c))) {
-        P.answer = { text: W.badColours, bad: true, at: P.seq };
-        render();
-        return;
-      }
-    }
-    send("start", body, label || W.cmd.start);
+    // the back colours: chosen among those the table knows (blank: the table's own)
+    const a = $("colour-a").value, b = $("colour-b").value;
+    if (a || b) body.colours = [a || b, b || a];
+    send("start", body, label || W.cmd.start, "primary");
   }
 
   // -- pairing --------------------------------------------------------------------------------
@@ -617,14 +870,16 @@
       try { data = await r.json(); } catch (err) { data = null; }
       if (r.ok) {
         P.paired = true;
-        P.answer = { text: W.pairedNow, bad: false, at: P.seq };
+        P.answer = { text: W.pairedNow, bad: false, at: P.seq, control: "pair-button" };
         offerOnce();
       } else {
         const err = (data && data.error) || { code: "http_" + r.status };
-        P.answer = { text: W.refusedAs(W.pairButton, refusal(err, r.status)), bad: true, at: P.seq };
+        P.answer = { text: W.refusedAs(W.pairButton, refusal(err, r.status)), bad: true, at: P.seq,
+          control: "pair-button" };
       }
     } catch (err) {
-      P.answer = { text: W.refusedAs(W.pairButton, W.unreachable), bad: true, at: P.seq };
+      P.answer = { text: W.refusedAs(W.pairButton, W.unreachable), bad: true, at: P.seq,
+        control: "pair-button" };
     } finally {
       pairing = false;
     }
@@ -638,10 +893,10 @@
                                                credentials: "same-origin" });
       if (r.ok) {
         P.paired = false;
-        P.answer = { text: W.forgotten, bad: false, at: P.seq };
+        P.answer = { text: W.forgotten, bad: false, at: P.seq, control: "forget" };
       }
     } catch (err) {
-      P.answer = { text: W.refusedAs(W.forgetButton, W.unreachable), bad: true, at: P.seq };
+      P.answer = { text: W.refusedAs(W.forgetButton, W.unreachable), bad: true, at: P.seq, control: "forget" };
     }
     render();
   }
@@ -663,10 +918,11 @@
       } else {
         const err = (data && data.error) || { code: "http_" + r.status };
         if (err.code === "invites_off") P.invitesOff = true;
-        P.answer = { text: W.refusedAs(W.inviteButton, refusal(err, r.status)), bad: true, at: P.seq };
+        P.answer = { text: W.refusedAs(W.inviteButton, refusal(err, r.status)), bad: true, at: P.seq,
+          control: "invite" };
       }
     } catch (err) {
-      P.answer = { text: W.refusedAs(W.inviteButton, W.unreachable), bad: true, at: P.seq };
+      P.answer = { text: W.refusedAs(W.inviteButton, W.unreachable), bad: true, at: P.seq, control: "invite" };
     }
     render();
   }
@@ -1076,6 +1332,12 @@
   function setSeat(player) {
     P.seat = player ? { player: player, session: sessionId() } : null;
     try { window.localStorage.setItem(SEAT_KEY, JSON.stringify(P.seat)); } catch (err) { /* */ }
+    // the side it sits at, kept too (for the drawing between sessions)
+    const st = ledgerPlayers();
+    if (player && st) {
+      P.side = st.players[player].side;
+      try { window.localStorage.setItem(SIDE_KEY, P.side); } catch (err) { /* */ }
+    }
     render();
   }
 
@@ -1115,6 +1377,11 @@
   function who(st, k) { return W.score.who(st, k, W); }
 
   function renderScore() {
+    // a side chosen before the ledger came is the player sitting there
+    if (!kiosk && !mySeat() && SEATS.includes(P.side)) {
+      const k = playerAt(ledgerPlayers(), P.side);
+      if (k) { P.seat = { player: k, session: sessionId() }; setSeat(k); }
+    }
     const st = scoreState(), strip = $("score-strip"), card = $("score"), board = $("board");
     strip.hidden = !st || kiosk;
     card.hidden = !st || kiosk || !P.scoreOpen;
@@ -1878,6 +2145,7 @@
     $("loaded-label").textContent = W.start.loaded;
     $("loaded-box").title = W.start.loadedHelp;
     $("colours-label").textContent = W.start.colours;
+    $("decks-about").textContent = W.decksAbout;
     $("colour-a").setAttribute("aria-label", W.start.colourA);
     $("colour-b").setAttribute("aria-label", W.start.colourB);
     $("dice-faces").setAttribute("aria-label", W.diceFaces);
@@ -1949,6 +2217,7 @@
       b.addEventListener("click", () => press(b.dataset.cmd, b));
     });
     setupScore();
+    $("side").addEventListener("change", () => setSide($("side").value || null));
     $("confirm-yes").addEventListener("click", () => closeConfirm(true));
     $("confirm-no").addEventListener("click", () => closeConfirm(false));
     $("confirm").addEventListener("cancel", () => { pending = null; });

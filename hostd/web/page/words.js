@@ -125,7 +125,7 @@ window.JANTAKU_WORDS = {
     "misread": (f, w) => w.Track(f.track) + " could not read back colours",
     "sensor": (f, w) => "The sensor of " + w.track(f.track) + " does not answer",
     "colour": (f, w) => "A tile of another back colour is in " + w.track(f.track),
-    "guard": () => "The light curtain was crossed or the lid opened",
+    "guard": () => "Someone reached over the table's edge, or the lid opened",
     "lift-stall": () => "The lift stalled",
     "limit": () => "A lift end switch is stuck",
     "door": () => "The centre door did not reach its place",
@@ -152,7 +152,8 @@ window.JANTAKU_WORDS = {
     "sensor": (f, w, b) => "Check the wiring of the sensor of " + w.track(f.track) + ", then press " + b + ".",
     "colour": (f, w, b) => "Take the tile of another back colour out of " + w.track(f.track) +
       ", then press " + b + ".",
-    "guard": (f, w, b) => "Clear the light curtain and close the lid, then press " + b + ".",
+    "guard": (f, w, b) => "Keep hands and things clear of the sensor over the table's edge and " +
+      "close the lid, then press " + b + ".",
     "lift-stall": (f, w, b) => "Look for something blocking the lift, then press " + b + ".",
     "limit": (f, w, b) => "Check the lift's end switches, then press " + b + ".",
     "door": (f, w, b) => "Look for something blocking the centre door, then press " + b + ".",
@@ -172,26 +173,53 @@ window.JANTAKU_WORDS = {
     f.action && w.cmd[f.action] ? w.btn(w, f.action) : w.btn(w, "continue")),
   faultLabel: "Fault",
   faultAt: "stopped here",  // the track a fault names, among the walls
+  // the top while a fault is open: its button is in the banner at the bottom
+  faultBelow: "Fault: its button is below",
+  faultBelowWhy: "In the red box at the bottom of the screen",
+  more: "More ▾",
+  fewer: "Fewer ▴",
+  cmdsMoved: "A fault is open: its button and the other commands are in the red box at the " +
+    "bottom of the screen (“More”).",
+  // where a track is: the table's tracks are the lanes inside that build the walls
+  trackWhere: (t, n, w) => w.Track(t) + " of " + n + ": the lanes inside the table that build " +
+    "the walls, numbered on the table. “Walls inside” below marks it too.",
   counted: (n, of) => n + " of " + of + " tiles counted when it stopped.",
 
   // -- time cues -----------------------------------------------------------------------------
-  closesIn: (s, w) => "The centre closes in " + w.clock(s),
+  closesIn: (s, w) => "The centre closes in " + w.secs(s),
   openUntilDone: (w, code) => "Open until you press " + w.primaryName(w, code),
   comeUpIn: (s, w) => "The next tiles come up in " + w.clock(s),
-  buildLeft: (s) => "About " + (s < 60 ? Math.max(1, Math.round(s)) + " s" :
-    Math.round(s / 60) + " min") + " left",
+  buildLeft: (s, d, w) => w.Deck(d) + " is ready inside in about " + (s < 60 ?
+    Math.max(1, Math.round(s)) + " s" : Math.round(s / 60) + " min"),
   buildCounting: "Timing the build…",
   clock: (s) => Math.floor(s / 60) + ":" + String(Math.floor(s % 60)).padStart(2, "0"),
+  // a countdown: "8 s" under a minute, "1:23" from a minute on
+  secs: (s) => s < 60 ? Math.ceil(s) + " s" : window.JANTAKU_WORDS.clock(s),
 
   // -- the page and the daemon ---------------------------------------------------------------
   offlineHead: "The page lost the daemon",
   offlineMore: "It reconnects by itself; the controls wait for it.",
-  retryIn: (s) => "Next try in " + Math.max(1, Math.round(s)) + " s.",
+  retryIn: (s) => "The page tries the daemon again in " + Math.max(1, Math.round(s)) + " s.",
   connecting: "Connecting…",
   why: {  // why the controls are disabled
     offline: "Disabled: the page is not connected to the daemon.",
     unpaired: "Disabled: this browser is not paired (below).",
     sending: "Sending…",
+  },
+  // while a command is on its way: what is being sent, by name
+  sendingNow: (cmd, code, w) => ((w.sendingCmd[cmd] && typeof w.sendingCmd[cmd] === "function")
+    ? w.sendingCmd[cmd](code, w) : w.sendingCmd[cmd]) || w.why.sending,
+  sendingCmd: {
+    start: "Starting the session…",
+    hand_over: "Handing over…",
+    dice: "Throwing the dice…",
+    dice_entered: "Entering your throw…",
+    continue: (code) => ["push_all", "push_rest", "mixer_short"].includes(code)
+      ? "Closing the centre…" : "Carrying on…",
+    clear_fault: "Saying the fault is fixed…",
+    game_new: "Starting a new game…",
+    end: "Ending the session…",
+    abort: "Aborting: stopping every motor…",
   },
 
   // -- words for things ------------------------------------------------------------------------
@@ -240,6 +268,25 @@ window.JANTAKU_WORDS = {
   by: { button: "the dice button", api: "the page or a program", entered: "your dice, entered" },
   tableSvg: (t, w) => t ? "The four walls seen from the thrower's seat (bottom): " +
     w.breakLine(t, w) + "." : "The four walls seen from the thrower's seat (bottom).",
+  // the drawing turned to this phone's seat (its wall at the bottom)
+  you: "you",
+  throws: "throws",
+  seatFromMe: { self: "you", right: "your right", across: "across", left: "your left" },
+  fromMe: { right: "on your right", across: "across from you", left: "on your left" },
+  wallOf: (st, k, w) => st.players[k].name || w.score.wind[st.players[k].wind],
+  playerName: (p, w) => w.score.wind[p.wind] + (p.name ? " (" + p.name + ")" : ""),
+  // the break from the breaker's own point of view, and where that is from this phone
+  breakSeen: (t, b, w) => t.dice.join("+") + " = " + t.total + " · " + (b.at === "self"
+    ? "your wall, " + w.units(t.break_from_right, t.unit) + " from your right"
+    : "break in front of " + (b.who ? b.who + ", " : "the wall ") + w.fromMe[b.at] + " · " +
+      w.units(t.break_from_right, t.unit) + " from their right"),
+  tableSvgMine: (t, b, w) => "The four walls seen from your seat (bottom)" +
+    (t && b ? ": " + w.breakSeen(t, b, w) : "") + ".",
+  turnNeedsResult: "Enter the last hand's result to turn this drawing to your seat.",
+  sideLabel: "Where I sit",
+  sideChoice: { "": "— choose —", self: "where the first thrower sits",
+    right: "the first thrower's right", across: "across from the first thrower",
+    left: "the first thrower's left" },
 
   // -- the cards -------------------------------------------------------------------------------
   controlsTitle: "Controls",
@@ -260,6 +307,9 @@ window.JANTAKU_WORDS = {
   count: (have, target) => have + "/" + target,
   joined: "Faded tiles: counted while this page did not see them (drawn grouped by colour).",
   noSession: "No session: start one to see its decks.",
+  decksAbout: "The table keeps two decks, A and B: while one is played on the table top, the " +
+    "other is built inside, and at the hand over they change places. With Mixed Deck both " +
+    "sets are mixed and split in two; otherwise each deck is one set.",
   deckTiles: (n) => n + " tiles",
   deckNotSplit: "counted once it is built",
   coloursUnchecked: "Both sets have the same backs: the table counts every tile but cannot " +
@@ -272,10 +322,12 @@ window.JANTAKU_WORDS = {
   start: {
     ruleset: "Ruleset",
     mixed: "Mixed Deck",
+    mixedHelp: "both sets mixed together",
+    colourDefault: (c, w) => "as set up" + (c ? " (" + w.colourName(w, c) + ")" : ""),
     loaded: "Sets sorted: the first in the mixer, the second on the table top",
     loadedHelp: "For the normal rotation after the sets were mixed: tick this once people " +
       "have sorted the tiles by back colour and loaded them so.",
-    colours: "The two sets' backs (blank: the table's)",
+    colours: "The two sets' backs",
     colourA: "First set's back colour",
     colourB: "Second set's back colour",
   },
@@ -293,8 +345,8 @@ window.JANTAKU_WORDS = {
   refusedAs: (label, why) => label + ": not done. " + why,
   unreachable: "The daemon did not answer: the page reconnects by itself.",
   badDice: "Type the faces of the dice, for example 3,4.",
-  badColours: "Type each set's back colour as one short word, for example blue and green " +
-    "(the same word twice for two sets whose backs look alike).",
+  badColours: "Choose each set's back colour among the table's (the same one twice for two " +
+    "sets whose backs look alike).",
 
   // refusals, by the answer's error code; e: the error, w: words, ctx: {status}
   refusal: {
@@ -599,7 +651,7 @@ window.JANTAKU_WORDS_JA = {
     "misread": (f, w) => w.track(f.track) + "で背の色を読み取れませんでした",
     "sensor": (f, w) => w.track(f.track) + "のセンサーが応答しません",
     "colour": (f, w) => w.track(f.track) + "に別の背の色の牌があります",
-    "guard": () => "ライトカーテンが遮られたか、ふたが開きました",
+    "guard": () => "誰かが卓の縁の上に手を伸ばしたか、ふたが開きました",
     "lift-stall": () => "リフトが止まりました",
     "limit": () => "リフトのリミットスイッチが動かなくなっています",
     "door": () => "中央の扉が所定の位置まで動きませんでした",
@@ -622,7 +674,7 @@ window.JANTAKU_WORDS_JA = {
     "misread": (f, w, b) => w.track(f.track) + "の色センサーを掃除してから" + b + "を押してください。",
     "sensor": (f, w, b) => w.track(f.track) + "のセンサーの配線を確かめてから" + b + "を押してください。",
     "colour": (f, w, b) => w.track(f.track) + "から別の背の色の牌を取り出してから" + b + "を押してください。",
-    "guard": (f, w, b) => "ライトカーテンから手や物をどけ、ふたを閉めてから" + b + "を押してください。",
+    "guard": (f, w, b) => "卓の縁の上のセンサーから手や物をどけ、ふたを閉めてから" + b + "を押してください。",
     "lift-stall": (f, w, b) => "リフトを妨げている物を取り除いてから" + b + "を押してください。",
     "limit": (f, w, b) => "リフトの端のスイッチを点検してから" + b + "を押してください。",
     "door": (f, w, b) => "中央の扉を妨げている物を取り除いてから" + b + "を押してください。",
@@ -638,20 +690,41 @@ window.JANTAKU_WORDS_JA = {
   },
   faultLabel: "エラー",
   faultAt: "ここで停止",
+  faultBelow: "エラー:ボタンは下にあります",
+  faultBelowWhy: "画面の下の赤い枠の中",
+  more: "ほかの操作 ▾",
+  fewer: "閉じる ▴",
+  cmdsMoved: "エラーが起きています。そのボタンとほかの操作は画面の下の赤い枠(「ほかの操作」)にあります。",
+  trackWhere: (t, n, w) => "全" + n + "本のうちの" + w.track(t) + ":卓の中で山を積むレーンで、卓に番号が付いています。" +
+    "下の「中の山」にも印があります。",
   counted: (n, of) => "止まったとき" + of + "枚中" + n + "枚を数えていました。",
-  closesIn: (s, w) => "中央はあと" + w.clock(s) + "で閉じます",
+  closesIn: (s, w) => "中央はあと" + w.secs(s) + "で閉じます",
+  secs: (s) => s < 60 ? Math.ceil(s) + "秒" : window.JANTAKU_WORDS.clock(s),
   openUntilDone: (w, code) => w.primaryName(w, code) + "を押すまで開いています",
   comeUpIn: (s, w) => "あと" + w.clock(s) + "で次の牌が上がります",
-  buildLeft: (s) => "残り約" + (s < 60 ? Math.max(1, Math.round(s)) + "秒" : Math.round(s / 60) + "分"),
+  buildLeft: (s, d, w) => w.deck(d) + "は約" + (s < 60 ? Math.max(1, Math.round(s)) + "秒" :
+    Math.round(s / 60) + "分") + "で中に積み上がります",
   buildCounting: "山積みの時間を測っています…",
   offlineHead: "ページがデーモンとの接続を失いました",
   offlineMore: "自動で再接続します。それまで操作はできません。",
-  retryIn: (s) => Math.max(1, Math.round(s)) + "秒後にもう一度試します。",
+  retryIn: (s) => Math.max(1, Math.round(s)) + "秒後にもう一度デーモンへの接続を試します。",
   connecting: "接続しています…",
   why: {
     offline: "操作できません:ページがデーモンに接続されていません。",
     unpaired: "操作できません:このブラウザはペアリングされていません(下)。",
     sending: "送信中…",
+  },
+  sendingCmd: {
+    start: "セッションを始めています…",
+    hand_over: "局を交代しています…",
+    dice: "サイコロを振っています…",
+    dice_entered: "振った目を送っています…",
+    continue: (code) => ["push_all", "push_rest", "mixer_short"].includes(code)
+      ? "中央を閉じています…" : "続けています…",
+    clear_fault: "エラー解消を伝えています…",
+    game_new: "次の半荘を始めています…",
+    end: "セッションを終了しています…",
+    abort: "中止:すべてのモーターを止めています…",
   },
   deck: (d) => d ? "デッキ" + d : "積んでいるデッキ",
   Deck: (d) => d ? "デッキ" + d : "積んでいるデッキ",
@@ -694,6 +767,21 @@ window.JANTAKU_WORDS_JA = {
   by: { button: "サイコロボタン", api: "このページかプログラム", entered: "手で振った目を入力" },
   tableSvg: (t, w) => t ? "振った人の席(下)から見た四つの山:" + w.breakLine(t, w) + "。"
     : "振った人の席(下)から見た四つの山。",
+  you: "あなた",
+  throws: "振る",
+  seatFromMe: { self: "あなた", right: "下家", across: "対面", left: "上家" },
+  fromMe: { right: "あなたの下家", across: "あなたの対面", left: "あなたの上家" },
+  wallOf: (st, k, w) => st.players[k].name || w.score.wind[st.players[k].wind] + "家",
+  playerName: (p, w) => w.score.wind[p.wind] + "家" + (p.name ? "(" + p.name + ")" : ""),
+  breakSeen: (t, b, w) => t.dice.join("+") + " = " + t.total + " · " + (b.at === "self"
+    ? "あなたの山 · 右端から" + w.units(t.break_from_right, t.unit) + "目"
+    : (b.who ? b.who + "(" + w.fromMe[b.at] + ")" : w.fromMe[b.at]) + "の山を割る · 右端から" +
+      w.units(t.break_from_right, t.unit) + "目"),
+  tableSvgMine: (t, b, w) => "あなたの席(下)から見た四つの山" + (t && b ? ":" + w.breakSeen(t, b, w) : "") + "。",
+  turnNeedsResult: "前の局の結果を記録すると、この図があなたの席の向きになります。",
+  sideLabel: "自分の席",
+  sideChoice: { "": "— 選ぶ —", self: "最初にサイコロを振る人の席", right: "最初に振る人の下家",
+    across: "最初に振る人の対面", left: "最初に振る人の上家" },
   controlsTitle: "操作",
   howTitle: "すること",
   topTitle: "卓上の山",
@@ -712,6 +800,8 @@ window.JANTAKU_WORDS_JA = {
   count: (have, target) => have + "/" + target,
   joined: "薄い牌:このページが見ていない間に数えた牌(色ごとにまとめて表示)。",
   noSession: "セッションがありません。始めるとデッキが表示されます。",
+  decksAbout: "卓にはデッキAとデッキBの二つがあります。一つを卓上で使う間に、もう一つを中で積み、局の交代で入れ替わります。" +
+    "ミックスデッキでは2組を混ぜて二つに分け、それ以外では各デッキが1組です。",
   deckTiles: (n) => n + "枚",
   deckNotSplit: "積み上がると数えます",
   coloursUnchecked: "2組の背が同じ色です。卓はすべての牌を数えますが組を見分けられないので、" +
@@ -722,9 +812,11 @@ window.JANTAKU_WORDS_JA = {
   start: {
     ruleset: "ルール",
     mixed: "ミックスデッキ",
+    mixedHelp: "2組を混ぜて使う",
+    colourDefault: (c, w) => "設定どおり" + (c ? "(" + w.colourName(w, c) + ")" : ""),
     loaded: "牌は仕分け済み:1組目は洗牌機の中、2組目は卓上",
     loadedHelp: "2組の牌が混ざった後に通常の交代で始めるとき、背の色で牌を仕分けてそのように置いたらチェックしてください。",
-    colours: "2組の牌の背の色(空欄:卓の設定)",
+    colours: "2組の牌の背の色",
     colourA: "1組目の背の色",
     colourB: "2組目の背の色",
   },
@@ -742,7 +834,7 @@ window.JANTAKU_WORDS_JA = {
   refusedAs: (label, why) => label + ":できませんでした。" + why,
   unreachable: "デーモンが応答しません。ページは自動で再接続します。",
   badDice: "サイコロの目を入力してください(例 3,4)。",
-  badColours: "それぞれの組の背の色を短い英単語で入力してください(例 blue と green。背が同じ2組なら同じ単語を2回)。",
+  badColours: "それぞれの組の背の色を卓が知っている色から選んでください(背が同じ2組なら同じ色を2回)。",
   refusal: {
     not_paired: () => "このブラウザはペアリングされていません。下に卓のホストのコードを入力してください。",
     invites_off: () => "ペアリングコードは卓のホストだけが発行します。ホストで尋ねてください。",
