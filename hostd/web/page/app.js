@@ -15,8 +15,8 @@
   const EVERYDAY = ["hand_over", "dice", "continue", "clear_fault"];
   const APART = ["game_new", "end", "abort"];  // destructive: apart, confirmed in the page
   // codes where the table asks people to do something now (the chime)
-  const ASKS = new Set(["push_all", "push_rest", "mixer_short", "clear_top", "stopped",
-    "table_fault"]);
+  const ASKS = new Set(["push_all", "push_rest", "mixer_short", "push_missed", "clear_top",
+    "stopped", "table_fault"]);
   const PUSH = new Set(["push_all", "push_rest", "mixer_short"]);
   // back colours drawn in shades at least 3:1 against an empty slot, blue and green apart in
   // lightness too (docs/API.md "The page"); any other CSS colour name is drawn as itself
@@ -139,7 +139,8 @@
     const code = !P.live ? "page_offline" : (st && st.next && st.next.code) || "";
     document.body.dataset.code = code;
     // people are asked to push tiles into the open centre: a look of its own (not a fault's)
-    document.body.classList.toggle("pushing", PUSH.has(code) || code === "clear_top");
+    document.body.classList.toggle("pushing", PUSH.has(code) || code === "clear_top" ||
+      code === "push_missed");
     setText($("cue"), timeCue());
     paintCueBar();
     const live = $("live");
