@@ -15,9 +15,13 @@ by player only while the ledger is at that hand (every earlier hand's result ent
 then ``thrower`` is the ledger's dealer and ``breaker`` the player at the seat the dice
 name.  Otherwise the break keeps its seats only, which are always right.
 """
-from hostd.errors import BadRequest, NotReady
+import structlog
+
+from hostd.errors import BadRequest, JantakuError
 from hostd.game.ledger import Ledger, LedgerError
 from hostd.game.seats import WINDS
+
+log = structlog.get_logger("jantaku.scores")
 
 SIDES = ("self", "right", "across", "left")  # seen from a thrower, in the order of play
 #: the entries that end a hand (a chombo's hand is played again: a new deal)
@@ -45,10 +49,15 @@ class Scorebook:
 
     # -- restoring ------------------------------------------------------------------------------
     def restore(self, entries_by_game):
-        """The ledgers as the journal kept them (Journal.score_entries)."""
+        """The ledgers as the journal kept them (Journal.score_entries).  An entry this
+        jantaku no longer takes (written by another version) is kept in the journal and
+        skipped, with a warning: the rest of the game still counts."""
         for game, raw in sorted(entries_by_game.items()):
             for entry in raw:
-                self._apply(int(game), entry)
+                try:
+                    self._apply(int(game), entry)
+                except JantakuError as e:
+                    log.warning("score_entry_skipped", game=game, entry=entry, error=str(e))
             self._raw[int(game)] = list(raw)
 
     # -- entering ---------------------------------------------------------------------------------
@@ -171,10 +180,10 @@ def game_results(ruleset, entries):
         return None
     book = Scorebook(journal=None, session_id=None, ruleset=ruleset)
     try:
-        book.restore({1: entries})
-    except LedgerError as e:  # (a journal from a jantaku with other rules)
+        book.restore({1: entries})  # (an entry it no longer takes is skipped)
+        st = book.state(1)
+    except LedgerError as e:  # (a ruleset this jantaku does not score)
         return {"error": str(e)}
-    st = book.state(1)
     return {"ended": st["ended"], "placement": st["placement"], "entries": st["entries"],
             "players": {k: {f: p[f] for f in ("name", "points", "chips")}
                         for k, p in st["players"].items()}}

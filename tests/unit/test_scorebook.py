@@ -141,3 +141,18 @@ def test_history_carries_each_games_result(journal):
     hist = with_results(journal.history())
     assert hist[0]["games"][0]["score"] == res
     assert game_results("riichi", []) is None
+
+
+def test_an_entry_this_jantaku_no_longer_takes_is_skipped_and_the_rest_counts(journal):
+    sid = _session(journal)
+    journal.score_entry(sid, 1, 1, {"kind": "ron", "winner": "west", "from": "south",
+                                    "han": 3, "fu": 30})
+    journal.score_entry(sid, 1, 2, {"kind": "teleport"})  # (another version's)
+    journal.score_entry(sid, 1, 3, {"kind": "riichi", "player": "east"})
+    book = _book(journal, sid)
+    book.restore(journal.score_entries(sid))
+    st = book.state(1)
+    assert st["entries"] == 2 and st["players"]["west"]["points"] == 28900
+    assert book.entries(1)[1] == {"kind": "teleport"}  # kept as it was written
+    st = book.enter(1, {"kind": "draw", "tenpai": []})  # and the game goes on
+    assert journal.score_entries(sid)[1][-1] == {"kind": "draw", "tenpai": []}
