@@ -72,10 +72,18 @@ class Scorebook:
         if (entry.get("kind") in ("ron", "tsumo") and "dice" not in entry and throw
                 and self._ledger(game).rules.scoring == "multipliers"):
             entry["dice"] = list(throw["dice"][:2])  # the table's own throw of this hand
+        seats = self._seats.get(game)
         self._apply(game, entry)
         raw = self._raw.setdefault(game, [])
+        try:
+            self._journal.score_entry(self._sid, game, len(raw) + 1, entry)
+        except Exception:  # not kept: not taken either
+            if entry.get("kind") == "seats":
+                self._seats[game] = seats
+            elif entry.get("kind") != "undo":
+                self._ledger(game).undo()
+            raise
         raw.append(entry)
-        self._journal.score_entry(self._sid, game, len(raw), entry)
         return self.state(game)
 
     def _apply(self, game, entry):
