@@ -102,6 +102,22 @@ class Daemon:
                              % (what, json.dumps(last), self.proc.log()))
 
 
+def wait_table_connected(d, timeout=30):
+    """Until daemon ``d`` (a :class:`Daemon`) says its table is connected; the test fails
+    with the daemon's log if it exits or never does."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if d.proc.p.poll() is not None:
+            pytest.fail("daemon exited:\n%s" % d.proc.log())
+        try:
+            if d.get("/status").json()["table"]["connected"]:
+                return
+        except (httpx.HTTPError, ValueError, KeyError):
+            pass
+        time.sleep(0.1)
+    pytest.fail("the daemon did not connect to the table:\n%s" % d.proc.log())
+
+
 def counts(decks):
     """A status's decks without where each is and whether its colours can be checked:
     what a demo's decks can be compared with."""

@@ -28,7 +28,7 @@ import pytest
 
 from tests.conftest import ROOT, tool
 from tests.e2e import chromium
-from tests.e2e.conftest import Daemon, Proc, free_port, start_sim
+from tests.e2e.conftest import Daemon, Proc, free_port, start_sim, wait_table_connected
 
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(chromium.missing() is not None,
@@ -67,17 +67,7 @@ class Table:
                str(self.port), "--push-window", "600", "--no-view"]
         self.proc = Proc(cmd, self.tmp / ("daemon-%d.log" % self.runs))
         self.d = Daemon(self.proc, self.url, self.db)
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            if self.proc.p.poll() is not None:
-                pytest.fail("daemon exited:\n%s" % self.proc.log())
-            try:
-                if self.d.get("/status").json()["table"]["connected"]:
-                    return
-            except (httpx.HTTPError, ValueError, KeyError):
-                pass
-            time.sleep(0.1)
-        pytest.fail("the daemon did not connect to the table:\n%s" % self.proc.log())
+        wait_table_connected(self.d)
 
     def stop(self):
         self.proc.kill()

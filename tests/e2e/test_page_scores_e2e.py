@@ -13,14 +13,12 @@ through the `score` event; a reload keeps the seat and shows the last payments (
 table-view-scores.png.
 """
 import json
-import time
 
-import httpx
 import pytest
 
 from tests.conftest import tool
 from tests.e2e import chromium
-from tests.e2e.conftest import Daemon, Proc, free_port, start_sim
+from tests.e2e.conftest import Daemon, Proc, free_port, start_sim, wait_table_connected
 from tests.e2e.test_page_e2e import IN_VIEW, PHONE, in_view, press, settle, shoot, wait_page
 
 pytestmark = [pytest.mark.e2e,
@@ -40,17 +38,7 @@ class Table:
                           "--api-port", str(self.port), "--push-window", "600", "--no-view"],
                          tmp / "daemon.log")
         self.d = Daemon(self.proc, self.url, db)
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            if self.proc.p.poll() is not None:
-                pytest.fail("daemon exited:\n%s" % self.proc.log())
-            try:
-                if self.d.get("/status").json()["table"]["connected"]:
-                    return
-            except (httpx.HTTPError, ValueError, KeyError):
-                pass
-            time.sleep(0.1)
-        pytest.fail("the daemon did not connect to the table:\n%s" % self.proc.log())
+        wait_table_connected(self.d)
 
     def score(self):
         return self.d.get("/score").json()
