@@ -244,6 +244,16 @@ def test_the_table_view_shows_all_four_scores_without_scrolling(table, browser):
             assert box["shown"] and box["inside"], (id_, box)
         assert browser.text("#board-title") == "East 2 · 0 honba · 0 riichi sticks · South seat deals"
         shoot(browser, "table-view-scores")
+        # the table view takes results too: its board opens the same card
+        assert browser.js("return document.getElementById('score').hidden") is True
+        press(browser, "#board-enter")
+        n = answers(browser)
+        press(browser, "#sc-abortive")
+        a, (text, beside, shown) = score_answer(browser, n)
+        assert (a["status"], beside, shown) == (200, "sc-abortive", True), text
+        assert table.score()["honba"] == 1
+        wait_page(browser, "return document.getElementById('board-title').textContent"
+                  ".includes('1 honba')", "the board after the entry", 5)
     finally:
         browser.viewport(*PHONE, mobile=True)
     settle(browser)

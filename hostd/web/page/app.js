@@ -1385,12 +1385,19 @@
     }
     const st = scoreState(), strip = $("score-strip"), card = $("score"), board = $("board");
     strip.hidden = !st || kiosk;
-    card.hidden = !st || kiosk || !P.scoreOpen;
+    card.hidden = !st || !P.scoreOpen;  // (the table view opens it from its board)
     board.hidden = !st || !kiosk;
     document.body.classList.toggle("scored", !board.hidden);
     strip.setAttribute("aria-expanded", String(!card.hidden));
     if (!st) return;
-    if (kiosk) { renderBoard(st); return; }
+    if (kiosk) {
+      const enter = $("board-enter");
+      setText(enter, W.score.boardEnter);
+      enter.setAttribute("aria-expanded", String(!card.hidden));
+      renderBoard(st);
+      if (!card.hidden) renderScoreCard(st, mySeat());
+      return;
+    }
     const me = mySeat();
     // the others named as this phone's player sees them: a name, else where they sit
     const near = (k) => (st.players[k] && st.players[k].name) ||
@@ -1835,6 +1842,10 @@
     kinds.before(why);
     $("score-form").addEventListener("submit", onScoreForm);
     $("seats-form").addEventListener("submit", onSeatsForm);
+    $("board-enter").addEventListener("click", () => {
+      P.scoreOpen = !P.scoreOpen;
+      render();
+    });
     $("score-strip").addEventListener("click", () => {
       P.scoreOpen = !P.scoreOpen;
       render();

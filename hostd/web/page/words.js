@@ -382,6 +382,7 @@ window.JANTAKU_WORDS = {
   // -- the game's scores (GET /score, the `score` event; docs/SCORING.md) ---------------------
   score: {
     title: "Scores",
+    boardEnter: "Enter a result",  // the table view's way to the score card
     wind: { east: "East", south: "South", west: "West", north: "North" },
     // a player: their name, else the seat they had in the game's first hand
     who: (st, k, w) => (st.players[k] && st.players[k].name) || w.score.wind[k] + " seat",
@@ -861,6 +862,7 @@ window.JANTAKU_WORDS_JA = {
   },
   score: {
     title: "点数",
+    boardEnter: "結果を入力",
     wind: { east: "東", south: "南", west: "西", north: "北" },
     who: (st, k, w) => (st.players[k] && st.players[k].name) || "開始時の" + w.score.wind[k] + "家",
     pts: (n) => (typeof n === "number" ? n : 0).toLocaleString("en-US"),
