@@ -1356,9 +1356,10 @@
 
   let scoreLoading = false, scoreAgain = false;
   async function loadScore() {
+    const sid = sessionId();
+    if (sid === null) return;  // no session (an abort just ended it): no ledger to ask for
     if (scoreLoading) { scoreAgain = true; return; }
     scoreLoading = true;
-    const sid = sessionId();
     try {
       const r = await fetch("/score", { cache: "no-store" });
       if (r.ok) takeScore(await r.json(), sid);
