@@ -19,7 +19,8 @@ import pytest
 from tests.conftest import tool
 from tests.e2e import chromium
 from tests.e2e.conftest import Daemon, Proc, free_port, start_sim, wait_table_connected
-from tests.e2e.test_page_e2e import IN_VIEW, PHONE, in_view, press, settle, shoot, wait_page
+from tests.e2e.test_page_e2e import (  # noqa: F401 - browser: the phone, a fixture
+    IN_VIEW, PHONE, browser, in_view, press, settle, shoot, wait_page)
 
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(chromium.missing() is not None,
@@ -55,15 +56,6 @@ def table(tmp_path_factory, hil_port):
     t = Table(tmp_path_factory.mktemp("scores"))
     yield t
     t.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    b = chromium.start(*PHONE)
-    b.viewport(*PHONE, mobile=True)
-    b.requests = []
-    yield b
-    b.close()
 
 
 def strip(browser):
