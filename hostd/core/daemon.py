@@ -285,6 +285,8 @@ class Daemon:
         kind = event.get("type")
         if kind in ("table_state", "table_fault"):
             self._sync()
+        if kind == "dice" and self.session is not None:  # the break by player, when known
+            event = dict(self._named_throw(self.session, event), type="dice")
         self.publish(event)
         if kind not in ("tile", "build_progress", "state"):
             self._light()
@@ -294,8 +296,6 @@ class Daemon:
         those not journalled), and to the front ends in order once the journal holds what
         it reports.  Nothing else: the daemon's reactions are in :meth:`_on`."""
         kind = event.get("type")
-        if kind == "dice" and self.session is not None:
-            event = dict(self._named_throw(self.session, event), type="dice")
         drift = events.check(event)
         if drift:
             log.error("event_undeclared", problem=drift)
@@ -478,10 +478,12 @@ class Daemon:
             raise NotFound("session %d has games 1 to %d, not %d" % (s.id, s.game, game))
         return book.state(game)
 
-    def score_entries(self, game=None):
-        """A game's entries as people entered them (the export's rows)."""
+    def score_export(self, game=None):
+        """What GET /score/export writes out: the session, the game's state and its
+        entries as people entered them."""
         s, book = self._book()
-        return book.entries(s.game if game is None else game)
+        state = self.score(game)
+        return {"session": s.id, "state": state, "entries": book.entries(state["game"])}
 
     async def score_entry(self, body):
         """POST /score: one result (or riichi, seats, undo ...) into the game in play's

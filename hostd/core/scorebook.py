@@ -17,13 +17,14 @@ name.  Otherwise the break keeps its seats only, which are always right.
 """
 import structlog
 
+from hostd.core.dice import SEATS
 from hostd.errors import BadRequest, JantakuError
 from hostd.game.ledger import Ledger, LedgerError
 from hostd.game.seats import WINDS
 
 log = structlog.get_logger("jantaku.scores")
 
-SIDES = ("self", "right", "across", "left")  # seen from a thrower, in the order of play
+SIDES = SEATS  # seen from a thrower, in the order of play
 #: the entries that end a hand (a chombo's hand is played again: a new deal)
 HAND_ENDS = ("ron", "tsumo", "draw", "abortive", "chombo")
 SEATS_ACCEPTED = ('{"kind": "seats", "first_dealer": "self"|"right"|"across"|"left" (where '

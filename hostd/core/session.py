@@ -281,6 +281,11 @@ class Session:
             raise CompositionMismatch(problem, deck=deck)
         return record
 
+    def _not_pushed(self, missing):
+        """A build this short (a quarter of the deck or more) lacks tiles people did not
+        push into the centre before it closed, not tiles lost in the table."""
+        return missing >= self.tiles // 4
+
     async def _run_build(self, number, deck, expect_empty, resume):
         self.journal.build_started(self.id, number, deck, self.targets)
         self.emit("build_started", build=number, deck=deck, targets=list(self.targets),
@@ -288,7 +293,7 @@ class Session:
         try:
             if resume is not None:  # a fault stopped it: the table kept its counts
                 if resume["kind"] == "short-top" or (  # (a journal of before: "short")
-                        resume["kind"] == "short" and resume["missing"] >= self.tiles // 4):
+                        resume["kind"] == "short" and self._not_pushed(resume["missing"])):
                     # so many are missing that they are on the table top, not pushed in
                     await self._push_window("building", stage=Stage.PUSH)
                 result = await self.table.resume_build(resume["table_build"])
@@ -302,7 +307,7 @@ class Session:
             self.builds.append(record)
             self.journal.build_finished(self.id, number, record)
             missing = max(0, self.tiles - sum(record["per_track"]))
-            if e.kind == "short" and missing >= self.tiles // 4:
+            if e.kind == "short" and self._not_pushed(missing):
                 # a quarter of the deck or more never came: its tiles were not pushed into
                 # the centre before it closed. People's step, not a track's fault
                 e.kind, e.track = "short-top", None
@@ -687,8 +692,6 @@ class Session:
         # not_connected...): the key of what people are asked (hostd/core/codes.py TODO)
         kind = getattr(exc, "kind", None) or getattr(exc, "code", None) or "refused"
         resume = getattr(exc, "resume", None)
-        if kind == "short" and resume and resume["missing"] >= self.tiles // 4:
-            kind = "short-top"
         st = self.state
         prev = st["resume"] if st.name == "stopped" else st.to_dict()
         prev_fault = (st["fault"] or {}) if st.name == "stopped" else {}

@@ -29,6 +29,7 @@ from hostd.core.codes import NEXT
 from hostd.core.commands import COMMANDS
 from hostd.core.state import STATES
 from hostd.fleet.broker import ROOT, topic
+from hostd.game.seats import WINDS
 
 PREFIX = "homeassistant"
 PREFIX_RE = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*\Z")
@@ -89,7 +90,7 @@ def _deck(name):
     }
 
 
-PLAYERS = ("east", "south", "west", "north")  # keyed by their first-hand wind (docs/SCORING.md)
+PLAYERS = WINDS  # keyed by their first-hand wind (docs/SCORING.md)
 
 
 def _score(player):

@@ -134,7 +134,8 @@ def simulated(port_path):
 def start_daemon(tmp_path, port_path, db=None, name="daemon", extra=()):
     """`jantaku run --port port_path` (port_path None: `--sim`, as `make run`), once it
     answers /health.  On a simulated table (20 times the wall) the centre stays open 1 s
-    for the simulated people, who push at once."""
+    for the simulated people, who push at once; ``extra`` comes last, so it may say
+    otherwise (`--push-window 600`: open until people say they are done)."""
     api_port = free_port()
     db = db or str(tmp_path / "journal.sqlite")
     table = ["--sim", "--sim-speed", "20"] if port_path is None else ["--port", port_path]

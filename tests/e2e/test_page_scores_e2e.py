@@ -16,9 +16,8 @@ import json
 
 import pytest
 
-from tests.conftest import tool
 from tests.e2e import chromium
-from tests.e2e.conftest import Daemon, Proc, free_port, start_sim, wait_table_connected
+from tests.e2e.conftest import start_daemon, start_sim, wait_table_connected
 from tests.e2e.test_page_e2e import (  # noqa: F401 - browser: the phone, a fixture
     IN_VIEW, PHONE, browser, in_view, press, settle, shoot, wait_page)
 
@@ -32,13 +31,9 @@ class Table:
         self.link = str(tmp / "table")
         self.sim, _ = start_sim(tmp, "--ruleset", "riichi", "--mixed-deck", "--seed", "5",
                                 "--players", "manual", "--link", self.link, speed=10)
-        self.port = free_port()
-        self.url = "http://127.0.0.1:%d" % self.port
-        db = str(tmp / "journal.sqlite")
-        self.proc = Proc([tool("jantaku"), "run", "--port", self.link, "--db", db,
-                          "--api-port", str(self.port), "--push-window", "600", "--no-view"],
-                         tmp / "daemon.log")
-        self.d = Daemon(self.proc, self.url, db)
+        # (the centre stays open until people say they are done)
+        self.d = start_daemon(tmp, self.link, extra=("--push-window", "600", "--no-view"))
+        self.proc, self.url = self.d.proc, self.d.url
         wait_table_connected(self.d)
 
     def score(self):

@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import ROOT, tool
 from tests.e2e import chromium
-from tests.e2e.conftest import Daemon, Proc, free_port, start_sim, wait_table_connected
+from tests.e2e.conftest import start_daemon, start_sim, wait_table_connected
 
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(chromium.missing() is not None,
@@ -59,12 +59,9 @@ class Table:
                                 "--players", "manual", "--link", self.link,
                                 "--fault", "guard:build=2,during=lift",
                                 "--fault", "jam:track=2,build=3,after=10", speed=10)
-        self.port = free_port()
-        self.url = "http://127.0.0.1:%d" % self.port
-        cmd = [tool("jantaku"), "run", "--port", self.link, "--db", str(tmp / "j.sqlite"),
-               "--api-port", str(self.port), "--push-window", "600", "--no-view"]
-        self.proc = Proc(cmd, tmp / "daemon.log")
-        self.d = Daemon(self.proc, self.url, str(tmp / "j.sqlite"))
+        # (the centre stays open until people say they are done)
+        self.d = start_daemon(tmp, self.link, extra=("--push-window", "600", "--no-view"))
+        self.proc, self.url = self.d.proc, self.d.url
         wait_table_connected(self.d)
 
     def status(self):

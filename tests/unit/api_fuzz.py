@@ -86,8 +86,9 @@ class FuzzDaemon:
     def score(self, game=None):
         return dict(self._ledger(game).state(), game=game or self.session["game"])
 
-    def score_entries(self, game=None):
-        return self._ledger(game).entries
+    def score_export(self, game=None):
+        return {"session": self.session["id"] if self.session else None,
+                "state": self.score(game), "entries": self._ledger(game).entries}
 
     async def score_entry(self, body):
         return self._ledger().apply(body)

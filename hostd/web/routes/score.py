@@ -73,10 +73,9 @@ def add(app: FastAPI, daemon, security):
         """A game's ledger to keep: `json` (`format` "jantaku-score/1": every entry with
         what it paid and the points after it, then the final state) or `csv` (one row per
         entry; columns in docs/SCORING.md)."""
-        state = daemon.score(game)
-        entries = daemon.score_entries(state["game"])
+        x = daemon.score_export(game)
         if format == "csv":
-            return PlainTextResponse(export.as_csv(state=state, entries=entries),
+            return PlainTextResponse(export.as_csv(state=x["state"], entries=x["entries"]),
                                      media_type="text/csv")
-        return export.as_json(session=daemon.session.id, game=state["game"], state=state,
-                              entries=entries)
+        return export.as_json(session=x["session"], game=x["state"]["game"], state=x["state"],
+                              entries=x["entries"])
