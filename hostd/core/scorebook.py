@@ -137,9 +137,6 @@ class Scorebook:
                                   if e["kind"] in HAND_ENDS)
         return out
 
-    def begun(self, game):
-        return bool(self._raw.get(game))
-
     def entries(self, game):
         """The entries of a game as entered (seats and undo included)."""
         return [dict(e) for e in self._raw.get(game, [])]
