@@ -132,6 +132,9 @@ class ErrorDetail(BaseModel):
     message: str
     seq: Optional[int] = Field(None, description="the seq of the state it was judged in")
     next: Optional[NextOut] = None
+    key: Optional[str] = Field(None, description="a score entry's refusal: its translation key "
+                               "(docs/SCORING.md), for words in the reader's language")
+    params: Optional[dict] = Field(None, description="the values the key's words name")
 
 
 class ErrorResponse(BaseModel):

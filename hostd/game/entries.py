@@ -16,6 +16,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StrictFloat,
                       StrictInt, ValidationError, model_validator)
+from pydantic_core import PydanticCustomError
 
 from hostd.game.errors import BadEntry, RulesetForbids
 from hostd.game.rules import GameRules
@@ -77,8 +78,10 @@ class Ron(_Win):
         if len(set(players)) != len(players):
             raise ValueError("a winner is listed twice")
         if self.discarder in players:
-            raise ValueError("%s cannot win on their own discard ('from' is the discarder; "
-                             "a win on one's own tile is a tsumo)" % self.discarder)
+            # a keyed refusal (errors.py): the page may pick "from" as the winner
+            raise PydanticCustomError("own_discard", "{player} cannot win on their own discard "
+                                      "('from' is the discarder; a win on one's own tile is "
+                                      "a tsumo)", {"player": self.discarder})
         return self
 
     def value_fields(self) -> list[str]:
@@ -169,6 +172,10 @@ def _fields_of(kind: str, rules: GameRules) -> str:
     return ", ".join(out)
 
 
+#: the models' own refusals that carry a translation key (errors.py)
+KEYED = ("own_discard",)
+
+
 def _describe(errors) -> str:
     """pydantic's errors as one line: "winner: Input should be ...; ..." ."""
     parts = []
@@ -191,19 +198,25 @@ def parse_entry(data, rules: GameRules):
         raise BadEntry("unknown entry kind %r; accepted kinds: %s" % (data["kind"], ", ".join(KINDS)))
     if kind not in rules.kinds:
         raise RulesetForbids("%s has no %r entry; it takes: %s" % (
-            rules.name, kind, ", ".join(k for k in KINDS if k in rules.kinds)))
+            rules.name, kind, ", ".join(k for k in KINDS if k in rules.kinds)),
+            key="kind_forbidden", kind=kind)
     try:
         entry = MODELS[kind].model_validate(dict(data, kind=kind))
     except ValidationError as e:
+        errors = e.errors()
+        keyed = errors[0] if len(errors) == 1 and errors[0]["type"] in KEYED else {}
         raise BadEntry("%s entry: %s (a %s entry in %s takes: %s)" % (
-            kind, _describe(e.errors()), kind, rules.name, _fields_of(kind, rules))) from None
+            kind, _describe(errors), kind, rules.name, _fields_of(kind, rules)),
+            key=keyed.get("type"), **keyed.get("ctx", {})) from None
     if kind in ("ron", "tsumo"):
         _check_win(entry, rules)
     if kind == "draw" and entry.tenpai and rules.dealer_keeps != "win-or-tenpai":
         raise BadEntry("%s: tenpai does not matter at a draw (%s); leave 'tenpai' out"
-                       % (rules.name, rules.sources.get("dealer_keeps", "no noten payments")))
+                       % (rules.name, rules.sources.get("dealer_keeps", "no noten payments")),
+                       key="tenpai_unused")
     if kind == "transfer" and entry.chips and not rules.win_chips:
-        raise BadEntry("%s counts no chips; a transfer gives 'payments' only" % rules.name)
+        raise BadEntry("%s counts no chips; a transfer gives 'payments' only" % rules.name,
+                       key="no_chips")
     return entry
 
 
@@ -218,14 +231,16 @@ def _check_win(entry, rules: GameRules) -> None:
     if len(hands) > rules.max_ron_winners:
         raise RulesetForbids("%s takes at most %d winner%s on one discard: %s" % (
             rules.name, rules.max_ron_winners, "" if rules.max_ron_winners == 1 else "s",
-            rules.sources.get("max_ron_winners", "")))
+            rules.sources.get("max_ron_winners", "")), key="too_many_winners",
+            most=rules.max_ron_winners)
     tsumo = entry.kind == "tsumo"
     for h in hands:
         try:
             check_value(h, rules, tsumo=tsumo)
         except BadEntry as e:
             who = " (%s)" % h.player if len(hands) > 1 else ""
-            raise BadEntry("%s entry%s: %s" % (entry.kind, who, e.message)) from None
+            raise BadEntry("%s entry%s: %s" % (entry.kind, who, e.message), key=e.key,
+                           **e.params) from None
 
 
 def winner_hands(entry) -> list:

@@ -74,7 +74,7 @@ class Ledger:
             return self.undo()
         if self._game.ended:
             raise NotNow("the game has ended (%s): no more entries; undo the last entry to "
-                         "change it" % self._game.ended_by)
+                         "change it" % self._game.ended_by, key="game_over")
         game = copy.deepcopy(self._game)
         RESULTS[parsed.kind](game, parsed, self.rules, self.dice_double)
         self._before.append(self._game)
@@ -85,7 +85,7 @@ class Ledger:
     def undo(self) -> dict:
         """Remove the last entry: the state is exactly what it was before it."""
         if not self._entries:
-            raise NotNow("nothing to undo: no entry has been applied")
+            raise NotNow("nothing to undo: no entry has been applied", key="nothing_to_undo")
         self._game = self._before.pop()
         self._entries.pop()
         return self.state()

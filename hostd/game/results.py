@@ -26,10 +26,11 @@ def _book(game: Game, kind: str, payments: dict, chips: dict | None = None, **mo
 def riichi(game: Game, entry, rules, dice_double) -> None:
     p = entry.player
     if p in game.riichi:
-        raise NotNow("%s is already in riichi this hand" % p)
+        raise NotNow("%s is already in riichi this hand" % p, key="riichi_again", player=p)
     if game.points[p] < rules.riichi_stick:
         raise NotNow("%s has %s points: a riichi needs %d for the stick"
-                     % (p, game.points[p], rules.riichi_stick))
+                     % (p, game.points[p], rules.riichi_stick), key="riichi_points", player=p,
+                     points=game.points[p], need=rules.riichi_stick)
     book = zero()
     book[p] = -rules.riichi_stick
     _book(game, "riichi", book, player=p)
@@ -53,7 +54,7 @@ def win(game: Game, entry, rules, dice_double) -> None:
     closed = entry.closed or []
     if any(h.player in closed for h in hands):
         raise BadEntry("a Shenyang winner's hand is open (seed 002 line 12): 'closed' lists "
-                       "the payers whose hand was closed")
+                       "the payers whose hand was closed", key="winner_closed")
     book, chips, details = win_payments(
         hands, rules, dealer=game.dealer, discarder=discarder, honba=game.honba,
         closed=closed, doubles=_doubles(game, entry, rules, dice_double))
@@ -109,10 +110,11 @@ def chombo(game: Game, entry, rules, dice_double) -> None:
 def pass_deal(game: Game, entry, rules, dice_double) -> None:
     if not game.can_pass:
         raise NotNow("a pass (agariyame/tenpaiyame) is the dealer's, right after winning or "
-                     "being tenpai at a draw, before anything else is entered")
+                     "being tenpai at a draw, before anything else is entered", key="pass_not_now")
     if rules.pass_rule == "all-last-top":
         if not game.is_last_hand(rules) or placement(game)[0] != game.dealer:
-            raise RulesetForbids("%s: %s" % (rules.name, rules.sources["pass_rule"]))
+            raise RulesetForbids("%s: %s" % (rules.name, rules.sources["pass_rule"]),
+                                 key="pass_last_top")
         _book(game, "pass", zero(), player=game.dealer)
         finish(game, rules, "%s passed (agariyame/tenpaiyame)" % game.dealer)
         return

@@ -28,7 +28,7 @@ _WHAT = {
     "patterns": "patterns: the pattern points (a number, or a list of each pattern's "
                 "points for a 400/480 single limit)",
     "multipliers": "multipliers: a list of the seed's names (see the error for a bad name)",
-    "fan": "fan (2.5 or more, in steps of 0.2), or limits: N for a limit hand",
+    "fan": "fan (above 2.5, in steps of 0.2), or limits: N for a limit hand",
 }
 
 # ----------------------------------------------------------------------------- riichi
@@ -36,17 +36,18 @@ _WHAT = {
 
 def _check_han(hand, rules, tsumo: bool) -> None:
     if hand.chips is not None and not rules.win_chips:
-        raise BadEntry("%s counts no chips; leave 'chips' out" % rules.name)
+        raise BadEntry("%s counts no chips; leave 'chips' out" % rules.name, key="no_chips")
     if hand.yakuman is not None:
         if hand.han is not None or hand.fu is not None:
-            raise BadEntry("give yakuman: N alone (a yakuman counts no han or fu)")
+            raise BadEntry("give yakuman: N alone (a yakuman counts no han or fu)",
+                           key="yakuman_alone")
         return
     if hand.han is None:
-        raise BadEntry("give han (1 or more) and fu, or yakuman: N")
+        raise BadEntry("give han (1 or more) and fu, or yakuman: N", key="han_missing")
     if hand.fu is None:
         if hand.han < 5:
             raise BadEntry("%d han needs its fu (20, 25, 30, 40 ... 110); fu may be left "
-                           "out only at 5 han or more" % hand.han)
+                           "out only at 5 han or more" % hand.han, key="fu_missing", han=hand.han)
         return
     _check_fu(hand.han, hand.fu, tsumo)
 
@@ -54,14 +55,16 @@ def _check_han(hand, rules, tsumo: bool) -> None:
 def _check_fu(han: int, fu: int, tsumo: bool) -> None:
     if fu != 25 and fu % 10:
         raise BadEntry("%d fu cannot be: fu is 25 (seven pairs) or a multiple of 10 from 20 "
-                       "to 110" % fu)
+                       "to 110" % fu, key="fu_invalid", fu=fu)
     if fu == 25 and han < 2:
-        raise BadEntry("25 fu is seven pairs, which is 2 han at least (got %d han)" % han)
+        raise BadEntry("25 fu is seven pairs, which is 2 han at least (got %d han)" % han,
+                       key="fu25_han", han=han)
     if fu == 20 and not tsumo:
         raise BadEntry("20 fu cannot be won on a discard (a closed ron has 30 fu at least, "
-                       "an open 20-fu hand counts 30)")
+                       "an open 20-fu hand counts 30)", key="fu20_ron")
     if fu == 20 and han < 2:
-        raise BadEntry("1 han 20 fu cannot be: 20 fu is pinfu tsumo, 2 han at least")
+        raise BadEntry("1 han 20 fu cannot be: 20 fu is pinfu tsumo, 2 han at least",
+                       key="fu20_han")
 
 
 def riichi_base(hand, rules) -> tuple[str | None, int]:
@@ -80,11 +83,13 @@ WSOM_SINGLE_LIMITS = (400, 480)
 def _check_patterns(patterns) -> None:
     items = patterns if isinstance(patterns, list) else [patterns]
     if isinstance(patterns, list) and not patterns:
-        raise BadEntry("patterns: give the pattern points (e.g. 170) or a list of them")
+        raise BadEntry("patterns: give the pattern points (e.g. 170) or a list of them",
+                       key="patterns_missing")
     for p in items:
         if p < 0 or p % 5 or (isinstance(patterns, list) and not 5 <= p <= 480):
             raise BadEntry("patterns: %d cannot be; every WSOM pattern is worth a multiple "
-                           "of 5 (5 to 480, seed 003 lines 183-289)" % p)
+                           "of 5 (5 to 480, seed 003 lines 183-289)" % p, key="pattern_invalid",
+                           points=p)
 
 
 def wsom_value(patterns) -> int:
@@ -125,7 +130,8 @@ def shenyang_name(name: str) -> str:
     if key not in SHENYANG_MULTIPLIERS:
         raise BadEntry("multipliers: %r is not one of seed 002's: %s (also %s)" % (
             name, ", ".join(SHENYANG_MULTIPLIERS),
-            ", ".join("%s = %s" % kv for kv in SHENYANG_ALIASES.items())))
+            ", ".join("%s = %s" % kv for kv in SHENYANG_ALIASES.items())),
+            key="multiplier_unknown", name=str(name))
     return key
 
 
@@ -135,7 +141,8 @@ def _check_multipliers(names) -> None:
         most = SHENYANG_MULTIPLIERS[key][1]
         if keys.count(key) > most:
             raise BadEntry("multipliers: %s counts at most %d time%s in a hand (got %d)"
-                           % (key, most, "" if most == 1 else "s", keys.count(key)))
+                           % (key, most, "" if most == 1 else "s", keys.count(key)),
+                           key="multiplier_times", name=key, most=most, got=keys.count(key))
 
 
 def shenyang_factor(names) -> int:
@@ -150,13 +157,14 @@ UZJE_LIMIT = 5000  # seed 004 line 224: '13 ~ 15 f = 1 l => 5000 pt'
 
 def _check_fan(hand) -> None:
     if (hand.fan is None) == (hand.limits is None):
-        raise BadEntry("give fan (2.5 or more) or limits: N (a limit hand counts no fan, "
-                       "seed 004 line 200), one of them")
+        raise BadEntry("give fan (above 2.5) or limits: N (a limit hand counts no fan, "
+                       "seed 004 line 200), one of them", key="fan_or_limits")
     if hand.fan is not None:
         fifths = hand.fan * 5
         if abs(fifths - round(fifths)) > 1e-6 or hand.fan < UZJE_MINIMUM:
-            raise BadEntry("fan %s cannot win: fan come in steps of 0.2 and a win needs %s "
-                           "(seed 004 line 297)" % (hand.fan, UZJE_MINIMUM))
+            raise BadEntry("fan %s cannot win: fan come in steps of 0.2 and a win needs more than %s "
+                           "(seed 004 line 297)" % (hand.fan, UZJE_MINIMUM), key="fan_invalid",
+                           fan=hand.fan, least=UZJE_MINIMUM)
 
 
 def _one_two_five(step: int) -> int:
@@ -184,12 +192,14 @@ def check_value(hand, rules, *, tsumo: bool) -> None:
     foreign = [f for f in given if f not in FIELDS[rules.scoring]]
     if foreign:
         raise BadEntry("%s is not counted in %s: a win there gives %s" % (
-            ", ".join(foreign), rules.name, _WHAT[rules.scoring]))
+            ", ".join(foreign), rules.name, _WHAT[rules.scoring]), key="field_foreign",
+            fields=foreign)
     if rules.scoring == "han":
         _check_han(hand, rules, tsumo)
     elif rules.scoring == "patterns":
         if hand.patterns is None:
-            raise BadEntry("give patterns: the hand's pattern points (e.g. 170)")
+            raise BadEntry("give patterns: the hand's pattern points (e.g. 170)",
+                           key="patterns_missing")
         _check_patterns(hand.patterns)
     elif rules.scoring == "multipliers":
         _check_multipliers(hand.multipliers or [])

@@ -97,10 +97,10 @@ def test_what_a_ruleset_has_no_rule_for_is_422(ruleset, entry, words):
     ("shenyang", {"kind": "tsumo", "winner": "east", "multipliers": ["toitoi", "toitoi"]},
      "at most 1 time"),
     ("shenyang", {"kind": "ron", "winner": "east", "from": "south", "dice": [0, 7]}, "dice"),
-    ("uzje", {"kind": "tsumo", "winner": "east", "fan": 2.4}, "needs 2.5"),
+    ("uzje", {"kind": "tsumo", "winner": "east", "fan": 2.4}, "needs more than 2.5"),
     ("uzje", {"kind": "tsumo", "winner": "east", "fan": 3.1}, "steps of 0.2"),
     ("uzje", {"kind": "tsumo", "winner": "east", "fan": 13, "limits": 1}, "one of them"),
-    ("uzje", {"kind": "tsumo", "winner": "east", "han": 3, "fu": 30}, "fan (2.5 or more"),
+    ("uzje", {"kind": "tsumo", "winner": "east", "han": 3, "fu": 30}, "fan (above 2.5"),
     ("speed-tonpuu", {"kind": "tsumo", "winner": "east", "han": 5, "chips": -1}, "chips"),
 ])
 def test_ruleset_values_checked(ruleset, entry, words):

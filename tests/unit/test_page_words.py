@@ -133,6 +133,13 @@ say("score.buttons", () => Object.values(S.btn).concat(Object.values(S.field),
 say("score.answers", () => Object.keys(S.refused).map((c) => S.notEntered(S.refused[c], ""))
   .concat([S.needSeat, S.needFrom, S.needPatterns, S.needFan, S.seatsTitle, S.seatsSave,
   S.seatsSaved, S.firstDealer, S.nameOf("south", W)]));
+// the ledger's refusals by key (the API error's key and params), the message as the API
+// gives it (English)
+Object.keys(input.ledger).forEach((k) => say("why." + k, () => {
+  const f = S.why[k];
+  return S.notEntered(S.refused.bad_entry, input.ledger[k].message,
+    f ? f(input.ledger[k].params, W) : "");
+}));
 process.stdout.write(JSON.stringify({
   holes: holes(EN, JA, "", []), said: said, chosen: W.lang,
 }));
@@ -198,11 +205,66 @@ REFUSALS = {code: {"known": ["blue", "green", "pink"], "sets": ["blue", "green"]
                          "not_now", "composition", "refused", "table", "internal", "other")}
 
 
+# a refusal of every key the ledger gives: (ruleset, entries before, the refused entry)
+LEDGER_REFUSALS = [
+    ("riichi", [], {"kind": "ron", "winner": "east", "from": "south", "han": 3, "fu": 40, "chips": 1}),
+    ("riichi", [], {"kind": "tsumo", "winner": "east", "han": 3, "fu": 40, "yakuman": 1}),
+    ("riichi", [], {"kind": "tsumo", "winner": "east"}),
+    ("riichi", [], {"kind": "tsumo", "winner": "east", "han": 3}),
+    ("riichi", [], {"kind": "tsumo", "winner": "east", "han": 3, "fu": 35}),
+    ("riichi", [], {"kind": "tsumo", "winner": "east", "han": 1, "fu": 25}),
+    ("riichi", [], {"kind": "ron", "winner": "east", "from": "south", "han": 2, "fu": 20}),
+    ("riichi", [], {"kind": "tsumo", "winner": "east", "han": 1, "fu": 20}),
+    ("wsom", [], {"kind": "tsumo", "winner": "east"}),
+    ("wsom", [], {"kind": "tsumo", "winner": "east", "patterns": [7]}),
+    ("shenyang", [], {"kind": "tsumo", "winner": "east", "multipliers": ["ドラ"]}),
+    ("shenyang", [], {"kind": "tsumo", "winner": "east", "multipliers": ["duiduihu", "duiduihu"]}),
+    ("uzje", [], {"kind": "tsumo", "winner": "east"}),
+    ("uzje", [], {"kind": "tsumo", "winner": "east", "fan": 2.5}),
+    ("wsom", [], {"kind": "tsumo", "winner": "east", "han": 2, "fu": 30}),
+    ("shenyang", [], {"kind": "pass"}),
+    ("wsom", [], {"kind": "draw", "tenpai": ["east"]}),
+    ("wsom", [], {"kind": "ron", "from": "south", "winners": [
+        {"player": "east", "patterns": 10}, {"player": "west", "patterns": 10}]}),
+    ("riichi", [{"kind": "end"}], {"kind": "draw"}),
+    ("riichi", [], {"kind": "undo"}),
+    ("riichi", [], {"kind": "ron", "winner": "south", "from": "south", "han": 2, "fu": 30}),
+    ("riichi", [], {"kind": "pass"}),
+    ("riichi", [{"kind": "riichi", "player": "east"}], {"kind": "riichi", "player": "east"}),
+    ("riichi", [{"kind": "transfer", "payments": {"east": -24500, "south": 24500}}],
+     {"kind": "riichi", "player": "east"}),
+    ("shenyang", [], {"kind": "ron", "winner": "east", "from": "south", "multipliers": [],
+                      "closed": ["east"]}),
+    ("wsom", [], {"kind": "transfer", "payments": {"east": 10, "south": -10},
+                  "chips": {"east": 1, "south": -1}}),
+    ("riichi", [{"kind": "tsumo", "winner": "east", "han": 3, "fu": 30}], {"kind": "pass"}),
+]
+
+
+def ledger_refusals():
+    """key -> {params, message} of the ledger's real refusals (the API's error object)."""
+    from hostd.game.errors import LedgerError
+    from hostd.game.ledger import Ledger
+
+    out = {}
+    for ruleset, before, bad in LEDGER_REFUSALS:
+        book = Ledger(ruleset)
+        for e in before:
+            book.apply(e)
+        with pytest.raises(LedgerError) as got:
+            book.apply(bad)
+        d = got.value.to_dict()
+        assert d.get("key"), (ruleset, bad, d)
+        out[d["key"]] = {"params": d["params"], "message": d["message"]}
+    return out
+
+
 def words(lang):
     cmds = offered_by("page") + ["dice_entered"]
     r = subprocess.run([NODE, "-e", RUN], input=json.dumps({
         "file": str(WORDS), "lang": lang, "name": "美香" if lang == "ja" else "Mika", "next": daemon_next(), "faults": faults(),
-        "refusals": REFUSALS, "events": EVENTS, "cmds": cmds, "shared": SHARED}),
+        "refusals": REFUSALS, "events": EVENTS, "cmds": cmds, "shared": SHARED,
+        "ledger": ledger_refusals()}),
         capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
@@ -394,3 +456,28 @@ def test_the_guard_is_said_in_plain_words(en, ja):
     assert "light curtain" not in title + todo and "table's edge" in title
     assert "sensor over the table's edge" in todo
     assert "ライトカーテン" not in "".join(ja["said"]["fault.guard.continue"])
+
+
+def test_a_ledger_refusal_is_said_in_the_pages_language(en, ja):
+    """Issue 42 point 5: the Japanese page said the ledger's refusals in English brackets.
+    Each refusal carries a key (and params) beside its English message; every key the
+    ledger raises is met here, and Japanese words it from the key, without the English."""
+    import ast
+
+    from hostd.game.entries import KEYED
+
+    raised = set(KEYED)  # the entry models' own (pydantic errors of that type)
+    for path in sorted((ROOT / "hostd" / "game").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.keyword) and node.arg == "key" and isinstance(node.value, ast.Constant):
+                raised.add(node.value.value)
+    keys = {k[4:] for k in ja["said"] if k.startswith("why.")}
+    assert raised and raised == keys, raised ^ keys
+    refusals = ledger_refusals()
+    for key in keys:
+        assert en["said"]["why." + key] == "Not entered: %s." % refusals[key]["message"]
+        said = ja["said"]["why." + key]
+        assert said.startswith("記録できません:") and "その記録はできません" not in said, (key, said)
+        assert refusals[key]["message"][:20] not in said, (key, said)
+    assert ja["said"]["why.riichi_points"] == "記録できません:東家は500点です。リーチには1000点が要ります。"
+    assert ja["said"]["why.fu_invalid"].startswith("記録できません:35符はありません")

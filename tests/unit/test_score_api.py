@@ -87,16 +87,22 @@ def test_an_impossible_entry_is_refused_and_changes_nothing(riichi):
     h.run(h.daemon.start_session("riichi"))
     api.enter({"kind": "riichi", "player": "north"})
     before = api.score()
-    for body, status, words in (
+    for body, status, words, key in (
             ({"kind": "ron", "winner": "west", "from": "west", "han": 2, "fu": 30}, 400,
-             "own discard"),
-            ({"kind": "ron", "winner": "west", "from": "south", "han": 2}, 400, "fu"),
-            ({"kind": "riichi", "player": "north"}, 409, "riichi"),
-            ({"kind": "score", "player": "north"}, 400, "kind"),
-            ({"kind": "tsumo", "winner": "east", "patterns": 30}, 400, "patterns")):
+             "own discard", ("own_discard", {"player": "west"})),
+            ({"kind": "ron", "winner": "west", "from": "south", "han": 2}, 400, "fu",
+             ("fu_missing", {"han": 2})),
+            ({"kind": "riichi", "player": "north"}, 409, "riichi",
+             ("riichi_again", {"player": "north"})),
+            ({"kind": "score", "player": "north"}, 400, "kind", None),
+            ({"kind": "tsumo", "winner": "east", "patterns": 30}, 400, "patterns",
+             ("field_foreign", {"fields": ["patterns"]}))):
         r = api("POST", "/score", body)
         assert r.status_code == status, (body, r.text)
-        assert words in r.json()["error"]["message"], r.text
+        err = r.json()["error"]
+        assert words in err["message"], r.text
+        # the refusal's translation key, for the page's words in its own language
+        assert (None if key is None else (err["key"], err["params"])) == key, err
     assert api.score() == before
 
 

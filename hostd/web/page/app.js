@@ -1779,7 +1779,9 @@
         code = err.code;
         if (code === "not_paired") P.paired = false;
         bad = true;
-        text = W.score.notEntered(W.score.refused[code] || W.score.refused.other, err.message || "");
+        const why = err.key && W.score.why[err.key];
+        text = W.score.notEntered(W.score.refused[code] || W.score.refused.other, err.message || "",
+          why ? why(err.params || {}, W) : "");
       }
     } catch (err) {
       bad = true;

@@ -460,7 +460,10 @@ window.JANTAKU_WORDS = {
       ruleset_forbids: "this ruleset has no such entry", no_session: "no session is open: start one first",
       not_paired: "this browser is not paired", other: "refused" },
     // the ledger's own message says exactly what was wrong (in English), else the code's words
-    notEntered: (why, message) => "Not entered: " + (message || why) + ".",
+    notEntered: (why, message, keyed) => "Not entered: " + (message || keyed || why) + ".",
+    // the ledger's refusals by key (the API error's key and params): English has the
+    // ledger's own message, so only the languages without it list them
+    why: {},
     // the seats: names, and where the first dealer sits
     seatsTitle: "Names and seats",
     nameOf: (k, w) => "Name of the " + w.score.wind[k] + " seat (hand 1)",
@@ -930,7 +933,40 @@ window.JANTAKU_WORDS_JA = {
     refused: { bad_entry: "その記録はできません", not_now: "今はできません",
       ruleset_forbids: "このルールにはその記録がありません", no_session: "セッションがありません。先に始めてください",
       not_paired: "このブラウザはペアリングされていません", other: "拒否されました" },
-    notEntered: (why, message) => "記録できません:" + why + (message ? "(" + message + ")" : "") + "。",
+    // the ledger's refusal in these words when its key is known, else the code's words (the
+    // ledger's own message is English)
+    notEntered: (why, message, keyed) => "記録できません:" + (keyed || why) + "。",
+    why: {
+      no_chips: () => "このルールではチップを数えません",
+      yakuman_alone: () => "役満は翻と符なしで入力してください",
+      han_missing: () => "翻(1以上)と符、または役満を入力してください",
+      fu_missing: (p) => p.han + "翻には符が要ります(5翻以上なら省けます)",
+      fu_invalid: (p) => p.fu + "符はありません:符は25(七対子)か、20から110までの10の倍数です",
+      fu25_han: (p) => "25符は七対子で、2翻以上です(" + p.han + "翻と入力されました)",
+      fu20_ron: () => "20符はロンでは和了れません(門前ロンは30符以上)",
+      fu20_han: () => "1翻20符はありません:20符は平和ツモで、2翻以上です",
+      patterns_missing: () => "役の点を入力してください(例 170)",
+      pattern_invalid: (p) => p.points + "点の役はありません:役の点は5の倍数(5〜480)です",
+      multiplier_unknown: (p) => "「" + p.name + "」はこのルールの倍役にありません",
+      multiplier_times: (p, w) => (w.score.mult[p.name] || p.name).replace(/ ×\d+$/, "") +
+        "は1局に" + p.most + "回までです(" + p.got + "回)",
+      fan_or_limits: () => "番(2.5を超える数)か満貫の数の、どちらか一つを入力してください",
+      fan_invalid: (p) => p.fan + "番では和了れません:番は0.2刻みで数え、" + p.least + "番を超えると和了れます",
+      field_foreign: (p, w) => "このルールでは" + (p.fields || []).map((f) => w.score.field[f] || f)
+        .join("・") + "を数えません",
+      kind_forbidden: (p, w) => "このルールに" + (w.score.kind[p.kind] || p.kind) + "の記録はありません",
+      tenpai_unused: () => "このルールでは流局の聴牌は点に関係しません",
+      too_many_winners: (p) => "このルールでは一つの捨て牌で和了れるのは" + p.most + "人までです",
+      game_over: () => "対局は終わっています。変えるには最後の記録を取り消してください",
+      nothing_to_undo: () => "取り消す記録がありません",
+      pass_not_now: () => "和了止め・聴牌止めは、親が和了ったか流局で聴牌だった直後にだけできます",
+      pass_last_top: () => "和了止めはオーラスでトップの親だけができます",
+      riichi_again: (p, w) => w.score.wind[p.player] + "家はこの局ですでにリーチしています",
+      riichi_points: (p, w) => w.score.wind[p.player] + "家は" + p.points + "点です。リーチには" +
+        p.need + "点が要ります",
+      own_discard: (p, w) => w.score.wind[p.player] + "家は自分の捨て牌では和了れません(自分の牌での和了はツモ)",
+      winner_closed: () => "和了った人は門前の支払い者に入れられません",
+    },
     seatsTitle: "名前と席",
     nameOf: (k, w) => "開始時の" + w.score.wind[k] + "家の名前",
     firstDealer: "起家(最初の親)の席:最初にサイコロを振った人から見て",
