@@ -93,7 +93,12 @@ SCHEMA = {
     "current_adc": "current_adc",
     # I2C GPIO expanders on the main bus, for slow signals (docs/FIRMWARE.md §3.7)
     "expanders": "expanders",
+    # where each track's wall comes up, one side per track (read by the host's page,
+    # never by the board; docs/FIRMWARE.md §3)
+    "track_sides": "track_sides",
 }
+# a table's sides, counter-clockwise seen from above; the front has the table's buttons
+SIDES = ("front", "right", "back", "left")
 
 # Keys that may be left out, with the value they then take.
 OPTIONAL = {
@@ -113,6 +118,7 @@ OPTIONAL = {
     "watchdog_ms": 4000,
     "current_adc": None,
     "expanders": None,
+    "track_sides": None,
 }
 
 PORT_KINDS = ("usb", "uart", "serial")
@@ -531,6 +537,8 @@ def validate(d):
     _check(found, out, "port", (), _port, out.get("port"))
     _check(found, out, "current_adc", ("pins",), _current_adc, out.get("current_adc"), out.get("pins"))
     _check(found, out, "port", ("pins",), _uart_pins, out)
+    _check(found, out, "track_sides", ("tracks",), _track_sides, out.get("track_sides"),
+           out.get("tracks"))
     if not found:
         _cross(out)  # between keys: only once each is right
     if len(found) == 1:
@@ -538,6 +546,19 @@ def validate(d):
     if found:
         raise ProfileError(found[0].key, "", found[0].accepted, found)
     return out
+
+
+def _track_sides(v, tracks):
+    if v is None:
+        return None
+    acc = "null, or a list of %s sides, one per track in order, each one of %s" % (
+        tracks, ", ".join(SIDES))
+    if not isinstance(v, list) or len(v) != tracks:
+        raise ProfileError("track_sides", "got %r" % (v,), acc)
+    for i, s in enumerate(v):
+        if s not in SIDES:
+            raise ProfileError("track_sides[%d]" % i, "got %r" % (s,), acc)
+    return list(v)
 
 
 def _pin_options(given):

@@ -103,7 +103,11 @@ def _current_adc():
         yield "current_adc." + k, spec
 
 
-SPECIAL = {"id": _id, "hardware": _hardware, "colours": _colours, "pins": _pins,
+def _track_sides():
+    yield "track_sides", "null or a list of `tracks` sides, each %s" % ", ".join(S.SIDES)
+
+
+SPECIAL = {"id": _id, "track_sides": _track_sides, "hardware": _hardware, "colours": _colours, "pins": _pins,
            "pin_options": _pin_options, "calibration": _calibration, "port": _port,
            "current_adc": _current_adc, "expanders": _expanders}
 

@@ -106,6 +106,11 @@ KEYS = {
                           "signals, indexed from 0 by `pins.<signal>.expander` (§3.7); null: none"),
     "expanders[].kind": ("text", "the expander chip"),
     "expanders[].addr": (ADDR, "the MCP23017's address (0x20..0x27 by its A0..A2 pins)"),
+    "track_sides": ("list", "where each track's wall comes up, track 1 first, seen from the "
+                            "table's front (the side with its buttons; the page takes the game's "
+                            "first thrower to sit there) counter-clockwise: the page marks the "
+                            "tracks on its drawing of the table; null: track 1 at the front, 2 on "
+                            "its right, 3 at the back, 4 on its left (up to 4 tracks)"),
     "current_adc": ("object", "the lift current from an I2C ADC on the main bus instead of "
                               "`pins.lift_current` (boards without an ADC pin); null: none"),
     "current_adc.kind": ("text", "the ADC: ads1115"),

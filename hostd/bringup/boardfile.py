@@ -71,6 +71,17 @@ def load(board_id):
     return profile, path, raw
 
 
+def track_sides(profile):
+    """Where each track's wall comes up: the profile's ``track_sides``, else, for a table of
+    up to 4 tracks, in the order of play from the front (track 1 at the front, 2 on its
+    right, ...; firmware/profile_check.py SIDES), else None (not known)."""
+    from firmware.profile_check import SIDES
+
+    if profile.get("track_sides"):
+        return list(profile["track_sides"])
+    return list(SIDES[: profile["tracks"]]) if profile["tracks"] <= len(SIDES) else None
+
+
 def _text(d):
     return json.dumps(d, indent=2, ensure_ascii=False) + "\n"
 

@@ -111,6 +111,7 @@ class Daemon:
         self._judged = None  # the seq the command being answered was judged at
         self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
         self._scores = None  # (session id, Scorebook): the open session's game ledgers
+        self._sides = (None, None)  # ((board id, boot nonce), its track_sides): read per boot
 
     # -- the state and what it means ----------------------------------------------------------
     @property
@@ -431,7 +432,8 @@ class Daemon:
         out = {"api": API_VERSION,
                "state": dict(st.to_dict(), seq=self.m.seq, since=self.m.changed_at),
                "next": self.next_step(), "can": self.can(), "fault": self.fault(),
-               "table": self.table.get_status(), "session": self._session_status(),
+               "table": dict(self.table.get_status(), track_sides=self.track_sides()),
+               "session": self._session_status(),
                "last_end": self.last_end}
         out.update((name, get()) for name, get in self.reporters.items())
         return out
@@ -577,6 +579,25 @@ class Daemon:
         if rep.get("ok"):  # the calibrated sets are the sessions' sets from now on
             self.colours = tuple(sets)
         return await self.answer(**rep)
+
+    def track_sides(self):
+        """Which side of the table each track's wall comes up at (the connected board's
+        profile, hostd/bringup/boardfile.track_sides), or None: no table, or no profile of
+        that board here.  Read once per boot of the table (a profile changed is flashed,
+        which resets the board)."""
+        from hostd.bringup import boardfile
+
+        ident = self.table.identity if self.link.connected else None
+        if ident is None:
+            return None
+        boot = (ident["board"], ident["boot_nonce"])
+        if self._sides[0] != boot:
+            try:
+                sides = boardfile.track_sides(boardfile.load(ident["board"])[0])
+            except JantakuError:
+                sides = None
+            self._sides = (boot, sides)
+        return self._sides[1]
 
     def table_health(self):
         """Trends per track and of the lift, from the journal (hostd/bringup/health.py),

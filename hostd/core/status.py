@@ -98,6 +98,10 @@ class TableOut(BaseModel):
     error: Optional[str]
     state: str
     fault: Optional[dict[str, Any]]
+    track_sides: Optional[list[Literal["front", "right", "back", "left"]]] = Field(
+        None, description="where each track's wall comes up (track 1 first), seen from the "
+        "table's front (the side with its buttons): the board profile's track_sides; null "
+        "when not known")
 
 
 class Status(BaseModel):

@@ -319,7 +319,15 @@ def test_each_phone_chooses_its_seat(table, phones):
                   "its own player on the strip", 10, NAMES[PLAYERS[k]])
         # before the walls are up, the drawing already has this phone's wall at the bottom
         assert b.js("const g = document.querySelector('#diagram g[data-at=\"self\"]'); "
-                    "return g && g.classList.contains('mine') && g.textContent") == "you"
+                    "return g && g.classList.contains('mine') && "
+                    "g.querySelector('text.seat').textContent") == "you"
+        # the tracks marked on the drawing as the table numbers them (the reference
+        # profile: track 1 at the front, where the first thrower sits, then counter-
+        # clockwise): this phone's wall is over track k + 1
+        marks = b.js("return Array.from(document.querySelectorAll('#diagram .track-mark'))"
+                     ".map(m => [m.dataset.track, m.closest('g.wall-top').dataset.at])")
+        assert sorted(marks) == sorted([str(j + 1), seen_from(SEATS[j], SEATS[k])]
+                                       for j in range(4)), (k, marks)
 
 
 def test_the_centre_closes_and_the_first_hand_begins(table, phones):
@@ -475,9 +483,14 @@ def test_someone_reaching_over_the_edge_stops_the_hand_over(table, phones):
 
 def test_a_jam_and_fault_fixed_too_soon_answered_beside_its_button(table, phones):
     check_fault(table, phones, "jam", "clear_fault", "Fault fixed")
-    for b in phones:  # where track 2 is
+    for k, b in enumerate(phones):  # where track 2 is: in the banner, and on the drawing
         assert b.js("return Array.from(document.querySelectorAll('#fault-where .tm.here'))"
                     ".map(e => e.dataset.track)") == ["2"]
+        at = seen_from("right", SEATS[k])  # track 2: the first thrower's right
+        assert b.js("const m = document.querySelector('#diagram .track-mark.here'); "
+                    "return m && [m.dataset.track, m.closest('g.wall-top').dataset.at]") == ["2", at]
+        words = b.text("#fault-where")
+        assert ("under your wall" if at == "self" else "under the wall " + FROM_ME[at]) in words, words
     third = phones[2]
     before = answers(third)
     press(third, "#fault-do")  # the tile is still stuck

@@ -53,3 +53,11 @@ def test_jantaku_config_dir_is_the_one_place_for_every_command(tmp_path, monkeyp
     assert w["path"] == boardfile.user_path("reference-18")
     prof, path, _ = boardfile.load("reference-18")
     assert path == boardfile.user_path("reference-18") and prof["calibration"]["min_clear"] == 222
+
+
+def test_track_sides_default_to_the_order_of_play_from_the_front(cfg):
+    p = boardfile.load("reference-18")[0]
+    assert boardfile.track_sides(p) == ["front", "right", "back", "left"]
+    assert boardfile.track_sides(dict(p, track_sides=["left", "front", "right", "back"])) == [
+        "left", "front", "right", "back"]
+    assert boardfile.track_sides(dict(p, tracks=6)) is None  # more tracks than sides: not known

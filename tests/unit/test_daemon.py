@@ -778,3 +778,18 @@ def test_a_hand_over_a_recovery_waited_for_keeps_who_asked_for_it(tmp_path):
         assert any(s["name"] == "recovering" and s["params"]["by"] == "button" for s in states)
     finally:
         h.close()
+
+
+def test_the_status_says_where_each_tracks_wall_comes_up(h, tmp_path, monkeypatch):
+    """The page marks the tracks on its drawing from this (the board profile's track_sides;
+    issue 42): the reference profile's default, a club's own copy, none without a table."""
+    h.settle(max_s=2)
+    assert h.status()["table"]["track_sides"] == ["front", "right", "back", "left"]
+    board = h.status()["table"]["identity"]["board"]
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    from hostd.bringup import boardfile
+
+    boardfile.write(board, lambda raw: raw.update(track_sides=["back", "left", "front", "right"]))
+    h.sim.reset()  # the flash resets the board: read again
+    h.settle(until=lambda: (h.status()["table"]["track_sides"] or [None])[0] == "back", max_s=20)
+    assert h.status()["table"]["track_sides"] == ["back", "left", "front", "right"]

@@ -74,7 +74,8 @@ say("buildLeft", () => [W.buildLeft(20.2, "B", W), W.buildLeft(130, "B", W)]);
 say("retryIn", () => W.retryIn(4, W));
 // issue 42: a fault's one button at the bottom, the rest behind "More"; what is being sent
 say("faultBanner", () => [W.faultBelow, W.faultBelowWhy, W.more, W.fewer, W.cmdsMoved,
-  W.trackWhere(2, 4, W)]);
+  W.trackWhere(2, 4, W), W.trackWhere(2, 4, W, { abs: "right", mine: "across" }),
+  W.trackWhere(1, 4, W, { abs: "self", mine: "self" }), W.trackWhere(3, 4, W, { abs: "across", mine: null })]);
 say("sendingNow", () => input.cmds.map((c) => W.sendingNow(c, "push_all", W))
   .concat([W.sendingNow("continue", "stopped", W)]));
 // issue 42 point 4: the break seen from this phone's seat
@@ -481,3 +482,16 @@ def test_a_ledger_refusal_is_said_in_the_pages_language(en, ja):
         assert refusals[key]["message"][:20] not in said, (key, said)
     assert ja["said"]["why.riichi_points"] == "記録できません:東家は500点です。リーチには1000点が要ります。"
     assert ja["said"]["why.fu_invalid"].startswith("記録できません:35符はありません")
+
+
+def test_a_tracks_place_is_said_from_this_phones_seat(en, ja):
+    """Issue 42 point 5: "Track 2" with no place: the tracks are marked on the drawing, and
+    the words say under which wall, seen from this phone."""
+    words = en["said"]["faultBanner"][-3:]
+    assert words == [
+        "Track 2 is the lane inside the table under the wall across from you, marked 2 on the "
+        "drawing of the table.",
+        "Track 1 is the lane inside the table under your wall, marked 1 on the drawing of the "
+        "table.",
+        "Track 3 is the lane inside the table under the wall marked 3 on the drawing of the table."]
+    assert ja["said"]["faultBanner"][-2] == "トラック1はあなたの山の下にある卓の中のレーンです。卓の図では1の印です。"

@@ -476,3 +476,17 @@ def test_expanders_need_the_i2c_bus():
     d["pins"]["i2c_sda"] = d["pins"]["i2c_scl"] = None
     with pytest.raises(ProfileError, match="expanders: the expanders need the I2C bus"):
         P.load(d)
+
+
+def test_track_sides_say_where_each_tracks_wall_comes_up():
+    """The page marks the tracks on its drawing of the table from these (issue 42)."""
+    d = ref()
+    assert P.load(d)["track_sides"] is None  # the host's default: in order from the front
+    d["track_sides"] = ["back", "left", "front", "right"]
+    assert P.load(d)["track_sides"] == ["back", "left", "front", "right"]
+    for bad, key in ((["front", "right"], "track_sides"), ("front", "track_sides"),
+                     (["front", "right", "north", "left"], "track_sides[2]")):
+        d["track_sides"] = bad
+        with pytest.raises(ProfileError) as e:
+            P.load(d)
+        assert e.value.key == key and "front, right, back, left" in e.value.accepted, str(e.value)

@@ -297,7 +297,9 @@
       .filter(Boolean).join(" ") : "";
     setText($("dead"), extra);
     renderSide();
-    const key = JSON.stringify([t, onTop, stacksPerWall(), W.lang, view]);
+    const f = P.status && P.status.fault;
+    const key = JSON.stringify([t, onTop, stacksPerWall(), W.lang, view, tracksBySide(),
+      f && f.track]);
     if (box.dataset.key === key) return;
     box.dataset.key = key;
     box.textContent = "";
@@ -342,7 +344,8 @@
   function seatView(t) {
     const mine = mySide(), st = ledgerPlayers();
     const thrower = t ? throwerSide(t) : mine;
-    const view = { mine: mine, turned: !!(mine && thrower), shift: "self", labels: null, breaker: null };
+    const view = { mine: mine, turned: !!(mine && thrower), shift: "self", labels: null, breaker: null,
+      thrower: thrower || null };
     if (!view.turned) return view;
     view.shift = from(thrower, mine);
     view.labels = {};
@@ -356,6 +359,27 @@
       view.breaker = { at: at, who: bp ? W.playerName(bp, W) : null };
     }
     return view;
+  }
+
+  // The table's tracks on the drawing: the board profile's track_sides say where each
+  // track's wall comes up, seen from the table's front (the side with its buttons), which
+  // the page takes to be the game's first thrower's seat (docs/FIRMWARE.md §3).
+  const FRONT = { front: "self", right: "right", back: "across", left: "left" };
+  function tracksBySide() {  // side seen from the first thrower -> [track numbers], or null
+    const tb = P.status && P.status.table, sides = tb && tb.track_sides;
+    if (!sides || !sides.length) return null;
+    const out = {};
+    sides.forEach((s, i) => { (out[FRONT[s]] = out[FRONT[s]] || []).push(i + 1); });
+    return out;
+  }
+  // where a track's wall is: {abs: seen from the first thrower, mine: seen from this
+  // phone (null when the phone has not said where it sits)}, or null (not known)
+  function trackSide(track) {
+    const tb = P.status && P.status.table, sides = tb && tb.track_sides;
+    const s = sides && sides[track - 1];
+    if (!s) return null;
+    const mine = mySide();
+    return { abs: FRONT[s], mine: mine ? from(FRONT[s], mine) : null };
   }
 
   // before any ledger (no session, or where East sits not known yet), the phone says where
@@ -446,9 +470,13 @@
       return n;
     };
     add(svg, "rect", { x: 1, y: 1, width: size - 2, height: size - 2, rx: 3, class: "felt" });
-    const dead = deadStacks(t, S);
+    const dead = deadStacks(t, S), bySide = tracksBySide();
+    const f = P.status && P.status.fault, faultTrack = f && f.track;
     SEATS.forEach((seat) => {  // seat: seen from the thrower; at: where it is drawn
       const at = turn(view.shift, seat);
+      // this wall's side seen from the game's first thrower, when known: its tracks
+      const abs = view.turned ? turn(view.mine, at) : view.thrower ? turn(view.thrower, seat) : null;
+      const tracks = bySide && abs ? bySide[abs] || [] : [];
       const g = add(svg, "g", { class: "wall-top" + (t && t.breaker === seat ? " breaker" : "") +
         (view.turned && at === "self" ? " mine" : "") });
       g.dataset.seat = seat;
@@ -475,6 +503,18 @@
         transform: at === "right" ? "rotate(-90 " + lx + " " + ly + ")"
           : at === "left" ? "rotate(90 " + lx + " " + ly + ")" : "" }, words);
       label.dataset.seat = seat;
+      // the track(s) under this wall, numbered as on the table, inside its middle
+      tracks.forEach((k, i) => {
+        const d = 50 + (i - (tracks.length - 1) / 2) * 7, e = m + 15;
+        const [cx, cy] = { self: [d, size - e], right: [size - e, d], across: [d, e],
+          left: [e, d] }[at];
+        const mark = add(g, "g", { class: "track-mark" + (k === faultTrack ? " here" : "") });
+        mark.dataset.track = String(k);
+        add(mark, "title", {}, W.Track(k));
+        add(mark, "circle", { cx: cx, cy: cy, r: 3 });
+        add(mark, "text", { x: cx, y: cy + 1.3, "text-anchor": "middle" }, String(k));
+      });
+      if (tracks.length) g.dataset.tracks = tracks.join(",");
       if (t && t.breaker === seat) {
         g.dataset.breakFromRight = String(t.break_from_right);
         // the break: after the n-th stack from the right end (mid-stack for an odd tile count)
@@ -597,7 +637,8 @@
   function renderTrackMap(f) {
     const box = $("fault-where"), tb = P.status && P.status.table && P.status.table.build;
     const n = (tb && tb.targets && tb.targets.length) || (P.build && P.build.targets.length) || 4;
-    const key = JSON.stringify([f.track, n, W.lang]);
+    const side = f.track ? trackSide(f.track) : null;
+    const key = JSON.stringify([f.track, n, W.lang, side]);
     if (box.dataset.key === key) return;
     box.dataset.key = key;
     box.textContent = "";
@@ -610,7 +651,7 @@
       cell.dataset.track = String(k);
       row.appendChild(cell);
     }
-    box.append(row, el("span", "small", W.trackWhere(f.track, n, W)));
+    box.append(row, el("span", "small", W.trackWhere(f.track, n, W, side)));
   }
 
   // how far the build had come when it stopped (the table's counts)

@@ -180,8 +180,14 @@ window.JANTAKU_WORDS = {
   fewer: "Fewer ▴",
   cmdsMoved: "A fault is open: its button and the other commands are in the red box at the " +
     "bottom of the screen (“More”).",
-  // where a track is: the table's tracks are the lanes inside that build the walls
-  trackWhere: (t, n, w) => w.Track(t) + " of " + n + ": the lanes inside the table that build " +
+  // where a track is: the table's tracks are the lanes inside that build the walls; side:
+  // where its wall comes up ({mine: seen from this phone, or null}), when the table says
+  trackWhere: (t, n, w, side) => side && side.mine ? w.Track(t) + " is the lane inside the table " +
+      "under " + (side.mine === "self" ? "your wall" : "the wall " + w.fromMe[side.mine]) +
+      ", marked " + t + " on the drawing of the table."
+    : side ? w.Track(t) + " is the lane inside the table under the wall marked " + t +
+      " on the drawing of the table."
+    : w.Track(t) + " of " + n + ": the lanes inside the table that build " +
     "the walls, numbered on the table. “Walls inside” below marks it too.",
   counted: (n, of) => n + " of " + of + " tiles counted when it stopped.",
 
@@ -699,7 +705,11 @@ window.JANTAKU_WORDS_JA = {
   more: "ほかの操作 ▾",
   fewer: "閉じる ▴",
   cmdsMoved: "エラーが起きています。そのボタンとほかの操作は画面の下の赤い枠(「ほかの操作」)にあります。",
-  trackWhere: (t, n, w) => "全" + n + "本のうちの" + w.track(t) + ":卓の中で山を積むレーンで、卓に番号が付いています。" +
+  trackWhere: (t, n, w, side) => side && side.mine ? w.Track(t) + "は" +
+      (side.mine === "self" ? "あなたの山" : w.seatFromMe[side.mine] + "の山") +
+      "の下にある卓の中のレーンです。卓の図では" + t + "の印です。"
+    : side ? w.Track(t) + "は卓の図で" + t + "の印の山の下にある、卓の中のレーンです。"
+    : "全" + n + "本のうちの" + w.track(t) + ":卓の中で山を積むレーンで、卓に番号が付いています。" +
     "下の「中の山」にも印があります。",
   counted: (n, of) => "止まったとき" + of + "枚中" + n + "枚を数えていました。",
   closesIn: (s, w) => "中央はあと" + w.secs(s) + "で閉じます",
