@@ -231,6 +231,24 @@ def test_four_phones_pair_through_pair_another_phone(table, phones):
         assert other.driver.current_url == table.url + "/"
     listed = json.loads(table.d.cli("pair", "--list", "--json").stdout)["browsers"]
     assert len(listed) == 4
+    # point 7: each phone, just paired, is offered once to sound and to keep its screen on
+    offer = "document.getElementById('offer')"
+    for b in phones:
+        wait_page(b, "return %s.offsetParent !== null" % offer, "the offer at pairing", 5)
+    first.driver.execute_cdp_cmd("Browser.setPermission", {
+        "permission": {"name": "screen-wake-lock"}, "setting": "granted"})
+    press(first, "#offer-awake")
+    press(first, "#offer-chime")
+    wait_page(first, "return window.jantakuPage.awakeState === 'held' && %s.hidden && "
+              "document.getElementById('chime').checked" % offer, "the screen on and the chime", 5)
+    for b in phones[1:]:
+        press(b, "#offer-no")
+        assert b.js("return %s.hidden && !document.getElementById('chime').checked" % offer)
+    again = phones[1]
+    again.driver.refresh()  # a paired phone opened again is not asked again
+    wait_page(again, "return window.jantakuPage.paired === true && window.jantakuPage.live",
+              "paired after a reload")
+    assert again.js("return %s.hidden" % offer) is True
     # the fourth sits at the first thrower's left before any session: it says so itself
     fourth = phones[3]
     from selenium.webdriver.support.ui import Select
