@@ -106,8 +106,8 @@ async def resume(s):
     if st.name == "stopped":
         return "stopped"  # what people must do has not changed
     if st.name == "preparing":  # cut while the tiles were brought together
-        s.plan = {"raise": True, "window": True, "before": {d: UNKNOWN for d in DECKS}}
-        await s.run_plan()
+        # whatever the state says is left, a restart may have left walls anywhere
+        await s.run_plan({"raise": True, "window": True, "before": {d: UNKNOWN for d in DECKS}})
         return "resumed"
     if st.name == "recovering":
         return await _resume_recovery(s, st)

@@ -109,7 +109,6 @@ class Session:
         self.throw = None  # the hand in play's throw (hostd.core.dice.announcement)
         self._hand_over_mark = None  # when the hand over under way was first pressed
         self.push_window = float(push_window)  # table seconds the centre stays open
-        self.plan = None  # how the table is brought to the starting position (plan_start)
         self._continue = asyncio.Event()  # `continue`: people are done
         self._lock = asyncio.Lock()
         self.m = machine or Machine()
@@ -452,7 +451,6 @@ class Session:
     async def start(self):
         """open() then the first build, for a table loaded as DESIGN §2 says (the demo)."""
         self.open()
-        self.plan = {"raise": False, "window": False}
         async with self._lock:
             await self.build_first(top=None if self.mixed_deck else "B")
         return self.summary()
@@ -510,15 +508,19 @@ class Session:
 
     async def begin(self, plan):
         """The starting position (plan_start's plan), then deck A built inside."""
-        self.plan = plan
         async with self._lock:
-            await self.run_plan()
+            await self.run_plan(plan)
 
-    async def run_plan(self):
-        plan = self.plan
+    async def run_plan(self, plan):
+        """Bring the table to the starting position as ``plan`` says ({"raise": the walls
+        inside come up, "window": the centre opens for people to push the top in,
+        "before": where the decks are, "adopt": the last session's walls inside are deck
+        A}), then deck A built inside.  What is left of it is the preparing state's own
+        (raise_walls, push_window): a stop carries on from there (plan_left)."""
         top = None if self.mixed_deck else "B"
         if plan.get("adopt"):  # the last session's walls inside, counted and checked
-            self.to_state("preparing", stage=Stage.START, before=dict(plan["before"]))
+            self.to_state("preparing", stage=Stage.START, before=dict(plan["before"]),
+                          raise_walls=False, push_window=False)
             self.to_state("built", deck="A", top=top, hand=0)
             return
         await self._prepare(plan)
@@ -529,7 +531,8 @@ class Session:
         tiles a stopped build left on the ramps are stacked first), then the centre opens
         while people push the table top in."""
         before = dict(plan.get("before") or {d: UNKNOWN for d in DECKS})
-        self.to_state("preparing", stage=Stage.START, before=before)
+        todo = {"raise_walls": bool(plan.get("raise")), "push_window": bool(plan.get("window"))}
+        self.to_state("preparing", stage=Stage.START, before=before, **todo)
         for _ in range(MAX_RESETS):
             try:
                 return await self._collect(plan, before)
@@ -543,7 +546,8 @@ class Session:
                                   "tiles: they all go into the mixer anyway; the collect goes on",
                                   recovered=True)
                 plan = dict(plan, **{"raise": True})
-                self.to_state("preparing", stage=Stage.START, before=before)
+                self.to_state("preparing", stage=Stage.START, before=before,
+                              **dict(todo, raise_walls=True))
         raise TableFault(F_RESET, 0, 0, "the table restarted %d times in a row while collecting "
                          "the tiles: stopped" % MAX_RESETS)
 
@@ -555,9 +559,11 @@ class Session:
             self.update_state(stage=Stage.RAISE)
             self.emit("collect", step="raise")
             await self.motion(self.table.bring_walls_up)
-            self.update_state(before={d: ("top" if p in STUCK else p) for d, p in before.items()})
+            self.update_state(before={d: ("top" if p in STUCK else p) for d, p in before.items()},
+                              raise_walls=False)
         if plan.get("window"):
             await self._push_window("preparing", stage=Stage.PUSH)
+            self.update_state(push_window=False)
         if self.mixed_deck:  # both sets in the mixer now
             self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS})
 
@@ -602,11 +608,13 @@ class Session:
                                 "deck A took every tile in the mixer: the two sets were not both "
                                 "in it; its walls come up and every tile must go into the centre")
         before = {"A": "inside", "B": UNKNOWN}
-        self.to_state("preparing", stage=Stage.RAISE, reason="mixer_short", before=before)
+        self.to_state("preparing", stage=Stage.RAISE, reason="mixer_short", before=before,
+                      raise_walls=True, push_window=True)
         await self.motion(self.table.bring_walls_up)
-        self.update_state(before={"A": "top", "B": UNKNOWN})
+        self.update_state(before={"A": "top", "B": UNKNOWN}, raise_walls=False)
         await self._push_window("preparing", stage=Stage.PUSH, timed=False)
-        self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS})
+        self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS},
+                          push_window=False)
         self.mark_recovered(fid)
 
     async def _push_window(self, name, *, timed=True, **params):
@@ -681,8 +689,7 @@ class Session:
             before = self.where()
             self._next_game()
             self.new_split()
-            self.plan = {"raise": True, "window": True, "before": before}
-            await self.run_plan()
+            await self.run_plan({"raise": True, "window": True, "before": before})
 
     # -- stops and recovery ------------------------------------------------------------------
     def on_stopped(self, step, exc):
@@ -716,7 +723,7 @@ class Session:
             self.to_state(resume.name, **resume.params)  # carrying on: the state says so at once
             await self.table_ready()
             if resume.name == "preparing":
-                return await self.run_plan()
+                return await self.run_plan(plan_left(resume))
             if resume.name == "hand_over":
                 return await self.run_hand_over(repeat=resume, fault_ids=fault.get("ids"))
             if resume.name == "building":
@@ -888,6 +895,16 @@ class Session:
 
         async with self._lock:
             return await resume(self)
+
+
+def plan_left(state):
+    """What is left of bringing the table to its starting position, as the preparing state
+    ``state`` says it (Session.run_plan's plan): the walls still to come up, the centre
+    still to open.  Not said (a state journalled before they were kept): both, as a
+    restart does."""
+    p = state.params
+    return {"raise": p.get("raise_walls") is not False, "window": p.get("push_window") is not False,
+            "before": dict(p.get("before") or {d: UNKNOWN for d in DECKS})}
 
 
 def _deck_of(state_dict):

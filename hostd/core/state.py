@@ -65,7 +65,8 @@ PARAM_TYPES = {
     "preparing": (("game", Count), ("stage", Optional[Literal[Stage.START, Stage.RAISE,
                                                                Stage.PUSH]]),
                   ("until", Until), ("before", Places),
-                  ("reason", Optional[Literal["mixer_short"]])),
+                  ("reason", Optional[Literal["mixer_short"]]),
+                  ("raise_walls", Optional[bool]), ("push_window", Optional[bool])),
     "building": (("deck", Optional[Deck]), ("top", Optional[Deck]), ("hand", Count),
                  ("game", Count), ("thrown", Optional[bool]),
                  ("stage", Optional[Literal[Stage.BUILD, Stage.PUSH]]), ("until", Until)),
@@ -124,7 +125,9 @@ MEANS = {
     "aborting": "an abort waits for the table to confirm it",
     "preparing": "a session (or a Mixed Deck game) is brought to its starting position: stage "
                  "start, raise (the walls inside come up), push (the centre is open while "
-                 "people push every tile in, until `until`, or until continue when it is null)",
+                 "people push every tile in, until `until`, or until continue when it is null); "
+                 "`raise_walls` and `push_window`: what is still to do (a stop carries on "
+                 "from there)",
     "building": "deck `deck` is being built inside while deck `top` (if any) is played; stage "
                 "push: the centre is open while people push the rest of its tiles in",
     "built": "deck `deck` is built inside; hand `hand` (0: none yet) is played on deck `top`",

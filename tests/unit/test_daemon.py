@@ -793,3 +793,34 @@ def test_the_status_says_where_each_tracks_wall_comes_up(h, tmp_path, monkeypatc
     h.sim.reset()  # the flash resets the board: read again
     h.settle(until=lambda: (h.status()["table"]["track_sides"] or [None])[0] == "back", max_s=20)
     assert h.status()["table"]["track_sides"] == ["back", "left", "front", "right"]
+
+
+def test_a_stop_while_preparing_carries_on_with_what_is_left(tmp_path):
+    """The preparing state says what is still to do (raise_walls, push_window): a guard
+    break while the centre opens, once the walls inside came up, carries on with the
+    centre alone. (Before, the whole plan ran again: the lift a second time.)"""
+    h = Harness(tmp_path, seed=3, faults=("guard:during=door,build=1",))
+    try:
+        h.call(h.daemon.start_session("riichi", True))
+        h.settle()
+        h.call(h.daemon.end_session())  # deck A stays built inside
+        h.settle()
+        assert h.status()["state"]["params"]["walls_inside"] is True
+        answer, err = h.call(h.daemon.start_session("riichi", True))
+        assert err is None
+        h.settle()
+        st = h.status()
+        assert st["state"]["name"] == "stopped" and st["fault"]["kind"] == "guard", st["state"]
+        left = st["state"]["params"]["resume"]["params"]
+        assert (left["raise_walls"], left["push_window"]) == (False, True), left
+        h.wait_s(1.0)  # the hand out of the curtain
+        _, err = h.call(h.daemon.continue_())
+        assert err is None
+        h.settle()
+        st = h.status()
+        assert st["state"]["name"] == "built" and st["fault"] is None, st["state"]
+        raised = h.journal.events(answer["id"], kinds=["collect"])
+        assert len(raised) == 1, raised  # the walls came up once
+        assert h.driven() == []
+    finally:
+        h.close()
