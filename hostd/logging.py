@@ -152,7 +152,7 @@ def configure(level="info", *, stream=None, json=None):
         )
     )
     _remove_handler()
-    handler._jantaku = True
+    handler.jantaku = True  # ours: replaced, never stacked, by a second setup
     root = _stdlib_logging.getLogger()
     root.addHandler(handler)
     root.setLevel(lvl)
@@ -162,7 +162,7 @@ def configure(level="info", *, stream=None, json=None):
 def _remove_handler():
     root = _stdlib_logging.getLogger()
     for h in list(root.handlers):
-        if getattr(h, "_jantaku", False):
+        if getattr(h, "jantaku", False):
             root.removeHandler(h)
 
 

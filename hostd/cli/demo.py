@@ -254,7 +254,7 @@ async def _play_via_buttons(args, profile, colours, transport, journal, table_si
                 await asyncio.sleep(0 if virtual else 0.02)
 
         def idle():
-            return not d._busy()
+            return not d.busy()
 
         # the sets are where the demo's table has them: no collect before the first build
         d.known = {"mixed_deck": args.mixed_deck, "sets": list(colours),

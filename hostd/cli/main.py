@@ -629,7 +629,7 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     for c in (COMMANDS[:2] + _table_commands() + COMMANDS[2:]) if commands is None else commands:
         p = sub.add_parser(c.name, help=c.help, description=c.description)
         c.configure(p)
-        p.set_defaults(_run=c.run)
+        p.set_defaults(command_run=c.run)
     return parser
 
 
@@ -656,11 +656,11 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help, --version, argparse errors (status 2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
-    if getattr(args, "_run", None) is None:
+    if getattr(args, "command_run", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        status = args._run(args)
+        status = args.command_run(args)
     except UsageError as e:
         sys.stderr.write("%s %s: error: %s\n" % (PROG, args.command, e))
         return EXIT_USAGE

@@ -202,12 +202,12 @@ def _configure_one(p, name):
     if spec.run is None:
         add_api_option(p)
         p.add_argument("--json", action="store_true", help="one JSON object")
-    p.set_defaults(_command=name)
+    p.set_defaults(table_command=name)
 
 
 def run(args):
     """Run the command the arguments name: POST its route, say its answer and next."""
-    name = args._command
+    name = args.table_command
     spec = SPECS[name]
     if spec.run is not None:
         return spec.run(args)

@@ -177,7 +177,7 @@ class Daemon:
     def _sync(self):
         """Between sessions, the state follows the table: a fault it reports (a person
         must fix it before anything starts), or idle with its walls inside or not."""
-        if self.state.name not in ("idle", "table_fault") or self._busy():
+        if self.state.name not in ("idle", "table_fault") or self.busy():
             return
         t = self.table
         if self.link.connected and t.state == "fault" and t.fault:
@@ -503,7 +503,8 @@ class Daemon:
         return self._scores[1].name_break(s.game, s.game_hand(), throw)
 
     # -- the steps --------------------------------------------------------------------------
-    def _busy(self):
+    def busy(self):
+        """A step (a start, a hand over, a recovery...) is under way."""
         return self._step is not None and not self._step.done()
 
     async def _begin_step(self, name, coro):
@@ -539,7 +540,7 @@ class Daemon:
                       "next": self.next_step()})
 
     async def _cancel_step(self):
-        if self._busy():
+        if self.busy():
             self._step.cancel()
             await asyncio.gather(self._step, return_exceptions=True)
 
@@ -761,7 +762,7 @@ class Daemon:
             ended = None
             if s is not None:
                 fault = self._open_fault()
-                if self._busy():
+                if self.busy():
                     await self._cancel_step()
                     await self._stop_table()
                 how = "failed" if fault else "ended"

@@ -87,7 +87,7 @@ class Harness:
         async def go():
             t0 = self.sim.now_ms()
             while True:
-                done = until() if until is not None else not d._busy()
+                done = until() if until is not None else not d.busy()
                 if done:
                     return (self.sim.now_ms() - t0) / 1000.0
                 if self.sim.now_ms() - t0 > max_s * 1000:

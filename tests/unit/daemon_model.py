@@ -106,7 +106,7 @@ class DaemonMachine(RuleBasedStateMachine):
 
     def _settle(self):
         d = self.h.daemon
-        self.h.settle(until=lambda: not d._busy() or d.next_step()["code"] in ASKING,
+        self.h.settle(until=lambda: not d.busy() or d.next_step()["code"] in ASKING,
                       max_s=STEP_S)
 
     @rule(mixed=st.booleans(), loaded=st.booleans(), replace=st.booleans())
@@ -191,7 +191,7 @@ class DaemonMachine(RuleBasedStateMachine):
     @invariant()
     def a_faults_action_is_one_it_takes(self):
         """The state never contradicts its fault: what the fault asks for is accepted."""
-        if self.h is None or self.h.daemon._busy():
+        if self.h is None or self.h.daemon.busy():
             return
         st = self.h.status()
         f = st["fault"]
@@ -200,7 +200,7 @@ class DaemonMachine(RuleBasedStateMachine):
 
     @invariant()
     def nothing_moves_unasked(self):
-        if self.h is None or self.h.daemon._busy():
+        if self.h is None or self.h.daemon.busy():
             return
         driven = self.h.driven()
         assert driven == [], "motors %s run with no step under way (%s)" % (
@@ -282,7 +282,7 @@ class DaemonMachine(RuleBasedStateMachine):
                     return self._must_be_person(what, err or err2)
                 if what != "start":
                     continue
-            assert not d._busy()
+            assert not d.busy()
         s = d.session
         assert s is not None and s.hand == 2 and s.inside is not None, h.status()["next"]
         STATS["recovered"] += 1

@@ -236,7 +236,7 @@ def test_a_new_game_of_the_normal_rotation_moves_nothing(tmp_path):
         answer, err = h.call(d.new_game())
         assert err is None and answer["game"] == 2 and answer["next"]["code"] == "press_start"
         assert answer["next"]["text"].endswith("begin hand 1 of game 2.")  # the last hand is over
-        assert not d._busy() and h.driven() == []
+        assert not d.busy() and h.driven() == []
         _hands(h, 1)
         s = h.status()["session"]
         assert (s["game"], s["game_hand"], s["hand"]) == (2, 1, 2)
@@ -512,7 +512,7 @@ def test_a_mixed_deck_start_with_one_set_left_on_top_asks_for_it_and_splits_once
     try:
         d = h.daemon
         h.call(d.start_session("riichi", True))
-        h.settle(until=lambda: d.next_step()["code"] == "mixer_short" or not d._busy())
+        h.settle(until=lambda: d.next_step()["code"] == "mixer_short" or not d.busy())
         st = h.status()
         assert st["next"]["code"] == "mixer_short" and st["can"] == ["continue", "end", "abort"]
         assert st["state"]["params"]["until"] is None  # waits for people, not for a clock
@@ -619,7 +619,7 @@ def test_an_end_mid_build_stops_it_and_an_end_with_empty_brings_the_tiles_up(h):
     h.settle(until=lambda: d.state.name == "building" and 30 < sum(d.table.per_track()) < 100)
     answer, err = h.call(d.end_session())
     assert err is None and answer["ended"]["how"] == "ended"
-    assert not d._busy() and h.driven() == []
+    assert not d.busy() and h.driven() == []
     assert h.status()["state"]["name"] == "idle" and d.session is None
     answer, err = h.call(d.end_session(empty=True))  # then everything up to the top
     assert err is None and answer["emptying"]

@@ -57,7 +57,7 @@ class Evening:
         self.steps += 1
         if settle:  # (the simulated players push the tiles in while the centre is open)
             d = self.h.daemon
-            self.h.settle(until=lambda: d.link.connected and not d._busy(), max_s=600)
+            self.h.settle(until=lambda: d.link.connected and not d.busy(), max_s=600)
         return r.json()
 
 

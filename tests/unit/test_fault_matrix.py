@@ -162,8 +162,8 @@ class Person:
         s = self.d.session
         if self.scenario == EMPTY:
             return (self.emptied and st["state"]["name"] == "idle" and s is None
-                    and not self.d._busy())
-        if s is None or self.d._busy() or st["fault"] is not None:
+                    and not self.d.busy())
+        if s is None or self.d.busy() or st["fault"] is not None:
             return False
         if self.scenario == GAME and s.game != 2:
             return False
@@ -232,7 +232,7 @@ class Person:
 
     def wait_step(self):
         d = self.d
-        self.h.settle(until=lambda: (not d._busy() or d.next_step()["code"] in ASKING
+        self.h.settle(until=lambda: (not d.busy() or d.next_step()["code"] in ASKING
                                      or not d.link.connected), max_s=STEP_S)
 
     def run(self, max_steps=MAX_STEPS):
