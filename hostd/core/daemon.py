@@ -659,6 +659,8 @@ class Daemon:
                 await self._abort_table()
                 self._ended(prev, "failed" if fault else "ended", "replaced by a new session"
                             + (": %s" % fault if fault else ""))
+                if self.state.name != "idle":  # the table reports a fault: fixed first
+                    self.judge("start")  # refused, naming it (the old session has ended)
             s.open()  # journals the session: nothing moves before
             self.session = s
             await self._begin_step("start", s.begin(plan))

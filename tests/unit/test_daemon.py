@@ -824,3 +824,23 @@ def test_a_stop_while_preparing_carries_on_with_what_is_left(tmp_path):
         assert h.driven() == []
     finally:
         h.close()
+
+
+def test_a_replacing_start_while_the_table_reports_a_fault_is_refused_naming_it(tmp_path):
+    """Replace ends the old session; with the table still in a fault the new one is not
+    started (before: it was answered success, then its step failed on an impossible
+    transition and the state stayed table_fault with nothing said)."""
+    h = Harness(tmp_path, seed=3, faults=("jam:track=2,build=1,after=40,count=0",))
+    try:
+        first, err = h.call(h.daemon.start_session("riichi", True))
+        h.settle()
+        assert h.status()["state"]["name"] == "stopped" and h.status()["fault"]["kind"] == "jam"
+        _, err = h.call(h.daemon.start_session("riichi", True, replace=True))
+        assert err is not None and (err.status, err.code) == (409, "table_fault"), err
+        assert "jammed" in str(err)
+        st = h.status()
+        assert st["state"]["name"] == "table_fault" and "clear_fault" in st["can"]
+        assert h.journal.ended_how(first["id"])["reason"].startswith("replaced by a new session")
+        assert h.daemon.session is None and not h.daemon.busy()
+    finally:
+        h.close()
