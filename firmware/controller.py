@@ -121,8 +121,8 @@ class Controller:
         self.door = Door(profile, hal, sched, clock, self)
         self.guard = Guard(hal, (self.lift, self.door), wake=self.wake)
         self.buttons = Buttons(hal, clock, wake=self.wake)
-        self._light = hal.output("status_light")  # the pin (a self-test pulses it directly)
-        self.light = _light.Light(self._light, sched)  # its patterns (firmware/light.py)
+        # its patterns (firmware/light.py); a self-test pulses its pin (light.pin) directly
+        self.light = _light.Light(hal.output("status_light"), sched)
         # build configuration (CONFIGURE_BUILD) and the build in progress
         self.cfg_id = 0
         self.cfg_tiles = [0] * self.ntracks
@@ -760,7 +760,38 @@ class Controller:
     def _test_due(self):
         from firmware import selftest
 
-        selftest.finish(self)
+        selftest.finish(self, self._test_kind, self._test_index)
+
+    def begin_test(self, kind, index, ms):
+        """A self-test pulse on (kind, index) for `ms` ms: `testing` until the timer
+        hands it to selftest.finish, which calls end_test()."""
+        self._test_kind = kind
+        self._test_index = index
+        self._test_return = self.state
+        self._set_state(codes.TESTING)
+        self._test_timer.start(ms)
+
+    def end_test(self):
+        """A self-test is over: back to the state it began in."""
+        if self.state == codes.TESTING:
+            self._set_state(self._test_return)
+
+    def colour_refs(self):
+        """A copy of the table-wide colour references ([r, g, b] per colour)."""
+        return [list(r) for r in self._refs]
+
+    @property
+    def max_distance(self):
+        """The table-wide classifier's radius (the profile's calibration.max_distance)."""
+        return self._max_distance
+
+    def set_colour_refs(self, refs):
+        """New table-wide references (CALIBRATE): a new classifier, on every track."""
+        self._refs = refs
+        cal = self.profile["calibration"]
+        self.classifier = Classifier(refs, max_distance=cal["max_distance"], min_clear=cal["min_clear"])
+        for tr in self.tracks:
+            tr.set_classifier(self.classifier)
 
     def cmd_calibrate(self, colour, track):
         self.wake.up = True  # a command: the next service() looks

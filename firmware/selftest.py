@@ -8,6 +8,7 @@
 # CALIBRATE takes a track's current colour reading as a colour's reference.
 from firmware.compat import const
 from firmware import codes
+from firmware.stacker import STACK, PUSH
 from firmware.drivers.colour import Classifier, min_ref_distance
 from protocol import messages as _m
 
@@ -30,39 +31,31 @@ def start(ctl, kind, index):
             return _m.E_UNSUPPORTED, 1
     elif index != 0:
         return _m.E_RANGE, 1
-    ctl._test_kind = kind
-    ctl._test_index = index
     K = kind
     tr = ctl.tracks[index - 1] if index else None
+    ms = TEST_PULSE_MS
     if K == _m.D_MIXER:
         ctl.mixer.start()
     elif K == _m.D_GATE:
         tr.gate.open()
-    elif K == _m.D_STACKER:
-        tr.stacker._stacker.energise()
-    elif K == _m.D_PUSHER:
-        tr.stacker._pusher.energise()
-    elif K == _m.D_STATUS_LIGHT and ctl._light is not None:
-        ctl._light.value(1)
+    elif K == _m.D_STACKER or K == _m.D_PUSHER:
+        job = STACK if K == _m.D_STACKER else PUSH
+        tr.stacker.energise_for_test(job)
+        if tr.stacker.stroke_ms(job) > ms:
+            ms = tr.stacker.stroke_ms(job)  # a whole stroke: it also clears a tile off the ramp
+    elif K == _m.D_STATUS_LIGHT and ctl.light.pin is not None:
+        ctl.light.pin.value(1)
     else:
         # a reading: its SELF_TEST_RESULT is the command's reply, queued before the
         # RESULT (SPEC §9), and the state stays (two frames, all a command may take)
-        finish(ctl)
+        finish(ctl, kind, index)
         return OK, NO_FIELD
-    # a pulse: TESTING until the timer ends it; SELF_TEST_RESULT comes after RESULT
-    ctl._test_return = s
-    ctl._set_state(codes.TESTING)
-    ms = TEST_PULSE_MS
-    if K == _m.D_STACKER and tr.stacker._stacker_ms > ms:
-        ms = tr.stacker._stacker_ms  # a whole stroke: it also clears a tile off the ramp
-    elif K == _m.D_PUSHER and tr.stacker._pusher_ms > ms:
-        ms = tr.stacker._pusher_ms
-    ctl._test_timer.start(ms)
+    # a pulse: TESTING until the timer ends it (the controller calls finish);
+    # SELF_TEST_RESULT comes after RESULT
+    ctl.begin_test(kind, index, ms)
     return OK, NO_FIELD
 
-def finish(ctl):
-    K = ctl._test_kind
-    idx = ctl._test_index
+def finish(ctl, K, idx):
     tr = ctl.tracks[idx - 1] if idx else None
     result = _m.TEST_PASS
     value = 0
@@ -71,14 +64,14 @@ def finish(ctl):
     elif K == _m.D_GATE:
         tr.gate.close()
     elif K == _m.D_STACKER:
-        tr.stacker._stacker.release()
+        tr.stacker.release_test(STACK)
     elif K == _m.D_PUSHER:
-        tr.stacker._pusher.release()
+        tr.stacker.release_test(PUSH)
     elif K == _m.D_STATUS_LIGHT:
-        if ctl._light is None:
+        if ctl.light.pin is None:
             result = _m.TEST_ABSENT
         else:
-            ctl._light.value(0)
+            ctl.light.pin.value(0)
     elif K == _m.D_MIXER_EMPTY:
         value = 1 if ctl.mixer.empty() else 0
     elif K == _m.D_ENTRY:
@@ -141,8 +134,7 @@ def finish(ctl):
     else:
         result = _m.TEST_ABSENT
     ctl.events.on_self_test(K, idx, result, value)
-    if ctl.state == codes.TESTING:
-        ctl._set_state(ctl._test_return)
+    ctl.end_test()
 
 def calibrate(ctl, colour, track):
     if ctl.state != codes.IDLE:
@@ -162,15 +154,11 @@ def calibrate(ctl, colour, track):
     if s <= 0:
         return _m.E_FAILED, NO_FIELD
     ref = [bus.r / s, bus.g / s, bus.b / s]
-    refs = [list(r) for r in ctl._refs]
+    refs = ctl.colour_refs()
     refs[colour - 1] = ref
-    if len(refs) > 1 and ctl._max_distance * 2 >= min_ref_distance(refs):
+    if len(refs) > 1 and ctl.max_distance * 2 >= min_ref_distance(refs):
         return _m.E_FAILED, 0  # too near another colour: classes would overlap
-    ctl._refs = refs
-    cal = ctl.profile["calibration"]
-    ctl.classifier = Classifier(refs, max_distance=cal["max_distance"], min_clear=cal["min_clear"])
-    for tr in ctl.tracks:
-        tr._classifier = ctl.classifier
+    ctl.set_colour_refs(refs)
     ctl.events.on_log(_m.LOG_INFO, "cal %s t%d %.3f %.3f %.3f" % (
         ctl.profile["colours"][colour - 1], track, ref[0], ref[1], ref[2]))
     return OK, NO_FIELD
@@ -212,6 +200,6 @@ def set_calibration(ctl, track, max_distance, refs, names):
     cl = Classifier(new, max_distance=md, min_clear=prof["calibration"]["min_clear"])
     for k in range(ctl.ntracks):
         if track == 0 or track == k + 1:
-            ctl.tracks[k]._classifier = cl
+            ctl.tracks[k].set_classifier(cl)
     ctl.events.on_log(_m.LOG_INFO, "cal t%d r%.3f" % (track, md))
     return OK, NO_FIELD

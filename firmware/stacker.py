@@ -106,6 +106,18 @@ class Stacker:
         if self._on_step is not None:
             self._on_step()
 
+    # SELF_TEST (firmware/selftest.py): one solenoid held on outside the queued work;
+    # `job` is STACK (the stacker) or PUSH (the pusher)
+    def stroke_ms(self, job):
+        """A whole stroke's pulse, in ms (the margin included)."""
+        return self._pusher_ms if job == PUSH else self._stacker_ms
+
+    def energise_for_test(self, job):
+        (self._pusher if job == PUSH else self._stacker).energise()
+
+    def release_test(self, job):
+        (self._pusher if job == PUSH else self._stacker).release()
+
     def get_status(self):
         return {"stacked": self.stacked, "pushed": self.pushed, "backoffs": self.backoffs,
                 "busy": not self.idle()}

@@ -148,6 +148,11 @@ class Track:
             return 0
         return self._classifier.classify(bus.c, bus.r, bus.g, bus.b)
 
+    def set_classifier(self, classifier):
+        """The classifier this track's colour readings go through (CALIBRATE,
+        SET_CALIBRATION)."""
+        self._classifier = classifier
+
     def _colour_due(self):
         idx = self.handled + 1
         cls = self._read_class()

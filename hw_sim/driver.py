@@ -18,7 +18,7 @@ class _RunnerClock:
     def __init__(self, runner):
         self._r = runner
         # an InProcessTable's clock is read directly (its now_ms() is
-        # clock._now / 1000, the same arithmetic): the link asks on every poll
+        # clock.us / 1000, the same arithmetic): the link asks on every poll
         self._vc = None
         try:
             from hw_sim.inprocess import InProcessTable
@@ -30,13 +30,13 @@ class _RunnerClock:
     def ticks_ms(self):
         vc = self._vc
         if vc is not None:
-            return (vc._now // 1000) & _MASK
+            return (vc.us // 1000) & _MASK
         return int(self._r.now_ms()) & _MASK
 
     def ticks_us(self):
         vc = self._vc
         if vc is not None:
-            return int(vc._now / 1000 * 1000) & _MASK
+            return int(vc.us / 1000 * 1000) & _MASK
         return int(self._r.now_ms() * 1000) & _MASK
 
 

@@ -12,7 +12,7 @@
 # two builds first, rebuilds after a fault too); "after" counts tiles into
 # that build, all tracks together.
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, UNUSED_MARK, UNUSED_TIMES
+from hw_sim.lines import NEVER, EventSource
 
 # kind -> {key: default}; None = "not set" (the kind picks).
 KINDS = {
@@ -182,11 +182,8 @@ def _defaults(kind, p, given):
         p["count"] = 0
 
 
-class FaultPlan:
+class FaultPlan(EventSource):
     """The faults of a session, consulted by the table at its hook points."""
-    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
-    _times = UNUSED_TIMES
-    _slot = 0
 
     def __init__(self, faults, *, seed, tracks, colours=None):
         self.rng = _rng.Rng(seed, _rng.FAULT)
@@ -282,15 +279,13 @@ class FaultPlan:
                 t.wire.unplug(now, -1)
                 self._at(now + f.p["ms"] * 1000, "replug", f)
         elif what == "unstick":
-            t.lift.force_lo = -1
-            t.lift.force_hi = -1
-            t.lift._switches()
+            t.lift.free_switches()
 
     # -- hooks ----------------------------------------------------------------
     def start(self, table):
         self.table = table
         for f in self.session:
-            self._noise_on(f, table.clock._now)
+            self._noise_on(f, table.clock.us)
 
     def _noise_on(self, f, now):
         t = self.table
@@ -473,11 +468,7 @@ class FaultPlan:
                 f.done = True
                 f.fired.append(now)
                 level = 0 if p["state"] == "pressed" else 1
-                if p["switch"] == "top":
-                    t.lift.force_hi = level
-                else:
-                    t.lift.force_lo = level
-                t.lift._switches()
+                t.lift.force_switch(p["switch"] == "top", level)
                 if p["ms"]:
                     self._at(now + p["ms"] * 1000, "unstick", f)
             elif f.kind == "guard":

@@ -5,16 +5,13 @@
 # start_button and dice_button read 0 while pressed.  Tests, faults and
 # scripts schedule level changes; each one happens at its virtual instant and
 # the controller's IRQ handler is called right then.
-from hw_sim.lines import NEVER, IN, OUT, UNUSED_MARK, UNUSED_TIMES
+from hw_sim.lines import NEVER, IN, OUT, EventSource
 
 BUTTONS = ("start", "dice")
 PRESS_MS = 150  # a person's press: well past the firmware's 30 ms debounce
 
 
-class Panel:
-    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
-    _times = UNUSED_TIMES
-    _slot = 0
+class Panel(EventSource):
 
     def __init__(self, table):
         self.table = table
@@ -39,6 +36,13 @@ class Panel:
         self.next_us = ev[0][0]
         self._times[self._slot] = self.next_us
         self._mark.dirty = True
+
+    def scheduled(self, line, level, by_us):
+        """A change of `line` to `level` is scheduled at or before by_us."""
+        for e in self._ev:
+            if e[1] is line and e[2] == level and e[0] <= by_us:
+                return True
+        return False
 
     def break_guard(self, at_us, ms, which="curtain"):
         """The curtain (or lid) reads unsafe from at_us for ms milliseconds."""

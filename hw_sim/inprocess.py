@@ -220,7 +220,7 @@ class InProcessTable:
         # nothing, no input changed, the firmware is not due)
         t_fw = self._t_fw
         step = (self._seen_down != wire.down.total or self._seen_epoch != epoch.n or table.actions
-                or t_fw <= clock._now or self.fw is not self._stepped or self._own_link_clock)
+                or t_fw <= clock.us or self.fw is not self._stepped or self._own_link_clock)
         mark = table.evmark
         down = wire.down
         up = wire.up
@@ -240,7 +240,7 @@ class InProcessTable:
                     if d is None:
                         t_fw = NEVER
                     else:
-                        now = clock._now
+                        now = clock.us
                         t_fw = now + (((d - (now & _TICKS_MASK) + _HALF) & _TICKS_MASK) - _HALF)
                     if up.n:
                         data = wire.host_read()
@@ -252,11 +252,11 @@ class InProcessTable:
                             return b""
                         if down.total != d0:
                             continue  # the host answered: the firmware steps at once
-                now = clock._now
+                now = clock.us
                 if now >= deadline:
                     return b""
                 t = t_fw
-                ne = table.next_event_us() if mark.dirty else table._next_ev
+                ne = table.next_event_us() if mark.dirty else table.next_ev
                 if ne < t:
                     t = ne
                 wdt = self.machine.wdt
@@ -280,7 +280,7 @@ class InProcessTable:
                     # no physics event up to t (ne is still the earliest: nothing
                     # ran since it was read): only the clock moves
                     if t > now:
-                        clock._now = t
+                        clock.advance_to(t)
                     step = t >= t_fw or table.actions or up.n
                     continue
                 e0 = epoch.n

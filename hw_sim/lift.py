@@ -8,7 +8,7 @@
 # never closes shows as a stroke that never ends, not as a stall).  An
 # obstruction (lift-stall) stops the motion and raises the current.
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, IN, OUT, PWM, ADC, UNUSED_MARK, UNUSED_TIMES
+from hw_sim.lines import NEVER, IN, OUT, PWM, ADC, EventSource
 
 PWM_W = 0
 DIR_W = 1
@@ -16,11 +16,8 @@ DIR_W = 1
 MIN_DUTY = 6554
 
 
-class Axis:
+class Axis(EventSource):
     """Shared motion model.  Subclasses name the pins and react to ends."""
-    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
-    _times = UNUSED_TIMES
-    _slot = 0
 
     kind = "axis"
 
@@ -30,7 +27,7 @@ class Axis:
         self.S = stroke_us
         self.Z = zone_us
         self.pos = 0
-        self.t0 = table.clock._now
+        self.t0 = table.clock.us
         self.v = 0
         self.duty = 0
         self.direction = 0
@@ -120,9 +117,24 @@ class Axis:
         self.low.set(lo)
         self.high.set(hi)
 
+    def force_switch(self, high, level):
+        """A stuck end switch: the high one (high) or the low one reads `level` (0 or
+        1) wherever the axis is; -1 frees it."""
+        if high:
+            self.force_hi = level
+        else:
+            self.force_lo = level
+        self._switches()
+
+    def free_switches(self):
+        """Both end switches read the position again."""
+        self.force_lo = -1
+        self.force_hi = -1
+        self._switches()
+
     # -- controller outputs ------------------------------------------------
     def on_output(self, what, v):
-        now = self.clock._now
+        now = self.clock.us
         self._update(now)
         was_on = self.motor_on
         was_dir = self.direction
@@ -154,7 +166,7 @@ class Axis:
         pass
 
     def position_ms(self):
-        self._update(self.clock._now)
+        self._update(self.clock.us)
         return self.pos / 1000
 
 
@@ -177,7 +189,7 @@ class Lift(Axis):
 
     def current_u16(self):
         """What the current-sense ADC reads now (read_u16)."""
-        self._update(self.clock._now)
+        self._update(self.clock.us)
         if not self.motor_on:
             base = self.cur_idle
         else:

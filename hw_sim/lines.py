@@ -29,8 +29,8 @@ class EventMark:
     """Set whenever a mechanism's next_us changes, so Table can keep the
     earliest event cached between changes instead of looking at every mechanism
     on each call; when it is set, the earliest is min(Table.times), one call in
-    C.  Mechanisms share the table's mark and its list of event times (Table
-    sets `_mark`, `_times` and `_slot` on each) and write both when they move
+    C.  Mechanisms (EventSource) share the table's mark and its list of event
+    times (Table calls attach_events on each) and write both when they move
     their next event:
 
         self.next_us = n
@@ -45,6 +45,20 @@ class EventMark:
 
 UNUSED_MARK = EventMark()
 UNUSED_TIMES = [NEVER]
+
+
+class EventSource:
+    """A mechanism with a next event (next_us) among the table's: Table gives it the
+    shared mark, the list of event times and its slot in that list (attach_events);
+    alone (a unit test) it writes to the throwaway ones."""
+    _mark = UNUSED_MARK
+    _times = UNUSED_TIMES
+    _slot = 0
+
+    def attach_events(self, mark, times, slot):
+        self._mark = mark
+        self._times = times
+        self._slot = slot
 
 
 class Line:

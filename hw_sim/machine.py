@@ -354,12 +354,12 @@ class WDT:
     def __init__(self, machine, id=0, timeout=5000):
         self._m = machine
         self.timeout_us = timeout * 1000
-        self.last_feed_us = machine.table.clock._now
+        self.last_feed_us = machine.table.clock.us
         self.feeds = 0
         machine.wdt = self
 
     def feed(self):
-        self.last_feed_us = self._m.table.clock._now
+        self.last_feed_us = self._m.table.clock.us
         self.feeds += 1
 
     def expired(self, now_us):

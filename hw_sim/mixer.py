@@ -8,7 +8,7 @@
 # open, else it rides on to the next offer.  So the tiles that make up a
 # build are the first N of the permutation, whatever the controller's timing.
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, IN, PWM, OUT, UNUSED_MARK, UNUSED_TIMES
+from hw_sim.lines import NEVER, IN, PWM, OUT, EventSource
 
 PWM_W = 0
 DIR_W = 1
@@ -17,10 +17,7 @@ DIR_W = 1
 MIN_DUTY = 6554  # 10 %
 
 
-class Mixer:
-    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
-    _times = UNUSED_TIMES
-    _slot = 0
+class Mixer(EventSource):
 
     def __init__(self, table, *, seed, tracks, offer_min_us, offer_max_us):
         self.table = table
@@ -118,7 +115,7 @@ class Mixer:
         return self.offer_rng[k].between(self.offer_min, self.offer_max)
 
     def _start(self):
-        now = self.clock._now
+        now = self.clock.us
         self.starts += 1
         self._started_us = now
         # a new build may open here (faults may add or take tiles first)
@@ -132,7 +129,7 @@ class Mixer:
         self._next()
 
     def _stop(self):
-        now = self.clock._now
+        now = self.clock.us
         self.running = False
         self.run_us += now - self._started_us
         for k in range(self.ntracks):

@@ -220,14 +220,13 @@ class Table:
             self.bus.devices[e["addr"]] = x
         self.components = [self.mixer] + self.tracks + [self.lift, self.door, self.panel, self.faults]
         # the earliest next_us of the components, cached until one changes
-        # (hw_sim.lines.EventMark)
+        # (hw_sim.lines.EventMark): next_ev holds while evmark is clean (a runner's
+        # loop reads it then; next_event_us() refreshes it)
         self.evmark = EventMark()
-        self._next_ev = NEVER
+        self.next_ev = NEVER
         self.times = [c.next_us for c in self.components]
         for i, c in enumerate(self.components):
-            c._mark = self.evmark
-            c._times = self.times
-            c._slot = i
+            c.attach_events(self.evmark, self.times, i)
         # pins by number (the profile's map), and how each is wired where the profile
         # says (pin_options: an inverted signal, a pull of its own)
         self.pin_names = {}
@@ -313,15 +312,15 @@ class Table:
 
     # -- time ---------------------------------------------------------------
     def now_us(self):
-        return self.clock._now
+        return self.clock.us
 
     def next_event_us(self):
         mark = self.evmark
         if mark.dirty:
             mark.dirty = False
-            self._next_ev = n = min(self.times)
+            self.next_ev = n = min(self.times)
             return n
-        return self._next_ev
+        return self.next_ev
 
     def advance_to(self, t):
         """Fire every event up to virtual time t, in time order, then set the
@@ -330,17 +329,15 @@ class Table:
         clock = self.clock
         mark = self.evmark
         while True:
-            n = self.next_event_us() if mark.dirty else self._next_ev
+            n = self.next_event_us() if mark.dirty else self.next_ev
             if n > t or n >= NEVER:
                 break
-            if n > clock._now:
-                clock._now = n
+            clock.catch_up(n)
             for c in comps:
                 if c.next_us <= n:
                     c.fire(n)
             mark.dirty = True
-        if t > clock._now:
-            clock._now = t
+        clock.catch_up(t)
 
     def request(self, action):
         self.actions.append(action)
@@ -483,7 +480,7 @@ class Table:
         out = []
         for tr in self.tracks:
             out.extend(tr.clear())
-        self.close_build(self.clock._now)
+        self.close_build(self.clock.us)
         self.mixer.add(out)
         return out
 
@@ -500,7 +497,7 @@ class Table:
         both): step out of the light curtain, close the lid; clear-lift: take the
         obstruction out of the lift's way; fix-switch: free a stuck lift end switch;
         plug: plug the table's cable back in."""
-        now = self.clock._now
+        now = self.clock.us
         if op == "clear-jam":
             if not (1 <= track <= self.ntracks):
                 raise ValueError("no track %r; accepted: 1..%d" % (track, self.ntracks))
@@ -544,10 +541,8 @@ class Table:
                 raise ValueError("no guard input %r; accepted: curtain, lid" % (which,))
             names = []
             for name, ln in (("curtain", p.curtain), ("lid", p.lid)):
-                pending = False  # already cleared, from now (the table has not moved on yet)
-                for e in p._ev:
-                    if e[1] is ln and e[2] == 1 and e[0] <= now:
-                        pending = True
+                # already cleared, from now (the table has not moved on yet)
+                pending = p.scheduled(ln, 1, now)
                 if (which is None or which == name) and ln.level == 0 and not pending:
                     p.schedule(now, ln, 1)
                     names.append(name)
@@ -567,9 +562,7 @@ class Table:
             lf = self.lift
             if lf.force_lo == -1 and lf.force_hi == -1:
                 raise ValueError("no lift end switch is stuck")
-            lf.force_lo = -1
-            lf.force_hi = -1
-            lf._switches()
+            lf.free_switches()
             return {"lift": "switches free"}
         if op == "plug":
             w = self.wire
@@ -775,7 +768,7 @@ class Table:
 
     def get_status(self):
         return {
-            "now_s": self.clock._now / 1e6,
+            "now_s": self.clock.us / 1e6,
             "mixer": self.mixer.get_status(),
             "tracks": [tr.get_status() for tr in self.tracks],
             "lift": self.lift.get_status(),

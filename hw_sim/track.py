@@ -12,7 +12,7 @@
 # sensor's I2C reads, the entry line's level) allocates nothing.
 from firmware.compat import MICROPYTHON
 from hw_sim import rng as _rng
-from hw_sim.lines import NEVER, IN, OUT, UNUSED_MARK, UNUSED_TIMES
+from hw_sim.lines import NEVER, IN, OUT, EventSource
 
 GATE_W = 0
 STACKER_W = 1
@@ -121,7 +121,7 @@ class ColourSensor:
         gain = _GAINS[regs[0x0F] & 3]
         tr = self.track
         tile = tr.sensor_tile
-        now = tr.clock._now
+        now = tr.clock.us
         rng = self.rng
         if tile >= 0 and now >= tr.sensor_from:
             base = self.tile_pc
@@ -172,10 +172,7 @@ class ColourSensor:
         regs[0x1B] = b >> 8
 
 
-class Track:
-    _mark = UNUSED_MARK  # the table's EventMark and event times (set by Table)
-    _times = UNUSED_TIMES
-    _slot = 0
+class Track(EventSource):
 
     def __init__(self, table, n, *, seed, timings, sim, colours):
         self.table = table
@@ -324,7 +321,7 @@ class Track:
 
     # -- the controller's outputs ----------------------------------------------
     def on_output(self, what, v):
-        now = self.clock._now
+        now = self.clock.us
         if what == GATE_W:
             if v and self.table.faults.dead[self.n]:
                 pass  # dead-gate: the coil never pulls the gate open
@@ -410,7 +407,7 @@ class Track:
         if not self.jammed:
             return False
         if now is None:
-            now = self.clock._now
+            now = self.clock.us
         self._clear_jam(now)
         self._next()  # the beam's rise is the track's next event
         return True
@@ -469,7 +466,7 @@ class Track:
             self.jam_tile = -1
         if self.jammed:
             self.jammed = False
-            self._q_rise(self.clock._now)
+            self._q_rise(self.clock.us)
             self._next()
         self.wall = []
         self.stack = []

@@ -286,7 +286,7 @@ class Link:
         self._now = now
         self._tick_uptime(now)
         dec = self._dec
-        if dec._tail != dec._head and ticks_diff(now, self._rx_at) >= self._gap_ms:
+        if dec.pending() and ticks_diff(now, self._rx_at) >= self._gap_ms:
             # the gap rule (SPEC §3): a partial frame the line stopped sending is a
             # false sync; a frame after it is delivered now, not when LEN bytes came
             try:
@@ -331,7 +331,7 @@ class Link:
             if x < d:
                 d = x
         dec = self._dec
-        if dec._tail != dec._head:
+        if dec.pending():
             x = self._gap_ms - (((now - self._rx_at + _THALF) & _TMASK) - _THALF)
             if x < d:
                 d = x

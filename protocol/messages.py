@@ -31,7 +31,7 @@ U8S = const(7)  # u8 item count + u8 items
 U16S = const(8)  # u8 item count + u16 items (little-endian)
 TYPE_NAMES = ("", "u8", "u16", "u32", "i16", "i32", "str", "u8[]", "u16[]")
 TYPE_SIZE = (0, 1, 2, 4, 2, 4, 1, 1, 2)  # scalar size; str: per byte; arrays: per item
-_FULL = (
+TYPE_RANGE = (  # each type's whole value range (str: none; arrays: per item)
     (0, 0),
     (0, 0xFF),
     (0, 0xFFFF),
@@ -204,7 +204,7 @@ TRACK_DEVICES = (D_GATE, D_ENTRY, D_COLOUR, D_STACKER, D_PUSHER)  # index = trac
 #   str:     nmin..nmax is the UTF-8 byte count, lo = hi = 0
 #   arrays:  lo..hi is each item's range, nmin..nmax the item count
 def _f(name, t, lo=None, hi=None):
-    r = _FULL[t]
+    r = TYPE_RANGE[t]
     return (name, t, r[0] if lo is None else lo, r[1] if hi is None else hi, 0, 0)
 
 

@@ -66,7 +66,7 @@ def raw_frame(seq, msgid, payload):
     enc.buf[2] = seq
     enc.buf[3] = msgid
     enc.buf[4 : 4 + len(payload)] = payload
-    codec.seal(enc.buf, n, enc._crcv)
+    enc.seal_frame(n)
     return bytes(enc.buf[:n])
 
 
@@ -128,7 +128,7 @@ def fill_examples(text):
 # ------------------------------------------------------------------ reference
 def _range(f):
     name, t, lo, hi, nmin, nmax = f
-    full = m._FULL[t]
+    full = m.TYPE_RANGE[t]
     if t == m.STR:
         return "%d..%d bytes" % (nmin, nmax)
     if t in (m.U8S, m.U16S):

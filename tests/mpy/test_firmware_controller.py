@@ -126,3 +126,21 @@ check("resume", r.ctl.cmd_build(4) == OK and r.ctl.state == codes.BUILDING)
 r.pin("mixer_empty").set(1)
 r.run(3100)
 check("short", r.ctl.fault == codes.FAULT_SHORT)
+
+# ---- self-test (pulses and readings) and calibration: firmware/selftest.py through
+# the controller's, the stacker's and the track's public methods
+r = fresh_rig()
+check("self-test pulse", r.ctl.cmd_self_test(m.D_PUSHER, 2) == OK and r.ctl.state == codes.TESTING)
+r.run(200)
+check("self-test pulse ends", r.ctl.state == codes.IDLE
+      and r.rec.named("self_test")[-1] == ("self_test", m.D_PUSHER, 2, m.TEST_PASS, 0))
+for kind in range(1, len(m.DEVICES)):
+    r.ctl.cmd_self_test(kind, 1 if kind in m.TRACK_DEVICES else 0)
+    r.run(200)
+check("self-test of every device", r.ctl.state == codes.IDLE
+      and len(r.rec.named("self_test")) == len(m.DEVICES))
+r.hal.i2c().set_colour(0, 0.18, 0.30, 0.52, clear=900)
+old = r.ctl.classifier
+check("calibrate", r.ctl.cmd_calibrate(1, 1) == OK
+      and abs(r.ctl.colour_refs()[0][2] - 0.52) < 0.01
+      and r.ctl.classifier is not old)

@@ -66,7 +66,7 @@ def out_of_range(entry, i, rng=None):
     rng = rng or random.Random(0)
     f = entry[3][i]
     t = f[1]
-    full = m._FULL[t]
+    full = m.TYPE_RANGE[t]
     vals = list(sample_values(entry, "min", rng))
     if t <= m.I32:
         if f[2] > full[0]:

@@ -99,8 +99,7 @@ def test_a_stuck_switch_and_a_weak_lift_fail_the_lift_and_leave_the_door_unteste
 def test_a_lift_switch_wrong_at_rest_is_failed_with_what_it_means(harness, switch, level, said):
     h = harness()
     lift = h.sim.table.lift
-    setattr(lift, "force_hi" if switch == "top" else "force_lo", level)
-    lift._switches()
+    lift.force_switch(switch == "top", level)
     rep = selftest(h, device=None)
     entry = by(rep, "lift_" + switch)[0]
     assert entry["result"] == "failed" and said in entry["message"]

@@ -45,7 +45,7 @@ def test_fields_are_well_formed_and_fit_a_frame():
         for f in e[3]:
             name, t, lo, hi, nmin, nmax = f
             assert m.U8 <= t <= m.U16S
-            full = m._FULL[t]
+            full = m.TYPE_RANGE[t]
             if t == m.STR:
                 assert (lo, hi) == (0, 0) and 0 <= nmin <= nmax <= 255
             else:

@@ -47,7 +47,7 @@ def test_calibrate():
     r.hal.i2c().set_colour(0, 0.18, 0.30, 0.52, clear=900)
     assert r.ctl.cmd_calibrate(3, 1) == (m.E_UNSUPPORTED, 0)
     assert r.ctl.cmd_calibrate(1, 1) == OK
-    assert r.ctl._refs[0] == pytest.approx([0.18, 0.30, 0.52], abs=0.01)
+    assert r.ctl.colour_refs()[0] == pytest.approx([0.18, 0.30, 0.52], abs=0.01)
     assert names(r, "log")[-1][2].startswith("cal blue t1")
     r.hal.i2c().set_colour(0, 0.22, 0.50, 0.28, clear=900)  # green under it, called blue
     assert r.ctl.cmd_calibrate(1, 1) == (m.E_FAILED, 0)

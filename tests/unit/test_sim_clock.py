@@ -47,3 +47,11 @@ def test_abs_us_of_a_deadline():
     assert c.abs_us(due) == c.now_us() + 300
     past = compat.ticks_add(c.ticks_us(), -50)
     assert c.abs_us(past) == c.now_us() - 50
+
+
+def test_catch_up_moves_only_forward():
+    c = VirtualClock(1000)
+    c.catch_up(500)  # an event already due: the clock stays
+    assert c.now_us() == 1000
+    c.catch_up(2500)
+    assert c.now_us() == 2500

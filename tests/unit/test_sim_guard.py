@@ -64,3 +64,11 @@ def test_buttons_and_light():
     assert tab.lines["start_button"].level == 1 and tab.lines["dice_button"].level == 1
     tab.lines["status_light"].drive(1)
     assert tab.panel.get_status()["light"] == 1
+
+
+def test_scheduled_says_whether_a_change_is_due_by_then():
+    tab = bare_table()
+    p = tab.panel
+    p.break_guard(1_000_000, 200)
+    assert p.scheduled(p.curtain, 1, 1_200_000) and not p.scheduled(p.curtain, 1, 1_199_999)
+    assert p.scheduled(p.curtain, 0, 1_000_000) and not p.scheduled(p.lid, 0, 2_000_000)

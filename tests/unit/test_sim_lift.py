@@ -84,3 +84,12 @@ def test_low_duty_does_not_move():
     tab.lines["lift_pwm"].drive(3000)
     tab.advance_to(1_000_000)
     assert tab.lift.pos == 0
+
+
+def test_a_stuck_switch_reads_its_level_until_freed():
+    tab = bare_table()
+    top = tab.lines["lift_top"]
+    tab.lift.force_switch(True, 0)  # the top switch reads pressed with the lift down
+    assert top.level == 0 and tab.lines["lift_bottom"].level == 0
+    tab.lift.free_switches()
+    assert top.level == 1
