@@ -12,7 +12,7 @@ import structlog
 
 from hostd.errors import BadRequest, JantakuError
 from hostd.table.link import CommandRejected
-from hostd.table.operations import Build, LiftCycle, failed
+from hostd.table.operations import Build, DoorMove, LiftCycle, SelfTestStroke, failed
 from protocol import messages as m
 
 log = structlog.get_logger("jantaku.table")
@@ -71,7 +71,9 @@ class TableClient:
         self.targets = []
         self.counts = []  # per track, per colour class (0 = unknown first)
         self._waiters = []  # (predicate, future)
-        self._op = None  # the operation awaited (hostd/table/operations.py), for _reconcile
+        # the operations under way (hostd/table/operations.py), for _reconcile: a build
+        # and the push window's door move may run together
+        self._ops = []
         self._cycle = None  # the hand over's lift cycle, from raise_walls until settled
         self._raised = None  # the build whose walls the lift raised last
         self._tasks = set()
@@ -108,6 +110,14 @@ class TableClient:
                 "board": ident["board"], "firmware": ident["firmware"],
                 "boot_nonce": ident["boot_nonce"]}
 
+    def _begin(self, op):
+        self._ops.append(op)
+        return op
+
+    def _end(self, op):
+        if op in self._ops:
+            self._ops.remove(op)
+
     def register(self, msgid, handler):
         """``handler(values)`` for every event ``msgid`` from the table (one per message)."""
         self._handlers[msgid] = handler
@@ -138,8 +148,8 @@ class TableClient:
         if self.state not in ("fault", "testing"):  # a self-test from fault returns to it
             self.fault = None
         self._emit({"type": "table_state", "state": self.state})
-        op = self._op
-        if isinstance(op, LiftCycle) and op.stopped_short(was, self.state):
+        op = self._cycle
+        if op in self._ops and op.stopped_short(was, self.state):
             # the table lost the link for less than the host's own silence limit, so the
             # host never saw it go: carry on as after a reconnect (the lift again)
             op.interrupted = True
@@ -169,8 +179,9 @@ class TableClient:
         self._emit({"type": "guard", "curtain": bool(v[0]), "lid": bool(v[1])})
 
     def _on_events_lost(self, v):  # (a HEARTBEAT from the link client: events dropped)
-        if isinstance(self._op, Build):
-            self._op.interrupted = True  # its build_done may be what was lost
+        for op in self._ops:
+            if isinstance(op, (Build, DoorMove, SelfTestStroke)):
+                op.interrupted = True  # the event that ends it may be what was lost
         self._tasks.add(asyncio.create_task(self._reconcile()))
 
     def _on_log(self, v):
@@ -281,10 +292,11 @@ class TableClient:
         is and carries on."""
         if what == "reset":
             self._fail_waiters(TableFault(m.F_RESET, 0))
-            self._op = None
+            self._ops = []
             self.state, self.lift, self.door = "boot", None, "unknown"
-        if what == "disconnected" and self._op is not None:
-            self._op.interrupted = True  # only what the outage cut is carried on
+        if what == "disconnected":
+            for op in self._ops:
+                op.interrupted = True  # only what the outage cut is carried on
         if what in ("connected", "up", "reset") and self.link.connected:
             self._tasks.add(asyncio.create_task(self._reconcile()))
             for t in [t for t in self._tasks if t.done()]:
@@ -293,18 +305,16 @@ class TableClient:
     async def _reconcile(self):
         """Ask the table where it is, and carry on what the link's outage (or a lost
         event: SPEC §10) interrupted: a paused build, a build done or a lift at the top
-        whose event never came."""
+        whose event never came, a door or a self-test stroke the outage cut."""
         try:
             await self.query_status()
             if self.light != "auto":  # the table forgot it with the link (its safe default)
                 await self.set_light(self.light)
-            op = self._op
-            if op is None or not op.interrupted:
-                return
-            op.interrupted = False
-            log.info("carrying on after the link came back", operation=op.kind,
-                     table=self.state)
-            await op.carry_on(self)
+            for op in [op for op in self._ops if op.interrupted]:
+                op.interrupted = False
+                log.info("carrying on after the link came back", operation=op.kind,
+                         table=self.state)
+                await op.carry_on(self)
         except Exception as e:  # the link may go again; the next reconnect retries
             log.warning("could not carry on after the link came back", error=str(e))
 
@@ -376,7 +386,7 @@ class TableClient:
 
     async def _run_build(self, build_id, commands):
         done = self.expect(lambda i, v: i == m.BUILD_DONE and v[0] == build_id)
-        self._op = Build(build_id, done)
+        op = self._begin(Build(build_id, done))
         t0 = self.link.mark()
         try:
             for msgid, values in commands:
@@ -386,7 +396,7 @@ class TableClient:
             v = await done
             self._emit(self.build_health(build_id))
         finally:
-            self._op = None
+            self._end(op)
             if not done.done():
                 done.cancel()
         return self._result(list(v[1]), self.link.seconds_since(t0),
@@ -411,7 +421,7 @@ class TableClient:
         walls built inside, at the same time; returns the turnaround in table seconds
         (command to lift at the top).  The lift then returns on its own; `settle` waits
         for it and closes the door: one lift cycle (hostd/table/operations.py)."""
-        cycle = self._op = self._cycle = LiftCycle(self, open_door=open_door)
+        cycle = self._cycle = self._begin(LiftCycle(self, open_door=open_door))
         if open_door:
             await self._move(m.DOOR, (1,))
         await self._move(m.LIFT)
@@ -432,7 +442,8 @@ class TableClient:
             try:
                 await self.settle_after_restart()
             finally:
-                self._op = self._cycle = None
+                self._end(cycle)
+                self._cycle = None
             self.lift = "bottom"
             return
         if cycle.door_open is not None:
@@ -445,7 +456,7 @@ class TableClient:
         try:
             await cycle.bottom
         finally:
-            self._op = None
+            self._end(cycle)
         self._cycle = None
         self.lift = "bottom"
         health = cycle.health()
@@ -460,20 +471,19 @@ class TableClient:
         for _ in range(strokes):
             for track in range(1, (ident["tracks"] if ident else 4) + 1):
                 for kind in (m.D_STACKER, m.D_PUSHER):
-                    done = self.expect(lambda i, v, k=kind, t=track: i == m.SELF_TEST_RESULT
-                                       and v[0] == k and v[1] == t)
-                    await self.link.command(m.SELF_TEST, (kind, track))
-                    await done
+                    await self.self_test(kind, track)
 
     async def self_test(self, kind, index=0):
         """One SELF_TEST: (result, value) of its SELF_TEST_RESULT (protocol TEST_*)."""
-        done = self.expect(lambda i, v: i == m.SELF_TEST_RESULT and v[0] == kind and v[1] == index)
+        op = self._begin(SelfTestStroke(self, kind, index))
         try:
             await self.link.command(m.SELF_TEST, (kind, index))
+            v = await op.done
         except BaseException:
-            done.cancel()
+            op.done.cancel()
             raise
-        v = await done
+        finally:
+            self._end(op)
         return v[2], v[3]
 
     async def set_calibration(self, track, max_distance, refs):
@@ -543,12 +553,8 @@ class TableClient:
     async def drop_top(self):
         """Open the centre door so everything on the table top falls into the mixer, then
         close it again."""
-        opened = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_OPEN)
-        await self._move(m.DOOR, (1,))
-        await opened
-        closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
-        await self._move(m.DOOR, (0,))
-        await closed
+        await self.open_door()
+        await self.close_door()
 
     async def open_door(self):
         """Open the centre door: what people pushed onto it falls into the mixer."""
@@ -559,12 +565,15 @@ class TableClient:
 
     async def _door(self, state, name):
         was = self.door  # already there: the table reports the door only when it changes
-        there = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == state)
-        await self._move(m.DOOR, (1 if state == m.DOOR_OPEN else 0,))
-        if was == name and self.door == name:
-            there.cancel()
-            return
-        await there
+        op = self._begin(DoorMove(self, opening=state == m.DOOR_OPEN))
+        try:
+            await self._move(m.DOOR, (1 if op.opening else 0,))
+            if was == name and self.door == name:
+                op.there.cancel()
+                return
+            await op.there
+        finally:
+            self._end(op)
 
     async def pause(self, seconds, stop=None):
         """Wait `seconds` of table time (virtual in-process, scaled on a sped-up

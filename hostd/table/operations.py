@@ -6,6 +6,11 @@ after a stop, or bring it to its end after the daemon restarted.
 * :class:`LiftCycle`: a hand over's lift cycle (the door opened with it, the walls up,
   the lift back down and the door closed), with the stroke times it measured (table
   health).  ``raise_walls`` starts it, ``settle`` ends it.
+* :class:`DoorMove`: one move of the centre door (the push window's, a drop's).
+* :class:`SelfTestStroke`: one SELF_TEST (a stroke that clears a ramp, a reading).
+
+(The push window and the empty's rounds are the session's: their progress is in its
+state, `until` and `round`, which the journal keeps.)
 
 An operation's futures come from the client's ``expect`` (resolved by an event, failed
 by a FAULT); ``interrupted`` marks one whose events the link may have lost, which the
@@ -13,7 +18,13 @@ client's reconcile carries on.  After a restart of the daemon no operation exist
 journal says where the session was, and the client's ``settle`` with no cycle brings the
 lift to the bottom itself.
 """
+import asyncio
+
 from protocol import messages as m
+
+#: seconds a door move sent again waits for a word: the table reports the door only when
+#: it changes, so one that got there before the link's outage (its event lost) is quiet
+DOOR_QUIET_S = 3.0
 
 
 def failed(fut):
@@ -91,3 +102,45 @@ class LiftCycle:
                 "down_ms": down_t[0] if down_t else None,
                 "peak_current_up": up_t[1] if up_t else None,
                 "peak_current_down": down_t[1] if down_t else None}
+
+
+class DoorMove:
+    """The centre door to open or closed: done when the table reports it there."""
+
+    kind = "door"
+
+    def __init__(self, client, *, opening):
+        self.opening = bool(opening)
+        self.want = m.DOOR_OPEN if opening else m.DOOR_CLOSED
+        self.there = client.expect(lambda i, v: i == m.DOOR_STATE and v[0] == self.want)
+        self.interrupted = False
+
+    async def carry_on(self, client):
+        """After the link came back (its outage stopped the door): the move again; a door
+        that got there before the outage is quiet, and counts as there."""
+        if self.there.done():
+            return
+        await client.link.command(m.DOOR, (1 if self.opening else 0,))
+        try:
+            await asyncio.wait_for(asyncio.shield(self.there), DOOR_QUIET_S)
+        except asyncio.TimeoutError:
+            if not self.there.done():
+                self.there.set_result((self.want,))
+
+
+class SelfTestStroke:
+    """One SELF_TEST of a device (index: its track, or 0): done with its result."""
+
+    kind = "self_test"
+
+    def __init__(self, client, device, index):
+        self.device, self.index = device, index
+        self.done = client.expect(lambda i, v: i == m.SELF_TEST_RESULT and v[0] == device
+                                  and v[1] == index)
+        self.interrupted = False
+
+    async def carry_on(self, client):
+        """After the link came back: its result may be what was lost; asked again (a
+        stroke once more, or a reading)."""
+        if not self.done.done():
+            await client.link.command(m.SELF_TEST, (self.device, self.index))
