@@ -303,3 +303,45 @@ def test_a_boot_error_line_is_read_in_pieces_among_noise():
     assert len(c._text) < 100  # what is kept stays small
     c._look_for_boot_error(b"jantaku: boot error: " + b"x" * 700)  # no line end: not taken
     assert c.boot_error.startswith("ProfileError")
+
+
+def test_a_command_cancelled_as_its_result_comes_is_cancelled():
+    # the daemon closing (or an abort) cancels a step whose command's RESULT is resolved
+    # in the same loop pass: the step must stop there, not carry on to wait for an event
+    # from a link that is gone (held-out sweep: daemon.close() hung after
+    # extra-tile:build=2,count=3 with reset:build=3,after=55, seed 812)
+    async def go():
+        client, tc, task = await connected(ScriptedTable(good_table))
+        cmd = asyncio.create_task(client.command(m.STATUS))
+        for _ in range(100):
+            await asyncio.sleep(0)
+            if client._pending:
+                break
+        (fut, _, _), = client._pending.values()
+        fut.set_result(None)  # the RESULT, and in the same pass the cancel
+        cmd.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await cmd
+        client.stop()
+        task.cancel()
+
+    asyncio.run(go())
+
+
+def test_a_command_the_table_never_answers_times_out():
+    async def go():
+        client, tc, task = await connected(ScriptedTable(good_table))
+        client._timeout = 0.05
+        cmd = asyncio.create_task(client.command(m.STATUS))
+        for _ in range(100):
+            await asyncio.sleep(0)
+            if client._pending:
+                break
+        client._pending.clear()  # its RESULT is lost: nothing resolves the future
+        with pytest.raises(TableGone) as e:
+            await cmd
+        assert "did not answer status within" in str(e.value)
+        client.stop()
+        task.cancel()
+
+    asyncio.run(go())
