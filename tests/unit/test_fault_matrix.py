@@ -404,6 +404,12 @@ SWEEP_FOUND = (
     # rise, a tile waiting at the mouth dropped in within the entry sensor's debounce
     # and went uncounted (deck A one tile over, deck B one short for ever after)
     ("jam:build=3,track=1,after=130,count=1;reset:build=2,during=door,at=299", 152, PLAY),
+    # the curtain broken while nothing moved (here: while the table rebooted; below:
+    # after the lift's cycle): the next motion was refused and the daemon stopped on the
+    # bare refusal (`continue` tried again for ever) instead of on the guard
+    ("guard:build=3,during=lift,at=2015,input=curtain,ms=%d;reset:build=3,during=door,"
+     "at=300" % LONG, 677, PLAY),
+    ("guard:build=2,during=lift,at=9500,ms=%d" % LONG, 3, PLAY),
 )
 
 

@@ -345,3 +345,45 @@ def test_a_command_the_table_never_answers_times_out():
         task.cancel()
 
     asyncio.run(go())
+
+
+def test_a_motion_refused_while_the_guard_is_broken_is_the_guard_not_a_refusal():
+    """The curtain broke while nothing moved (only its state is reported, no fault): the
+    table refuses the next LIFT or DOOR open.  The step stops on the guard (clear it, then
+    continue), not on a bare refusal that `continue` could only repeat (held-out sweep:
+    guard:build=3,during=lift,at=2015,input=curtain with reset:build=3,during=door,at=300,
+    seed 677: the curtain broke while the table rebooted)."""
+    def table(msgid, values, t):
+        if msgid in (m.LIFT, m.DOOR) and (msgid == m.LIFT or values[0]):
+            return m.E_NOT_ALLOWED if getattr(t, "unsafe", False) else 0
+        if msgid == m.STATUS:  # (at once: ScriptedTable.at can't hold two at one instant)
+            t.dev.send(m.STATUS_REPLY, (m.S_IDLE, 0, 0, 0, 0, [], []))
+            return 0
+        return good_table(msgid, values, t)
+
+    async def go():
+        t = ScriptedTable(table)
+        client, tc, task = await connected(t)
+        try:
+            t.unsafe = True
+            t.dev.send(m.GUARD, (0, 1))  # the curtain broken, the lid closed
+            for _ in range(200):
+                await asyncio.sleep(0)
+                if not tc.guard["curtain"]:
+                    break
+            with pytest.raises(TableFault) as e:
+                await asyncio.wait_for(tc.open_door(), 5)
+            assert e.value.kind == "guard" and e.value.detail == 1
+            assert str(e.value) == "the light curtain is broken: the table will not move"
+            t.dev.send(m.GUARD, (1, 1))  # the table said it is safe: a refusal is a refusal
+            for _ in range(200):
+                await asyncio.sleep(0)
+                if tc.guard["curtain"]:
+                    break
+            with pytest.raises(CommandRejected):
+                await asyncio.wait_for(tc.open_door(), 5)
+        finally:
+            client.stop()
+            task.cancel()
+
+    asyncio.run(go())
