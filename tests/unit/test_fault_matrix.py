@@ -9,8 +9,8 @@ state after the command took effect (never a hope).
 
 The real daemon against the in-process table in virtual time (daemon_harness.Harness).
 `make test` runs a representative subset (each kind once, each stage once); the whole
-cross product is marked `slow` (`make test-slow`).  A held-out style check draws a few
-faults with random parameters from a seed.
+cross product is marked `slow` (`make test-slow`).  A held-out style check draws faults
+with random parameters from a seed; SWEEP_FOUND keeps the ones a wider sweep found failing.
 """
 import random
 
@@ -428,9 +428,18 @@ def test_a_fault_the_sweep_found_leads_back(tmp_path, spec, seed, scenario):
 
 
 HELD_OUT_SEED = 39
+HELD_OUT_N = 24
+# draws that hit a known defect: n -> why (an extra tile whose copy went into the walls
+# while the tile left in the mixer has the other back colour: KNOWN's resplit-extra-tile)
+HELD_OUT_KNOWN = {
+    11: "extra-tile:build=3,count=2: " + KNOWN[("resplit", "extra-tile")],
+    20: "extra-tile:build=1,count=2: " + KNOWN[("resplit", "extra-tile")],
+}
 
 
-@pytest.mark.parametrize("n", range(4))
+@pytest.mark.parametrize("n", [
+    pytest.param(n, marks=(pytest.mark.xfail(reason=HELD_OUT_KNOWN[n], strict=True),)
+                 if n in HELD_OUT_KNOWN else ()) for n in range(HELD_OUT_N)])
 def test_held_out_random_faults_lead_back_to_the_third_hand_over(tmp_path, n):
     rng = random.Random(HELD_OUT_SEED * 100 + n)
     spec = random_fault(rng)
