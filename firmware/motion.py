@@ -3,7 +3,8 @@
 #
 # Every motion has a timeout.  Faults (motor off first, then reported):
 #   - the switch being left does not release within `release_ms`  -> LIMIT
-#   - both end switches pressed at once                             -> LIMIT
+#   - both end switches pressed at once (before, during, or at the    -> LIMIT
+#     arrival: a switch stuck pressed, not an arrival)
 #   - the end switch is not reached within `timeout_ms`             -> LIMIT
 #     (the mechanism moved, the switch never closed)
 #   - motor current above threshold for `stall_ms`                  -> STALL
@@ -155,6 +156,11 @@ class EndMotion:
         """Finish an arrival or a halt seen by an IRQ.  Returns True if one was."""
         if self._arrived:
             self._arrived = False
+            if self.both_pressed():
+                # the end switch closed while the one being left is still pressed:
+                # a stuck switch, not an arrival (the lift or door never moved)
+                self._fail(codes.FAULT_LIMIT)
+                return True
             direction = self.moving
             self.motor.stop()
             self._cancel_timers()

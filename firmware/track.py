@@ -20,7 +20,9 @@ _RING = const(8)  # edge times kept for tiles counted but not yet read
 _RING_MASK = const(7)
 # After a jam back-off stroke ends, the tile it freed has this long to leave the
 # beam before the next back-off (or the JAM fault).  A beam that clears earlier
-# reopens the gate at once (service(), on the rising edge).
+# reopens the gate once it has been clear for the entry sensor's debounce time
+# (service(), on the rising edge, then the jam timer): a tile let in sooner would
+# fall on a beam the photo driver still takes for bouncing, and enter uncounted.
 JAM_SETTLE_MS = const(50)
 
 
@@ -37,6 +39,7 @@ class Track:
         self._channel = num - 1
         self._colour_delay_us = t["colour_delay"] * 1000
         self._jam_us = o["jam"] * 1000
+        self._deb_us = t["debounce"] * 1000  # the entry sensor's debounce (photo driver)
         self._jam_retries = o["jam_retries"]
         self.capacity = 2 * profile["max_stacks"]
         self.gate = Gate(hal.output("gate" + n), close_ms=t["gate_close"])
@@ -111,7 +114,7 @@ class Track:
                 self._jam_parked = False
         if self.jammed:
             if not self.photo.blocked():
-                self._jam_cleared()
+                self._jam_due()  # cleared, once the beam has been clear long enough
         elif self._jam_timer.active:
             if not self.photo.blocked():
                 # the tile has left the beam: park its jam check
@@ -174,6 +177,16 @@ class Track:
     def _jam_due(self):
         if not self.photo.blocked():
             if self.jammed:
+                # the gate reopens only once the beam has been clear for the debounce
+                # time: a tile let in sooner (one waiting at the mouth drops in at once)
+                # would fall on a beam the photo driver still takes for bouncing, and
+                # enter uncounted
+                rise = self.photo.last_rise_us
+                d = ticks_diff(self._clock.ticks_us(), rise)
+                if 0 <= d < self._deb_us:
+                    self._jam_timer.start_at_us(rise, self._deb_us)
+                    self._jam_parked = False
+                    return
                 self._jam_cleared()
             return
         # the beam has been blocked for longer than the jam timeout

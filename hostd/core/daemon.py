@@ -750,6 +750,14 @@ class Daemon:
     async def _recover(self, s, how):
         if self.table.state == "fault":
             await self._clear_table_fault()
+        elif self.state.get("kind") == "guard" and not all(self.table.guard.values()):
+            # a motion refused while the guard was unsafe (no table fault to clear): the
+            # step would only stop on it again, so the command says it is still there
+            f = self.fault() or {}
+            raise self._answer_error(JantakuError(
+                "the fault is still there: %s: %s" % (
+                    f.get("message") or "the guard is broken", f.get("todo") or "fix it first"),
+                code="fault_remains", status=409))
         step = self.state["step"]
         await self._begin_step(step, s.recover())
         return await self.answer(continued=step)

@@ -672,8 +672,26 @@ class TableClient:
                     raise e from None
             f = self.fault
             if f is None or self.state != "fault":
+                broken = self._guard_broken(msgid, values)
+                if broken is not None:
+                    raise broken from e
                 raise
             raise TableFault(f["code"], f.get("track") or 0, f.get("detail") or 0) from e
+
+    def _guard_broken(self, msgid, values):
+        """A LIFT or a DOOR open refused while the guard is unsafe (the curtain broken or
+        the lid open while nothing moved: only its state was reported, no fault): the guard
+        is what stops the step (`guard`: clear it, then continue), not a bare refusal that
+        `continue` could only repeat.  None if the guard is safe as far as the table said."""
+        if not (msgid == m.LIFT or (msgid == m.DOOR and values and values[0])):
+            return None
+        curtain, lid = not self.guard.get("curtain", True), not self.guard.get("lid", True)
+        if not (curtain or lid):
+            return None
+        what = " and ".join(w for w, bad in (("the light curtain is broken", curtain),
+                                              ("the lid is open", lid)) if bad)
+        return TableFault(m.F_GUARD, 0, (1 if curtain else 0) | (2 if lid else 0),
+                          message="%s: the table will not move" % what)
 
     async def query_status(self):
         reply = self.expect(lambda i, v: i == m.STATUS_REPLY)

@@ -234,14 +234,22 @@ class LinkClient:
                 raise TableGone("no table connected: %s" % self.error)
             await asyncio.sleep(0.005)  # window full: the pump drains it
         seq = link.sent_seq
-        fut = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
         self._pending[seq] = (fut, msgid, tuple(values))
+        # the future itself is awaited, its timeout a timer: asyncio.wait_for (Python
+        # 3.11) returns the result of a future done in the same loop pass as a cancel
+        # and drops the cancel, so a step cancelled (an abort, the daemon closing) as a
+        # RESULT came went on to wait for an event from a link that was gone
+        expired = loop.call_later(timeout or self._timeout, _expire, fut)
         try:
-            return await asyncio.wait_for(fut, timeout or self._timeout)
+            return await fut
         except asyncio.TimeoutError:
             self._pending.pop(seq, None)
             raise TableGone("the table did not answer %s within %.0f s"
                             % (m.name_of(msgid), timeout or self._timeout)) from None
+        finally:
+            expired.cancel()
 
     def mark(self):
         """An instant on the link clock, for `seconds_since`."""
@@ -258,3 +266,9 @@ class LinkClient:
         if self.link is not None:
             st["link"] = self.link.stats()
         return st
+
+
+def _expire(fut):
+    """A command's RESULT did not come in time (Link.command's timer)."""
+    if not fut.done():
+        fut.set_exception(asyncio.TimeoutError())

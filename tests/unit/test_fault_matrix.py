@@ -9,8 +9,8 @@ state after the command took effect (never a hope).
 
 The real daemon against the in-process table in virtual time (daemon_harness.Harness).
 `make test` runs a representative subset (each kind once, each stage once); the whole
-cross product is marked `slow` (`make test-slow`).  A held-out style check draws a few
-faults with random parameters from a seed.
+cross product is marked `slow` (`make test-slow`).  A held-out style check draws faults
+with random parameters from a seed; SWEEP_FOUND keeps the ones a wider sweep found failing.
 """
 import random
 
@@ -167,7 +167,9 @@ class Person:
             return False
         if self.scenario == GAME and s.game != 2:
             return False
-        return st["state"]["name"] == "built" and s.hand == self.hands
+        # (past it, too: a recovery whose hand over people pressed as the fault asked,
+        # a reset's re-split during the third hand, begins the fourth on its way back)
+        return st["state"]["name"] == "built" and s.hand >= self.hands
 
     def wanted(self, st):
         """The command the people send now (and its coroutine), or None: wait."""
@@ -175,7 +177,10 @@ class Person:
         action = f["action"] if f and f.get("action") else st["next"]["action"]
         s = self.d.session
         if action == "hand_over" and s is not None and st["state"]["name"] == "built":
-            if self.scenario == GAME and not self.done_game and s.hand == 2:
+            # (a new game after hand 2; or after the first hand over from then on: a
+            # recovery's own hand over, which people pressed as the fault asked, may have
+            # begun hand 3 first, and no new game is taken while recovering)
+            if self.scenario == GAME and not self.done_game and s.hand >= 2:
                 return "game_new"
             if self.scenario == EMPTY and s.hand == 0:
                 return "end_empty"
@@ -327,7 +332,7 @@ def check_tiles(h, p):
 
 def run_combo(tmp_path, stage, spec, seed=3):
     scenario = STAGES[stage][0]
-    h = Harness(tmp_path, seed=seed, faults=(spec,))
+    h = Harness(tmp_path, seed=seed, faults=tuple(spec.split(";")))
     try:
         p = Person(h, scenario)
         p.run()
@@ -386,10 +391,62 @@ def random_fault(rng):
                                                         rng.choice((1500, LONG)))
 
 
+# faults a held-out style sweep (random parameters, many seeds, later builds) found
+# failing, each with the table's seed: (spec, seed, scenario); ";" joins two faults
+SWEEP_FOUND = (
+    # the top switch stuck pressed as hand over 2's lift starts: the firmware took the
+    # switch for an arrival (the lift never left the bottom) and the daemon went on to
+    # settle with the walls still inside and the played deck still on the table top
+    ("limit-stuck:build=2,switch=top,state=pressed", 294, PLAY),
+    # a reset during hand 2's build, in a new-game scenario: the recovery's hand over
+    # (as the fault asked) begins hand 3 before people can ask for the new game (the
+    # test's people waited for a hand 2 that never came back)
+    ("reset:build=3,after=6", 751, GAME),
+    # a jam cleared by its one back-off: the firmware reopened the gate on the beam's
+    # rise, a tile waiting at the mouth dropped in within the entry sensor's debounce
+    # and went uncounted (deck A one tile over, deck B one short for ever after)
+    ("jam:build=3,track=1,after=130,count=1;reset:build=2,during=door,at=299", 152, PLAY),
+    # the curtain broken while nothing moved (here: while the table rebooted; below:
+    # after the lift's cycle): the next motion was refused and the daemon stopped on the
+    # bare refusal (`continue` tried again for ever) instead of on the guard
+    ("guard:build=3,during=lift,at=2015,input=curtain,ms=%d;reset:build=3,during=door,"
+     "at=300" % LONG, 677, PLAY),
+    ("guard:build=2,during=lift,at=9500,ms=%d" % LONG, 3, PLAY),
+    # a reset while deck B is built during the third hand: the re-split at the next
+    # hand over (as the fault asks) begins hand 4; the test's people waited for a hand
+    # 3 that never came back (a Person fix)
+    ("reset:build=4,after=30", 3, PLAY),
+    ("reset:build=5,after=9", 846, GAME),
+)
+
+
+@pytest.mark.parametrize("spec,seed,scenario", SWEEP_FOUND,
+                         ids=["%s-%d" % (s, n) for s, n, _ in SWEEP_FOUND])
+def test_a_fault_the_sweep_found_leads_back(tmp_path, spec, seed, scenario):
+    h = Harness(tmp_path, seed=seed, faults=tuple(spec.split(";")))
+    try:
+        p = Person(h, scenario)
+        p.run()
+        check_tiles(h, p)
+        assert [f for f in h.sim.table.faults.faults if f.fired], p.trail
+        assert h.driven() == [], ("motors run with nothing to do", h.driven())
+    finally:
+        h.close()
+
+
 HELD_OUT_SEED = 39
+HELD_OUT_N = 24
+# draws that hit a known defect: n -> why (an extra tile whose copy went into the walls
+# while the tile left in the mixer has the other back colour: KNOWN's resplit-extra-tile)
+HELD_OUT_KNOWN = {
+    11: "extra-tile:build=3,count=2: " + KNOWN[("resplit", "extra-tile")],
+    20: "extra-tile:build=1,count=2: " + KNOWN[("resplit", "extra-tile")],
+}
 
 
-@pytest.mark.parametrize("n", range(4))
+@pytest.mark.parametrize("n", [
+    pytest.param(n, marks=(pytest.mark.xfail(reason=HELD_OUT_KNOWN[n], strict=True),)
+                 if n in HELD_OUT_KNOWN else ()) for n in range(HELD_OUT_N)])
 def test_held_out_random_faults_lead_back_to_the_third_hand_over(tmp_path, n):
     rng = random.Random(HELD_OUT_SEED * 100 + n)
     spec = random_fault(rng)

@@ -303,3 +303,87 @@ def test_a_boot_error_line_is_read_in_pieces_among_noise():
     assert len(c._text) < 100  # what is kept stays small
     c._look_for_boot_error(b"jantaku: boot error: " + b"x" * 700)  # no line end: not taken
     assert c.boot_error.startswith("ProfileError")
+
+
+def test_a_command_cancelled_as_its_result_comes_is_cancelled():
+    # the daemon closing (or an abort) cancels a step whose command's RESULT is resolved
+    # in the same loop pass: the step must stop there, not carry on to wait for an event
+    # from a link that is gone (held-out sweep: daemon.close() hung after
+    # extra-tile:build=2,count=3 with reset:build=3,after=55, seed 812)
+    async def go():
+        client, tc, task = await connected(ScriptedTable(good_table))
+        cmd = asyncio.create_task(client.command(m.STATUS))
+        for _ in range(100):
+            await asyncio.sleep(0)
+            if client._pending:
+                break
+        (fut, _, _), = client._pending.values()
+        fut.set_result(None)  # the RESULT, and in the same pass the cancel
+        cmd.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await cmd
+        client.stop()
+        task.cancel()
+
+    asyncio.run(go())
+
+
+def test_a_command_the_table_never_answers_times_out():
+    async def go():
+        client, tc, task = await connected(ScriptedTable(good_table))
+        client._timeout = 0.05
+        cmd = asyncio.create_task(client.command(m.STATUS))
+        for _ in range(100):
+            await asyncio.sleep(0)
+            if client._pending:
+                break
+        client._pending.clear()  # its RESULT is lost: nothing resolves the future
+        with pytest.raises(TableGone) as e:
+            await cmd
+        assert "did not answer status within" in str(e.value)
+        client.stop()
+        task.cancel()
+
+    asyncio.run(go())
+
+
+def test_a_motion_refused_while_the_guard_is_broken_is_the_guard_not_a_refusal():
+    """The curtain broke while nothing moved (only its state is reported, no fault): the
+    table refuses the next LIFT or DOOR open.  The step stops on the guard (clear it, then
+    continue), not on a bare refusal that `continue` could only repeat (held-out sweep:
+    guard:build=3,during=lift,at=2015,input=curtain with reset:build=3,during=door,at=300,
+    seed 677: the curtain broke while the table rebooted)."""
+    def table(msgid, values, t):
+        if msgid in (m.LIFT, m.DOOR) and (msgid == m.LIFT or values[0]):
+            return m.E_NOT_ALLOWED if getattr(t, "unsafe", False) else 0
+        if msgid == m.STATUS:  # (at once: ScriptedTable.at can't hold two at one instant)
+            t.dev.send(m.STATUS_REPLY, (m.S_IDLE, 0, 0, 0, 0, [], []))
+            return 0
+        return good_table(msgid, values, t)
+
+    async def go():
+        t = ScriptedTable(table)
+        client, tc, task = await connected(t)
+        try:
+            t.unsafe = True
+            t.dev.send(m.GUARD, (0, 1))  # the curtain broken, the lid closed
+            for _ in range(200):
+                await asyncio.sleep(0)
+                if not tc.guard["curtain"]:
+                    break
+            with pytest.raises(TableFault) as e:
+                await asyncio.wait_for(tc.open_door(), 5)
+            assert e.value.kind == "guard" and e.value.detail == 1
+            assert str(e.value) == "the light curtain is broken: the table will not move"
+            t.dev.send(m.GUARD, (1, 1))  # the table said it is safe: a refusal is a refusal
+            for _ in range(200):
+                await asyncio.sleep(0)
+                if tc.guard["curtain"]:
+                    break
+            with pytest.raises(CommandRejected):
+                await asyncio.wait_for(tc.open_door(), 5)
+        finally:
+            client.stop()
+            task.cancel()
+
+    asyncio.run(go())

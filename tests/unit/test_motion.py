@@ -104,6 +104,19 @@ def test_both_pressed_refuses():
     assert m.pwm.duty == 0
 
 
+def test_far_switch_closing_before_the_near_one_released_is_limit_not_an_arrival():
+    # a top switch that sticks pressed as the stroke starts (held-out sweep:
+    # limit-stuck:build=2,switch=top,state=pressed): the lift never left the bottom,
+    # so the walls are not up; the motion must fail, not arrive
+    m = M()
+    assert m.ax.move(FAR) == 0
+    m.run(5)
+    m.far.set(0)  # "reached" with the near switch still pressed
+    m.run(5)
+    assert m.arrived == [] and m.faults == [codes.FAULT_LIMIT]
+    assert m.pwm.duty == 0 and m.ax.moving == 0 and m.ax.strokes == 0
+
+
 def test_halt_marks_motion_halted():
     m = M()
     m.ax.move(FAR)
