@@ -1,8 +1,10 @@
-"""hostd/table/operations.py against a fake table client: a build and a lift cycle carry
-themselves on after the link's outage, and a cycle reports its strokes."""
+"""hostd/table/operations.py against a fake table client: a build, a lift cycle, a door
+move and a self-test stroke carry themselves on after the link's outage, and a cycle
+reports its strokes."""
 import asyncio
 
-from hostd.table.operations import Build, LiftCycle, failed
+from hostd.table import operations
+from hostd.table.operations import Build, DoorMove, LiftCycle, SelfTestStroke, failed
 from protocol import messages as m
 
 
@@ -100,3 +102,42 @@ def test_failed_says_a_wait_will_never_come_true():
         return [failed(f) for f in (None, pending, broken, cancelled)]
 
     assert run(go()) == [True, False, True, True]
+
+
+def test_a_door_move_the_outage_stopped_goes_again_and_a_quiet_door_counts_as_there(monkeypatch):
+    monkeypatch.setattr(operations, "DOOR_QUIET_S", 0.01)
+
+    async def go():
+        c = FakeClient()
+        move = DoorMove(c, opening=True)
+        pred, fut = c.waits[-1]
+        assert pred(m.DOOR_STATE, (m.DOOR_OPEN,)) and not pred(m.DOOR_STATE, (m.DOOR_CLOSED,))
+
+        async def arrives():  # the table moves the door again and says so
+            await asyncio.sleep(0)
+            fut.set_result((m.DOOR_OPEN,))
+        await asyncio.gather(move.carry_on(c), arrives())
+        assert c.link.sent == [(m.DOOR, (1,))] and move.there.result() == (m.DOOR_OPEN,)
+        await move.carry_on(c)  # there: nothing more
+        assert c.link.sent == [(m.DOOR, (1,))]
+        quiet = DoorMove(c, opening=False)  # it got there before the outage: no word comes
+        await quiet.carry_on(c)
+        assert c.link.sent[-1] == (m.DOOR, (0,)) and quiet.there.result() == (m.DOOR_CLOSED,)
+
+    run(go())
+
+
+def test_a_self_test_stroke_whose_result_was_lost_is_asked_again():
+    async def go():
+        c = FakeClient()
+        stroke = SelfTestStroke(c, m.D_STACKER, 2)
+        pred, _ = c.waits[-1]
+        assert pred(m.SELF_TEST_RESULT, (m.D_STACKER, 2, 0, 0))
+        assert not pred(m.SELF_TEST_RESULT, (m.D_STACKER, 3, 0, 0))
+        await stroke.carry_on(c)
+        assert c.link.sent == [(m.SELF_TEST, (m.D_STACKER, 2))]
+        stroke.done.set_result((m.D_STACKER, 2, 0, 0))
+        await stroke.carry_on(c)
+        assert c.link.sent == [(m.SELF_TEST, (m.D_STACKER, 2))]
+
+    run(go())
