@@ -304,10 +304,13 @@ def fault_of(state, table_fault=None):
                 "action": todo_action(p.get("kind"))}
     if table_fault:
         kind = table_fault.get("kind")
+        todo, action = todo_text(kind, track=table_fault.get("track")), todo_action(kind)
+        if state.name == "table_fault" and action != "clear_fault":
+            # no session to carry on (it ended with the fault standing): the table's fault
+            # is cleared as it is, once its cause is gone
+            todo, action = todo.replace("then continue", "then clear the fault"), "clear_fault"
         return {"kind": kind, "track": table_fault.get("track"), "deck": None, "step": None,
-                "message": table_fault.get("message"),
-                "todo": todo_text(kind, track=table_fault.get("track")),
-                "action": todo_action(kind)}
+                "message": table_fault.get("message"), "todo": todo, "action": action}
     return None
 
 

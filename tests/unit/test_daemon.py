@@ -844,3 +844,25 @@ def test_a_replacing_start_while_the_table_reports_a_fault_is_refused_naming_it(
         assert h.daemon.session is None and not h.daemon.busy()
     finally:
         h.close()
+
+
+def test_a_session_ended_on_a_surplus_leaves_the_tables_fault_to_clear(tmp_path):
+    """Issue 42 point 1: the state never contradicts its fault. A surplus stop (carried on
+    with continue in a session) that is ended is the table's fault to clear: its action is
+    clear_fault, in can, and its words say so (before: continue, which idle refuses)."""
+    h = Harness(tmp_path, seed=3, faults=("extra-tile:build=1",))
+    try:
+        h.call(h.daemon.start_session("riichi", False))  # the normal rotation: A by count
+        h.settle()
+        st = h.status()
+        assert st["state"]["name"] == "stopped" and st["fault"]["kind"] == "surplus", st["state"]
+        assert st["fault"]["action"] == "continue"
+        h.call(h.daemon.end_session())
+        h.settle(max_s=5)
+        st = h.status()
+        f = st["fault"]
+        assert st["state"]["name"] == "table_fault", st["state"]  # the table's SURPLUS stands
+        assert f["action"] == "clear_fault" and "clear_fault" in st["can"], (f, st["can"])
+        assert "then clear the fault" in f["todo"] and "continue" not in f["todo"], f["todo"]
+    finally:
+        h.close()
