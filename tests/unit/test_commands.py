@@ -36,12 +36,12 @@ def test_the_api_has_one_route_per_command_and_no_other_command_route():
 
 
 def _cli_commands(parser):
-    """Every command name a CLI subcommand runs (its `_command` default)."""
+    """Every command name a CLI subcommand runs (its `table_command` default)."""
     out = set()
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
-                name = sub.get_default("_command")
+                name = sub.get_default("table_command")
                 if name:
                     out.add(name)
                 out |= _cli_commands(sub)
@@ -57,7 +57,7 @@ def test_the_cli_offers_exactly_the_lists_commands_by_their_words():
         args = parser.parse_args(c.cli.split() + {"start": ["--ruleset", "riichi"],
                                                   "calibrate": ["--sets", "pink,yellow"]}.get(
             c.name, []))
-        assert args._command == c.name
+        assert args.table_command == c.name
 
 
 def test_mqtt_offers_todays_six_verbs_from_the_list():
