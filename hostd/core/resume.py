@@ -107,6 +107,8 @@ async def resume(s):
         return "stopped"  # what people must do has not changed
     if st.name == "preparing":  # cut while the tiles were brought together
         s.plan = {"raise": True, "window": True, "before": {d: UNKNOWN for d in DECKS}}
+        if st.get("reason") == "stray":  # people were finding a stray: they still are
+            s.plan["stray"] = st.get("colour")
         await s.run_plan()
         return "resumed"
     if st.name == "recovering":
