@@ -556,7 +556,9 @@ class Session:
         tiles a stopped build left on the ramps are stacked first), then the centre opens
         while people push the table top in."""
         before = dict(plan.get("before") or {d: UNKNOWN for d in DECKS})
-        self.to_state("preparing", stage=Stage.START, before=before)
+        # a stray to find on the way (kept in the state: a stop or a restart carries it)
+        why = {"reason": "stray", "colour": plan["stray"]} if plan.get("stray") else {}
+        self.to_state("preparing", stage=Stage.START, before=before, **why)
         for _ in range(MAX_RESETS):
             try:
                 return await self._collect(plan, before)
@@ -570,7 +572,8 @@ class Session:
                                   "tiles: they all go into the mixer anyway; the collect goes on",
                                   recovered=True)
                 plan = dict(plan, **{"raise": True})
-                self.to_state("preparing", stage=Stage.START, before=before)
+                why = {"reason": "stray", "colour": plan["stray"]} if plan.get("stray") else {}
+                self.to_state("preparing", stage=Stage.START, before=before, **why)
         raise TableFault(F_RESET, 0, 0, "the table restarted %d times in a row while collecting "
                          "the tiles: stopped" % MAX_RESETS)
 
@@ -585,6 +588,9 @@ class Session:
             self.update_state(before={d: ("top" if p in STUCK else p) for d, p in before.items()})
         if plan.get("stray"):
             await self._find_stray(plan["stray"])
+            plan.pop("stray")  # found: a collect carried on after a restart asks no more
+            if self.plan is not None:
+                self.plan.pop("stray", None)
         if plan.get("window"):
             await self._push_window("preparing", stage=Stage.PUSH)
         if self.mixed_deck:  # both sets in the mixer now
@@ -777,6 +783,10 @@ class Session:
             if st["kind"] == "stray":
                 return await self._resplit_stray(fault.get("colour"), fault.get("ids"))
             if resume.name == "preparing":
+                if self.plan is None:  # (a daemon restarted since: as resume.py makes it)
+                    from hostd.core.resume import plan_from_state
+
+                    self.plan = plan_from_state(resume)
                 return await self.run_plan()
             if resume.name == "hand_over":
                 return await self.run_hand_over(repeat=resume, fault_ids=fault.get("ids"))

@@ -455,3 +455,48 @@ def test_a_stray_in_walls_built_asks_people_to_find_it_and_splits_again(journal)
     assert a["blue"] + b["blue"] == 136 and a["green"] + b["green"] == 136
     assert sorted(table.mixer + table.inside) == ["blue"] * 136 + ["green"] * 136
     assert [f["kind"] for f in s.faults] == ["stray"] and s.faults[0]["recovered"] is True
+
+
+def test_a_daemon_restarted_while_people_look_for_a_stray_asks_for_it_again(journal):
+    """Killed during the find step: the journalled state (preparing, find, the stray's
+    colour) is where a restarted daemon carries on: the collect again, and the find step."""
+    a = ["blue*"] + ["blue"] * 67 + ["green"] * 68
+    table = StrayTable(mixer=a + ["blue"] * 69 + ["green"] * 68, top=[])
+    s = make(journal, table, mixed=True)
+
+    async def until_find(session):
+        for _ in range(200):
+            await asyncio.sleep(0)
+            if session.state.get("stage") == Stage.FIND:
+                return
+        raise AssertionError("no find step: %r" % (session.state,))
+
+    async def first():
+        await s.start()
+        with pytest.raises(TableFault) as e:
+            await s.hand_over()
+        s.on_stopped("hand_over", e.value)
+        step = asyncio.create_task(s.recover())
+        await until_find(s)
+        step.cancel()  # the daemon is killed while people look
+        with pytest.raises(asyncio.CancelledError):
+            await step
+
+    run(first())
+    saved = journal.open_session()
+    assert saved["phase"] == "preparing"
+    s2 = Session.restore(saved, table=table, journal=journal, profile=get_ruleset("riichi"),
+                         dice=Dice(5))
+
+    async def second():
+        step = asyncio.create_task(s2.resume())
+        await until_find(s2)
+        assert next_step(s2.state, Context())["params"] == {"colour": "blue"}
+        table.top.remove("blue*")
+        s2.tell_continue()
+        await step
+
+    run(second())
+    assert s2.state.name == "built" and s2.state["deck"] == "A"
+    a_, b_ = s2.decks["A"]["backs"], s2.decks["B"]["backs"]
+    assert a_["blue"] + b_["blue"] == 136 and a_["green"] + b_["green"] == 136
