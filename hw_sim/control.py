@@ -9,7 +9,8 @@
 # being played) on the table top; {"op": "press", "button": "start" | "dice"} presses a
 # button for PRESS_MS of table time, from now.  The hands that fix what a fault left
 # (hw_sim.table.Table.hand): {"op": "clear-jam", "track": N}, {"op": "put-tile"} /
-# {"op": "take-tile"} (optional "count", default every one), {"op": "clear-guard"}
+# {"op": "take-tile"} (optional "count", default every one), {"op": "take-stray"}
+# (optional "colour", default any; "count", default every one), {"op": "clear-guard"}
 # (optional "input": "curtain" | "lid", default both), {"op": "clear-lift"},
 # {"op": "fix-switch"}, {"op": "plug"}.
 import json
@@ -96,6 +97,11 @@ class Control:
                                           "\"track\": N}"}
         if "input" in req:
             kw["which"] = req["input"]
+        if "colour" in req:
+            if not isinstance(req["colour"], str):
+                return {"ok": False, "error": "colour must be a back colour's name, got %r"
+                                              % (req["colour"],)}
+            kw["colour"] = req["colour"]
         try:
             done = self.table.hand(op, **kw)
         except ValueError as e:

@@ -137,10 +137,11 @@ class MicroPythonTable:
             raise ValueError("no button %r; accepted: %s" % (button, ", ".join(BUTTONS)))
         self.action("press", button=button, ms=ms)
 
-    def hand(self, op, track=0, count=0, which=None):
+    def hand(self, op, track=0, count=0, which=None, colour=None):
         """A person's hands (hw_sim.table.Table.hand), in the MicroPython process."""
         try:
-            return self.action("hand", hand=op, track=track, count=count, which=which)
+            return self.action("hand", hand=op, track=track, count=count, which=which,
+                               colour=colour)
         except StdioError as e:  # the table's own "nothing to do" (ValueError there)
             msg = str(e)
             if "ValueError: " not in msg:

@@ -91,7 +91,7 @@ def _action(t, a):
         return {"tiles": t.push(a.get("keep", 0))}
     elif op == "hand":
         return t.table.hand(a.get("hand"), track=a.get("track", 0), count=a.get("count", 0),
-                            which=a.get("which"))
+                            which=a.get("which"), colour=a.get("colour"))
     elif op == "clear_tracks":
         return {"tiles": len(t.table.clear_tracks())}
     elif op == "reset":

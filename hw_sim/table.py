@@ -31,8 +31,8 @@ from hw_sim.track import Track
 # controller believes; these are the table's physics).  DESIGN §2 timings.
 PLAYERS = ("auto", "manual")  # the simulated people around the table
 # what a person's hands do to fix what a fault left (Table.hand)
-HAND_OPS = ("clear-jam", "put-tile", "take-tile", "clear-guard", "clear-lift", "fix-switch",
-            "plug")
+HAND_OPS = ("clear-jam", "put-tile", "take-tile", "take-stray", "clear-guard", "clear-lift",
+            "fix-switch", "plug")
 
 SIM_DEFAULTS = {
     "offer_mean_ms": 600,  # a track is offered a tile every 0.6 s on average...
@@ -193,7 +193,9 @@ class Table:
         self.wire = wire  # hw_sim.wire.Wire for unplug/noise faults, or None
         self.actions = []
         self.lost = []  # tiles taken away by faults
-        self.taken = []  # surplus tiles a person took out of the mixer (hand("take-tile"))
+        # tiles a person took out: of the mixer (hand("take-tile")), or strays off the
+        # table top (hand("take-stray"))
+        self.taken = []
         self.faults = _faults.FaultPlan(faults, seed=seed, tracks=self.ntracks, colours=colours.names)
         # mechanisms
         self.tracks = []
@@ -485,7 +487,7 @@ class Table:
         return out
 
     # -- a person's hands (docs/SIMULATOR.md "People": the control channel) ---
-    def hand(self, op, track=0, count=0, which=None):
+    def hand(self, op, track=0, count=0, which=None, colour=None):
         """What a person does to fix what a fault left (`jantaku sim OP`, the control
         channel's ops, hw_sim/control.py): returns a dict that says what was done, or
         raises ValueError saying why there was nothing to do.
@@ -493,7 +495,10 @@ class Table:
         clear-jam (track): take the stuck tile out of the track's beam (it drops onto
         the ramp); put-tile (count, 0 = all): put tiles a fault took back into the
         mixer through the lid; take-tile (count, 0 = all): take the surplus tiles (not
-        of the two sets) out of the mixer; clear-guard (which: curtain, lid, None =
+        of the two sets) out of the mixer; take-stray (colour, None = any; count, 0 =
+        all): find the tiles not of the two sets among the table top's tiles of that back
+        colour (sorting them by face: a face with a copy too many) and take them out;
+        clear-guard (which: curtain, lid, None =
         both): step out of the light curtain, close the lid; clear-lift: take the
         obstruction out of the lift's way; fix-switch: free a stuck lift end switch;
         plug: plug the table's cable back in."""
@@ -535,6 +540,8 @@ class Table:
                 self.mixer.remove(t)
                 self.taken.append(t)
             return {"tiles": len(extra)}
+        if op == "take-stray":
+            return self._take_stray(colour, count)
         if op == "clear-guard":
             p = self.panel
             if which is not None and which != "curtain" and which != "lid":
@@ -571,6 +578,38 @@ class Table:
             w.replug()
             return {"plugged": True}
         raise ValueError("unknown op %r; accepted: %s" % (op, ", ".join(HAND_OPS)))
+
+    def _take_stray(self, colour, count):
+        names = self.tiles.colours
+        if colour is not None and colour not in names:
+            raise ValueError("no back colour %r; the sets' are %s" % (colour, ", ".join(names)))
+        n_sets = len(self.set_ids[0]) + len(self.set_ids[1])
+        found = []
+        for t in self.top_tiles():
+            if t >= n_sets and (colour is None or self.tiles.colour(t) == colour):
+                found.append(t)
+        if count > 0:
+            found = found[:count]
+        if not found:
+            raise ValueError("no tile that is not of the sets is on the table top" + (
+                "" if colour is None else " with a %s back" % colour))
+        for t in found:
+            self._off_top(t)
+            self.taken.append(t)
+        return {"tiles": len(found)}
+
+    def _off_top(self, t):
+        """Tile `t` taken off the table top (a wall's stack, the loose tiles, the door)."""
+        for where in (self.top_loose, self.plate):
+            if t in where:
+                where.remove(t)
+                return
+        for load in self.top_walls:
+            for wall in load:
+                for st in wall:
+                    if t in st:
+                        st.remove(t)
+                        return
 
     def tile_census(self):
         """Where every tile is: {place: count} and the ids that are not exactly once in

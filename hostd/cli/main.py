@@ -367,9 +367,12 @@ def _configure_sim(p):
         if op == "clear-jam":
             h.add_argument("--track", type=int, required=True, metavar="N",
                            help="the jammed track, 1..4")
-        if op in ("put-tile", "take-tile"):
+        if op in ("put-tile", "take-tile", "take-stray"):
             h.add_argument("--count", type=int, default=0, metavar="N",
                            help="how many (default: every one)")
+        if op == "take-stray":
+            h.add_argument("--colour", default=None, metavar="NAME",
+                           help="the stray's back colour, as `next` names it (default: any)")
         if op == "clear-guard":
             h.add_argument("--input", choices=("curtain", "lid"), default=None,
                            help="only the light curtain or only the lid (default: both)")
@@ -384,6 +387,9 @@ SIM_HANDS = (
                  "the mixer through the lid (then: jantaku continue)"),
     ("take-tile", "a person takes the surplus tiles (an extra-tile fault added them) out of the "
                   "mixer through the lid (then: jantaku continue)"),
+    ("take-stray", "a person finds the tiles that are not of the sets (an extra-tile fault added "
+                   "them) among the tiles on the table top, by their back colour and a face with "
+                   "a copy too many, and takes them out (then: jantaku continue)"),
     ("clear-guard", "a person steps out of the light curtain and closes the lid (then: "
                     "jantaku continue)"),
     ("clear-lift", "a person takes what blocks the lift (a lift-stall fault) out of its way "
@@ -422,7 +428,9 @@ def _sim_hand(args) -> int:
     fields = {}
     if op == "clear-jam":
         fields["track"] = args.track
-    if op in ("put-tile", "take-tile"):
+    if op == "take-stray" and args.colour:
+        fields["colour"] = args.colour
+    if op in ("put-tile", "take-tile", "take-stray"):
         if args.count < 0:
             raise UsageError("--count must be 0 (every one) or more, got %d" % args.count)
         fields["count"] = args.count

@@ -11,7 +11,7 @@ from hostd.cli.words import next_line, sets_text
 from hostd.core.commands import BY_NAME, COMMANDS
 
 LONG = 900.0  # seconds: a self-test or a calibration answers when it is done
-ASKING = ("push_all", "push_rest", "mixer_short", "clear_top")
+ASKING = ("push_all", "push_rest", "mixer_short", "clear_top", "find_stray")
 
 
 # -- options and bodies --------------------------------------------------------------------

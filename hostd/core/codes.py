@@ -41,6 +41,11 @@ NEXT = {
     "mixer_short": (("deck",), "Deck A took every tile in the mixer, so the two sets were not "
                                "both in it: push every tile on the table top into the open "
                                "centre: it stays open until people say they are done."),
+    "find_stray": (("colour",), "Every tile is on the table top and the centre stays shut: "
+                                "find the tile with a {colour} back that is not of the sets "
+                                "(among the {colour} backs, a face with a copy too many), take "
+                                "it out and say so; then every tile goes into the centre and "
+                                "the decks are split again."),
     "building": (("deck", "game"), "{deck} is being built inside for game {game}: wait."),
     "push_rest": (("deck", "until"), "Push the rest of {deck}'s tiles into the centre: it "
                                      "closes {until}."),
@@ -77,6 +82,10 @@ TODO = {
     "surplus": ("continue", "take the extra tiles out of the mixer (lift the lid), then "
                             "continue; if the two sets were mixed, abort and start Mixed Deck "
                             "instead"),
+    "stray": ("continue", "leave the tile in the mixer, it is one of the sets: a tile that is "
+                          "not of the sets went into the walls; when the hand in play is "
+                          "over, continue: every tile comes up onto the table top to find the "
+                          "stray, then the decks are split again"),
     "overfill": ("clear_fault", "take the extra tile off {track} by hand, then clear the fault"),
     "misread": ("clear_fault", "clean the colour sensor of {track}, then clear the fault"),
     "sensor": ("clear_fault", "check the wiring of {track}'s sensor, then clear the fault"),
@@ -237,6 +246,8 @@ def _by_state(state, ctx, table_fault):
 
 
 def _preparing_next(p):
+    if p.get("stage") == Stage.FIND:
+        return _next("find_stray", "continue", colour=p.get("colour"))
     if p.get("stage") == Stage.PUSH:
         if p.get("reason") == "mixer_short":
             return _next("mixer_short", "continue", deck="A")
@@ -357,6 +368,8 @@ def _examples():
         "push_all": (State("preparing", {"game": 1, "stage": Stage.PUSH}), True, None),
         "mixer_short": (State("preparing", {"game": 1, "stage": Stage.PUSH,
                                             "reason": "mixer_short"}), True, None),
+        "find_stray": (State("preparing", {"game": 2, "stage": Stage.FIND, "reason": "stray",
+                                           "colour": "blue"}), True, None),
         "building": (State("building", {"deck": "A", "hand": 0, "game": 1}), True, None),
         "push_rest": (State("building", dict(_H, deck="B", top="A", stage=Stage.PUSH)), True,
                       None),

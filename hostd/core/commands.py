@@ -234,7 +234,8 @@ COMMANDS = (
             accepted='{"dice": [faces]} (physical dice, e.g. [3, 4]), {} or no body'),
     Command("continue", "people did what the table asked: close the open centre, or carry on "
             "with the step that stopped", run=_continue, request="EmptyRequest", motors=True,
-            accepted_in=(When(("preparing", "building"), *_at(Stage.PUSH)),
+            accepted_in=(When("preparing", *_at(Stage.PUSH, Stage.FIND)),
+                         When("building", *_at(Stage.PUSH)),
                          When("emptying", *_at(Stage.CLEAR_TOP)),
                          When("stopped", _resumable, "not a wrong count, a reset or an "
                               "unresumable step")),

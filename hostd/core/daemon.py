@@ -653,6 +653,15 @@ class Daemon:
                 known = {"mixed_deck": prev.mixed_deck, "sets": list(prev.sets),
                          "where": prev.where()}
             plan = s.plan_start(known, loaded=loaded)  # a refusal says what people must do
+            if prev is not None and self.link.connected and self.table.state == "fault":
+                # the table would still report it with the old session ended, and nothing
+                # starts over a table fault: refused before anything changes
+                raise self._answer_error(NotNow(
+                    "start is not possible now (%s): the table reports a fault (%s): fix it "
+                    "and clear it, or abort, then start. Next: %s" % (
+                        self.state.name.replace("_", " "),
+                        (self.table.fault or {}).get("message") or "its fault",
+                        self.next_step()["text"]), state=self.state.name))
             if prev is not None:
                 fault = self._open_fault()
                 await self._cancel_step()

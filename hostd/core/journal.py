@@ -1229,6 +1229,10 @@ class Journal:
         if row is None:
             return None
         out = self.session_summary(row["id"], times=True)
+        split = (out.get("phase_data") or {}).get("split")
+        if isinstance(split, int) and split > out["split"]:
+            # a split begun (a re-split) whose decks are not known yet: none, not the last
+            out["split"], out["decks"] = split, {}
         builds, hands = out["builds"], out["hands"]
         out["next_build"] = (builds[-1]["build"] + 1) if builds else 1
         out["next_hand"] = (hands[-1]["hand"] + 1) if hands else 1

@@ -47,6 +47,16 @@ def state_from_journal(phase, data):
     return None  # a phase no resume knows: stopped for a person
 
 
+def plan_from_state(st):
+    """The plan that carries on a `preparing` state a restarted daemon found: every tile
+    collected again (the walls inside come up, the centre opens), and the stray, if people
+    were to find one (reason stray), still to find."""
+    plan = {"raise": True, "window": True, "before": {d: UNKNOWN for d in DECKS}}
+    if st.get("reason") == "stray":
+        plan["stray"] = st.get("colour")
+    return plan
+
+
 def last_throw(s):
     """The throw of the hand in play, if it was thrown before the restart."""
     last = s.hands[-1] if s.hands else None
@@ -106,8 +116,9 @@ async def resume(s):
     if st.name == "stopped":
         return "stopped"  # what people must do has not changed
     if st.name == "preparing":  # cut while the tiles were brought together
-        # whatever the state says is left, a restart may have left walls anywhere
-        await s.run_plan({"raise": True, "window": True, "before": {d: UNKNOWN for d in DECKS}})
+        # whatever the state says is left, a restart may have left walls anywhere (people
+        # finding a stray: they still are)
+        await s.run_plan(plan_from_state(st))
         return "resumed"
     if st.name == "recovering":
         return await _resume_recovery(s, st)

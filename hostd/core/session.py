@@ -183,10 +183,14 @@ class Session:
         check_sets(self.sets, ident["colours"])
 
     def tell_continue(self):
-        """`continue` while the centre is open for people: they are done (the centre
-        closes and the step goes on: the state says so at once)."""
+        """`continue` while the centre is open for people, or while they look for a stray
+        tile on the table top: they are done (the centre closes and the step goes on: the
+        state says so at once)."""
         self._continue.set()
         st = self.state
+        if st.name == "preparing" and st.get("stage") == Stage.FIND:
+            self.update_state(stage=Stage.START, reason=None, colour=None)
+            return
         if st.name in ("preparing", "building") and st.get("stage") == Stage.PUSH:
             self.update_state(until=None,
                               stage=Stage.BUILD if st.name == "building" else Stage.START)
@@ -311,7 +315,15 @@ class Session:
                 # the centre before it closed. People's step, not a track's fault
                 e.kind, e.track = "short-top", None
                 e.message = "the centre closed before every tile of deck %s went in" % deck
-            if e.kind in ("short", "short-top", "surplus", "overfill", "jam"):
+            stray = self._stray_colour(deck, record) if e.kind == "surplus" else None
+            if stray is not None:
+                # the walls hold a colour over the deck's count: a tile not of the sets went
+                # into walls, and what is left in the mixer is of the sets (people's step:
+                # _resplit_stray)
+                e.kind, e.colour = "stray", stray
+                e.message = ("%s: a %s tile that is not of the sets went into the walls, and "
+                             "what was left in the mixer is of the sets" % (e.message, stray))
+            if e.kind in ("short", "short-top", "surplus", "overfill", "jam", "stray"):
                 e.message = "%s: %s" % (self._count_words(deck, record), e.message)
                 e.args = (e.message,)
                 e.fault_ids = [self.record_fault(e.kind, e.track, number, e.message)]
@@ -361,6 +373,21 @@ class Session:
                 o = self.ranges[other_deck]
                 comp = {c: [max(o[c][0], comp[c][0]), min(o[c][1], comp[c][1])] for c in self.sets}
             self._set_range(other_deck, comp)
+        return None
+
+    def _stray_colour(self, deck, record):
+        """The back colour of a tile not of the sets in `deck`'s walls, when a build that
+        filled them left tiles in the mixer (SURPLUS) and its count has that colour over
+        what the deck holds (Mixed Deck, backs checked): the tile left over is then one of
+        the sets, and the stray is in walls already built (this deck's, or for a split's
+        deck B, deck A's).  None otherwise (taking the surplus out of the mixer is right)."""
+        backs = record["backs"] or {}
+        if (not self.mixed_deck or self.alike or deck not in self.ranges
+                or sum(record["per_track"]) != self.tiles or backs.get(UNKNOWN)):
+            return None
+        for c in self.sets:
+            if backs.get(c, 0) > self.ranges[deck][c][1]:
+                return c
         return None
 
     def _count_words(self, deck, record):
@@ -532,7 +559,9 @@ class Session:
         while people push the table top in."""
         before = dict(plan.get("before") or {d: UNKNOWN for d in DECKS})
         todo = {"raise_walls": bool(plan.get("raise")), "push_window": bool(plan.get("window"))}
-        self.to_state("preparing", stage=Stage.START, before=before, **todo)
+        # a stray to find on the way (kept in the state: a stop or a restart carries it)
+        why = {"reason": "stray", "colour": plan["stray"]} if plan.get("stray") else {}
+        self.to_state("preparing", stage=Stage.START, before=before, **todo, **why)
         for _ in range(MAX_RESETS):
             try:
                 return await self._collect(plan, before)
@@ -546,8 +575,9 @@ class Session:
                                   "tiles: they all go into the mixer anyway; the collect goes on",
                                   recovered=True)
                 plan = dict(plan, **{"raise": True})
+                why = {"reason": "stray", "colour": plan["stray"]} if plan.get("stray") else {}
                 self.to_state("preparing", stage=Stage.START, before=before,
-                              **dict(todo, raise_walls=True))
+                              **dict(todo, raise_walls=True), **why)
         raise TableFault(F_RESET, 0, 0, "the table restarted %d times in a row while collecting "
                          "the tiles: stopped" % MAX_RESETS)
 
@@ -561,6 +591,9 @@ class Session:
             await self.motion(self.table.bring_walls_up)
             self.update_state(before={d: ("top" if p in STUCK else p) for d, p in before.items()},
                               raise_walls=False)
+        if plan.get("stray"):
+            await self._find_stray(plan["stray"])
+            plan.pop("stray")  # found: a collect carried on after a stop asks no more
         if plan.get("window"):
             await self._push_window("preparing", stage=Stage.PUSH)
             self.update_state(push_window=False)
@@ -616,6 +649,33 @@ class Session:
         self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS},
                           push_window=False)
         self.mark_recovered(fid)
+
+    async def _resplit_stray(self, colour, fault_ids):
+        """A tile not of the sets went into walls already built (a `stray` stop): the table
+        can't tell which tile, so every tile is collected as for a new game (the walls
+        inside come up, the centre shut), people find the stray on the table top (a face
+        with a copy too many among the `colour` backs) and take it out, then push every
+        tile into the centre (the one left in the mixer is of the sets: it stays), and
+        both decks are split again (another split of the game, as after a restart).  The
+        hand in play, if any, ends here."""
+        before = self.where()
+        self.journal.transition(self.id, "resplit", decks_before=self.decks, reason="stray")
+        self.new_split(resplit=True)
+        if self.table.state in ("paused", "fault"):  # the stopped build is over: forget it
+            await self.table.abort()
+        await self.run_plan({"raise": True, "window": True, "before": before, "stray": colour})
+        if self.state.name == "built":
+            for fid in fault_ids or ():
+                self.mark_recovered(fid)
+
+    async def _find_stray(self, colour):
+        """People's step with every tile on the table top and the centre shut: find the
+        tile not of the sets (its back `colour`) and take it out, until `continue`."""
+        self._continue.clear()
+        self.update_state(stage=Stage.FIND, reason="stray", colour=colour)
+        await self._continue.wait()
+        if self.state.name == "preparing" and self.state.get("stage") == Stage.FIND:
+            self.update_state(stage=Stage.START, reason=None, colour=None)
 
     async def _push_window(self, name, *, timed=True, **params):
         """The centre open for `push_window` table seconds (or until `continue`; without
@@ -704,6 +764,8 @@ class Session:
         prev_fault = (st["fault"] or {}) if st.name == "stopped" else {}
         ids = list(prev_fault.get("ids") or ()) + list(getattr(exc, "fault_ids", None) or ())
         fault = {"message": str(exc), "ids": ids, "build": resume}
+        if getattr(exc, "colour", None):  # a stray tile's back colour (kind stray)
+            fault["colour"] = exc.colour
         deck = getattr(exc, "deck", None) or _deck_of(prev)
         self.to_state("stopped", step=step, kind=kind, track=getattr(exc, "track", None),
                       deck=deck, fault=fault, resume=prev,
@@ -722,6 +784,8 @@ class Session:
             build = dict(fault["build"], fault_ids=fault.get("ids")) if fault.get("build") else None
             self.to_state(resume.name, **resume.params)  # carrying on: the state says so at once
             await self.table_ready()
+            if st["kind"] == "stray":
+                return await self._resplit_stray(fault.get("colour"), fault.get("ids"))
             if resume.name == "preparing":
                 return await self.run_plan(plan_left(resume))
             if resume.name == "hand_over":
@@ -900,11 +964,15 @@ class Session:
 def plan_left(state):
     """What is left of bringing the table to its starting position, as the preparing state
     ``state`` says it (Session.run_plan's plan): the walls still to come up, the centre
-    still to open.  Not said (a state journalled before they were kept): both, as a
-    restart does."""
+    still to open, the stray people were to find (reason stray).  Not said (a state
+    journalled before they were kept): both, as a restart does."""
     p = state.params
-    return {"raise": p.get("raise_walls") is not False, "window": p.get("push_window") is not False,
+    plan = {"raise": p.get("raise_walls") is not False,
+            "window": p.get("push_window") is not False,
             "before": dict(p.get("before") or {d: UNKNOWN for d in DECKS})}
+    if p.get("reason") == "stray":
+        plan["stray"] = p.get("colour")
+    return plan
 
 
 def _deck_of(state_dict):

@@ -41,6 +41,7 @@ class Stage(StrEnum):
     RESPLIT = "resplit"  # recovering: both decks split again now
     HAND_OVER = "hand_over"  # recovering: the hand over a resplit waited for is under way
     DROP = "drop"  # recovering (swap): the untrusted deck drops into the mixer
+    FIND = "find"  # preparing: people find a stray tile on the table top (the centre shut)
 
 
 # -- each state's parameters: a frozen model whose values are checked -------------------------
@@ -63,9 +64,10 @@ PARAM_TYPES = {
                  ("round", Count), ("tiles", Count), ("until", Until)),
     "aborting": (("session", Count),),
     "preparing": (("game", Count), ("stage", Optional[Literal[Stage.START, Stage.RAISE,
-                                                               Stage.PUSH]]),
+                                                               Stage.FIND, Stage.PUSH]]),
                   ("until", Until), ("before", Places),
-                  ("reason", Optional[Literal["mixer_short"]]),
+                  ("reason", Optional[Literal["mixer_short", "stray"]]),
+                  ("colour", Optional[str]),
                   ("raise_walls", Optional[bool]), ("push_window", Optional[bool])),
     "building": (("deck", Optional[Deck]), ("top", Optional[Deck]), ("hand", Count),
                  ("game", Count), ("thrown", Optional[bool]),
@@ -124,10 +126,11 @@ MEANS = {
                 "time (stage raise, drain, clear_top: people take the tiles out)",
     "aborting": "an abort waits for the table to confirm it",
     "preparing": "a session (or a Mixed Deck game) is brought to its starting position: stage "
-                 "start, raise (the walls inside come up), push (the centre is open while "
-                 "people push every tile in, until `until`, or until continue when it is null); "
-                 "`raise_walls` and `push_window`: what is still to do (a stop carries on "
-                 "from there)",
+                 "start, raise (the walls inside come up), find (reason stray: people take a "
+                 "tile not of the sets, its back `colour`, off the table top, until continue), "
+                 "push (the centre is open while people push every tile in, until `until`, or "
+                 "until continue when it is null); `raise_walls` and `push_window`: what is "
+                 "still to do (a stop carries on from there)",
     "building": "deck `deck` is being built inside while deck `top` (if any) is played; stage "
                 "push: the centre is open while people push the rest of its tiles in",
     "built": "deck `deck` is built inside; hand `hand` (0: none yet) is played on deck `top`",

@@ -39,6 +39,26 @@ def test_a_second_start_is_refused_and_replace_ends_the_first(h):
     assert h.status()["next"]["code"] == "press_start"
 
 
+def test_replace_over_a_table_fault_is_refused_before_anything_changes(tmp_path):
+    """A stop whose fault the table still reports (a jam): a new session can't start over
+    it (the old one ended, the state would be the table's fault and the new session's
+    first step could not begin), so replace is refused, nothing changed, saying so."""
+    h = Harness(tmp_path, seed=3, faults=("jam:build=1,track=2,after=40,count=0",))
+    try:
+        d = h.daemon
+        h.call(d.start_session("riichi", True))
+        h.call(d.continue_())  # (the start's push window)
+        h.settle()
+        before = h.status()
+        assert before["state"]["name"] == "stopped" and d.table.state == "fault"
+        _, err = h.call(d.start_session("riichi", True, replace=True))
+        assert err.status == 409 and err.code == "stopped"
+        assert "the table reports a fault" in str(err) and "then start" in str(err)
+        assert h.status()["state"] == before["state"] and d.session.id == before["session"]["id"]
+    finally:
+        h.close()
+
+
 def test_abort_mid_build_then_start_again_from_the_half_built_walls(h):
     d = h.daemon
     h.call(d.start_session("riichi", True))
@@ -822,26 +842,6 @@ def test_a_stop_while_preparing_carries_on_with_what_is_left(tmp_path):
         raised = h.journal.events(answer["id"], kinds=["collect"])
         assert len(raised) == 1, raised  # the walls came up once
         assert h.driven() == []
-    finally:
-        h.close()
-
-
-def test_a_replacing_start_while_the_table_reports_a_fault_is_refused_naming_it(tmp_path):
-    """Replace ends the old session; with the table still in a fault the new one is not
-    started (before: it was answered success, then its step failed on an impossible
-    transition and the state stayed table_fault with nothing said)."""
-    h = Harness(tmp_path, seed=3, faults=("jam:track=2,build=1,after=40,count=0",))
-    try:
-        first, err = h.call(h.daemon.start_session("riichi", True))
-        h.settle()
-        assert h.status()["state"]["name"] == "stopped" and h.status()["fault"]["kind"] == "jam"
-        _, err = h.call(h.daemon.start_session("riichi", True, replace=True))
-        assert err is not None and (err.status, err.code) == (409, "table_fault"), err
-        assert "jammed" in str(err)
-        st = h.status()
-        assert st["state"]["name"] == "table_fault" and "clear_fault" in st["can"]
-        assert h.journal.ended_how(first["id"])["reason"].startswith("replaced by a new session")
-        assert h.daemon.session is None and not h.daemon.busy()
     finally:
         h.close()
 

@@ -751,3 +751,18 @@ def test_prune_keeps_a_long_soak_under_its_bound(path):
         assert 0 < len(kept) < 120 and kept[0]["detail"] is True
         assert os.path.getsize(path) < 2 * bound
         assert j.check() == []
+
+
+def test_a_re_split_begun_reads_back_with_no_decks_yet(j):
+    """A re-split (after a reset, or to take a stray out) begun but not built yet: a
+    restarted daemon reads its split with no decks, not the split before's."""
+    sid = new_session(j)
+    comp = {"tiles": 136, "backs": {"blue": 68, "green": 68}}
+    j.deck(sid, "A", comp, game=1, split=1)
+    j.deck(sid, "B", comp, game=1, split=1)
+    j.phase(sid, "building", split=1)
+    assert j.open_session()["split"] == 1 and set(j.open_session()["decks"]) == {"A", "B"}
+    j.phase(sid, "preparing", split=2)
+    saved = j.open_session()
+    assert saved["split"] == 2 and saved["decks"] == {}
+    assert [sp["split"] for sp in saved["games"][-1]["splits"]] == [1]  # the one before, kept

@@ -5,13 +5,15 @@ import random
 
 import pytest
 
-from hostd.core.codes import Context
+from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can
 from hostd.core.dice import Dice
 from hostd.core.journal import Journal
 from hostd.core.rulesets import TableFitError, get_ruleset
 from hostd.core.session import CompositionMismatch, Session
+from hostd.core.state import Stage
 from hostd.table.client import TableFault
+from protocol.messages import F_SURPLUS
 
 
 class FakeTable:
@@ -339,3 +341,162 @@ def test_restart_after_a_reset_once_the_hand_began_keeps_the_walls_in_play(journ
     # and the dropped deck rebuilt inside and checked
     assert [c[0] for c in table.calls] == ["settle_after_restart", "build"]
     assert s.hand == 1 and s.top == "A" and s.inside == "B" and s.faults == []
+
+
+class StrayTable(FakeTable):
+    """A table with a surplus copy ("blue*": a blue back, not of the sets) in the mixer: a
+    build that must empty the mixer and fills its walls with tiles left over stops
+    (SURPLUS, its counts kept); the table top, the door and the lift as the collect needs."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.door = "closed"
+        self.counted = ([0, 0, 0, 0], {})
+
+    async def build(self, number, targets, *, stacks, expect_empty, colours=None):
+        self.calls.append(("build", number, list(targets), expect_empty))
+        n = sum(targets)  # (no shuffle: the mixer's order is the test's)
+        taken, self.mixer = self.mixer[:n], self.mixer[n:]
+        self.inside = taken
+        backs = {}
+        for c in taken:
+            backs[c.rstrip("*")] = backs.get(c.rstrip("*"), 0) + 1
+        self.counted = ([n // 4] * 4, backs)
+        if expect_empty and self.mixer:
+            self.state = "fault"
+            raise TableFault(F_SURPLUS, 0, 3000)
+        return {"per_track": [n // 4] * 4, "backs": backs, "seconds": 20.0}
+
+    def per_track(self):
+        return list(self.counted[0])
+
+    def backs(self):
+        return dict(self.counted[1])
+
+    async def clear_fault_if_any(self):
+        if self.state == "fault":
+            self.calls.append(("clear",))
+            self.state = "paused"
+
+    async def abort(self):
+        self.calls.append(("abort",))
+        self.state = "idle"
+
+    async def bring_walls_up(self):
+        self.calls.append(("up",))
+        self.top += self.inside
+        self.inside = []
+
+    async def open_door(self):
+        self.calls.append(("open",))
+        self.door = "open"
+        self.mixer += self.top
+        self.top = []
+
+    async def close_door(self):
+        self.door = "closed"
+
+    def wall_seconds(self, s):
+        return s
+
+    async def pause(self, seconds, stop=None):
+        return True
+
+
+def test_a_stray_in_walls_built_asks_people_to_find_it_and_splits_again(journal):
+    """A surplus copy went into deck A of a split and a genuine green was left over by deck
+    B: the stop says leave the mixer alone (kind stray, not surplus), `continue` brings
+    every tile up, people find the blue stray on the table top, and both decks are split
+    again from the two sets (fault matrix: resplit-extra-tile)."""
+    a = ["blue*"] + ["blue"] * 67 + ["green"] * 68  # deck A: the stray, 68 blue backs counted
+    table = StrayTable(mixer=a + ["blue"] * 69 + ["green"] * 68, top=[])
+    s = make(journal, table, mixed=True)
+
+    async def go():
+        await s.start()
+        with pytest.raises(TableFault) as e:
+            await s.hand_over()  # deck B: blue 69, green 67, and a green left in the mixer
+        s.on_stopped("hand_over", e.value)  # (the daemon's step runner does this)
+        st = s.state
+        assert st.name == "stopped" and st["kind"] == "stray" and st["fault"]["colour"] == "blue"
+        assert str(e.value) == (
+            "deck B: counted 136 of 136 (blue 69, expected 68, green 67, expected 68): tiles "
+            "were left in the mixer after the walls were complete: a blue tile that is not of "
+            "the sets went into the walls, and what was left in the mixer is of the sets")
+        f = fault_of(st)
+        assert f["action"] == "continue" and f["todo"].startswith("leave the tile in the mixer")
+        assert "continue" in can(st, Context())
+        assert table.mixer == ["green"]
+        step = asyncio.create_task(s.recover())  # continue
+        for _ in range(100):
+            await asyncio.sleep(0)
+            if s.state.get("stage") == Stage.FIND:
+                break
+        st = s.state
+        assert st.name == "preparing" and st["reason"] == "stray" and st["colour"] == "blue"
+        n = next_step(st, Context())
+        assert n["code"] == "find_stray" and n["action"] == "continue"
+        assert n["params"] == {"colour": "blue"} and "centre stays shut" in n["text"]
+        assert "continue" in can(st, Context()) and table.door == "closed"
+        assert sorted(table.top).count("blue*") == 1 and len(table.top) == 272
+        table.top.remove("blue*")  # a person takes the stray out
+        s.tell_continue()
+        assert s.state["stage"] == Stage.START and s.state["reason"] is None
+        await step
+
+    run(go())
+    # the stopped build's fault cleared and the build forgotten, the walls up, the centre
+    # open for the push (after the find), and deck A of the new split built
+    assert [c[0] for c in table.calls[4:]] == ["clear", "abort", "up", "open", "build"]
+    assert table.calls[-1] == ("build", 3, [34] * 4, False)  # a split: the rest stays in
+    assert s.state.name == "built" and s.state["deck"] == "A" and s.state["top"] is None
+    assert s.split == 2 and s.hand == 1  # another split of the game; hand 1 ended with it
+    a, b = s.decks["A"]["backs"], s.decks["B"]["backs"]
+    assert a["blue"] + b["blue"] == 136 and a["green"] + b["green"] == 136
+    assert sorted(table.mixer + table.inside) == ["blue"] * 136 + ["green"] * 136
+    assert [f["kind"] for f in s.faults] == ["stray"] and s.faults[0]["recovered"] is True
+
+
+def test_a_daemon_restarted_while_people_look_for_a_stray_asks_for_it_again(journal):
+    """Killed during the find step: the journalled state (preparing, find, the stray's
+    colour) is where a restarted daemon carries on: the collect again, and the find step."""
+    a = ["blue*"] + ["blue"] * 67 + ["green"] * 68
+    table = StrayTable(mixer=a + ["blue"] * 69 + ["green"] * 68, top=[])
+    s = make(journal, table, mixed=True)
+
+    async def until_find(session):
+        for _ in range(200):
+            await asyncio.sleep(0)
+            if session.state.get("stage") == Stage.FIND:
+                return
+        raise AssertionError("no find step: %r" % (session.state,))
+
+    async def first():
+        await s.start()
+        with pytest.raises(TableFault) as e:
+            await s.hand_over()
+        s.on_stopped("hand_over", e.value)
+        step = asyncio.create_task(s.recover())
+        await until_find(s)
+        step.cancel()  # the daemon is killed while people look
+        with pytest.raises(asyncio.CancelledError):
+            await step
+
+    run(first())
+    saved = journal.open_session()
+    assert saved["phase"] == "preparing"
+    s2 = Session.restore(saved, table=table, journal=journal, profile=get_ruleset("riichi"),
+                         dice=Dice(5))
+
+    async def second():
+        step = asyncio.create_task(s2.resume())
+        await until_find(s2)
+        assert next_step(s2.state, Context())["params"] == {"colour": "blue"}
+        table.top.remove("blue*")
+        s2.tell_continue()
+        await step
+
+    run(second())
+    assert s2.state.name == "built" and s2.state["deck"] == "A"
+    a_, b_ = s2.decks["A"]["backs"], s2.decks["B"]["backs"]
+    assert a_["blue"] + b_["blue"] == 136 and a_["green"] + b_["green"] == 136

@@ -1,6 +1,6 @@
 """A person's hands on the simulated table (hw_sim.table.Table.hand): the control channel's
-ops that fix what a fault left (clear-jam, put-tile, take-tile, clear-guard, clear-lift,
-fix-switch, plug), in process, over the control channel, through `jantaku sim OP`, and on
+ops that fix what a fault left (clear-jam, put-tile, take-tile, take-stray, clear-guard,
+clear-lift, fix-switch, plug), in process, over the control channel, through `jantaku sim OP`, and on
 a `sim serve` (docs/SIMULATOR.md "People")."""
 import os
 import tempfile
@@ -11,7 +11,7 @@ import pytest
 from hostd.cli import main as cli
 from hw_sim.control import Control, request
 from hw_sim.table import HAND_OPS
-from sim_helpers import run_until, scripted
+from sim_helpers import run_until, scripted, scripted_lift
 
 
 @pytest.fixture
@@ -88,6 +88,31 @@ def test_take_tile_takes_the_surplus_out_of_the_mixer(served):
     assert "whole number" in request(link, "take-tile", count=-1)["error"]
 
 
+def test_take_stray_takes_the_copy_that_went_into_the_walls_off_the_table_top(served):
+    """A surplus copy built into walls (a genuine tile is left in the mixer): once its walls
+    are on the table top, a person finds it (by its back and a face with a copy too many)
+    and takes it out; the tile left in the mixer stays, and the sets are whole again."""
+    link, sim = served("extra-tile:build=1")
+    t = sim.table
+    _build_until(sim, lambda: len(t.tiles) == 273)
+    assert run_until(sim, lambda: not sim.fw.building, 120000)
+    stray = len(t.tiles) - 1
+    assert stray not in t.mixer.contents() and t.mixer.count() == 1  # (seed 3: in the walls)
+    assert request(link, "take-stray")["error"] == (
+        "no tile that is not of the sets is on the table top")
+    scripted_lift(sim)  # the walls up onto the table top
+    assert request(link, "take-stray", colour="green")["error"] == (
+        "no tile that is not of the sets is on the table top with a green back")
+    assert request(link, "take-stray", colour="red")["error"] == (
+        "no back colour 'red'; the sets' are blue, green")
+    assert "back colour's name" in request(link, "take-stray", colour=2)["error"]
+    assert request(link, "take-stray", colour="blue") == {"ok": True, "op": "take-stray",
+                                                          "tiles": 1}
+    assert t.taken == [stray] and stray not in t.top_tiles() and t.mixer.count() == 1
+    c = t.tile_census()
+    assert c["odd"] == [] and sum(c[k] for k in ("mixer", "top", "tracks", "lift")) == 272
+
+
 def test_clear_guard_steps_out_of_the_curtain_and_closes_the_lid(served):
     link, sim = served()
     panel = sim.table.panel
@@ -155,6 +180,10 @@ def test_cli_sim_hands(served, capsys):
     assert cli.main(["sim", "clear-guard", "--link", link]) == 0
     assert capsys.readouterr().out == "cleared the curtain\n"
     assert cli.main(["sim", "take-tile", "--count", "-1", "--link", link]) == 2
+    capsys.readouterr()
+    assert cli.main(["sim", "take-stray", "--colour", "blue", "--link", link]) == 1
+    assert capsys.readouterr().err == ("jantaku sim take-stray: no tile that is not of the "
+                                       "sets is on the table top with a blue back\n")
     assert cli.main(["sim", "plug", "--link", os.path.join(os.path.dirname(link), "x")]) == 1
     assert "no simulated table at" in capsys.readouterr().err
 

@@ -16,7 +16,7 @@
   const APART = ["game_new", "end", "abort"];  // destructive: apart, confirmed in the page
   // codes where the table asks people to do something now (the chime)
   const ASKS = new Set(["push_all", "push_rest", "mixer_short", "push_missed", "clear_top",
-    "stopped", "table_fault"]);
+    "find_stray", "stopped", "table_fault"]);
   const PUSH = new Set(["push_all", "push_rest", "mixer_short"]);
   // back colours drawn in shades at least 3:1 against an empty slot, blue and green apart in
   // lightness too (docs/API.md "The page"); any other CSS colour name is drawn as itself

@@ -33,6 +33,7 @@ window.JANTAKU_WORDS = {
     push_rest: "Done: close the centre",
     push_missed: "Open the centre again",
     mixer_short: "Done: close the centre",
+    find_stray: "Done: the stray is out",
     clear_top: "Done: the top is clear",
     playing: "Hand over",
     recovery_waits: "Hand over",
@@ -80,6 +81,12 @@ window.JANTAKU_WORDS = {
     mixer_short: (p, w) => ({ head: "Push every tile on the table top into the centre",
       more: w.Deck(p.deck) + " took every tile in the mixer, so the other set was not in " +
         "it: push it in, then press " + w.primaryName(w, "mixer_short") + "." }),
+    find_stray: (p, w) => ({ head: "Find the stray " + w.colourName(w, p.colour) +
+        " tile on the table top and take it out",
+      more: "A tile that is not of the sets went into the walls; every tile is up now and " +
+        "the centre stays shut. Among the " + w.colourName(w, p.colour) + " backs one face has " +
+        "a copy too many: take that copy out, then press " + w.primaryName(w, "find_stray") +
+        ". Every tile then goes into the centre and the decks are split again." }),
     building: (p, w) => ({ head: "Building " + w.deck(p.deck) + ": wait",
       more: "Its walls are built inside for game " + (p.game || 1) + "." }),
     push_rest: (p, w) => ({ head: "Push the rest of " + w.deck(p.deck) + " into the centre",
@@ -121,6 +128,7 @@ window.JANTAKU_WORDS = {
     "short": (f, w) => w.Deck(f.deck) + " is short of tiles",
     "short-top": (f, w) => w.Deck(f.deck) + "'s tiles did not all go into the centre",
     "surplus": () => "Tiles were left in the mixer",
+    "stray": () => "A tile that is not of the sets went into the walls",
     "overfill": (f, w) => w.Track(f.track) + " took one tile too many",
     "misread": (f, w) => w.Track(f.track) + " could not read back colours",
     "sensor": (f, w) => "The sensor of " + w.track(f.track) + " does not answer",
@@ -147,6 +155,9 @@ window.JANTAKU_WORDS = {
       "'s tiles in when the centre opens.",
     "surplus": (f, w, b) => "Take the extra tiles out of the mixer (lift the lid), then press " +
       b + ". If the two sets were mixed, press " + w.btn(w, "abort") + " and start Mixed Deck instead.",
+    "stray": (f, w, b) => "Leave the tile in the mixer: it is one of the sets. When the hand " +
+      "in play is over, press " + b + ": every tile comes up onto the table top to find the " +
+      "stray, then the decks are split again.",
     "overfill": (f, w, b) => "Take the extra tile off " + w.track(f.track) + " by hand, then press " + b + ".",
     "misread": (f, w, b) => "Clean the colour sensor of " + w.track(f.track) + ", then press " + b + ".",
     "sensor": (f, w, b) => "Check the wiring of the sensor of " + w.track(f.track) + ", then press " + b + ".",
@@ -588,6 +599,7 @@ window.JANTAKU_WORDS_JA = {
     push_rest: "完了:中央を閉じる",
     push_missed: "中央をもう一度開く",
     mixer_short: "完了:中央を閉じる",
+    find_stray: "完了:紛れ込んだ牌を取り出した",
     clear_top: "完了:卓上が空いた",
     playing: "局の交代",
     recovery_waits: "局の交代",
@@ -626,6 +638,10 @@ window.JANTAKU_WORDS_JA = {
     mixer_short: (p, w) => ({ head: "卓上の牌をすべて中央に落としてください",
       more: w.deck(p.deck) + "が洗牌機の牌をすべて取ったので、もう一組は中にありませんでした。落としてから" +
         w.primaryName(w, "mixer_short") + "を押してください。" }),
+    find_stray: (p, w) => ({ head: "卓上から紛れ込んだ" + w.colourName(w, p.colour) + "の背の牌を取り出してください",
+      more: "組にない牌が山に入りました。すべての牌が卓上にあり、中央は閉じたままです。" +
+        w.colourName(w, p.colour) + "の背の牌のうち、1枚多い絵柄があります。その1枚を取り出して" +
+        w.primaryName(w, "find_stray") + "を押してください。そのあとすべての牌を中央に落とし、デッキを分け直します。" }),
     building: (p, w) => ({ head: w.deck(p.deck) + "を積んでいます:お待ちください",
       more: "半荘" + (p.game || 1) + "の山を中で積んでいます。" }),
     push_rest: (p, w) => ({ head: w.deck(p.deck) + "の残りを中央に落としてください",
@@ -657,6 +673,7 @@ window.JANTAKU_WORDS_JA = {
     "short": (f, w) => w.deck(f.deck) + "の牌が足りません",
     "short-top": (f, w) => w.deck(f.deck) + "の牌が全部は中央に入りませんでした",
     "surplus": () => "洗牌機に牌が残っています",
+    "stray": () => "組にない牌が山に入りました",
     "overfill": (f, w) => w.track(f.track) + "に牌が1枚多く入りました",
     "misread": (f, w) => w.track(f.track) + "で背の色を読み取れませんでした",
     "sensor": (f, w) => w.track(f.track) + "のセンサーが応答しません",
@@ -680,6 +697,8 @@ window.JANTAKU_WORDS_JA = {
     "short-top": (f, w, b) => b + "を押し、中央が開いたら" + w.deck(f.deck) + "の残りの牌を落としてください。",
     "surplus": (f, w, b) => "ふたを開けて洗牌機から余分な牌を取り出し、" + b + "を押してください。2組が混ざっていたなら" +
       w.btn(w, "abort") + "を押してミックスデッキで始めてください。",
+    "stray": (f, w, b) => "洗牌機の牌はそのままにしてください(組の牌です)。対局中の局が終わったら" + b +
+      "を押してください。すべての牌が卓上に上がるので紛れ込んだ牌を探し、そのあとデッキを分け直します。",
     "overfill": (f, w, b) => w.track(f.track) + "の余分な牌を手で取り除いてから" + b + "を押してください。",
     "misread": (f, w, b) => w.track(f.track) + "の色センサーを掃除してから" + b + "を押してください。",
     "sensor": (f, w, b) => w.track(f.track) + "のセンサーの配線を確かめてから" + b + "を押してください。",
