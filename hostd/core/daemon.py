@@ -593,26 +593,29 @@ class Daemon:
             return None
         boot = (ident["board"], ident["boot_nonce"])
         if self._sides[0] != boot:
-            try:
-                sides = boardfile.track_sides(boardfile.load(ident["board"])[0])
-            except JantakuError:
-                sides = None
-            self._sides = (boot, sides)
+            profile = self._board_profile(ident)
+            self._sides = (boot, boardfile.track_sides(profile) if profile else None)
         return self._sides[1]
+
+    @staticmethod
+    def _board_profile(ident):
+        """The connected board's profile as the host has it (hostd/bringup/boardfile.py),
+        or None: no table, or no profile of that board here."""
+        from hostd.bringup import boardfile
+
+        if ident is None:
+            return None
+        try:
+            return boardfile.load(ident["board"])[0]
+        except JantakuError:
+            return None
 
     def table_health(self):
         """Trends per track and of the lift, from the journal (hostd/bringup/health.py),
         against the connected board's profile."""
-        from hostd.bringup import boardfile, health
+        from hostd.bringup import health
 
-        profile = None
-        ident = self.table.identity
-        if ident is not None:
-            try:
-                profile = boardfile.load(ident["board"])[0]
-            except JantakuError:
-                profile = None
-        return health.table_health(self.journal, profile)
+        return health.table_health(self.journal, self._board_profile(self.table.identity))
 
     def _ended(self, s, how, reason):
         places = where(self.state) if self.state.in_session else s.where()

@@ -12,7 +12,8 @@ import structlog
 
 from hostd.errors import BadRequest, JantakuError
 from hostd.table.link import CommandRejected
-from hostd.table.operations import Build, DoorMove, LiftCycle, SelfTestStroke, failed
+from hostd.table.operations import (DOOR_QUIET_S, Build, DoorMove, LiftCycle, SelfTestStroke,
+                                    failed)
 from protocol import messages as m
 
 log = structlog.get_logger("jantaku.table")
@@ -546,7 +547,7 @@ class TableClient:
         closed = self.expect(lambda i, v: i == m.DOOR_STATE and v[0] == m.DOOR_CLOSED)
         await self._move(m.DOOR, (0,))
         try:  # the table reports the door only when it changes: already closed is quiet
-            await asyncio.wait_for(asyncio.shield(closed), 3.0)
+            await asyncio.wait_for(asyncio.shield(closed), DOOR_QUIET_S)
         except asyncio.TimeoutError:
             closed.cancel()
 

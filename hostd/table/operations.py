@@ -23,7 +23,8 @@ import asyncio
 from protocol import messages as m
 
 #: seconds a door move sent again waits for a word: the table reports the door only when
-#: it changes, so one that got there before the link's outage (its event lost) is quiet
+#: it changes, so one already there (its event lost with the link, or before a restart of
+#: the daemon) is quiet
 DOOR_QUIET_S = 3.0
 
 

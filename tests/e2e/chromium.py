@@ -74,6 +74,22 @@ class Browser:
                 continue
         return self.driver.find_element(By.CSS_SELECTOR, css).text
 
+    def wait(self, script, what, timeout=30, *args, show=("main",)):
+        """Poll ``script`` (JavaScript returning a value, given ``args``) until it is truthy,
+        and return that; else an AssertionError naming ``what`` and the text of each
+        ``show`` selector (what the page shows instead)."""
+        import time
+
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            got = self.js(script, *args)
+            if got:
+                return got
+            time.sleep(0.05)
+        shown = "\n".join("(%s) %s" % (css, self.text(css)[:1500]) for css in show)
+        raise AssertionError("%s did not show %s within %g s; it shows:\n%s" % (
+            getattr(self, "name", "the page"), what, timeout, shown))
+
     # -- the viewport ---------------------------------------------------------------------
     def viewport(self, width, height, mobile=False):
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {

@@ -53,14 +53,7 @@ def browser():
 
 
 def wait_page(browser, script, what, timeout=30, *args):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = browser.js(script, *args)
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError("the page did not show %s within %g s; it shows:\n%s\n(answer: %s)"
-                         % (what, timeout, browser.text("main"), browser.text("#answer")))
+    return browser.wait(script, what, timeout, *args, show=("main", "#answer"))
 
 
 PAGE_COMMANDS = ["start", "hand_over", "dice", "continue", "clear_fault", "game_new", "end",

@@ -121,14 +121,7 @@ def settle(browser, meant=()):
 
 def wait_page(browser, script, what, timeout=30, *args):
     """Poll ``script`` (JavaScript returning a value) in the page until it is truthy."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        last = browser.js(script, *args)
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError("the page did not show %s within %g s; it shows:\n%s\n(cue: %s)"
-                         % (what, timeout, browser.text("main")[:1500], browser.text("#cue")))
+    return browser.wait(script, what, timeout, *args, show=("main", "#cue"))
 
 
 def shoot(browser, name):

@@ -108,14 +108,7 @@ def phones():
 
 
 def wait_page(browser, script, what, timeout=30, *args):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = browser.js(script, *args)
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError("%s did not show %s within %g s; it shows:\n%s" % (
-        getattr(browser, "name", "the page"), what, timeout, browser.text("body")[:1500]))
+    return browser.wait(script, what, timeout, *args, show=("body",))
 
 
 def all_show(phones, script, what, timeout=60, *args):
