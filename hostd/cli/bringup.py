@@ -7,8 +7,19 @@ from hostd.cli.client import _print, _request, add_api_option
 LONG = 900.0  # seconds: a self-test or a calibration answers when it is done
 
 
+def _board_said(p, what):
+    """The command's help says which board profile it takes (the one lookup)."""
+    from hostd.bringup.boardfile import LOOKUP
+
+    p.epilog = "%s The connected table's board profile is found by the id the table gives: %s." % (
+        what, LOOKUP)
+
+
 def configure_selftest(p):
     add_api_option(p)
+    _board_said(p, "Every reading is compared with the connected table's board profile; "
+                   "--write-timings writes the club's copy (made from the shipped profile the "
+                   "first time).")
     p.add_argument("--device", default=None, metavar="NAME",
                    help="test one device: curtain, lid, lift_bottom, lift_top, door_closed, "
                         "door_open, mixer_empty, entry, colour, lift_current, start_button, "
@@ -85,6 +96,8 @@ def cmd_selftest(args):
 
 def configure_calibrate(p):
     add_api_option(p)
+    _board_said(p, "The calibration is written into the club's copy of the connected table's "
+                   "board profile (made from the shipped profile the first time).")
     p.add_argument("--sets", required=True, metavar="A,B",
                    help="the two sets' back colours; read one at a time: A is in the mixer now, "
                         "B on the table top (as the table leaves them)")

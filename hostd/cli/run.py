@@ -86,11 +86,14 @@ def configure_run(p):
     p.add_argument("--token-file", default=None, metavar="PATH",
                    help="where the API token is kept (mode 0600; generated if absent); needed "
                         "when listening beyond loopback (default: api-token beside the journal)")
+    from hostd.bringup.boardfile import LOOKUP
+
     p.add_argument("--pi", dest="pi_board", nargs="?", const="pi-reference", default=None,
                    metavar="ID|PATH",
                    help="this Raspberry Pi is the table: start its firmware (python -m "
                         "firmware.pi_main on the GPIO) with this board profile (default "
-                        "pi-reference) and connect to it; off a Pi, GPIOZERO_PIN_FACTORY=mock")
+                        "pi-reference; " + LOOKUP + ") and connect to it; off a Pi, "
+                        "GPIOZERO_PIN_FACTORY=mock")
     p.add_argument("--colours", "--colors", default=None, metavar="A,B",
                    help="back colours of the two sets loaded: the default of `session start "
                         "--colours` (default: the table's own, as its board profile names them, "

@@ -28,9 +28,10 @@ def spawn_pi_firmware(board):
 
     from hostd.bringup import boardfile
 
-    board = str(board)
-    if "/" not in board and not board.endswith(".json"):
-        board = boardfile.path_for(board) or board  # the club's copy first (JANTAKU_CONFIG_DIR)
+    try:
+        board = boardfile.locate(board)  # the one lookup: the club's copy first
+    except JantakuError as e:
+        raise FirmwareStartError(str(e)) from None
     env = child_env()
     for k in _NOT_THE_CHILDS:
         env.pop(k, None)

@@ -20,6 +20,8 @@ YELLOW = [0.40, 0.42, 0.18]
 READERS = [
     "tests/wasm32/test_wasm32_flashed.py::test_wasm32_flashed_runs_within_the_heap_margin"
     "[reference-18]",
+    "tests/unit/test_demo.py::test_normal_rotation_deck_a_is_blue_and_b_green",
+    "tests/unit/test_demo.py::test_a_colour_the_board_does_not_know_is_a_usage_error",
 ]
 
 
