@@ -9,6 +9,9 @@
 # (timings_ms.poll): an input's edges reach its handler from there, in task context,
 # within one poll period.  Nothing allocates after construction (the buffer is made once);
 # a transfer the chip does not answer counts in `errors` and leaves the last state.
+# `Expanders` is a profile's chips and the signals it puts on them, for either binding
+# (bindings/machine_hal.py on a MicroPython board, bindings/gpiozero_hal.py on a Pi).
+from firmware import hal as _hal
 from firmware.compat import const
 
 _IODIR = const(0x00)  # 1 = input
@@ -126,3 +129,45 @@ class Mcp23017:
     def get_status(self):
         return {"addr": self.addr, "inputs": self.inputs, "out": self.out, "level": self.level,
                 "errors": self.errors, "polls": self.polls}
+
+
+class Expanders:
+    """The profile's expanders (``expanders``: MCP23017s on the I2C bus ``i2c``) and every
+    signal the profile puts on one (``pins[name]``, wrapped by ``invert(pin)`` where the
+    profile inverts it), for either binding.  Each pin is defined and the chips written at
+    once (configure); start(sched) polls their inputs every timings_ms.poll from a
+    scheduler timer (the firmware calls the binding's start once its scheduler exists)."""
+
+    def __init__(self, profile, i2c, invert):
+        self.chips = []
+        for e in profile["expanders"] or ():
+            self.chips.append(Mcp23017(i2c, e["addr"]))
+        self.pins = {}
+        names = profile["pins"]
+        for name in _hal.signal_names(profile["tracks"]):
+            n = names.get(name)
+            if n is None or n < _hal.EXPANDER_PINS:
+                continue
+            k = n - _hal.EXPANDER_PINS
+            exp = self.chips[k >> 4]
+            inv, pull = _hal.options(profile, name)
+            if _hal.signal(name)[0] == _hal.OUT:
+                pin = exp.pin(k & 15, output=True, value=1 if inv else 0)
+            else:
+                pin = exp.pin(k & 15, output=False, pull_up=pull == _hal.PULL_UP)
+            self.pins[name] = invert(pin) if inv else pin
+        for e in self.chips:
+            e.configure()
+        self._poll_ms = profile["timings_ms"]["poll"]
+        self._timer = None
+
+    def start(self, sched):
+        if self.chips and self._timer is None:
+            self._poll_cb = self._poll  # bound once: no allocation per poll
+            self._timer = sched.timer(self._poll_cb)
+            self._timer.start(self._poll_ms)
+
+    def _poll(self):
+        for e in self.chips:
+            e.poll()
+        self._timer.start(self._poll_ms)

@@ -290,15 +290,23 @@ def cmd_run(args):
             speed = args.sim_speed
         else:
             port = args.port
-        return asyncio.run(_serve(args, port, colours, speed, db))
+        status = asyncio.run(_serve(args, port, colours, speed, db))
     except KeyboardInterrupt:
-        return 0
+        status = 0
     finally:
         if sim is not None:
             from hostd.table.sim import stop_sim_process
 
             sim.jantaku_stopping = True
             stop_sim_process(sim)
+    if args.pi_board and sim is not None:
+        from hostd.table import local
+
+        why = local.ended_by_itself(sim)
+        if why:  # the firmware's end is the daemon's failure, never a clean exit
+            sys.stderr.write("jantaku run: %s\n" % why)
+            return 1
+    return status
 
 
 async def _serve(args, port, colours, speed, db):
