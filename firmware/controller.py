@@ -10,13 +10,13 @@
 from firmware.compat import const, ticks_diff
 from firmware import codes
 from firmware.drivers.colour import ColourBus, Classifier
-from firmware.mixer import Mixer
-from firmware.track import Track
-from firmware.lift import Lift
-from firmware.door import Door
-from firmware.guard import Guard
-from firmware.buttons import Buttons
-from firmware import light as _light
+from firmware.reference.mixer import Mixer
+from firmware.reference.track import Track
+from firmware.reference.lift import Lift
+from firmware.reference.door import Door
+from firmware.drivers.guard import Guard
+from firmware.drivers.buttons import Buttons
+from firmware.drivers import light as _light
 from protocol import messages as _m
 
 OK = _m.OK
@@ -121,7 +121,7 @@ class Controller:
         self.door = Door(profile, hal, sched, clock, self)
         self.guard = Guard(hal, (self.lift, self.door), wake=self.wake)
         self.buttons = Buttons(hal, clock, wake=self.wake)
-        # its patterns (firmware/light.py); a self-test pulses its pin (light.pin) directly
+        # its patterns (firmware/drivers/light.py); a self-test pulses its pin (light.pin) directly
         self.light = _light.Light(hal.output("status_light"), sched)
         # build configuration (CONFIGURE_BUILD) and the build in progress
         self.cfg_id = 0

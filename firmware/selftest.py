@@ -8,7 +8,7 @@
 # CALIBRATE takes a track's current colour reading as a colour's reference.
 from firmware.compat import const
 from firmware import codes
-from firmware.stacker import STACK, PUSH
+from firmware.reference.stacker import STACK, PUSH
 from firmware.drivers.colour import Classifier, min_ref_distance
 from protocol import messages as _m
 

@@ -1,5 +1,5 @@
 # The table's I2C bus: a TCA9548A mux (channel N-1 = track N) with a TCS34725
-# colour sensor behind each channel (hw_sim/track.py ColourSensor), and
+# colour sensor behind each channel (hw_sim/colour.py ColourSensor), and
 # optionally an ADS1115 ADC on the main bus for the lift current (profile
 # "current_adc", boards without an ADC pin) and MCP23017 GPIO expanders for
 # slow signals (profile "expanders", boards with few pins).
@@ -199,7 +199,7 @@ class Bus:
         self.enabled = True  # False: the bus is dead (every address NACKs)
         # the per-tile read's fast path (readfrom_mem_into): the channel of a
         # mux control byte selecting exactly one sensor (-1: none or several),
-        # when every sensor offers mem_read_into (hw_sim.track.ColourSensor)
+        # when every sensor offers mem_read_into (hw_sim.colour.ColourSensor)
         self._one = [-1] * 256
         for ch in range(min(len(sensors), 8)):
             self._one[1 << ch] = ch

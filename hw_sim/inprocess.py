@@ -159,7 +159,7 @@ class InProcessTable:
 
     def free_jam(self, track):
         """A person takes the stuck tile out of track `track` (1..) and lets it drop into
-        place: the beam is clear (hw_sim.track.Track.free_jam); False if not jammed."""
+        place: the beam is clear (hw_sim.reference.track.Track.free_jam); False if not jammed."""
         return self.table.tracks[track - 1].free_jam()
 
     def hand(self, op, **kw):

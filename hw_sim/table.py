@@ -25,7 +25,7 @@ from hw_sim.lift import Lift
 from hw_sim.lines import NEVER, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
 from hw_sim.mixer import Mixer
 from hw_sim.tiles import Tiles
-from hw_sim.track import Track
+from hw_sim.reference.track import Track
 
 # The simulator's own model (not the board profile: the profile is what the
 # controller believes; these are the table's physics).  DESIGN §2 timings.

@@ -1,5 +1,5 @@
 # Runs under the MicroPython unix port (tests/unit/test_micropython.py).
-# The status light (firmware/light.py) on the real runtime: every pattern's
+# The status light (firmware/drivers/light.py) on the real runtime: every pattern's
 # steps over time, the one-shot, the precedence, and its timer callback (and
 # the host's and the firmware's changes of pattern) under
 # micropython.heap_lock(): no allocation.  Then a controller on fakes whose
@@ -8,7 +8,7 @@ import sys
 
 import micropython
 
-from firmware import light as L
+from firmware.drivers import light as L
 from firmware.fakes import FakeClock, FakePin, Rig
 from firmware.sched import Scheduler
 from protocol import messages as m

@@ -1,4 +1,4 @@
-from firmware.buttons import Buttons
+from firmware.drivers.buttons import Buttons
 from firmware.fakes import FakeClock, FakeHal
 from firmware.profile import load
 from protocol import messages as m

@@ -1,5 +1,5 @@
 from firmware import codes
-from firmware.door import Door
+from firmware.reference.door import Door
 from firmware.fakes import FakeClock, FakeHal
 from protocol import messages as m
 from firmware.profile import load

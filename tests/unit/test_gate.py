@@ -1,5 +1,5 @@
 from firmware.fakes import FakePin
-from firmware.gate import Gate
+from firmware.reference.gate import Gate
 
 
 def test_open_close():

@@ -1,5 +1,5 @@
 from firmware.fakes import FakeHal
-from firmware.guard import Guard
+from firmware.drivers.guard import Guard
 from firmware.profile import load
 
 

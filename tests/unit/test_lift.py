@@ -1,6 +1,6 @@
 from firmware import codes
 from firmware.fakes import FakeClock, FakeHal
-from firmware.lift import Lift
+from firmware.reference.lift import Lift
 from firmware.profile import load
 from firmware.sched import Scheduler
 

@@ -1,7 +1,7 @@
-"""firmware/light.py and the controller's use of it: the status light's level over time
+"""firmware/drivers/light.py and the controller's use of it: the status light's level over time
 for every pattern and every precedence rule (docs/FIRMWARE.md "The status light")."""
 from firmware import codes
-from firmware import light as L
+from firmware.drivers import light as L
 from firmware.fakes import FakeClock, FakePin, Rig
 from firmware.sched import Scheduler
 from protocol import messages as m

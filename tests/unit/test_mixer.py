@@ -1,5 +1,5 @@
 from firmware.fakes import FakeHal
-from firmware.mixer import Mixer
+from firmware.reference.mixer import Mixer
 from firmware.profile import load
 
 

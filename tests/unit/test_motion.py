@@ -2,7 +2,7 @@ from firmware import codes
 from firmware.compat import ticks_diff
 from firmware.drivers.motor import DCMotor
 from firmware.fakes import FakeADC, FakeClock, FakePin, FakePWM
-from firmware.motion import AT_FAR, AT_NEAR, BETWEEN, FAR, NEAR, EndMotion
+from firmware.drivers.motion import AT_FAR, AT_NEAR, BETWEEN, FAR, NEAR, EndMotion
 from firmware.sched import Scheduler
 
 

@@ -1,4 +1,4 @@
-"""hw_sim.track: gate, entry beam, ramp, stacker, pusher and the TCS34725 model."""
+"""hw_sim.reference.track: gate, entry beam, ramp, stacker, pusher and the TCS34725 model."""
 from hw_sim.lines import NEVER
 from sim_helpers import bare_table
 

@@ -1,6 +1,6 @@
 from firmware.fakes import FakeClock, FakePin
 from firmware.sched import Scheduler
-from firmware.stacker import PULSE_MARGIN_MS, Stacker
+from firmware.reference.stacker import PULSE_MARGIN_MS, Stacker
 
 
 def make():

@@ -4,7 +4,7 @@ from firmware.drivers.colour import Classifier, ColourBus
 from firmware.fakes import FakeClock, FakeHal
 from firmware.profile import load
 from firmware.sched import Scheduler
-from firmware.track import Track
+from firmware.reference.track import Track
 
 
 class Ctl:

@@ -3,7 +3,7 @@
 # door_open pressed = 0).  door_open may be null in a profile: the door then
 # opens for timings_ms.door_move and counts as open.
 from firmware.drivers.motor import DCMotor
-from firmware.motion import EndMotion, FAR, NEAR, AT_FAR, AT_NEAR
+from firmware.drivers.motion import EndMotion, FAR, NEAR, AT_FAR, AT_NEAR
 from firmware import codes
 from protocol import messages as _m
 

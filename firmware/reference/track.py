@@ -12,8 +12,8 @@
 #   pusher pulse.
 from firmware.compat import const, ticks_diff
 from firmware.drivers.photo import PhotoInterrupter
-from firmware.gate import Gate
-from firmware.stacker import Stacker, BACKOFF
+from firmware.reference.gate import Gate
+from firmware.reference.stacker import Stacker, BACKOFF
 from firmware import codes
 
 _RING = const(8)  # edge times kept for tiles counted but not yet read

@@ -5,7 +5,7 @@
 # cycle(): up to the top switch, report, straight back down to the bottom
 # switch, report.  Timeouts, switch checks and the stall are in motion.py.
 from firmware.drivers.motor import DCMotor
-from firmware.motion import EndMotion, FAR, NEAR, AT_FAR, AT_NEAR
+from firmware.drivers.motion import EndMotion, FAR, NEAR, AT_FAR, AT_NEAR
 from firmware import codes
 
 
