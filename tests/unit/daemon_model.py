@@ -112,7 +112,7 @@ class DaemonMachine(RuleBasedStateMachine):
                 "can lied: %s was refused: %s %s" % (where, err and err.status, err)
             return
         assert err is not None, "%s was not in can but was accepted: %s" % (where, answer)
-        want = 503 if (not connected and BY_NAME[name].motors) else 409
+        want = 503 if (not connected and BY_NAME[name].needs_table) else 409
         assert err.status == want, "%s refused with %s, not %s: %s" % (
             where, err.status, want, err)
         if want == 409:

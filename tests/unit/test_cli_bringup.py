@@ -12,10 +12,13 @@ NOWHERE = ["--api", "http://127.0.0.1:9"]  # nothing listens: a request would fa
 
 @pytest.mark.parametrize("argv,words", [
     (["calibrate", "--sets", "pink"], "two back colours"),
-    (["calibrate", "--sets", "pink,yellow", "--first", "pink"], "--first goes with --mixed"),
-    (["calibrate", "--sets", "pink,yellow", "--mixed"], "--first pink or --first yellow"),
-    (["calibrate", "--sets", "pink,yellow", "--mixed", "--first", "blue", "--yes"], "got 'blue'"),
+    # the colour of the first tile read is never asked before any tile is read
+    (["calibrate", "--sets", "pink,yellow", "--first", "pink"], "unrecognized arguments: --first"),
+    (["calibrate", "--sets", "pink,yellow", "--mixed", "--yes"], "unrecognized arguments: --mixed"),
     (["calibrate", "--sets", "pink,yellow"], "give --yes"),  # no terminal to ask on
+    (["name-sets"], "give the two colours, class 1's first"),
+    (["name-sets", "pink,yellow", "--swap"], "give the two colours, class 1's first"),
+    (["name-sets", "pink"], "two back colours, class 1's first"),
     (["selftest", "--track", "2"], "--track goes with --device"),
 ])
 def test_bad_input_is_refused_before_the_daemon_is_asked(argv, words, capsys, monkeypatch):
