@@ -156,9 +156,10 @@ class GpiozeroHal:
         self._i2c_given = i2c is not None
         self._i2c_made = False
         self.devices = []
-        self.expanders = []  # firmware/drivers/expander.Mcp23017, one per profile entry
-        self._xset = None
-        self._sched = None
+        from firmware.bindings.machine_hal import Inverted
+        from firmware.drivers.expander import Expanders
+
+        self._x = Expanders(profile, Inverted)  # the profile's expanders, made on first use
         if self._pins.get("lift_current") is not None:
             raise ProfileError("pins.lift_current", "a Raspberry Pi has no ADC pin",
                                'null, with the current read by an I2C ADC: "current_adc"')
@@ -188,26 +189,25 @@ class GpiozeroHal:
         self.adc("lift_current")
 
     def _expander_pin(self, name):
-        if self._xset is None:
-            from firmware.drivers.expander import Expanders
-            from firmware.bindings.machine_hal import Inverted
+        """As the machine binding's (firmware/drivers/expander.py Expanders, its driver)."""
+        return self._x.pin(name, self._expander_bus)
 
-            bus = self.i2c()
-            if bus is None:
-                raise ProfileError("expanders", "an expander needs the I2C bus",
-                                   "pins.i2c_sda and pins.i2c_scl of the Pi (GPIO 2 and 3)")
-            self._xset = Expanders(self._p, bus, Inverted)
-            self.expanders = self._xset.chips
-            if self._sched is not None:
-                self._xset.start(self._sched)
-        return self._xset.pins[name]
+    def _expander_bus(self):
+        bus = self.i2c()
+        if bus is None:
+            raise ProfileError("expanders", "an expander needs the I2C bus",
+                               "pins.i2c_sda and pins.i2c_scl of the Pi (GPIO 2 and 3)")
+        return bus
+
+    @property
+    def expanders(self):
+        """firmware/drivers/expander.Mcp23017, one per profile entry (once made)."""
+        return self._x.chips
 
     def start(self, sched):
         """Poll the expanders' inputs every timings_ms.poll (the firmware calls this once
         its scheduler exists)."""
-        self._sched = sched
-        if self._xset is not None:
-            self._xset.start(sched)
+        self._x.start(sched)
 
     def _num(self, name, kind):
         if name not in self._pins:
@@ -305,5 +305,7 @@ class GpiozeroHal:
             d.close()
         self.devices = []
         self._cache = {}
-        self._xset = None
-        self.expanders = []
+        from firmware.bindings.machine_hal import Inverted
+        from firmware.drivers.expander import Expanders
+
+        self._x = Expanders(self._p, Inverted)

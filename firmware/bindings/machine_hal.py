@@ -75,9 +75,9 @@ class MachineHal:
         self._cache = {}
         self._i2c = None
         self._i2c_made = False
-        self.expanders = []  # firmware/drivers/expander.Mcp23017, one per profile entry
-        self._xset = None  # their Expanders, made with the first expander pin
-        self._sched = None
+        from firmware.drivers.expander import Expanders
+
+        self._x = Expanders(profile, Inverted)  # the profile's expanders, made on first use
 
     def _num(self, name, kind):
         if name not in self._pins:
@@ -88,24 +88,20 @@ class MachineHal:
         return self._pins[name]
 
     def _expander_pin(self, name):
-        """The expander pin of signal `name`, wrapped when the profile inverts it.  The
+        """The expander pin of signal `name`, wrapped when the profile inverts it: the
         first call defines every expander pin of the profile and writes them at once
         (firmware/drivers/expander.py Expanders, shared with the gpiozero binding)."""
-        if self._xset is None:
-            from firmware.drivers.expander import Expanders
+        return self._x.pin(name, self.i2c)
 
-            self._xset = Expanders(self._p, self.i2c(), Inverted)
-            self.expanders = self._xset.chips
-            if self._sched is not None:
-                self._xset.start(self._sched)
-        return self._xset.pins[name]
+    @property
+    def expanders(self):
+        """firmware/drivers/expander.Mcp23017, one per profile entry (once made)."""
+        return self._x.chips
 
     def start(self, sched):
         """Poll the expanders' inputs every timings_ms.poll (the firmware calls this once
         its scheduler exists)."""
-        self._sched = sched
-        if self._xset is not None:
-            self._xset.start(sched)
+        self._x.start(sched)
 
     def output(self, name):
         if name in self._cache:

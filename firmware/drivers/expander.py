@@ -132,37 +132,54 @@ class Mcp23017:
 
 
 class Expanders:
-    """The profile's expanders (``expanders``: MCP23017s on the I2C bus ``i2c``) and every
-    signal the profile puts on one (``pins[name]``, wrapped by ``invert(pin)`` where the
-    profile inverts it), for either binding.  Each pin is defined and the chips written at
-    once (configure); start(sched) polls their inputs every timings_ms.poll from a
-    scheduler timer (the firmware calls the binding's start once its scheduler exists)."""
+    """The profile's expanders (``expanders``: MCP23017s on the I2C bus) and every signal
+    the profile puts on one, for either binding.  Made on first use: pin(name, i2c) the
+    first time defines every expander pin of the profile (wrapped by ``invert(pin)`` where
+    the profile inverts it) and writes the chips at once (configure); start(sched) polls
+    their inputs every timings_ms.poll from a scheduler timer, once they exist (the
+    firmware calls the binding's start once its scheduler exists)."""
 
-    def __init__(self, profile, i2c, invert):
+    def __init__(self, profile, invert):
+        self._p = profile
+        self._invert = invert
         self.chips = []
-        for e in profile["expanders"] or ():
-            self.chips.append(Mcp23017(i2c, e["addr"]))
+        self.pins = None
+        self._sched = None
+        self._timer = None
+
+    def pin(self, name, i2c):
+        """Signal `name`'s pin; `i2c()` gives the bus (asked for the first time only)."""
+        if self.pins is None:
+            self._make(i2c())
+        return self.pins[name]
+
+    def _make(self, bus):
+        p = self._p
+        for e in p["expanders"] or ():
+            self.chips.append(Mcp23017(bus, e["addr"]))
         self.pins = {}
-        names = profile["pins"]
-        for name in _hal.signal_names(profile["tracks"]):
+        names = p["pins"]
+        for name in _hal.signal_names(p["tracks"]):
             n = names.get(name)
             if n is None or n < _hal.EXPANDER_PINS:
                 continue
             k = n - _hal.EXPANDER_PINS
             exp = self.chips[k >> 4]
-            inv, pull = _hal.options(profile, name)
+            inv, pull = _hal.options(p, name)
             if _hal.signal(name)[0] == _hal.OUT:
                 pin = exp.pin(k & 15, output=True, value=1 if inv else 0)
             else:
                 pin = exp.pin(k & 15, output=False, pull_up=pull == _hal.PULL_UP)
-            self.pins[name] = invert(pin) if inv else pin
+            self.pins[name] = self._invert(pin) if inv else pin
         for e in self.chips:
             e.configure()
-        self._poll_ms = profile["timings_ms"]["poll"]
-        self._timer = None
+        if self._sched is not None:
+            self.start(self._sched)
 
     def start(self, sched):
+        self._sched = sched
         if self.chips and self._timer is None:
+            self._poll_ms = self._p["timings_ms"]["poll"]
             self._poll_cb = self._poll  # bound once: no allocation per poll
             self._timer = sched.timer(self._poll_cb)
             self._timer.start(self._poll_ms)

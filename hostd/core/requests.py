@@ -1,9 +1,9 @@
 """The commands' request models (pydantic), one per command of the list
 (hostd/core/commands.py): strict, an unknown field refused, each field described for
 the OpenAPI document."""
-from typing import Annotated, Optional
+from typing import Annotated, ClassVar, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 MAX_SEED = 2 ** 53 - 1  # the largest integer every JSON client reads exactly
@@ -136,7 +136,15 @@ class CalibrateRequest(_Strict):
 
 
 class NameSetsRequest(_Strict):
-    """Name the two back colours a calibration read, or swap the names it gave."""
+    """Name the two back colours a calibration read, or swap the names it gave: one of the
+    two, so a body is needed (an empty one is 422, as the schema says)."""
+
+    BODY_REQUIRED: ClassVar[bool] = True
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "oneOf": [{"required": ["names"], "properties": {"names": {"type": "array"},
+                                                         "swap": {"const": False}}},
+                  {"required": ["swap"], "properties": {"swap": {"const": True},
+                                                        "names": {"type": "null"}}}]})
 
     names: Optional[list[SetName]] = Field(
         None, min_length=2, max_length=2,
@@ -153,3 +161,9 @@ class NameSetsRequest(_Strict):
         if v is not None and len(set(v)) != len(v):
             raise ValueError("two different names, class 1's first")
         return v
+
+    @model_validator(mode="after")
+    def _names_or_swap(self):
+        if (self.names is None) == (not self.swap):
+            raise ValueError("give the names of class 1 and class 2 (names), or swap: true")
+        return self
