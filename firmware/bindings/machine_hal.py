@@ -75,9 +75,8 @@ class MachineHal:
         self._cache = {}
         self._i2c = None
         self._i2c_made = False
-        from firmware.drivers.expander import Expanders
-
-        self._x = Expanders(profile, Inverted)  # the profile's expanders, made on first use
+        self._x = None  # the profile's Expanders: imported and made with the first pin on one
+        self._sched = None  # (a board without an expander never loads their code)
 
     def _num(self, name, kind):
         if name not in self._pins:
@@ -91,17 +90,25 @@ class MachineHal:
         """The expander pin of signal `name`, wrapped when the profile inverts it: the
         first call defines every expander pin of the profile and writes them at once
         (firmware/drivers/expander.py Expanders, shared with the gpiozero binding)."""
+        if self._x is None:
+            from firmware.drivers.expander import Expanders
+
+            self._x = Expanders(self._p, Inverted)
+            if self._sched is not None:
+                self._x.start(self._sched)
         return self._x.pin(name, self.i2c)
 
     @property
     def expanders(self):
         """firmware/drivers/expander.Mcp23017, one per profile entry (once made)."""
-        return self._x.chips
+        return self._x.chips if self._x is not None else []
 
     def start(self, sched):
         """Poll the expanders' inputs every timings_ms.poll (the firmware calls this once
         its scheduler exists)."""
-        self._x.start(sched)
+        self._sched = sched
+        if self._x is not None:
+            self._x.start(sched)
 
     def output(self, name):
         if name in self._cache:
