@@ -32,7 +32,7 @@ def test_bring_up_commands_in_any_order_never_trap_a_builder():
     `can` never lies, the fault's and next's action always accepted, every refusal names
     only what is accepted, and play resumes at the end (or a person is asked)."""
     machine = daemon_model.BenchMachine.TestCase
-    machine.settings = settings(max_examples=30, stateful_step_count=8, deadline=None,
+    machine.settings = settings(max_examples=24, stateful_step_count=8, deadline=None,
                                 derandomize=True, database=None,
                                 suppress_health_check=list(HealthCheck))
     before = dict(daemon_model.STATS)
