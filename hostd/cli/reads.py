@@ -159,7 +159,8 @@ def score_entry_body(kind, pairs, entry_json=None):
         return body
     if not kind:
         raise UsageError("give the entry's kind (riichi, ron, tsumo, draw, abortive, chombo, "
-                         "pass, transfer, end, seats, undo) and its fields as key=value, e.g. "
+                         "pass, nagashi, suukantsu, pot, transfer, rules, end, seats, undo) "
+                         "and its fields as key=value, e.g. "
                          "`jantaku score add ron winner=west from=south han=3 fu=30`")
     body = {"kind": kind}
     for p in pairs:
@@ -222,7 +223,8 @@ def configure_score(p):
                                    "play (e.g. `score add ron winner=west from=south han=3 "
                                    "fu=30`; docs/SCORING.md lists each kind's fields)")
     a.add_argument("kind", nargs="?", help="riichi, ron, tsumo, draw, abortive, chombo, pass, "
-                                           "transfer, end, seats or undo")
+                                           "nagashi, suukantsu, pot, transfer, rules, end, "
+                                           "seats or undo")
     a.add_argument("fields", nargs="*", metavar="key=value",
                    help="the entry's fields; a,b for a list (tenpai=south,north); "
                         "names.east=Mika for seats")

@@ -239,6 +239,11 @@ LEDGER_REFUSALS = [
     ("wsom", [], {"kind": "transfer", "payments": {"east": 10, "south": -10},
                   "chips": {"east": 1, "south": -1}}),
     ("riichi", [{"kind": "tsumo", "winner": "east", "han": 3, "fu": 30}], {"kind": "pass"}),
+    ("riichi", [], {"kind": "tsumo", "winner": "east", "yakuman": 1, "pao": "east"}),
+    ("wsom", [], {"kind": "tsumo", "winner": "east", "patterns": 330}),
+    ("shenyang", [], {"kind": "rules"}),
+    ("shenyang", [], {"kind": "rules", "ron_pays": "winner"}),
+    ("shenyang", [{"kind": "draw"}], {"kind": "rules", "ron_pays": "all"}),
 ]
 
 

@@ -489,6 +489,9 @@ window.JANTAKU_WORDS = {
       across: "across from the thrower", left: "the thrower's left" },
     seatsSave: "Save names and seats",
     seatsSaved: "Saved.",
+    // a game's options (docs/SCORING.md "Options"): Shenyang's who pays on a ron
+    optionLabel: { ron_pays: "Who pays on a ron" },
+    option: { discarder: "the discarder alone (×2)", all: "everyone, the discarder ×2" },
   },
 
   // -- the latest events (each event type the page tells) ------------------------------------
@@ -995,6 +998,13 @@ window.JANTAKU_WORDS_JA = {
         p.need + "点が要ります",
       own_discard: (p, w) => w.score.wind[p.player] + "家は自分の捨て牌では和了れません(自分の牌での和了はツモ)",
       winner_closed: () => "和了った人は門前の支払い者に入れられません",
+      pao_self: (p, w) => w.score.wind[p.player] + "家は自分の和了の責任払い(パオ)にはなれません",
+      patterns_over_limit: (p) => p.points + "点の手はありません:複合役は最高" + p.most +
+        "点、単独の役満は400点か480点です(役ごとの点を並べれば上限は自動で付きます)",
+      option_value: (p, w) => "この設定は" + (p.accepted || []).map((v) => w.score.option[v] || v)
+        .join("・") + "のどれかです",
+      option_missing: () => "どの設定を変えるかを入力してください",
+      rules_not_now: () => "対局の設定は最初の記録の前にだけ変えられます",
     },
     seatsTitle: "名前と席",
     nameOf: (k, w) => "開始時の" + w.score.wind[k] + "家の名前",
@@ -1003,6 +1013,8 @@ window.JANTAKU_WORDS_JA = {
       across: "振った人の向かい(対面)", left: "振った人の左(上家)" },
     seatsSave: "名前と席を保存",
     seatsSaved: "保存しました。",
+    optionLabel: { ron_pays: "ロンの支払い" },
+    option: { discarder: "放銃者のみ(×2)", all: "全員(放銃者×2)" },
   },
   log: {
     session_started: (e, w) => "セッション" + e.session + "開始:" + w.rulesetLabel(w, e.ruleset) +

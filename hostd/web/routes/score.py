@@ -12,7 +12,8 @@ from hostd.game import export
 
 PATH = "/score"
 ACCEPTED = ('a JSON object with a "kind": riichi, ron, tsumo, draw, abortive, chombo, pass, '
-            'transfer, end, seats or undo, and that kind\'s fields (docs/SCORING.md), e.g. '
+            'nagashi, suukantsu, pot, transfer, rules, end, seats or undo, and that kind\'s '
+            'fields (docs/SCORING.md), e.g. '
             '{"kind": "ron", "winner": "west", "from": "south", "han": 3, "fu": 30}')
 EXAMPLES = [
     {"kind": "riichi", "player": "south"},
