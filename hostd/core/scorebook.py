@@ -11,22 +11,22 @@ selection: the breaker of the game's first throw where the breaker becomes the d
 (Ùzje), else the first thrower (``self``).
 
 The table throws for the dealer from the second hand on, so the break of a hand is named
-by player only while the ledger is at that hand (every earlier hand's result entered):
-then ``thrower`` is the ledger's dealer and ``breaker`` the player at the seat the dice
-name.  Otherwise the break keeps its seats only, which are always right.
+by player once the ledger knows who dealt it (every earlier hand's result entered; its own
+may be entered too): ``thrower`` is that hand's dealer and ``breaker`` the player at the
+seat the dice name, each with their wind in that hand.  A result entered before "Hand
+over" changes nothing about the walls standing.  Otherwise the break keeps its seats only,
+which are always right.
 """
 import structlog
 
 from hostd.core.dice import SEATS
 from hostd.errors import BadRequest, JantakuError
-from hostd.game.ledger import Ledger, LedgerError
-from hostd.game.seats import WINDS
+from hostd.game.ledger import HAND_ENDS, Ledger, LedgerError
+from hostd.game.seats import WINDS, seat_wind
 
 log = structlog.get_logger("jantaku.scores")
 
 SIDES = SEATS  # seen from a thrower, in the order of play
-#: the entries that end a hand (a chombo's hand is played again: a new deal)
-HAND_ENDS = ("ron", "tsumo", "draw", "abortive", "chombo")
 SEATS_ACCEPTED = ('{"kind": "seats", "first_dealer": "self"|"right"|"across"|"left" (where '
                   'East sits, seen from the game\'s first thrower; optional), "names": '
                   '{"east": "Mika", ...} (optional)}')
@@ -151,24 +151,28 @@ class Scorebook:
         return "self"
 
     def name_break(self, game, game_hand, throw):
-        """The hand in play's throw with its thrower and breaker named by player, while the
-        ledger is at this hand (else the throw unchanged)."""
+        """The throw of the table's hand ``game_hand`` with its thrower and breaker named
+        by player, as that hand was dealt (Ledger.hands): its result entered or not, the
+        winds are that hand's.  Unchanged while an earlier hand's result is missing (the
+        dealer of this hand is not known yet) or where East sits is not."""
         if not throw or not game_hand:
             return throw
         st = self.state(game)
-        if st["first_dealer"] is None or st["ended"] or st["hands_played"] + 1 != game_hand:
+        hands = self._ledger(game).hands()
+        if st["first_dealer"] is None or game_hand > len(hands):
             return throw
+        dealer = hands[game_hand - 1]["dealer"]
         if game_hand == 1:
             thrower_side = "self"  # the game's first thrower, whoever deals
         else:
-            thrower_side = st["players"][st["dealer"]]["side"]
+            thrower_side = st["players"][dealer]["side"]
         at = {p["side"]: k for k, p in st["players"].items()}
         breaker_side = SIDES[(SIDES.index(thrower_side) + SIDES.index(throw["breaker"])) % 4]
         out = dict(throw)
         for role, side in (("thrower", thrower_side), ("breaker", breaker_side)):
             k = at[side]
-            p = st["players"][k]
-            out[role + "_player"] = {"player": k, "wind": p["wind"], "name": p["name"]}
+            out[role + "_player"] = {"player": k, "wind": seat_wind(k, dealer),
+                                     "name": st["players"][k]["name"]}
         b = out["breaker_player"]
         out["text"] = "%s; break in front of %s" % (throw["text"], _who(b))
         return out

@@ -376,9 +376,10 @@ def expect_break(table, k):
     unit = "stack" if n == 1 else "stacks"
     if at == "self":
         return head + "your wall, %d %s from your right" % (n, unit), at
+    # the breaker as this hand was dealt (their wind in it), not the ledger's winds now
     who = next(p for p in score["players"].values() if p["side"] == breaker)
     return head + "break in front of %s (%s), %s · %d %s from their right" % (
-        WIND[who["wind"]], who["name"], FROM_ME[at], n, unit), at
+        WIND[dice["breaker_player"]["wind"]], who["name"], FROM_ME[at], n, unit), at
 
 
 def check_the_break(table, phones, shot=None):
@@ -538,6 +539,44 @@ def test_a_result_entered_turns_the_next_throw_to_the_new_dealer(table, phones):
                       what="the throw named by player")
     assert st["session"]["dice"]["thrower_player"]["player"] == "south"
     check_the_break(table, phones, "hand-2")
+
+
+def drawn(b):
+    """What a phone shows of the walls standing: the break's line, the drawing's turn
+    (this phone's wall, the breaker's wall, turned or not) and the line under it."""
+    return b.js("""const g = (s) => document.querySelector('#diagram g' + s);
+        const br = document.getElementById('break');
+        return [br && br.textContent, g('.mine') && g('.mine').dataset.at,
+                g('.breaker') && g('.breaker').dataset.at,
+                document.getElementById('diagram').dataset.turned,
+                document.getElementById('dead').textContent]""")
+
+
+def test_a_result_entered_before_hand_over_changes_nothing_about_the_walls(table, phones):
+    """Issue 50 point 2: a tsumo, then a ron (every wind moves), entered while hand 2's
+    walls still stand: every phone keeps the drawing turned to its seat and the break said
+    as this hand was dealt; none asks for the result it has."""
+    seen = [drawn(b) for b in phones]
+    for shown in seen:
+        assert shown[3] == "1" and "Enter the last hand" not in shown[4], shown
+    entries = table.d.get("/score").json()["entries"]
+    for result in (["tsumo", "winner=north", "han=2", "fu=30"],
+                   ["ron", "winner=west", "from=east", "han=3", "fu=30"]):
+        table.d.cli("score", "add", *result)
+        entries += 1
+        table.d.wait(lambda s, n=entries: s["session"]["score"]["entries"] == n,
+                     what="the result in the ledger")
+        for k, b in enumerate(phones):
+            wait_page(b, "const s = window.jantakuPage.status.session; return s.score.entries "
+                      "=== arguments[0] && window.jantakuPage.score && "
+                      "window.jantakuPage.score.entries === arguments[0]", "the result", 10,
+                      entries)
+            time.sleep(0.2)  # (a frame to draw it)
+            assert drawn(b) == seen[k], (b.name, result[0], drawn(b), seen[k])
+        if result[0] == "tsumo":  # taken back: the ron is hand 2's result
+            table.d.cli("score", "add", "undo")
+            entries -= 1
+    check_the_break(table, phones)
 
 
 # -- a new game and the end ------------------------------------------------------------------

@@ -354,8 +354,10 @@
       view.labels[at] = at === "self" ? W.you : k ? W.wallOf(st, k, W) : W.seatFromMe[at];
     });
     if (t) {
-      const abs = turn(thrower, t.breaker), at = from(abs, mine), k = playerAt(st, abs);
-      const bp = t.breaker_player || (k ? { player: k, wind: st.players[k].wind, name: st.players[k].name } : null);
+      // the breaker as the daemon names them for this hand (their wind in it), never from
+      // the ledger's state now: a result entered before "Hand over" moves the winds, not
+      // the walls standing (docs/SCORING.md "The break by player")
+      const at = from(turn(thrower, t.breaker), mine), bp = t.breaker_player;
       view.breaker = { at: at, who: bp ? W.playerName(bp, W) : null };
     }
     return view;
