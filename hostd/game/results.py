@@ -17,7 +17,9 @@ def _book(game: Game, kind: str, payments: dict, chips: dict | None = None, **mo
     for p in WINDS:
         game.points[p] += payments[p]
         game.chips[p] += (chips or {}).get(p, 0)
-    game.last = dict(kind=kind, payments=dict(payments), **more)
+    # the dealer of the hand this entry is for: its players' winds then (the page names
+    # them so, not by the next hand's winds)
+    game.last = dict(kind=kind, payments=dict(payments), dealer=game.dealer, **more)
     if chips and any(chips.values()):
         game.last["chips"] = dict(chips)
     game.can_pass = False

@@ -129,7 +129,8 @@ def test_each_game_has_its_ledger_and_the_history_keeps_every_games_result(riich
     _, err = h.call(h.daemon.new_game())
     assert err is None, err
     assert api.score()["game"] == 2 and api.score()["entries"] == 0
-    assert api.score(game=1) == won
+    first = api.score(game=1)  # ended as by `end`: the scores as they stood
+    assert first["ended"] and points(first) == points(won) and first["last"]["kind"] == "end"
     r = api("GET", "/score?game=3")
     assert r.status_code == 404 and "games 1 to 2" in r.json()["error"]["message"]
 

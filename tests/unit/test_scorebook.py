@@ -158,8 +158,9 @@ def test_history_carries_each_games_result(journal):
     book.enter(1, {"kind": "seats", "names": {"west": "Mika"}})
     book.enter(1, RON)
     res = game_results("riichi", journal.score_entries(sid)[1])
-    assert res["players"]["west"] == {"name": "Mika", "points": 28900, "chips": 0}
-    assert res["ended"] is False and res["entries"] == 1
+    assert res["players"]["west"] == {"name": "Mika", "wind": "south", "points": 28900,
+                                      "chips": 0}
+    assert res["ended"] is False and res["entries"] == 1 and res["hands"] == 1
     hist = with_results(journal.history())
     assert hist[0]["games"][0]["score"] == res
     assert game_results("riichi", []) is None
