@@ -224,6 +224,39 @@ def test_an_entry_from_elsewhere_comes_in_live_and_a_reload_keeps_the_seat(table
     settle(browser)
 
 
+def test_a_tsumo_with_pao_and_a_nagashi_from_the_page(table, browser):
+    """Issue 50 point 7: the liable player (pao) and nagashi mangan have entries of their
+    own, on the page too."""
+    press(browser, "#sc-tsumo")
+    choose(browser, "#score-form [name=han]", "y1")
+    paos = browser.js("return Array.from(document.querySelectorAll('#score-form [name=pao] "
+                      "option')).map(o => o.textContent)")
+    assert paos[0] == "— nobody —" and "South (your right)" in paos, paos  # west, now South
+    choose(browser, "#score-form [name=pao]", "west")
+    n = answers(browser)
+    press(browser, "#score-send")
+    a, _ = score_answer(browser, n)
+    assert a["status"] == 200, a
+    last = table.score()["last"]
+    assert last["winners"][0]["pao"] == "west" and last["payments"]["west"] == -48000, last
+    assert {k for k, v in last["payments"].items() if v} == {"south", "west"}
+    n = answers(browser)
+    press(browser, "#sc-undo")
+    assert score_answer(browser, n)[0]["status"] == 200
+    press(browser, "#sc-nagashi")
+    choose(browser, "#score-form [name=player]", "north")
+    assert browser.js("return document.querySelectorAll('#score-form [name=tenpai]').length") == 4
+    n = answers(browser)
+    press(browser, "#score-send")
+    a, (text, _, _) = score_answer(browser, n)
+    assert (a["status"], text) == (200, "Entered: nagashi mangan by West (across)."), text
+    assert table.score()["last"]["kind"] == "nagashi"
+    n = answers(browser)
+    press(browser, "#sc-undo")
+    assert score_answer(browser, n)[0]["status"] == 200
+    settle(browser)
+
+
 def test_the_table_view_shows_all_four_scores_without_scrolling(table, browser):
     browser.viewport(1280, 800)
     try:
