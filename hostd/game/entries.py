@@ -100,8 +100,8 @@ class Riichi(_Entry):
     player: Player
 
 
-class Draw(_Entry):
-    kind: Literal["draw"]
+class _Tenpai(_Entry):
+    """An end of a hand where who was tenpai may matter."""
     tenpai: list[Player] = []
 
     @model_validator(mode="after")
@@ -109,6 +109,10 @@ class Draw(_Entry):
         if len(set(self.tenpai)) != len(self.tenpai):
             raise ValueError("a player is listed twice in tenpai")
         return self
+
+
+class Draw(_Tenpai):
+    kind: Literal["draw"]
 
 
 class Abortive(_Entry):
@@ -144,18 +148,11 @@ class Transfer(_Entry):
         return self
 
 
-class Nagashi(_Entry):
+class Nagashi(_Tenpai):
     """Nagashi mangan by ``player``; ``tenpai``: who was tenpai, where it is then a draw
     (riichi: the dealer keeps the deal if tenpai)."""
     kind: Literal["nagashi"]
     player: Player
-    tenpai: list[Player] = []
-
-    @model_validator(mode="after")
-    def _distinct(self):
-        if len(set(self.tenpai)) != len(self.tenpai):
-            raise ValueError("a player is listed twice in tenpai")
-        return self
 
 
 class Suukantsu(_Entry):

@@ -1641,6 +1641,17 @@
     s.value = chosen || "";
     return s;
   }
+  function numberInput(name, min, max, value) {
+    const n = el("input");
+    n.name = name;
+    n.type = "number";
+    n.min = String(min);
+    n.max = String(max);
+    n.value = String(value);
+    n.inputMode = "numeric";
+    n.size = 3;
+    return n;
+  }
   function checks(name, items) {  // [[value, label]] as checkboxes
     const box = el("span", "checks");
     items.forEach(([value, text]) => {
@@ -1674,15 +1685,7 @@
       form.append(field(W.score.field.han, han), fuField);
       shown();
       if (rulesetBase() === "speed-tonpuu") {
-        const chips = el("input");
-        chips.name = "chips";
-        chips.type = "number";
-        chips.min = "0";
-        chips.max = "100";
-        chips.value = "0";
-        chips.inputMode = "numeric";
-        chips.size = 3;
-        form.appendChild(field(W.score.field.chips, chips));
+        form.appendChild(field(W.score.field.chips, numberInput("chips", 0, 100, 0)));
       }
     } else if (sc === "patterns") {
       const pat = el("input");
@@ -1748,17 +1751,7 @@
       }
     } else if (kind === "chombo" || kind === "pot") {
       form.appendChild(field(W.score.field.player, playerSelect(st, "player", me, false)));
-      if (kind === "pot") {
-        const n = el("input");
-        n.name = "tiles";
-        n.type = "number";
-        n.min = "1";
-        n.max = "34";
-        n.value = "1";
-        n.inputMode = "numeric";
-        n.size = 3;
-        form.appendChild(field(W.score.field.tiles, n));
-      }
+      if (kind === "pot") form.appendChild(field(W.score.field.tiles, numberInput("tiles", 1, 34, 1)));
     } else if (kind === "nagashi") {
       form.appendChild(field(W.score.field.player, playerSelect(st, "player", me, false)));
       if (rulesetBase() === "riichi") {  // then a draw: who was tenpai keeps the deal
