@@ -5,6 +5,7 @@ import os
 import sys
 
 from hostd.cli.client import _print, _request, add_api_option, api_url
+from hostd.errors import JantakuError
 from hostd.cli.words import history_text, local_time, score_text, status_text
 
 
@@ -159,7 +160,8 @@ def score_entry_body(kind, pairs, entry_json=None):
         return body
     if not kind:
         raise UsageError("give the entry's kind (riichi, ron, tsumo, draw, abortive, chombo, "
-                         "pass, transfer, end, seats, undo) and its fields as key=value, e.g. "
+                         "pass, nagashi, suukantsu, pot, transfer, rules, end, seats, undo) "
+                         "and its fields as key=value, e.g. "
                          "`jantaku score add ron winner=west from=south han=3 fu=30`")
     body = {"kind": kind}
     for p in pairs:
@@ -188,28 +190,89 @@ def cmd_score(args):
 
 
 def _score_export(args):
+    """The export file, byte for byte as GET /score/export gives it: from the daemon, or
+    with --db from its journal (no daemon needed)."""
+    if args.db:
+        data, rc = _export_from_journal(args)
+    else:
+        data, rc = _export_from_daemon(args)
+    if rc:
+        return rc
+    if args.output:
+        with open(args.output, "wb") as f:
+            f.write(data)
+        sys.stderr.write("wrote %s\n" % args.output)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    return 0
+
+
+def _export_from_daemon(args):
     import httpx
 
-    q = "?format=%s%s" % (args.format, "&game=%d" % args.game if args.game else "")
+    q = "?format=%s%s%s" % (args.format, "&game=%d" % args.game if args.game else "",
+                            "&session=%d" % args.session if args.session else "")
     headers = {"Authorization": "Bearer %s" % args.token} if args.token else {}
     try:
         r = httpx.get(api_url(args) + "/score/export" + q, headers=headers, timeout=30)
     except httpx.HTTPError as e:
-        sys.stderr.write("jantaku: cannot reach the daemon at %s (%s); is `jantaku run` up?\n"
-                         % (api_url(args), e))
-        return 1
+        sys.stderr.write("jantaku: cannot reach the daemon at %s (%s); is `jantaku run` up? "
+                         "(--db PATH reads its journal instead)\n" % (api_url(args), e))
+        return None, 1
     if r.status_code != 200:
         sys.stderr.write("jantaku score export: %s\n" % (r.json().get("error", {}).get("message")
                                                          if r.headers.get("content-type", "").startswith("application/json") else r.text))
-        return 1
-    text = r.text if args.format == "csv" else r.text + "\n"
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-        sys.stderr.write("wrote %s\n" % args.output)
-    else:
-        sys.stdout.write(text)
-    return 0
+        return None, 1
+    return r.content, 0
+
+
+def _export_from_journal(args):
+    from hostd.core.journal import Journal, JournalError, UnknownSession
+    from hostd.core.scorebook import export_game, journal_book
+    from hostd.game import export
+
+    if not os.path.isfile(args.db):
+        sys.stderr.write("jantaku score export: no journal at %s (`jantaku run --db PATH` "
+                         "names the one a daemon keeps)\n" % args.db)
+        return None, 1
+    try:
+        with Journal(args.db, exclusive=False) as j:
+            sid, game = args.session, args.game
+            if sid is None:  # the open session (its game in play), else the last one
+                found = j.open_session() or j.last_session()
+                if found is None:
+                    sys.stderr.write("jantaku score export: the journal %s holds no session\n"
+                                     % args.db)
+                    return None, 1
+                sid = found["id"]
+                if found["state"] == "open" and game is None:
+                    game = found["game"]
+            book, summary = journal_book(j, sid)
+            x = export_game(book, sid, [g["game"] for g in summary["games"]], game)
+    except UnknownSession:
+        sys.stderr.write("jantaku score export: no session %d in %s (`jantaku history --db "
+                         "%s` lists them)\n" % (args.session, args.db, args.db))
+        return None, 1
+    except JournalError as e:
+        sys.stderr.write("jantaku score export: %s\n" % e)
+        return None, 1
+    except JantakuError as e:
+        sys.stderr.write("jantaku score export: %s\n" % e)
+        return None, 1
+    return export.document(x, args.format)[0].encode("utf-8"), 0
+
+
+def _positive(text):
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError("%r is not a number from 1 up" % text)
+    return n
 
 
 def configure_score(p):
@@ -222,17 +285,25 @@ def configure_score(p):
                                    "play (e.g. `score add ron winner=west from=south han=3 "
                                    "fu=30`; docs/SCORING.md lists each kind's fields)")
     a.add_argument("kind", nargs="?", help="riichi, ron, tsumo, draw, abortive, chombo, pass, "
-                                           "transfer, end, seats or undo")
+                                           "nagashi, suukantsu, pot, transfer, rules, end, "
+                                           "seats or undo")
     a.add_argument("fields", nargs="*", metavar="key=value",
                    help="the entry's fields; a,b for a list (tenpai=south,north); "
                         "names.east=Mika for seats")
     a.add_argument("--entry", metavar="JSON", help="the whole entry as JSON instead")
     add_api_option(a)
     a.add_argument("--json", action="store_true", help="one JSON object")
-    e = sub.add_parser("export", help="the game's ledger to keep: JSON or CSV")
+    e = sub.add_parser("export", help="a game's ledger to keep, of any session: JSON or CSV "
+                                      "(the file GET /score/export and the page give)")
     e.add_argument("--format", choices=("json", "csv"), default="json",
                    help="json (default): every entry and the final state; csv: a row an entry")
     e.add_argument("--output", "-o", metavar="FILE", help="write it here (default: stdout)")
+    e.add_argument("--session", type=_positive, default=None, metavar="ID",
+                   help="a session of the journal (`jantaku history` lists them; default: "
+                        "the open session, else the last one)")
+    e.add_argument("--db", metavar="PATH", default=None,
+                   help="read this journal file directly (no daemon needed)")
     add_api_option(e)
-    e.add_argument("--game", type=int, default=None, metavar="N",
-                   help="an earlier game of the session (default: the game in play)")
+    e.add_argument("--game", type=_positive, default=None, metavar="N",
+                   help="a game of the session (default: the game in play; a past "
+                        "session's last game with scores)")

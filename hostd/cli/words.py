@@ -125,13 +125,15 @@ def history_text(data):
     lines = []
     for s in data.get("sessions") or ():
         hands = sum(len(g["hands"]) for g in s["games"])
-        lines.append("session %d  %s  %s%s, sets %s: %s%s; %d game%s, %d hand%s, %d build%s%s"
+        scored = sum((g.get("score") or {}).get("hands", 0) for g in s["games"])
+        lines.append("session %d  %s  %s%s, sets %s: %s%s; %d game%s, %d hand%s played "
+                     "(%d scored), %d build%s%s"
                      % (s["id"], local_time(s["created_at"]), s["ruleset"],
                         " (Mixed Deck)" if s["mixed_deck"] else "",
                         sets_text(s["sets"]).split(" (")[0], s["state"],
                         " (%s)" % s["reason"] if s.get("reason") else "",
                         len(s["games"]), "" if len(s["games"]) == 1 else "s",
-                        hands, "" if hands == 1 else "s", len(s["builds"]),
+                        hands, "" if hands == 1 else "s", scored, len(s["builds"]),
                         "" if len(s["builds"]) == 1 else "s",
                         "" if s["detail"] else " (detail pruned)"))
         for g in s["games"]:
@@ -162,9 +164,18 @@ def _game_lines(g):
     sc = g.get("score")
     if sc and "players" in sc:
         order = sc["placement"] or list(sc["players"])
-        out.append("    scores%s: %s" % (" (final)" if sc["ended"] else "", ", ".join(
-            "%s %s" % (_player(k, sc["players"][k]), sc["players"][k]["points"]) for k in order)))
+        hands = sc.get("hands", 0)
+        out.append("    scores (%s, %d hand%s scored): %s" % (
+            "final" if sc["ended"] else "not ended", hands, "" if hands == 1 else "s",
+            ", ".join("%s%s %s" % ("%s " % ORDINAL[i] if sc["placement"] else "",
+                                   _player(k, sc["players"][k]), sc["players"][k]["points"])
+                      for i, k in enumerate(order))))
+    elif sc is None:
+        out.append("    no scores entered")
     return out
+
+
+ORDINAL = ("1st", "2nd", "3rd", "4th")
 
 
 def _player(key, p):

@@ -20,7 +20,8 @@ from hostd.core import events, rulesets
 from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can, refused_with, takes, why_not
 from hostd.core.dice import Dice, DiceError, check_dice
-from hostd.core.scorebook import Scorebook, with_results
+from hostd.core.journal import UnknownSession
+from hostd.core.scorebook import Scorebook, export_game, journal_book, with_results
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
 from hostd.core.state import Machine, Stage, State, where
 from hostd.errors import BadRequest, JantakuError, NotFound, NotNow, NotReady
@@ -494,12 +495,58 @@ class Daemon:
             raise NotFound("session %d has games 1 to %d, not %d" % (s.id, s.game, game))
         return book.state(game)
 
-    def score_export(self, game=None):
+    def score_export(self, game=None, session=None):
         """What GET /score/export writes out: the session, the game's state and its
-        entries as people entered them."""
-        s, book = self._book()
-        state = self.score(game)
-        return {"session": s.id, "state": state, "entries": book.entries(state["game"])}
+        entries as people entered them.  ``session``: any session the journal keeps
+        (default: the open one, else the last); ``game``: default the game in play, or a
+        past session's last game with entries."""
+        s = self.session
+        if s is not None and s.id is not None and session in (None, s.id):
+            s, book = self._book()
+            state = self.score(game)
+            return export_game(book, s.id, range(1, s.game + 1), state["game"])
+        if session is None:
+            last = self.journal.last_session()
+            if last is None:
+                raise NotReady("no session yet: the journal holds no scores to export; start "
+                               "a session first", code="no_session")
+            session = last["id"]
+        try:
+            book, summary = journal_book(self.journal, session)
+        except UnknownSession:
+            raise NotFound("no session %d in the journal: GET /history lists the sessions "
+                           "it keeps" % session) from None
+        return export_game(book, session, [g["game"] for g in summary["games"]], game)
+
+    async def _end_game_score(self, s, *, must):
+        """The game in play's ledger ended as by an ``end`` entry (journalled), when it
+        has entries and has not ended: what a new game or the session's end does, so the
+        game's totals add up (sticks left on the table go as the ruleset says).  What it
+        gave out, or None.  ``must``: a journal that cannot keep it refuses (a new game);
+        else it is logged and the session ends all the same."""
+        _, book = self._book()
+        st = book.state(s.game)
+        if st["ended"] or not st["entries"]:
+            return None
+        try:
+            state = book.enter(s.game, {"kind": "end"})
+        except JantakuError as e:
+            if must:
+                raise
+            log.warning("the game's scores were not ended", game=s.game, error=str(e))
+            return None
+        self._on({"type": "score", "game": s.game, "score": state})
+        await self.journal.synced()
+        return {"game": s.game, "left_on_table": st["left_on_table"],
+                "placement": state["placement"]}
+
+    def _carry_options(self, s, game):
+        """A game's options (a ``rules`` entry, Shenyang's ron_pays) carried to the next."""
+        _, book = self._book()
+        st = book.state(s.game)
+        rules = book.state(game)
+        if st["options"] != rules["options"] and not rules["entries"]:
+            book.enter(game, {"kind": "rules", **st["options"]})
 
     async def score_entry(self, body):
         """POST /score: one result (or riichi, seats, undo ...) into the game in play's
@@ -788,11 +835,14 @@ class Daemon:
             self.judge("game_new")
             s = self.session
             game = s.game + 1
+            # the game left ends as by `end` (its totals add up) and its options go on
+            ended = await self._end_game_score(s, must=True)
+            self._carry_options(s, game)
             if not s.mixed_deck:  # nothing moves: allowed while the next deck is built
                 await s.new_game()
-                return await self.answer(id=s.id, game=s.game)
+                return await self.answer(id=s.id, game=s.game, scores_ended=ended)
             await self._begin_step("new_game", s.new_game())
-            return await self.answer(id=s.id, game=game)
+            return await self.answer(id=s.id, game=game, scores_ended=ended)
 
     async def continue_(self):
         """People did what they were asked: close the open centre, or carry on with the
@@ -857,13 +907,14 @@ class Daemon:
             self.judge("end", empty=empty)
             ended = None
             if s is not None:
+                scores = await self._end_game_score(s, must=False)
                 fault = self._open_fault()
                 if self.busy():
                     await self._cancel_step()
                     await self._stop_table()
                 how = "failed" if fault else "ended"
                 self._ended(s, how, fault or "ended by request")
-                ended = {"id": s.id, "how": how}
+                ended = {"id": s.id, "how": how, "scores_ended": scores}
             if empty:
                 self.m.set("emptying", stage=Stage.RAISE, round=0)
                 await self._begin_step("empty", self._empty())
@@ -997,9 +1048,9 @@ def _first_throw(s, game):
 
 def _score_summary(st):
     """What the status carries of the game's ledger (GET /score has it all): the dealer,
-    honba, sticks, whether the game ended, and each player's name, wind, side, points and
-    chips."""
-    return {k: st[k] for k in ("game", "round", "hand", "dealer", "honba", "sticks", "ended",
-                               "placement", "entries")} | {
+    honba, sticks (and what an end would give out of them), whether the game ended, and
+    each player's name, wind, side, points and chips."""
+    return {k: st[k] for k in ("game", "round", "hand", "dealer", "honba", "sticks",
+                               "left_on_table", "ended", "placement", "entries")} | {
         "players": {k: {f: p.get(f) for f in ("name", "wind", "side", "points", "chips")}
                     for k, p in st["players"].items()}}

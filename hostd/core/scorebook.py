@@ -11,22 +11,23 @@ selection: the breaker of the game's first throw where the breaker becomes the d
 (Ùzje), else the first thrower (``self``).
 
 The table throws for the dealer from the second hand on, so the break of a hand is named
-by player only while the ledger is at that hand (every earlier hand's result entered):
-then ``thrower`` is the ledger's dealer and ``breaker`` the player at the seat the dice
-name.  Otherwise the break keeps its seats only, which are always right.
+by player once the ledger knows who dealt it (every earlier hand's result entered; its own
+may be entered too): ``thrower`` is that hand's dealer and ``breaker`` the player at the
+seat the dice name, each with their wind in that hand.  A result entered before "Hand
+over" changes nothing about the walls standing.  Otherwise the break keeps its seats only,
+which are always right.
 """
 import structlog
 
 from hostd.core.dice import SEATS
-from hostd.errors import BadRequest, JantakuError
-from hostd.game.ledger import Ledger, LedgerError
-from hostd.game.seats import WINDS
+from hostd.core.rulesets import RulesetError, get_ruleset
+from hostd.errors import BadRequest, JantakuError, NotFound
+from hostd.game.ledger import HAND_ENDS, Ledger, LedgerError
+from hostd.game.seats import WINDS, seat_wind
 
 log = structlog.get_logger("jantaku.scores")
 
 SIDES = SEATS  # seen from a thrower, in the order of play
-#: the entries that end a hand (a chombo's hand is played again: a new deal)
-HAND_ENDS = ("ron", "tsumo", "draw", "abortive", "chombo")
 SEATS_ACCEPTED = ('{"kind": "seats", "first_dealer": "self"|"right"|"across"|"left" (where '
                   'East sits, seen from the game\'s first thrower; optional), "names": '
                   '{"east": "Mika", ...} (optional)}')
@@ -141,6 +142,10 @@ class Scorebook:
         """The entries of a game as entered (seats and undo included)."""
         return [dict(e) for e in self._raw.get(game, [])]
 
+    def games(self):
+        """The games that have entries, in order."""
+        return sorted(g for g, raw in self._raw.items() if raw)
+
     def _east_side(self, game):
         given = (self._seats.get(game) or {}).get("first_dealer")
         if given is not None:
@@ -151,24 +156,28 @@ class Scorebook:
         return "self"
 
     def name_break(self, game, game_hand, throw):
-        """The hand in play's throw with its thrower and breaker named by player, while the
-        ledger is at this hand (else the throw unchanged)."""
+        """The throw of the table's hand ``game_hand`` with its thrower and breaker named
+        by player, as that hand was dealt (Ledger.hands): its result entered or not, the
+        winds are that hand's.  Unchanged while an earlier hand's result is missing (the
+        dealer of this hand is not known yet) or where East sits is not."""
         if not throw or not game_hand:
             return throw
         st = self.state(game)
-        if st["first_dealer"] is None or st["ended"] or st["hands_played"] + 1 != game_hand:
+        hands = self._ledger(game).hands()
+        if st["first_dealer"] is None or game_hand > len(hands):
             return throw
+        dealer = hands[game_hand - 1]["dealer"]
         if game_hand == 1:
             thrower_side = "self"  # the game's first thrower, whoever deals
         else:
-            thrower_side = st["players"][st["dealer"]]["side"]
+            thrower_side = st["players"][dealer]["side"]
         at = {p["side"]: k for k, p in st["players"].items()}
         breaker_side = SIDES[(SIDES.index(thrower_side) + SIDES.index(throw["breaker"])) % 4]
         out = dict(throw)
         for role, side in (("thrower", thrower_side), ("breaker", breaker_side)):
             k = at[side]
-            p = st["players"][k]
-            out[role + "_player"] = {"player": k, "wind": p["wind"], "name": p["name"]}
+            out[role + "_player"] = {"player": k, "wind": seat_wind(k, dealer),
+                                     "name": st["players"][k]["name"]}
         b = out["breaker_player"]
         out["text"] = "%s; break in front of %s" % (throw["text"], _who(b))
         return out
@@ -181,7 +190,9 @@ def _who(p):
 
 def game_results(ruleset, entries):
     """A game's results from its ledger entries as entered (history, the CLI): whether it
-    ended, the placement, each player's name, points and chips; None without entries."""
+    ended (and why), the placement, the hands scored (the results that ended a hand: not
+    the table's hands, some of which may have no result), each player's name, wind at the
+    end, points and chips; None without entries."""
     if not entries:
         return None
     book = Scorebook(journal=None, session_id=None, ruleset=ruleset)
@@ -190,9 +201,52 @@ def game_results(ruleset, entries):
         st = book.state(1)
     except LedgerError as e:  # (a ruleset this jantaku does not score)
         return {"error": str(e)}
-    return {"ended": st["ended"], "placement": st["placement"], "entries": st["entries"],
-            "players": {k: {f: p[f] for f in ("name", "points", "chips")}
+    return {"ended": st["ended"], "ended_by": st["ended_by"], "placement": st["placement"],
+            "entries": st["entries"], "hands": st["hands_played"],
+            "players": {k: {f: p[f] for f in ("name", "wind", "points", "chips")}
                         for k, p in st["players"].items()}}
+
+
+def first_throw_of(session, game):
+    """Game ``game``'s first hand's throw (``breaker``, ``dice``) in a session summary
+    (Journal.session_summary: its games' first hands and its hands), or None."""
+    first = next((g["first_hand"] for g in session.get("games", ()) if g["game"] == game),
+                 1 if game == 1 else None)
+    hand = next((h for h in session.get("hands", ()) if h["hand"] == first), None)
+    return hand if hand is not None and hand.get("breaker") else None
+
+
+def journal_book(journal, session_id):
+    """Session ``session_id``'s ledgers rebuilt from the journal, ended or open (an
+    export of any session): ``(Scorebook, its summary)``.  UnknownSession (404) if the
+    journal has no such session."""
+    s = journal.session_summary(session_id)
+    try:
+        breaker_deals = get_ruleset(s["ruleset"]).break_procedure.breaker_becomes_dealer
+    except RulesetError:
+        breaker_deals = False
+    book = Scorebook(journal=None, session_id=session_id, ruleset=s["ruleset"],
+                     breaker_deals=breaker_deals, first_throw=lambda g: first_throw_of(s, g))
+    book.restore(journal.score_entries(session_id))
+    return book, s
+
+
+def export_game(book, session_id, games, game=None):
+    """What an export writes out (hostd/game/export.py): the session, the game's state and
+    its entries as entered.  ``games``: the session's game numbers; ``game`` None: the
+    last of them that has entries (else the last)."""
+    games = sorted(set(games) | set(book.games())) or [1]
+    if game is None:
+        scored = [g for g in games if book.entries(g)]
+        game = (scored or games)[-1]
+    if game not in games:
+        raise NotFound("session %s has game%s %s, not %d" % (
+            session_id, "" if len(games) == 1 else "s", _span(games), game))
+    return {"session": session_id, "state": book.state(game), "entries": book.entries(game)}
+
+
+def _span(games):
+    return str(games[0]) if len(games) == 1 else "%d to %d" % (games[0], games[-1])
 
 
 def with_results(sessions):

@@ -85,8 +85,9 @@ class SessionOut(BaseModel):
     dice: Optional[dict[str, Any]] = Field(description="the hand in play's throw and break")
     score: Optional[dict[str, Any]] = Field(
         None, description="the game's ledger in short (GET /score has it all): game, round, "
-                          "hand, dealer, honba, sticks, ended, placement, entries, and players "
-                          "keyed by first-hand wind, each with name, wind, side, points, chips")
+                          "hand, dealer, honba, sticks, left_on_table (what an end would give "
+                          "out), ended, placement, entries, and players keyed by first-hand "
+                          "wind, each with name, wind, side, points, chips")
 
 
 class TableOut(BaseModel):
@@ -98,6 +99,9 @@ class TableOut(BaseModel):
     error: Optional[str]
     state: str
     fault: Optional[dict[str, Any]]
+    walls_inside: Optional[bool] = Field(
+        None, description="the table reports walls on its tracks (a build finished, paused or "
+        "stopped part way, not raised since)")
     track_sides: Optional[list[Literal["front", "right", "back", "left"]]] = Field(
         None, description="where each track's wall comes up (track 1 first), seen from the "
         "table's front (the side with its buttons): the board profile's track_sides; null "

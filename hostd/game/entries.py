@@ -5,8 +5,8 @@
     winner_hands(entry) -> list[WinnerHand]
 
 Kinds (docs/SCORING.md "Entries"): riichi, ron, tsumo, draw, abortive, chombo, pass,
-transfer, end, undo. A win's value is entered the way its ruleset counts it: ``han`` and
-``fu`` (or ``yakuman``) in the riichi family, ``patterns`` in WSOM, ``multipliers`` in
+nagashi, suukantsu, pot, transfer, rules, end, undo. A win's value is entered the way its ruleset counts it: ``han`` and
+``fu`` (or ``yakuman``, and ``pao``: the liable player) in the riichi family, ``patterns`` in WSOM, ``multipliers`` in
 Shenyang, ``fan`` (or ``limits``) in Ùzje. This module checks one entry on its own; what
 the game's state allows is the ledger's matter.
 """
@@ -47,6 +47,8 @@ class Value(_Entry):
     fan: StrictInt | StrictFloat | None = Field(None, ge=0, le=100)
     limits: StrictInt | None = Field(None, ge=1, le=20)
     chips: StrictInt | None = Field(None, ge=0, le=100)
+    #: the liable player (pao) who pays for this hand (riichi family)
+    pao: Player | None = None
 
 
 class WinnerHand(Value):
@@ -98,8 +100,8 @@ class Riichi(_Entry):
     player: Player
 
 
-class Draw(_Entry):
-    kind: Literal["draw"]
+class _Tenpai(_Entry):
+    """An end of a hand where who was tenpai may matter."""
     tenpai: list[Player] = []
 
     @model_validator(mode="after")
@@ -107,6 +109,10 @@ class Draw(_Entry):
         if len(set(self.tenpai)) != len(self.tenpai):
             raise ValueError("a player is listed twice in tenpai")
         return self
+
+
+class Draw(_Tenpai):
+    kind: Literal["draw"]
 
 
 class Abortive(_Entry):
@@ -142,6 +148,45 @@ class Transfer(_Entry):
         return self
 
 
+class Nagashi(_Tenpai):
+    """Nagashi mangan by ``player``; ``tenpai``: who was tenpai, where it is then a draw
+    (riichi: the dealer keeps the deal if tenpai)."""
+    kind: Literal["nagashi"]
+    player: Player
+
+
+class Suukantsu(_Entry):
+    """Speed Tonpuu's special suukantsu: a tsumo, or a ron ``from`` the player who gave the
+    daiminkan (seed 001 lines 43-47)."""
+    kind: Literal["suukantsu"]
+    winner: Player
+    discarder: Player | None = Field(None, alias="from")
+
+    @model_validator(mode="after")
+    def _not_own(self):
+        if self.discarder == self.winner:
+            raise PydanticCustomError("own_discard", "{player} cannot win on their own discard "
+                                      "('from' is who gave the 4th kan's tile; leave it out "
+                                      "for a tsumo)", {"player": self.winner})
+        return self
+
+
+class Pot(_Entry):
+    """Shenyang's pot: ``player`` revealed ``tiles`` tiles (seed 002 line 67)."""
+    kind: Literal["pot"]
+    player: Player
+    tiles: StrictInt = Field(1, ge=1, le=34)
+
+
+class Rules(_Entry):
+    """A game's options (docs/SCORING.md "Options"), before its first result."""
+    kind: Literal["rules"]
+    ron_pays: str | None = None  # its values: GameRules.options (rules.with_options)
+
+    def options(self) -> dict:
+        return {k: v for k, v in self.model_dump(exclude={"kind"}).items() if v is not None}
+
+
 class End(_Entry):
     kind: Literal["end"]
 
@@ -151,7 +196,8 @@ class Undo(_Entry):
 
 
 MODELS = {m.model_fields["kind"].annotation.__args__[0]: m
-          for m in (Riichi, Ron, Tsumo, Draw, Abortive, Chombo, Pass, Transfer, End, Undo)}
+          for m in (Riichi, Ron, Tsumo, Draw, Abortive, Chombo, Pass, Nagashi, Suukantsu, Pot,
+                    Transfer, Rules, End, Undo)}
 KINDS = tuple(MODELS)
 #: The union the API's schema can use; parse_entry picks the model by kind itself, so
 #: that its errors name the fields of that kind.
@@ -168,7 +214,10 @@ def _fields_of(kind: str, rules: GameRules) -> str:
             continue
         out.append(f.alias or name)
     if issubclass(model, Value):
-        out += [f for f in FIELDS[rules.scoring] if f != "chips" or rules.win_chips]
+        out += [f for f in FIELDS[rules.scoring] if (f != "chips" or rules.win_chips)
+                and (f != "pao" or rules.pao)]
+    if model is Rules:
+        out = ["kind"] + list(rules.options)
     return ", ".join(out)
 
 
@@ -214,6 +263,13 @@ def parse_entry(data, rules: GameRules):
         raise BadEntry("%s: tenpai does not matter at a draw (%s); leave 'tenpai' out"
                        % (rules.name, rules.sources.get("dealer_keeps", "no noten payments")),
                        key="tenpai_unused")
+    if kind == "nagashi" and entry.tenpai and rules.nagashi != "draw":
+        raise BadEntry("%s: nagashi mangan is a win (%s); leave 'tenpai' out"
+                       % (rules.name, rules.sources.get("nagashi", "")), key="tenpai_unused")
+    if kind == "rules" and not entry.options():
+        raise BadEntry("a rules entry sets one of %s's options: %s" % (
+            rules.name, ", ".join("%s (%s)" % (k, ", ".join(v)) for k, v in rules.options.items())),
+            key="option_missing")
     if kind == "transfer" and entry.chips and not rules.win_chips:
         raise BadEntry("%s counts no chips; a transfer gives 'payments' only" % rules.name,
                        key="no_chips")

@@ -4,6 +4,7 @@
     next_hand(game, rules, keeps=..., honba=...)   # the deal kept or passed; the end by rounds
     end_checks(game, rules, payees)                # a bust, Speed Tonpuu's called game
     finish(game, rules, why)                       # placement, leftover sticks, uma
+    left_on_table(game, rules) -> dict | None      # what an end would give out now
     view(game, rules, names) -> dict               # the GET /score shape
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ import copy
 from dataclasses import dataclass, field
 
 from hostd.game.payments import uma_chips, zero
+from hostd.game.rules import options_of
 from hostd.game.seats import WINDS, next_player, offset, seat_wind
 
 
@@ -24,6 +26,8 @@ class Game:
     round: int = 0
     honba: int = 0
     sticks: int = 0
+    #: Shenyang's pot (seed 002 line 67): points the next winner takes
+    pot: int = 0
     #: players in riichi this hand (their sticks are on the table)
     riichi: list = field(default_factory=list)
     #: Shenyang: the last hand was a draw, so this hand's win doubles (seed 002 line 49)
@@ -97,15 +101,30 @@ def end_checks(game: Game, rules, payees) -> None:
         finish(game, rules, "; ".join(why))
 
 
+def left_on_table(game: Game, rules) -> dict | None:
+    """What the end would give out now: riichi sticks and the pot left on the table, and
+    who takes them (first place, ruling): ``{"sticks", "points", "pot", "to"}``, or None
+    when nothing is left."""
+    if not game.sticks and not game.pot:
+        return None
+    return {"sticks": game.sticks, "points": game.sticks * rules.riichi_stick,
+            "pot": game.pot, "to": placement(game)[0]}
+
+
 def finish(game: Game, rules, why: str) -> None:
-    """End the game: riichi sticks left on the table go to first place (ruling), then
-    placement and the chips of oka and uma."""
+    """End the game: riichi sticks and a pot left on the table go to first place (ruling),
+    then placement and the chips of oka and uma."""
     order = placement(game)
     if game.sticks:
         game.points[order[0]] += game.sticks * rules.riichi_stick
         if game.last is not None:
             game.last.setdefault("leftover_sticks", {order[0]: game.sticks * rules.riichi_stick})
         game.sticks = 0
+    if game.pot:
+        game.points[order[0]] += game.pot
+        if game.last is not None:
+            game.last.setdefault("leftover_pot", {order[0]: game.pot})
+        game.pot = 0
     for p, c in uma_chips(rules, order).items():
         game.chips[p] += c
     game.ended, game.ended_by, game.placement = True, why, order
@@ -123,6 +142,9 @@ def view(game: Game, rules, names: dict) -> dict:
         "honba": game.honba,
         "dealer": game.dealer,
         "sticks": game.sticks,
+        "pot": game.pot,
+        "left_on_table": None if game.ended else left_on_table(game, rules),
+        "options": options_of(rules),
         "riichi": list(game.riichi),
         "ended": game.ended,
         "ended_by": game.ended_by,

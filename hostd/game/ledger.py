@@ -6,6 +6,7 @@ kept entry by entry under a ruleset's rules (issue #40; docs/SCORING.md).
     led.undo() -> state            # exactly the state before the last entry
     led.state() -> dict            # GET /score
     led.entries -> list[dict]      # normalised, JSON-safe; Ledger.replay(...) rebuilds the game
+    led.hands() -> list[dict]      # each hand as it was dealt (dealer, round, hand, honba)
     Ledger.replay(ruleset, entries, dealer="east", names=None) -> Ledger
 
 Pure code: no I/O, no clock. Undo keeps the state before each entry, so an undo is exact.
@@ -18,10 +19,18 @@ from hostd.game.entries import normalise, parse_entry
 from hostd.game.errors import BadEntry, LedgerError, NotNow
 from hostd.game.game import Game, view
 from hostd.game.results import RESULTS
-from hostd.game.rules import rules_for
+from hostd.game.rules import options_of, rules_for, with_options
 from hostd.game.seats import WINDS
 
-__all__ = ["Ledger", "LedgerError"]
+__all__ = ["Ledger", "LedgerError", "HAND_ENDS"]
+
+#: The entries that end a hand at the table (a chombo's hand is played again: a new deal).
+HAND_ENDS = ("ron", "tsumo", "draw", "abortive", "chombo", "nagashi", "suukantsu")
+
+
+def _dealt(game: Game, result) -> dict:
+    return {"dealer": game.dealer, "round": WINDS[game.round % 4],
+            "hand": game.hand_number(), "honba": game.honba, "result": result}
 
 
 def _dice_double(rules, dice_double) -> int:
@@ -55,7 +64,7 @@ class Ledger:
         self.names = _names(names)
         self.dice_double = _dice_double(self.rules, dice_double)
         self._game = Game.start(self.rules, dealer)
-        self._before: list[Game] = []  # the game before each entry, for undo
+        self._before: list = []  # (the game, its rules) before each entry, for undo
         self._entries: list[dict] = []
 
     @property
@@ -75,20 +84,47 @@ class Ledger:
         if self._game.ended:
             raise NotNow("the game has ended (%s): no more entries; undo the last entry to "
                          "change it" % self._game.ended_by, key="game_over")
-        game = copy.deepcopy(self._game)
-        RESULTS[parsed.kind](game, parsed, self.rules, self.dice_double)
-        self._before.append(self._game)
-        self._game = game
+        game, rules = copy.deepcopy(self._game), self.rules
+        if parsed.kind == "rules":
+            rules = self._options(game, parsed)
+        else:
+            RESULTS[parsed.kind](game, parsed, rules, self.dice_double)
+        self._before.append((self._game, self.rules))
+        self._game, self.rules = game, rules
         self._entries.append(normalise(parsed))
         return self.state()
+
+    def _options(self, game: Game, parsed):
+        """A rules entry: the game's options, before its first result."""
+        if any(e["kind"] != "rules" for e in self._entries):
+            raise NotNow("a game's rules are set before its first entry (this game has %d); "
+                         "undo back to its start to change them" % len(self._entries),
+                         key="rules_not_now")
+        rules = with_options(self.rules, parsed.options())
+        game.last = {"kind": "rules", "payments": {p: 0 for p in WINDS},
+                     "options": options_of(rules)}
+        return rules
 
     def undo(self) -> dict:
         """Remove the last entry: the state is exactly what it was before it."""
         if not self._entries:
             raise NotNow("nothing to undo: no entry has been applied", key="nothing_to_undo")
-        self._game = self._before.pop()
+        self._game, self.rules = self._before.pop()
         self._entries.pop()
         return self.state()
+
+    def hands(self) -> list[dict]:
+        """Each hand played so far, in order (the entries that ended one: a result, a
+        chombo's replayed deal): ``{"dealer", "round", "hand", "honba"}`` as it was dealt,
+        then the hand in play (``"result": None``).  The n-th is the game's n-th deal at
+        the table (docs/SCORING.md "The break by player")."""
+        out = []
+        for (before, _), entry in zip(self._before, self._entries):
+            if entry["kind"] in HAND_ENDS:
+                out.append(_dealt(before, entry["kind"]))
+        if not self._game.ended:
+            out.append(_dealt(self._game, None))
+        return out
 
     @classmethod
     def replay(cls, ruleset: str, entries, *, dealer: str = "east", names=None,

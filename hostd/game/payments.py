@@ -31,13 +31,29 @@ def _exact(x):
 # ----------------------------------------------------------------------------- per ruleset
 
 
+def _liable(hand, discarder):
+    """The liable player (pao) who pays for ``hand``, unless it is the discarder (who pays
+    the whole anyway), or None."""
+    return hand.pao if getattr(hand, "pao", None) and hand.pao != discarder else None
+
+
 def _riichi_hand(book, hand, rules, *, dealer, discarder) -> dict:
     """Limits and shares from hostd/hand/limits.py: a ron's discarder pays the whole; on
-    tsumo the dealer pays twice a non-dealer's share (all of them twice for the dealer)."""
+    tsumo the dealer pays twice a non-dealer's share (all of them twice for the dealer).
+    With a liable player (pao, rules.py "pao"): on a tsumo they pay the whole as a ron; on
+    a ron half, rounded up to 100, and the discarder the rest."""
     limit, base = riichi_base(hand, rules)
     winner, is_dealer = hand.player, hand.player == dealer
-    if discarder:
-        _pay(book, discarder, winner, total_of(base, dealer=is_dealer, tsumo=False))
+    pao = _liable(hand, discarder)
+    whole = total_of(base, dealer=is_dealer, tsumo=False)
+    if pao and discarder:
+        half = -(-whole // 200) * 100
+        _pay(book, pao, winner, half)
+        _pay(book, discarder, winner, whole - half)
+    elif pao:
+        _pay(book, pao, winner, whole)
+    elif discarder:
+        _pay(book, discarder, winner, whole)
     else:
         shares = riichi_shares(base, dealer=is_dealer, tsumo=True,
                                seat=WINDS.index(seat_wind(winner, dealer)))
@@ -45,7 +61,7 @@ def _riichi_hand(book, hand, rules, *, dealer, discarder) -> dict:
         for share in shares["payments"]:
             _pay(book, by_wind[share["payer"]], winner, share["points"])
     detail = {"player": winner, "limit": limit, "base": base}
-    detail.update({k: getattr(hand, k) for k in ("han", "fu", "yakuman")
+    detail.update({k: getattr(hand, k) for k in ("han", "fu", "yakuman", "pao")
                    if getattr(hand, k) is not None})
     return detail
 
@@ -63,16 +79,16 @@ def _wsom_hand(book, hand, *, discarder) -> dict:
     return {"player": winner, "patterns": value, "total": 3 * value}
 
 
-def _shenyang_hand(book, hand, *, dealer, discarder, closed, doubles) -> dict:
+def _shenyang_hand(book, hand, *, dealer, discarder, closed, doubles, ron_pays) -> dict:
     """Seed 002 lines 36-40: base 2 times the hand's multipliers (and the dice's and the
     last draw's doubles); each payer's share doubles if the dealer wins or pays, and if
-    the payer's hand is closed. A ron: the discarder alone pays, x2 (ruling); a tsumo:
-    everyone pays x1."""
+    the payer's hand is closed. A ron: the discarder pays x2, alone (``ron_pays``
+    "discarder") or beside the others' x1 ("all"); a tsumo: everyone pays x1."""
     winner = hand.player
     value = 2 * shenyang_factor(hand.multipliers) * doubles
-    payers = [discarder] if discarder else others(winner)
+    payers = [discarder] if discarder and ron_pays == "discarder" else others(winner)
     for p in payers:
-        share = value * (2 if discarder else 1)
+        share = value * (2 if p == discarder else 1)
         share *= 2 if dealer in (winner, p) else 1
         share *= 2 if p in closed else 1
         _pay(book, p, winner, share)
@@ -101,15 +117,21 @@ def win_payments(hands, rules, *, dealer, discarder, honba, closed=(), doubles=1
             details.append(_wsom_hand(book, hand, discarder=discarder))
         elif rules.scoring == "multipliers":
             details.append(_shenyang_hand(book, hand, dealer=dealer, discarder=discarder,
-                                          closed=closed, doubles=doubles))
+                                          closed=closed, doubles=doubles,
+                                          ron_pays=rules.ron_pays))
         else:
             details.append(_uzje_hand(book, hand, discarder=discarder))
-        for p in ([discarder] if discarder else others(hand.player)):
-            _pay(chips, p, hand.player, hand.chips or 0)
+        pao = _liable(hand, discarder)
+        if pao:  # the full shuugi: a ron's, or 3x a tsumo's share (seed 001 line 61)
+            _pay(chips, pao, hand.player, (hand.chips or 0) * (1 if discarder else 3))
+        else:
+            for p in ([discarder] if discarder else others(hand.player)):
+                _pay(chips, p, hand.player, hand.chips or 0)
     if honba and rules.honba_per_payer:
         taker = head_bump(hands, discarder)
+        pao = None if discarder else _liable(hands[0], None)
         for p in ([discarder] if discarder else others(taker)):
-            _pay(book, p, taker, honba * rules.honba_per_payer * (3 if discarder else 1))
+            _pay(book, pao or p, taker, honba * rules.honba_per_payer * (3 if discarder else 1))
     return book, chips, details
 
 

@@ -5,7 +5,7 @@ a copy the ledger throws away if it raises, so a refusal changes nothing.
 """
 from __future__ import annotations
 
-from hostd.game.entries import winner_hands
+from hostd.game.entries import WinnerHand, winner_hands
 from hostd.game.errors import BadEntry, NotNow, RulesetForbids
 from hostd.game.game import Game, end_checks, finish, next_hand, placement
 from hostd.game.payments import (chombo_payments, head_bump, noten_payments, win_payments,
@@ -17,7 +17,9 @@ def _book(game: Game, kind: str, payments: dict, chips: dict | None = None, **mo
     for p in WINDS:
         game.points[p] += payments[p]
         game.chips[p] += (chips or {}).get(p, 0)
-    game.last = dict(kind=kind, payments=dict(payments), **more)
+    # the dealer of the hand this entry is for: its players' winds then (the page names
+    # them so, not by the next hand's winds)
+    game.last = dict(kind=kind, payments=dict(payments), dealer=game.dealer, **more)
     if chips and any(chips.values()):
         game.last["chips"] = dict(chips)
     game.can_pass = False
@@ -55,16 +57,27 @@ def win(game: Game, entry, rules, dice_double) -> None:
     if any(h.player in closed for h in hands):
         raise BadEntry("a Shenyang winner's hand is open (seed 002 line 12): 'closed' lists "
                        "the payers whose hand was closed", key="winner_closed")
+    _settle(game, rules, entry.kind, hands, discarder, closed=closed,
+            doubles=_doubles(game, entry, rules, dice_double))
+
+
+def _settle(game: Game, rules, kind, hands, discarder, *, closed=(), doubles=1,
+            **more) -> None:
+    """A win's payments, honba, riichi sticks and pot, then the next hand."""
     book, chips, details = win_payments(
         hands, rules, dealer=game.dealer, discarder=discarder, honba=game.honba,
-        closed=closed, doubles=_doubles(game, entry, rules, dice_double))
+        closed=closed, doubles=doubles)
+    taker = head_bump(hands, discarder)
     if game.sticks:
-        book[head_bump(hands, discarder)] += game.sticks * rules.riichi_stick
-    more = {"winners": details}
+        book[taker] += game.sticks * rules.riichi_stick
+    if game.pot:  # Shenyang: the next winner takes the pot (seed 002 line 67)
+        book[taker] += game.pot
+        more["pot"] = game.pot
+    more["winners"] = details
     if discarder:
         more["from"] = discarder
-    _book(game, entry.kind, book, chips, **more)
-    game.sticks, game.riichi, game.after_draw = 0, [], False
+    _book(game, kind, book, chips, **more)
+    game.sticks, game.pot, game.riichi, game.after_draw = 0, 0, [], False
     keeps = rules.dealer_keeps != "never" and game.dealer in [h.player for h in hands]
     _then(game, rules, keeps=keeps, payees=[h.player for h in hands])
 
@@ -123,6 +136,37 @@ def pass_deal(game: Game, entry, rules, dice_double) -> None:
     next_hand(game, rules, keeps=False, honba="reset")
 
 
+def nagashi(game: Game, entry, rules, dice_double) -> None:
+    """Nagashi mangan (rules.py "nagashi"): paid as a tsumo of ``rules.nagashi_han``; a
+    win in Speed Tonpuu (honba, sticks, the deal), else a draw (sticks stay, honba +1,
+    the dealer keeps the deal if tenpai)."""
+    hand = WinnerHand(player=entry.player, han=rules.nagashi_han)
+    if rules.nagashi == "win":
+        _settle(game, rules, "nagashi", [hand], None)
+        return
+    book, _, details = win_payments([hand], rules, dealer=game.dealer, discarder=None, honba=0)
+    tenpai = [p for p in WINDS if p in entry.tenpai]
+    _book(game, "nagashi", book, winners=details, tenpai=tenpai)
+    game.riichi = []
+    _then(game, rules, keeps=game.dealer in tenpai, payees=[entry.player], honba="plus")
+
+
+def suukantsu(game: Game, entry, rules, dice_double) -> None:
+    """Speed Tonpuu's special suukantsu (seed 001 lines 43-47): a double yakuman of its
+    own, no chips but its yakuman shuugi (10 from each on a tsumo, 20 on a ron, line 68)."""
+    ron = entry.discarder is not None
+    hand = WinnerHand(player=entry.winner, yakuman=2, chips=20 if ron else 10)
+    _settle(game, rules, "suukantsu", [hand], entry.discarder)
+
+
+def pot(game: Game, entry, rules, dice_double) -> None:
+    """Shenyang: a revealed tile costs its player ``pot_per_tile`` into the pot."""
+    book = zero()
+    book[entry.player] = -rules.pot_per_tile * entry.tiles
+    _book(game, "pot", book, player=entry.player, tiles=entry.tiles)
+    game.pot += rules.pot_per_tile * entry.tiles
+
+
 def transfer(game: Game, entry, rules, dice_double) -> None:
     book = zero()
     book.update(entry.payments)
@@ -137,4 +181,5 @@ def end(game: Game, entry, rules, dice_double) -> None:
 
 
 RESULTS = {"riichi": riichi, "ron": win, "tsumo": win, "draw": draw, "abortive": abortive,
-           "chombo": chombo, "pass": pass_deal, "transfer": transfer, "end": end}
+           "chombo": chombo, "pass": pass_deal, "nagashi": nagashi, "suukantsu": suukantsu,
+           "pot": pot, "transfer": transfer, "end": end}

@@ -2,6 +2,8 @@
 hand pays beyond its value, who keeps the deal, how it ends (docs/SCORING.md).
 
     rules_for(name) -> GameRules      # any spelling get_ruleset accepts; BadEntry if unknown
+    with_options(rules, {"ron_pays": "all"}) -> GameRules   # a game's options (rules entry)
+    options_of(rules) -> dict
 
 Every value cites its seed in ``sources`` (seed file, line, quote), or says "ruling"
 where the seed leaves the question open. ``riichi`` has no seed of its own: its values
@@ -10,12 +12,15 @@ Shenyang, 003 WSOM, 004 Ùzje (``/work/shared/seeds``; DESIGN.md §1).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from hostd.core.rulesets import RulesetError, canonical_name
 from hostd.game.errors import BadEntry
 
-#: The entry kinds every ruleset takes (undo is the ledger's own).
+#: The entry kinds every ruleset takes (undo is the ledger's own); beyond them: riichi,
+#: abortive, chombo, pass, nagashi, suukantsu (the riichi family's), pot and rules
+#: (Shenyang's).
 COMMON_KINDS = ("ron", "tsumo", "draw", "transfer", "end", "undo")
 
 
@@ -54,15 +59,31 @@ class GameRules:
     pass_rule: str | None = None
     #: what a chombo costs: "mangan", "3000-all", "8-each"; None: no chombo entry
     chombo: str | None = None
+    #: a win's hand may name the liable player (pao) who pays for it
+    pao: bool = False
+    #: how a nagashi mangan counts: "draw" (paid as a tsumo of ``nagashi_han``, then a
+    #: draw), "win" (a win of ``nagashi_han``: honba and sticks to the winner); None: none
+    nagashi: str | None = None
+    nagashi_han: int = 5
+    #: Speed Tonpuu's special suukantsu: a double yakuman of its own (seed 001 lines 43-47)
+    special_suukantsu: bool = False
+    #: Shenyang's pot: points a revealed tile costs, taken by the next winner (0: no pot)
+    pot_per_tile: int = 0
+    #: the ruleset's options a game may set with a ``rules`` entry: name -> accepted
+    #: values, the default first (docs/SCORING.md "Options")
+    options: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Shenyang: who pays on a ron: "discarder" (the discarder alone, x2) or "all" (every
+    #: other player, the discarder x2 and the others x1)
+    ron_pays: str = "discarder"
     sources: dict[str, str] = field(default_factory=dict)
 
 
 RIICHI = GameRules(
     name="riichi", scoring="han",
-    kinds=COMMON_KINDS + ("riichi", "abortive", "chombo", "pass"),
+    kinds=COMMON_KINDS + ("riichi", "abortive", "chombo", "pass", "nagashi"),
     start_points=25000, rounds=2, riichi_stick=1000, honba_per_payer=100, noten_total=3000,
     max_ron_winners=2, dealer_keeps="win-or-tenpai", bust_ends=True,
-    pass_rule="all-last-top", chombo="mangan",
+    pass_rule="all-last-top", chombo="mangan", pao=True, nagashi="draw", nagashi_han=5,
     sources={
         "start_points": "ruling: 25,000 each; no return points (30,000) and no oka or uma: "
                         "the ledger ranks by raw points, a club settles as it likes",
@@ -87,16 +108,23 @@ RIICHI = GameRules(
         "noten_riichi": "ruling: a player in riichi who is noten at a draw pays as noten (no "
                         "chombo)",
         "placement": "ruling: ties by seat order from the first dealer",
+        "pao": "ruling: a win's 'pao' names the liable player (daisangen, daisuushii and the "
+               "like): on a tsumo they pay the whole hand as a ron and the honba; on a ron "
+               "they pay half (rounded up to 100) and the discarder the rest and the honba",
+        "nagashi": "ruling: nagashi mangan is paid as a mangan tsumo by the player who had "
+                   "it and the hand is then a draw: no noten payments, riichi sticks stay on "
+                   "the table, honba +1, the dealer keeps the deal if tenpai",
     },
 )
 
 SPEED_TONPUU = GameRules(
     name="speed-tonpuu", scoring="han",
-    kinds=COMMON_KINDS + ("riichi", "abortive", "chombo", "pass"),
+    kinds=COMMON_KINDS + ("riichi", "abortive", "chombo", "pass", "nagashi", "suukantsu"),
     start_points=25000, rounds=1, riichi_stick=1000, honba_per_payer=500, noten_total=3000,
     max_ron_winners=2, dealer_keeps="win-or-tenpai", bust_ends=True,
     called_game=55000, called_game_chips=1, tobi_chips=1, uma_chips=(13, 3, -5, -11),
-    win_chips=True, pass_rule="any-dealer", chombo="3000-all",
+    win_chips=True, pass_rule="any-dealer", chombo="3000-all", pao=True, nagashi="win",
+    nagashi_han=6, special_suukantsu=True,
     sources={
         "rounds": "seed 001 line 7: 'Strict Tonpuusen: East-only and no South extension.'",
         "scoring": "seed 001 line 11: 'Kiriage Mangan is on.' (hostd/hand/limits.py, option "
@@ -123,20 +151,42 @@ SPEED_TONPUU = GameRules(
         "start_points": "ruling: 25,000 each (the seed gives none; oka 20 fits 25,000/30,000)",
         "riichi_stick": "ruling: as riichi (1,000, noten payments 3,000, bust below 0)",
         "placement": "ruling: ties by seat order from the first dealer",
+        "pao": "seed 001 lines 59-61: 'pao is on for daisangen, daisuushi, suukantsu, and "
+               "rinshan (in the case of rinshan, pao pays the full amount). pao is "
+               "responsible for covering the full shuugi amount (i.e., pays 3x shuugi in the "
+               "case of tsumo)': on a tsumo the liable player pays the whole hand as a ron, "
+               "the honba and 3x the chips; on a ron (ruling) half the points, rounded up to "
+               "100, and all the chips, the discarder the rest and the honba",
+        "nagashi": "seed 001 lines 37-38: 'Nagashimangan is a special win that is worth "
+                   "haneman. this means honba, etc. are applicable': a haneman tsumo (6,000 "
+                   "all by a dealer, 3,000/6,000), honba and riichi sticks to its player, "
+                   "the deal kept only if the dealer had it; no chips (as the special "
+                   "suukantsu, line 45)",
+        "special_suukantsu": "seed 001 lines 43-47: the 4th kan's rinshan tile not "
+                             "completing the hand is 'a special double yakuman that does not "
+                             "stack with anything else ... the winner gets no chips from "
+                             "color tiles': a tsumo after an ankan or kakan, a ron from the "
+                             "player who gave the daiminkan ('only 20 chips'); chips 10 from "
+                             "each on a tsumo, 20 on a ron (line 68, for each yakuman); honba "
+                             "and sticks as a win",
     },
 )
 
 SHENYANG = GameRules(
     name="shenyang", scoring="multipliers",
-    kinds=COMMON_KINDS + ("chombo",),
-    start_points=0, rounds=4, dealer_keeps="win-or-draw", chombo="8-each",
+    kinds=COMMON_KINDS + ("chombo", "pot", "rules"),
+    start_points=0, rounds=4, dealer_keeps="win-or-draw", chombo="8-each", pot_per_tile=4,
+    options={"ron_pays": ("discarder", "all")},
     sources={
         "scoring": "seed 002 lines 36-51: base 2, times each multiplier the hand has",
         "dealer": "seed 002 line 37: 'Dealer always pays and wins double (x2)'",
         "closed": "seed 002 line 38: 'Player who doesn't have an open hand always pays "
                   "double (x2)' (the entry's 'closed' lists them)",
-        "ron": "seed 002 line 39: 'Winning by hu (ron): x2'; ruling: the discarder alone "
-               "pays, as the seed's riichi terms read",
+        "ron": "seed 002 line 39: 'Winning by hu (ron): x2'; who pays is the option "
+               "ron_pays: 'discarder' (the default: the discarder alone pays, x2, as the "
+               "seed's riichi terms read) or 'all' (every other player pays, the discarder "
+               "x2 and the others x1, as many tables play it); a game sets it with a 'rules' "
+               "entry before its first result",
         "tsumo": "seed 002 line 40: 'Winning by zimo (tsumo): everyone pays x1'",
         "dice": "seed 002 line 48: 'dice roll double: x2' (the table's own throw)",
         "draw_carry": "seed 002 line 49: 'last round is liuju: x2 (ryuukyoku -> next round "
@@ -147,8 +197,11 @@ SHENYANG = GameRules(
                         "otherwise dealership rotates. Tenpai-ness does not matter.'",
         "chombo": "seed 002 line 56: 'Zhahu (invalid win): the offender pays 8 points to "
                   "each other player immediately; the hand is voided'",
-        "transfer": "seed 002 lines 61, 67: the same-discard 4 points and the pot are "
-                    "entered as transfers",
+        "transfer": "seed 002 line 61: the same-discard 4 points are entered as a transfer",
+        "pot": "seed 002 line 67 (a local variation): 'The offender pays 4 points to the pot "
+               "for each tile revealed (next winner takes the pot)': a 'pot' entry names the "
+               "player and the tiles; the next win takes it (on a draw it stays); ruling: a "
+               "pot left at the game's end goes to first place, as riichi sticks do",
         "start_points": "ruling: 0 each (the seed gives none)",
         "rounds": "ruling: four rounds (the seed gives no length); 'end' stops earlier",
         "max_ron_winners": "ruling: one winner per discard, the first in turn order after "
@@ -203,6 +256,29 @@ UZJE = GameRules(
 )
 
 RULES = {r.name: r for r in (RIICHI, SPEED_TONPUU, SHENYANG, WSOM, UZJE)}
+
+
+def with_options(rules: GameRules, options: dict) -> GameRules:
+    """``rules`` with a game's options set (a ``rules`` entry); BadEntry naming what each
+    option accepts."""
+    if not isinstance(options, dict):
+        raise BadEntry("a rules entry's options are name: value")
+    for name, value in options.items():
+        accepted = rules.options.get(name)
+        if accepted is None:
+            raise BadEntry("%s has no option %r; %s" % (
+                rules.name, name, "its options: %s" % ", ".join(rules.options)
+                if rules.options else "it has none"))
+        if value not in accepted:
+            raise BadEntry("%s's %s is one of %s, not %r (docs/SCORING.md)" % (
+                rules.name, name, ", ".join(accepted), value),
+                key="option_value", name=name, accepted=list(accepted))
+    return dataclasses.replace(rules, **options)
+
+
+def options_of(rules: GameRules) -> dict:
+    """The game's options as they are (the state's ``options``)."""
+    return {name: getattr(rules, name) for name in rules.options}
 
 
 def rules_table(rules: GameRules) -> str:

@@ -18,15 +18,16 @@ from hostd.hand.scoring_rules import options_for
 
 #: The value fields each way of scoring takes (the others are refused).
 FIELDS = {
-    "han": ("han", "fu", "yakuman", "chips"),
+    "han": ("han", "fu", "yakuman", "chips", "pao"),
     "patterns": ("patterns",),
     "multipliers": ("multipliers",),
     "fan": ("fan", "limits"),
 }
 _WHAT = {
     "han": "han and fu (fu may be left out at 5 han or more), or yakuman: N",
-    "patterns": "patterns: the pattern points (a number, or a list of each pattern's "
-                "points for a 400/480 single limit)",
+    "patterns": "patterns: the hand's pattern points (a number up to the compound limit "
+                "320, or 400 or 480 for a single limit hand), or a list of each pattern's "
+                "points",
     "multipliers": "multipliers: a list of the seed's names (see the error for a bad name)",
     "fan": "fan (above 2.5, in steps of 0.2), or limits: N for a limit hand",
 }
@@ -37,6 +38,10 @@ _WHAT = {
 def _check_han(hand, rules, tsumo: bool) -> None:
     if hand.chips is not None and not rules.win_chips:
         raise BadEntry("%s counts no chips; leave 'chips' out" % rules.name, key="no_chips")
+    if hand.pao is not None and hand.pao == hand.player:
+        raise BadEntry("%s cannot be liable (pao) for their own win: 'pao' is the player "
+                       "who let the hand complete" % hand.player, key="pao_self",
+                       player=hand.player)
     if hand.yakuman is not None:
         if hand.han is not None or hand.fu is not None:
             raise BadEntry("give yakuman: N alone (a yakuman counts no han or fu)",
@@ -90,17 +95,27 @@ def _check_patterns(patterns) -> None:
             raise BadEntry("patterns: %d cannot be; every WSOM pattern is worth a multiple "
                            "of 5 (5 to 480, seed 003 lines 183-289)" % p, key="pattern_invalid",
                            points=p)
+    if isinstance(patterns, int) and patterns > WSOM_COMPOUND_LIMIT and \
+            patterns not in WSOM_SINGLE_LIMITS:
+        # never clamped: a number above 320 is not a hand's worth (issue 50)
+        raise BadEntry("patterns: %d is no hand's worth: a hand of several patterns scores "
+                       "at most %d (the compound limit), a single limit hand 400 or 480 (seed "
+                       "003 lines 172-176); give the hand's worth, or each pattern's points as "
+                       "a list" % (patterns, WSOM_COMPOUND_LIMIT), key="patterns_over_limit",
+                       points=patterns, most=WSOM_COMPOUND_LIMIT)
 
 
 def wsom_value(patterns) -> int:
-    """The hand's points: the patterns' sum, at most 320, unless a single pattern is worth
-    400 or 480 (then the hand is worth that; seed 003 lines 172-176). An int is a sum."""
+    """The hand's points (seed 003 lines 172-176). A list: each pattern's points, summed
+    and held to the compound limit 320, unless one is a single limit (400 or 480: the hand
+    is worth that). A number: the hand's worth as the players counted it, 0 to 320 or a
+    single limit's 400 or 480, taken as it is (_check_patterns refuses any other)."""
     if isinstance(patterns, list):
         single = [p for p in patterns if p in WSOM_SINGLE_LIMITS]
         if single:
             return max(single)
-        patterns = sum(patterns)
-    return min(patterns, WSOM_COMPOUND_LIMIT)
+        return min(sum(patterns), WSOM_COMPOUND_LIMIT)
+    return patterns
 
 # ----------------------------------------------------------------------------- Shenyang
 
@@ -187,9 +202,10 @@ def uzje_points(hand) -> int:
 
 def check_value(hand, rules, *, tsumo: bool) -> None:
     """Refuse a value field the ruleset does not use, and a value that cannot be."""
-    given = [f for f in ("han", "fu", "yakuman", "chips", "patterns", "multipliers", "fan",
-                         "limits") if getattr(hand, f) is not None]
-    foreign = [f for f in given if f not in FIELDS[rules.scoring]]
+    given = [f for f in ("han", "fu", "yakuman", "chips", "pao", "patterns", "multipliers",
+                         "fan", "limits") if getattr(hand, f) is not None]
+    foreign = [f for f in given if f not in FIELDS[rules.scoring]
+               or (f == "pao" and not rules.pao)]
     if foreign:
         raise BadEntry("%s is not counted in %s: a win there gives %s" % (
             ", ".join(foreign), rules.name, _WHAT[rules.scoring]), key="field_foreign",

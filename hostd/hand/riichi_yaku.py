@@ -157,7 +157,7 @@ def _triplet_yaku(reading, trips, f: Facts, out: list) -> None:
         _three_suits(set(faces), out, "sanshoku_doukou")
     if f.kans == 3:
         out.append("sankantsu")
-    if reading.pair in DRAGONS and sum(1 for i in set(faces) if i in DRAGONS) == 2:
+    if _little_three(reading.pair, faces, DRAGONS):
         out.append("shousangen")
     for i in faces:
         if i in _DRAGON_YAKU:
@@ -166,6 +166,16 @@ def _triplet_yaku(reading, trips, f: Facts, out: list) -> None:
             out.append("seat_wind")
         if i in f.round_winds:
             out.append("round_wind")
+
+
+def _little_three(pair, faces, group) -> bool:
+    """Shousangen's and shousuushii's shape: every face of ``group`` (the three dragons,
+    the four winds) but one held as a triplet, and the pair that missing face. With Mixed
+    Deck a pair may be a 4th-8th copy of a triplet's face (seed 000 lines 15-16: 5 to 8
+    copies of a face): ``55555z666z`` holds no red dragon, so it is not shousangen (the
+    scoring ruling ``little-three-missing-face``)."""
+    held = {i for i in faces if i in group}
+    return len(held) == len(group) - 1 and pair in group and pair not in held
 
 
 def is_pinfu(reading, f: Facts) -> bool:
@@ -191,10 +201,9 @@ def _yakuman_sets(reading, f: Facts, out: list) -> None:
             out.append("suuankou_tanki" if reading.wait == "tanki" else "suuankou")
         if all(d in faces for d in DRAGONS):
             out.append("daisangen")
-        winds = sum(1 for i in faces if i in WIND_FACES)
-        if winds == 4:
+        if all(w in faces for w in WIND_FACES):
             out.append("daisuushi")
-        elif winds == 3 and reading.pair in WIND_FACES:
+        elif _little_three(reading.pair, faces, WIND_FACES):
             out.append("shousuushi")
     if f.kans == 4:
         out.append("suukantsu")

@@ -22,6 +22,11 @@ RULINGS = {
                       "count in an open hand too: seed 000 does not make them closed only",
     "copy-yakuman-stacks": "8 copies of a face is a yakuman that stacks with the hand's other "
                            "yakuman, as the ruleset stacks yakuman",
+    "little-three-missing-face": "with Mixed Deck a pair may be a 4th-8th copy of a "
+                                 "triplet's face (seed 000 lines 15-16): shousangen and "
+                                 "shousuushii need the pair to be the face no triplet has "
+                                 "(the third dragon, the fourth wind), so a pair of a "
+                                 "triplet's face makes neither",
     "kansai-many-copies": "Kansai chiitoi with Mixed Deck: a quad is two of the same pair, so "
                           "6 copies of a face are a quad and a pair, 8 copies two quads",
     "blue-sevens-as-dora": "a blue seven's +1 han counts as dora does (it makes no win on its "
@@ -52,6 +57,11 @@ def _mixed_deck_ids(facts, best, hand, ids: set) -> None:
         ids.add("copy-yaku-open")
     if "copies_8" in named and len(best["yakuman_ids"]) > 1:
         ids.add("copy-yakuman-stacks")
+    faces = {i for i, _, _ in reading.trips}
+    for group in ((31, 32, 33), (27, 28, 29, 30)):
+        if reading.pair in group and reading.pair in faces and \
+                sum(1 for i in group if i in faces) == len(group) - 1:
+            ids.add("little-three-missing-face")
     if reading.form == "seven pairs with quads" and max(hand.counts) > 4:
         ids.add("kansai-many-copies")
 

@@ -716,6 +716,8 @@ class TableClient:
                       # joined half-way from these; the order of the tiles is not kept)
                       "backs": [{self.colour_name(c): n for c, n in enumerate(r) if n}
                                 for r in self.counts]} if self.targets else None,
+            # walls on the tracks (the page: the last walls built came up, or are inside)
+            "walls_inside": self.walls_inside() if self.link.connected else None,
             "identity": ident,
             "resets": self.link.resets,
             # what a board that cannot start says (firmware/bootfail.py), or null

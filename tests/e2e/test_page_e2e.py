@@ -197,6 +197,13 @@ def answered(browser, what, since=None):
                      "!window.jantakuPage.sending && a.n > arguments[0] && a", what, 30, since)
 
 
+def yes_the_tiles_went_in(browser):
+    """A hand over with a hand on the table top asks first (issue 50 point 6): yes."""
+    wait_page(browser, "return document.getElementById('confirm').open && document.getElementById("
+              "'confirm-text').textContent.startsWith('Are the played tiles')", "the question", 5)
+    browser.js("document.getElementById('confirm-yes').click()")
+
+
 def primary_is(browser, cmd, what, timeout=90):
     """Wait until the primary button offers ``cmd``; a throw the hand still waits for is
     made on the way (people throw before they play)."""
@@ -449,6 +456,7 @@ def test_an_unplugged_table_leaves_only_abort_until_it_is_back(table, browser):
     table.push()
     before = browser.js("return window.jantakuPage.answers || 0")
     press(browser, "#primary")  # Hand over
+    yes_the_tiles_went_in(browser)
     a = answered(browser, "the hand over", before)
     assert (a["cmd"], a["status"]) == ("hand_over", 200), a
     code_is(browser, "table_disconnected", 60)
@@ -487,6 +495,7 @@ def test_a_jam_seen_from_the_bottom_of_the_page_comes_into_view(table, browser):
     # the top stays in view however far down the page is: its button is pressed from there
     assert in_view(browser, "primary") == "Hand over"
     browser.driver.find_element(By.ID, "primary").click()
+    yes_the_tiles_went_in(browser)
     banner = wait_page(browser, "const f = document.getElementById('fault'); return f && f.textContent",
                        "the jam", 90)
     assert "Track 2 is jammed" in banner

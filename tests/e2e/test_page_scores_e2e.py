@@ -109,22 +109,26 @@ def test_a_phone_pairs_and_starts_a_session_and_the_strip_asks_for_its_seat(tabl
               "s.next.code === 'push_all'", "the session open, the centre open", 30)
     strip_says(browser, "Scores: tap to choose which player you are", "the strip")
     assert in_view(browser, "score-strip")
-    assert "East 1 · 0 honba · 0 riichi sticks · East seat deals" in in_view(browser, "score-strip")
+    assert "East 1 · 0 honba · 0 riichi sticks · East deals" in in_view(browser, "score-strip")
     settle(browser)
 
 
 def test_the_phone_chooses_south_and_sees_its_score_in_the_first_screen(table, browser):
     press(browser, "#score-strip")
     wait_page(browser, "return !document.getElementById('score').hidden", "the score card")
+    # the seat picker names each player as every screen does (issue 50 point 4)
+    options = browser.js("return Array.from(document.querySelectorAll('#seat option'))"
+                         ".map(o => o.textContent)")
+    assert options == ["— choose —", "East · Dealer", "South", "West", "North"], options
     choose(browser, "#seat", "south")
-    strip_says(browser, "South seat · South now · 25,000", "South's score")
+    strip_says(browser, "South (you) · 25,000", "South's score")
     assert browser.js("return JSON.parse(localStorage.getItem('jantaku.seat')).player") == "south"
-    assert strip(browser)[2] == "You vs Right ±0 · Across ±0 · Left ±0"
+    assert strip(browser)[2] == "You vs West ±0 · North ±0 · East ±0"
     # the kinds of the riichi ruleset, and nothing that waits on the table
     kinds = browser.js("return Array.from(document.querySelectorAll('#score-kinds button'))"
                        ".filter(b => b.offsetParent).map(b => [b.dataset.kind, b.disabled])")
     assert kinds == [[k, False] for k in ("riichi", "ron", "tsumo", "draw", "abortive",
-                                         "chombo", "undo")]
+                                         "chombo", "nagashi", "undo")]
     # closed again, the strip fits the first screen with the headline and the big button
     press(browser, "#score-strip")
     browser.js("window.scrollTo(0, 0)")
@@ -139,14 +143,19 @@ def test_a_riichi_and_a_ron_from_the_phone_change_its_score_and_the_dealer(table
     n = answers(browser)
     press(browser, "#sc-riichi")
     a, (text, beside, shown) = score_answer(browser, n)
-    assert (a["status"], text, beside, shown) == (200, "Entered: riichi by South seat.",
+    assert (a["status"], text, beside, shown) == (200, "Entered: riichi by South (you).",
                                                   "sc-riichi", True)
-    strip_says(browser, "South seat · South now · 24,000", "the stick paid")
+    strip_says(browser, "South (you) · 24,000", "the stick paid")
     assert "1 riichi stick" in strip(browser)[1]
     # Ron: the winner is this phone's player already; from East (the dealer), 3 han 30 fu
     press(browser, "#sc-ron")
     assert browser.js("return document.querySelector('#score-form [name=winner]').value") == "south"
     assert browser.js("return document.querySelector('#score-form .fu').hidden") is False
+    # the form's players in the same words: South's phone sees East on its left
+    froms = browser.js("return Array.from(document.querySelectorAll('#score-form [name=from] "
+                       "option')).map(o => o.textContent)")
+    assert froms == ["— choose —", "East (your left)", "South (you)", "West (your right)",
+                     "North (across)"], froms
     choose(browser, "#score-form [name=from]", "east")
     choose(browser, "#score-form [name=han]", "3")
     choose(browser, "#score-form [name=fu]", "30")
@@ -154,16 +163,18 @@ def test_a_riichi_and_a_ron_from_the_phone_change_its_score_and_the_dealer(table
     n = answers(browser)
     press(browser, "#score-send")
     a, (text, beside, shown) = score_answer(browser, n)
-    assert (a["status"], text, beside) == (200, "Entered: ron by South seat from East seat.",
-                                           "sc-ron")
-    strip_says(browser, "South seat · East now · 28,900 · you deal", "the ron and the deal")
+    # named as they sat in the hand won, though South deals now
+    assert (a["status"], text, beside) == (200, "Entered: ron by South (you) from East (your "
+                                           "left).", "sc-ron")
+    strip_says(browser, "East (you) · 28,900 · you deal", "the ron and the deal")
     st = table.score()
     assert (st["dealer"], st["players"]["south"]["points"], st["sticks"]) == ("south", 28900, 0)
     assert strip(browser)[1] == "East 2 · 0 honba · 0 riichi sticks · you deal"
-    assert strip(browser)[2] == "You vs Right +3,900 · Across +3,900 · Left +7,800"
+    assert strip(browser)[2] == "You vs South +3,900 · West +3,900 · North +7,800"
     wait_page(browser, "return document.getElementById('score-last').textContent === arguments[0]",
               "the ron's payments", 5,
-              "Last: ron by South seat from East seat — East seat −3,900, South seat +4,900.")
+              "Last: ron by South (you) from East (your left) — East (your left) −3,900, "
+              "South (you) +4,900.")
     settle(browser)
 
 
@@ -175,10 +186,12 @@ def test_a_refused_entry_says_why_next_to_the_button_and_changes_nothing(table, 
     press(browser, "#score-send")
     a, (text, beside, shown) = score_answer(browser, n)
     assert (a["status"], a["code"], beside, shown) == (400, "bad_entry", "score-send", True)
-    assert text.startswith("Not entered: ron entry: south cannot win on their own discard"), text
+    # the refusal names the player as every screen does, not the ledger's "south"
+    assert text == "Not entered: East (you) cannot win on their own discard (a win on one's " \
+                   "own tile is a tsumo).", text
     assert browser.js("return document.getElementById('score-answer').className").endswith("refused")
     assert table.score() == before
-    assert strip(browser)[0] == "South seat · East now · 28,900 · you deal"
+    assert strip(browser)[0] == "East (you) · 28,900 · you deal"
     press(browser, "#sc-ron")  # closes the form
     settle(browser, meant=(400,))
 
@@ -187,27 +200,60 @@ def test_undo_says_what_it_undid_and_restores(table, browser):
     n = answers(browser)
     press(browser, "#sc-undo")
     a, (text, beside, shown) = score_answer(browser, n)
-    assert (a["status"], text, beside) == (200, "Undone: ron by South seat from East seat.",
-                                           "sc-undo")
-    strip_says(browser, "South seat · South now · 24,000", "the score restored")
+    assert (a["status"], text, beside) == (200, "Undone: ron by South (you) from East (your "
+                                           "left).", "sc-undo")
+    strip_says(browser, "South (you) · 24,000", "the score restored")
     st = table.score()
     assert (st["dealer"], st["sticks"], st["players"]["south"]["points"]) == ("east", 1, 24000)
     wait_page(browser, "return document.getElementById('score-last').textContent"
-              ".startsWith('Last: riichi by South seat')", "the riichi last again", 5)
+              ".startsWith('Last: riichi by South (you)')", "the riichi last again", 5)
     settle(browser)
 
 
 def test_an_entry_from_elsewhere_comes_in_live_and_a_reload_keeps_the_seat(table, browser):
     r = table.d.post("/score", {"kind": "tsumo", "winner": "north", "han": 1, "fu": 30})
     assert r.status_code == 200, r.text
-    strip_says(browser, "South seat · East now · 23,700 · you deal", "the tsumo through the stream")
+    strip_says(browser, "East (you) · 23,700 · you deal", "the tsumo through the stream")
     browser.driver.refresh()
     wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.score && "
               "window.jantakuPage.score.entries === 2", "the page again, the ledger in")
-    strip_says(browser, "South seat · East now · 23,700 · you deal", "the seat kept")
+    strip_says(browser, "East (you) · 23,700 · you deal", "the seat kept")
     press(browser, "#score-strip")
     wait_page(browser, "return document.getElementById('score-last').textContent"
-              ".startsWith('Last: tsumo by North seat')", "the last payments after the reload", 5)
+              ".startsWith('Last: tsumo by North (across)')", "the last payments after the reload", 5)
+    settle(browser)
+
+
+def test_a_tsumo_with_pao_and_a_nagashi_from_the_page(table, browser):
+    """Issue 50 point 7: the liable player (pao) and nagashi mangan have entries of their
+    own, on the page too."""
+    press(browser, "#sc-tsumo")
+    choose(browser, "#score-form [name=han]", "y1")
+    paos = browser.js("return Array.from(document.querySelectorAll('#score-form [name=pao] "
+                      "option')).map(o => o.textContent)")
+    assert paos[0] == "— nobody —" and "South (your right)" in paos, paos  # west, now South
+    choose(browser, "#score-form [name=pao]", "west")
+    n = answers(browser)
+    press(browser, "#score-send")
+    a, _ = score_answer(browser, n)
+    assert a["status"] == 200, a
+    last = table.score()["last"]
+    assert last["winners"][0]["pao"] == "west" and last["payments"]["west"] == -48000, last
+    assert {k for k, v in last["payments"].items() if v} == {"south", "west"}
+    n = answers(browser)
+    press(browser, "#sc-undo")
+    assert score_answer(browser, n)[0]["status"] == 200
+    press(browser, "#sc-nagashi")
+    choose(browser, "#score-form [name=player]", "north")
+    assert browser.js("return document.querySelectorAll('#score-form [name=tenpai]').length") == 4
+    n = answers(browser)
+    press(browser, "#score-send")
+    a, (text, _, _) = score_answer(browser, n)
+    assert (a["status"], text) == (200, "Entered: nagashi mangan by West (across)."), text
+    assert table.score()["last"]["kind"] == "nagashi"
+    n = answers(browser)
+    press(browser, "#sc-undo")
+    assert score_answer(browser, n)[0]["status"] == 200
     settle(browser)
 
 
@@ -229,7 +275,12 @@ def test_the_table_view_shows_all_four_scores_without_scrolling(table, browser):
         for id_ in ("headline", "primary", "diagram", "board"):
             box = browser.js(IN_VIEW, id_)
             assert box["shown"] and box["inside"], (id_, box)
-        assert browser.text("#board-title") == "East 2 · 0 honba · 0 riichi sticks · South seat deals"
+        assert browser.text("#board-title") == "East 2 · 0 honba · 0 riichi sticks · East deals"
+        # the table view names a player by their wind now and their name: no first-hand seat
+        board = browser.js("return Array.from(document.querySelectorAll('#board .bp')).map(c => "
+                           "[c.querySelector('.bp-wind').textContent, c.querySelector('.bp-name')"
+                           ".textContent])")
+        assert board == [["North", ""], ["East", ""], ["South", ""], ["West", ""]], board
         shoot(browser, "table-view-scores")
         # the table view takes results too: its board opens the same card
         assert browser.js("return document.getElementById('score').hidden") is True
@@ -243,4 +294,74 @@ def test_the_table_view_shows_all_four_scores_without_scrolling(table, browser):
                   ".includes('1 honba')", "the board after the entry", 5)
     finally:
         browser.viewport(*PHONE, mobile=True)
+    settle(browser)
+
+
+COVERS = """const a = document.getElementById(arguments[0]).getBoundingClientRect();
+    const b = document.getElementById(arguments[1]).getBoundingClientRect();
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;"""
+
+
+def test_the_table_views_score_card_covers_nothing_and_escape_closes_it(table, browser):
+    """Issue 50 point 3: the card opened over the headline, its buttons all disabled, and
+    Escape did not close it."""
+    from selenium.webdriver.common.keys import Keys
+
+    for size in ((1280, 800), (800, 1280)):
+        browser.viewport(*size)
+        try:
+            browser.driver.get(table.url + "/?view=table")
+            wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.paired && "
+                      "!document.getElementById('board-enter').hidden", "the table view")
+            press(browser, "#board-enter")
+            wait_page(browser, "return !document.getElementById('score').hidden", "the card", 5)
+            for other in ("headline", "primary", "board"):
+                assert browser.js(COVERS, "score", other) is False, (size, other)
+                box = browser.js(IN_VIEW, other)
+                assert box["shown"] and box["inside"], (size, other, box)
+            assert browser.js("const h = document.getElementById('headline').getBoundingClientRect();"
+                              " return document.elementFromPoint(h.left + h.width / 2, h.top + "
+                              "h.height / 2).id") == "headline"
+            buttons = browser.js("return Array.from(document.querySelectorAll('#score-kinds "
+                                 "button')).filter(b => b.offsetParent).map(b => b.disabled)")
+            assert buttons and not any(buttons), buttons
+            browser.driver.find_element("css selector", "body").send_keys(Keys.ESCAPE)
+            wait_page(browser, "return document.getElementById('score').hidden && "
+                      "document.activeElement.id === 'board-enter'", "the card closed", 5)
+            assert browser.js("return document.documentElement.scrollHeight <= innerHeight + 1")
+        finally:
+            browser.viewport(*PHONE, mobile=True)
+    browser.driver.get(table.url + "/")
+    wait_page(browser, "return window.jantakuPage.live", "the phone's page again")
+    settle(browser)
+
+
+def test_an_unpaired_table_view_pairs_from_its_own_screen(table, browser):
+    """Issue 50 point 3: Start, Throw and Hand over said "not paired (below)" with no pairing
+    form on the table view, and "Enter a result" opened a card it could not use."""
+    from selenium.webdriver.common.by import By
+
+    table.d.cli("pair", "--revoke-all")
+    browser.viewport(1280, 800)
+    try:
+        browser.driver.get(table.url + "/?view=table")
+        wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.paired === false "
+                  "&& !document.body.classList.contains('loading')", "the table view, unpaired")
+        # no control it cannot use: no "Enter a result"; the pairing form under the big button
+        assert browser.js("return document.getElementById('board-enter').hidden") is True
+        assert browser.js("return document.getElementById('pair-form').parentNode.id") == "now"
+        assert "not paired (below)" in browser.text("#primary")
+        for id_ in ("pair-form", "pair-code", "pair-button"):
+            box = browser.js(IN_VIEW, id_)
+            assert box["shown"] and box["inside"], (id_, box)
+        code = json.loads(table.d.cli("pair", "--new", "--json").stdout)["code"]
+        browser.driver.find_element(By.ID, "pair-code").send_keys(code)
+        press(browser, "#pair-button")
+        wait_page(browser, "return window.jantakuPage.paired === true && "
+                  "!document.getElementById('board-enter').hidden && "
+                  "document.getElementById('pair-form').hidden", "paired from the table view", 10)
+    finally:
+        browser.viewport(*PHONE, mobile=True)
+    browser.driver.get(table.url + "/")
+    wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.paired", "the phone")
     settle(browser)

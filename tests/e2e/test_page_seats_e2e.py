@@ -212,12 +212,19 @@ def test_four_phones_pair_through_pair_another_phone(table, phones):
     first.driver.find_element(By.ID, "pair-code").send_keys(code)
     press(first, "#pair-button")
     wait_page(first, "return window.jantakuPage.paired === true", "paired")
+    # issue 50 point 6: "Pair another phone" is a button near the top of the controls, not a
+    # small link at the bottom of the page, and its code comes up in view
+    where = first.js("const b = document.getElementById('invite'); return [b.closest('section').id, "
+                     "b.className, b.getBoundingClientRect().top + scrollY, "
+                     "document.documentElement.scrollHeight]")
+    assert where[:2] == ["controls", "invite"] and where[2] < where[3] / 2, where
     for other in phones[1:]:
         press(first, "#invite")
         code = wait_page(first, "const b = document.getElementById('invite-box'); "
                          "const c = document.getElementById('invite-code').textContent; "
                          "return !b.hidden && document.querySelector('#invite-qr svg') && "
                          "c !== window.__lastCode && (window.__lastCode = c)", "an invitation")
+        in_view(first, "#invite-code")  # the code on the screen, as the button was pressed
         other.driver.get(table.url + "/#pair=" + code)  # as the QR code's address
         wait_page(other, "return window.jantakuPage.paired === true && window.jantakuPage.live",
                   "paired by the invitation")
@@ -357,8 +364,9 @@ def test_the_centre_closes_and_the_first_hand_begins(table, phones):
     code_is(phones, "press_start", 90)
     third = phones[2]
     before = answers(third)
-    press(third, "#primary")  # Hand over: the first hand's walls come up
+    press(third, "#primary")  # Hand over: the first hand's walls come up (none on the top)
     assert answered(third, before, "the hand over")["status"] == 200
+    assert third.js("return document.getElementById('confirm').open") is False
     primary_is(phones[0], "dice", "the dice for hand 1", 60)
 
 
@@ -376,9 +384,10 @@ def expect_break(table, k):
     unit = "stack" if n == 1 else "stacks"
     if at == "self":
         return head + "your wall, %d %s from your right" % (n, unit), at
+    # the breaker as this hand was dealt (their wind in it), not the ledger's winds now
     who = next(p for p in score["players"].values() if p["side"] == breaker)
     return head + "break in front of %s (%s), %s · %d %s from their right" % (
-        WIND[who["wind"]], who["name"], FROM_ME[at], n, unit), at
+        WIND[dice["breaker_player"]["wind"]], who["name"], FROM_ME[at], n, unit), at
 
 
 def check_the_break(table, phones, shot=None):
@@ -468,7 +477,20 @@ def test_someone_reaching_over_the_edge_stops_the_hand_over(table, phones):
     fourth = phones[3]
     primary_is(fourth, "hand_over", "hand 1 in play, deck B built", 90)
     before = answers(fourth)
+    # issue 50 point 6: with hand 1's tiles on the top, Hand over asks first; "Not yet"
+    # sends nothing
     press(fourth, "#primary")
+    question = wait_page(fourth, "const d = document.getElementById('confirm'); return d.open && "
+                         "document.getElementById('confirm-text').textContent", "the question", 5)
+    assert question.startswith("Are the played tiles pushed into the centre?"), question
+    assert fourth.text("#confirm-no") == "Not yet"
+    fourth.js("document.getElementById('confirm-no').click()")
+    time.sleep(0.5)
+    assert answers(fourth) == before and table.status()["next"]["code"] == "playing"
+    press(fourth, "#primary")
+    wait_page(fourth, "return document.getElementById('confirm').open", "the question again", 5)
+    assert fourth.text("#confirm-yes") == "Yes: Hand over"
+    fourth.js("document.getElementById('confirm-yes').click()")
     assert answered(fourth, before, "the hand over")["status"] == 200
     check_fault(table, phones, "guard", "continue", "Continue")
     assert "sensor over the table's edge" in phones[0].text("#fault-todo")
@@ -540,16 +562,69 @@ def test_a_result_entered_turns_the_next_throw_to_the_new_dealer(table, phones):
     check_the_break(table, phones, "hand-2")
 
 
+def drawn(b):
+    """What a phone shows of the walls standing: the break's line, the drawing's turn
+    (this phone's wall, the breaker's wall, turned or not) and the line under it."""
+    return b.js("""const g = (s) => document.querySelector('#diagram g' + s);
+        const br = document.getElementById('break');
+        return [br && br.textContent, g('.mine') && g('.mine').dataset.at,
+                g('.breaker') && g('.breaker').dataset.at,
+                document.getElementById('diagram').dataset.turned,
+                document.getElementById('dead').textContent]""")
+
+
+def test_a_result_entered_before_hand_over_changes_nothing_about_the_walls(table, phones):
+    """Issue 50 point 2: a tsumo, then a ron (every wind moves), entered while hand 2's
+    walls still stand: every phone keeps the drawing turned to its seat and the break said
+    as this hand was dealt; none asks for the result it has."""
+    seen = [drawn(b) for b in phones]
+    for shown in seen:
+        assert shown[3] == "1" and "Enter the last hand" not in shown[4], shown
+    entries = table.d.get("/score").json()["entries"]
+    for result in (["tsumo", "winner=north", "han=2", "fu=30"],
+                   ["ron", "winner=west", "from=east", "han=3", "fu=30"]):
+        table.d.cli("score", "add", *result)
+        entries += 1
+        table.d.wait(lambda s, n=entries: s["session"]["score"]["entries"] == n,
+                     what="the result in the ledger")
+        for k, b in enumerate(phones):
+            wait_page(b, "const s = window.jantakuPage.status.session; return s.score.entries "
+                      "=== arguments[0] && window.jantakuPage.score && "
+                      "window.jantakuPage.score.entries === arguments[0]", "the result", 10,
+                      entries)
+            time.sleep(0.2)  # (a frame to draw it)
+            assert drawn(b) == seen[k], (b.name, result[0], drawn(b), seen[k])
+        if result[0] == "tsumo":  # taken back: the ron is hand 2's result
+            table.d.cli("score", "add", "undo")
+            entries -= 1
+    check_the_break(table, phones)
+
+
 # -- a new game and the end ------------------------------------------------------------------
 
 def test_a_new_game_opens_the_centre_again(table, phones):
+    """Issue 50 point 5: the question says what becomes of the riichi stick on the table, and
+    game 1 ends as ended: its saved totals add up to the starting total."""
     fourth = phones[3]
     wait_page(fourth, "return window.jantakuPage.offered().includes('game_new')", "a new game", 90)
+    table.d.cli("score", "add", "riichi", "player=west")
+    left = table.d.wait(lambda s: s["session"]["score"]["sticks"] == 1,
+                        what="the stick")["session"]["score"]["left_on_table"]
+    st = table.d.get("/score").json()
+    to = st["players"][left["to"]]
     before = answers(fourth)
     press(fourth, "#cmd-game_new")
-    wait_page(fourth, "return document.getElementById('confirm').open", "the question", 5)
+    question = wait_page(fourth, "const d = document.getElementById('confirm'); return d.open && "
+                         "document.getElementById('confirm-text').textContent", "the question", 5)
+    assert question.startswith("End game 1 and begin game 2? Game 1 ends with the scores as "
+                               "they stand: the riichi stick on the table (1,000) goes to first "
+                               "place, %s (%s" % (to["name"], WIND[to["wind"]])), question
     fourth.js("document.getElementById('confirm-yes').click()")
     assert answered(fourth, before, "the new game")["status"] == 200
+    first = table.d.get("/score?game=1").json()
+    assert first["ended"] and first["sticks"] == 0
+    assert sum(p["points"] for p in first["players"].values()) == 4 * 25000
+    assert first["last"]["leftover_sticks"] == {left["to"]: 1000}
     assert "Starting a new game…" in fourth.js("return window.jantakuPage.trail")
     code_is(phones, "push_all")
     for b in phones:
@@ -569,6 +644,7 @@ def test_the_end_names_what_is_sent(table, phones):
     before = answers(second)
     press(second, "#cmd-end")
     wait_page(second, "return document.getElementById('confirm').open", "the question", 5)
+    second.js("document.getElementById('confirm-empty').click()")  # every tile up too
     second.js("document.getElementById('confirm-yes').click()")
     assert answered(second, before, "the end")["status"] == 200
     trail = second.js("return window.jantakuPage.trail")
@@ -576,6 +652,60 @@ def test_the_end_names_what_is_sent(table, phones):
     for b in phones:
         said = " ".join(b.js("return window.jantakuPage.trail"))
         assert "Sending" not in said, (b.name, said)
+    # the mixer's tiles are built into walls and come up once the top is clear
+    code_is(phones[:1], "clear_top", 120)
+    before = answers(phones[0])
+    press(phones[0], "#primary")  # Done: the top is clear
+    assert answered(phones[0], before, "the top clear")["status"] == 200
     all_show(phones, "return ['Start a session', 'Take the tiles out, or start a session']"
-             ".includes(document.getElementById('headline').textContent)", "no session", 60)
+             ".includes(document.getElementById('headline').textContent)", "no session", 120)
+    # issue 50 point 6: "Walls inside" says the walls came up, not "Building the deck being
+    # built 0/36"
+    for b in phones:
+        title = wait_page(b, "const t = document.getElementById('build-title').textContent; "
+                          "return t.startsWith('No walls inside') && t", "the walls up", 30)
+        assert "being built" not in title, (b.name, title)
     no_console_errors(phones, meant=(409,))
+
+
+def test_the_evenings_scores_stay_after_the_end(table, phones, tmp_path):
+    """Issue 50 point 1: the page's "Earlier sessions" shows each game's placement and
+    points and the hands scored; the export of the ended session is the same file from
+    the page's link, GET /score/export and `jantaku score export` (from the daemon, and
+    from its journal with --db)."""
+    first = phones[0]
+    li = "#history-list li[data-session='1']"
+    line = wait_page(first, "const li = document.querySelector(arguments[0]); return li && "
+                     "li.querySelector('.history-games') && li.textContent", "the session's "
+                     "scores in Earlier sessions", 30, li)
+    game1 = table.d.get("/score/export?session=1&game=1").json()["final"]
+    assert game1["ended"] and sum(p["points"] for p in game1["players"].values()) == 100000
+    hands = game1["hands_played"]
+    assert "2 games, %d hands scored" % hands in line, line
+    games = first.js("return Array.from(document.querySelectorAll(arguments[0] + ' .history-games "
+                     "> li')).map(g => g.textContent)", li)
+    winner = game1["players"][game1["placement"][0]]
+    assert games[0].startswith("Game 1: final, %d hands scored — 1st %s (%s) %s" % (
+        hands, winner["name"], WIND[winner["wind"]], "{:,}".format(winner["points"]))), games
+    assert games[1] == "Game 2: no scores", games
+    for fmt in ("csv", "json"):
+        href = first.js("const a = document.querySelector(arguments[0] + \" .history-games "
+                        "a[data-format='\" + arguments[1] + \"']\"); return a && a.href", li, fmt)
+        assert href == table.url + "/score/export?session=1&game=1&format=" + fmt, href
+        page = first.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1]; fetch(arguments[0]).then(r => "
+            "r.text()).then(done)", href)
+        api = table.d.get("/score/export?session=1&game=1&format=" + fmt)
+        assert api.headers["content-disposition"] == \
+            'attachment; filename="jantaku-session-1-game-1.%s"' % fmt
+        out = tmp_path / ("cli." + fmt)
+        table.d.cli("score", "export", "--session", "1", "--game", "1", "--format", fmt,
+                    "-o", str(out))
+        assert out.read_bytes() == api.content == page.encode("utf-8"), fmt
+        offline = subprocess.run([tool("jantaku"), "score", "export", "--db", table.d.db,
+                                  "--session", "1", "--game", "1", "--format", fmt],
+                                 capture_output=True, timeout=60, cwd=str(ROOT))
+        assert offline.returncode == 0 and offline.stdout == api.content, offline.stderr
+    # the default: the last session (none is open), its last game with scores
+    assert table.d.get("/score/export").content == table.d.get(
+        "/score/export?session=1&game=1").content

@@ -86,7 +86,7 @@ class FuzzDaemon:
     def score(self, game=None):
         return dict(self._ledger(game).state(), game=game or self.session["game"])
 
-    def score_export(self, game=None):
+    def score_export(self, game=None, session=None):
         return {"session": self.session["id"] if self.session else None,
                 "state": self.score(game), "entries": self._ledger(game).entries}
 

@@ -89,7 +89,8 @@ def standard_yaku(r, c):
         winds = {f for f in tface if 27 <= f <= 30}
         if len(winds) == 4:
             ymen["daisuushi"] = 1
-        elif len(winds) == 3 and pair is not None and 27 <= pair <= 30:
+        elif len(winds) == 3 and pair is not None and 27 <= pair <= 30 and pair not in winds:
+            # the pair is the fourth wind: with Mixed Deck it may be a triplet's 4th-8th copy
             ymen["shousuushi"] = 1
         if sum(1 for s in sets if s[3]) == 4:
             ymen["suukantsu"] = 1
@@ -171,7 +172,7 @@ def _set_rules(r, c, y, runs, trips, tface):
         if all(rank + 9 * k in tface for k in range(3)):
             y["doukou"] = 2
     dragons = {f for f in tface if f >= 31}
-    if len(dragons) == 2 and pair is not None and pair >= 31:
+    if len(dragons) == 2 and pair is not None and pair >= 31 and pair not in dragons:
         y["shousangen"] = 2
     n = 0
     for f in tface:

@@ -52,6 +52,10 @@ def test_several_winners_each_with_their_hand(riichi):
     ({"kind": "transfer", "payments": {"east": -10, "south": 5}}, "sum to 0"),
     ({"kind": "transfer", "payments": {}}, "moves something"),
     ({"kind": "chombo"}, "player"),
+    ({"kind": "tsumo", "winner": "west", "yakuman": 1, "pao": "west"}, "liable"),
+    ({"kind": "ron", "winner": "west", "from": "east", "yakuman": 1, "pao": "mika"},
+     "'east', 'south'"),
+    ({"kind": "nagashi"}, "player"),
     ({"kind": "fold"}, "accepted kinds: riichi, ron"),
     ({"han": 3}, "with a 'kind'"),
     ("ron", "with a 'kind'"),
@@ -80,6 +84,9 @@ def test_an_unknown_field_lists_what_the_kind_takes_in_this_ruleset(riichi):
         {"player": p, "han": 5} for p in ("south", "west", "north")]}, "abortive"),
     ("uzje", {"kind": "pass"}, "uzje has no 'pass'"),
     ("shenyang", {"kind": "abortive"}, "shenyang has no"),
+    ("wsom", {"kind": "nagashi", "player": "east"}, "wsom has no 'nagashi'"),
+    ("riichi", {"kind": "pot", "player": "east"}, "riichi has no 'pot'"),
+    ("riichi", {"kind": "rules", "ron_pays": "all"}, "riichi has no 'rules'"),
 ])
 def test_what_a_ruleset_has_no_rule_for_is_422(ruleset, entry, words):
     with pytest.raises(RulesetForbids) as e:
@@ -102,6 +109,11 @@ def test_what_a_ruleset_has_no_rule_for_is_422(ruleset, entry, words):
     ("uzje", {"kind": "tsumo", "winner": "east", "fan": 13, "limits": 1}, "one of them"),
     ("uzje", {"kind": "tsumo", "winner": "east", "han": 3, "fu": 30}, "fan (above 2.5"),
     ("speed-tonpuu", {"kind": "tsumo", "winner": "east", "han": 5, "chips": -1}, "chips"),
+    ("wsom", {"kind": "tsumo", "winner": "east", "patterns": 480, "pao": "west"},
+     "pao is not counted in wsom"),
+    ("shenyang", {"kind": "rules"}, "ron_pays (discarder, all)"),
+    ("shenyang", {"kind": "pot", "player": "east", "tiles": 0}, "tiles"),
+    ("speed-tonpuu", {"kind": "suukantsu", "winner": "west", "from": "west"}, "own discard"),
 ])
 def test_ruleset_values_checked(ruleset, entry, words):
     with pytest.raises(BadEntry) as e:
@@ -125,7 +137,7 @@ def test_accepted_values_per_ruleset():
 
 def test_every_kind_is_an_entry_and_rulesets_by_any_spelling():
     assert set(KINDS) == {"riichi", "ron", "tsumo", "draw", "abortive", "chombo", "pass",
-                          "transfer", "end", "undo"}
+                          "nagashi", "suukantsu", "pot", "transfer", "rules", "end", "undo"}
     assert rules_for("Speed Tonpuu").name == "speed-tonpuu"
     assert rules_for("Ùzje+flowers").name == "uzje"
     with pytest.raises(LedgerError) as e:

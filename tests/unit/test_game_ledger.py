@@ -236,8 +236,8 @@ def test_a_wsom_game_by_hand():
     assert s["dealer"] == "north"  # west dealt and won: the deal passes all the same
     s = play(led, {"kind": "tsumo", "winner": "east", "patterns": [480, 30]})  # 480: +1440
     assert s["round"] == "south" and s["dealer"] == "east" and s["round_wind"] is None
-    # a 400 given as a sum is a compound hand: 320 x 3 = 960, 25 from each non-discarder
-    s = play(led, {"kind": "ron", "winner": "south", "from": "west", "patterns": 400})
+    # patterns summing to 400 are a compound hand: 320 x 3 = 960, 25 from each non-discarder
+    s = play(led, {"kind": "ron", "winner": "south", "from": "west", "patterns": [200, 200]})
     assert s["last"]["payments"] == {"south": 960, "west": -910, "east": -25, "north": -25}
     assert s["dealer"] == "south"
     s = play(led, *[{"kind": "draw"}] * 10)
@@ -380,6 +380,15 @@ def _entries(ruleset):
         st.just({"kind": "abortive"}),
         st.builds(lambda p: {"kind": "chombo", "player": p}, player),
         st.just({"kind": "pass"}),
+        st.builds(lambda p, t: {"kind": "nagashi", "player": p, "tenpai": t}
+                  if "abortive" in kinds and ruleset == "riichi" else
+                  {"kind": "nagashi", "player": p}, player, tenpai),
+        st.builds(lambda w, d: {"kind": "suukantsu", "winner": w, "from": d} if d else
+                  {"kind": "suukantsu", "winner": w}, player, st.one_of(st.none(), player)),
+        st.builds(lambda p, n: {"kind": "pot", "player": p, "tiles": n}, player,
+                  st.integers(1, 3)),
+        st.sampled_from([{"kind": "rules", "ron_pays": "all"},
+                         {"kind": "rules", "ron_pays": "discarder"}]),
         st.builds(lambda a, b, n: {"kind": "transfer", "payments": {a: -n, b: n}},
                   player, player, st.integers(1, 3000)),
         st.just({"kind": "undo"}),
@@ -405,8 +414,9 @@ def test_properties_over_random_games(ruleset):
             except LedgerError:
                 assert led.state() == before and led.entries == kept  # nothing changed
                 continue
-            # points on the table are conserved (riichi sticks count 1000 each); chips too
-            assert sum(points(after).values()) + after["sticks"] * stick == start
+            # points are conserved (riichi sticks count 1000 each, the pot its points);
+            # chips too
+            assert sum(points(after).values()) + after["sticks"] * stick + after["pot"] == start
             assert sum(chips(after).values()) == 0
             if e["kind"] != "undo":
                 # undo restores the state exactly; apply again to go on
@@ -425,3 +435,116 @@ def test_shenyang_a_voided_hand_keeps_the_draws_double():
     assert s["last"]["payments"] == {"west": 16, "south": -4, "north": -4, "east": -8}
     s = play(led, {"kind": "tsumo", "winner": "west"})
     assert s["last"]["payments"]["west"] == 2 + 2 + 4  # no draw before: no double
+
+
+# --------------------------------------------------------------------------- issue 50
+
+def test_speed_tonpuu_nagashi_mangan_is_a_haneman_win_with_honba_and_sticks():
+    """Seed 001 lines 37-38: 'a special win that is worth haneman ... honba, etc. are
+    applicable'."""
+    led = Ledger("speed-tonpuu")
+    s = play(led, {"kind": "draw", "tenpai": ["east"]}, {"kind": "riichi", "player": "west"})
+    assert (s["dealer"], s["honba"], s["sticks"]) == ("east", 1, 1)
+    s = play(led, {"kind": "nagashi", "player": "south"})
+    # 3,000/6,000 and 500 a payer; the stick to south; east did not win: the deal passes
+    assert s["last"]["payments"] == {"east": -6500, "south": 12000 + 1500 + 1000,
+                                     "west": -3500, "north": -3500}
+    assert (s["dealer"], s["honba"], s["sticks"]) == ("south", 0, 0)
+    assert s["last"]["kind"] == "nagashi" and not s["last"].get("chips")
+    with pytest.raises(LedgerError) as e:
+        led.apply({"kind": "nagashi", "player": "west", "tenpai": ["west"]})
+    assert e.value.key == "tenpai_unused"
+
+
+def test_riichi_nagashi_mangan_is_paid_then_the_hand_is_a_draw():
+    led = Ledger("riichi")
+    s = play(led, {"kind": "riichi", "player": "north"},
+             {"kind": "nagashi", "player": "south", "tenpai": ["east", "north"]})
+    assert s["last"]["payments"] == {"east": -4000, "south": 8000, "west": -2000,
+                                     "north": -2000}
+    # a draw: the stick stays, honba +1, the dealer tenpai keeps the deal
+    assert (s["dealer"], s["honba"], s["sticks"]) == ("east", 1, 1)
+    s = play(led, {"kind": "nagashi", "player": "west"})  # the dealer noten: it passes
+    assert (s["dealer"], s["honba"], s["sticks"]) == ("south", 2, 1)
+
+
+def test_speed_tonpuu_special_suukantsu_a_double_yakuman_of_its_own():
+    """Seed 001 lines 43-47: a tsumo after an ankan or kakan, a ron from who gave the
+    daiminkan ('only 20 chips'); line 68: 5 chips each on a tsumo, for each yakuman."""
+    led = Ledger("speed-tonpuu")
+    s = play(led, {"kind": "suukantsu", "winner": "west"})
+    assert s["last"]["payments"] == {"east": -32000, "south": -16000, "west": 64000,
+                                     "north": -16000}
+    assert s["last"]["chips"] == {"east": -10, "south": -10, "west": 30, "north": -10}
+    assert s["ended"]  # west reached 55,000: the called game (and east's bust) ends it
+    led.undo()
+    s = play(led, {"kind": "suukantsu", "winner": "west", "from": "north"})
+    assert s["last"]["payments"]["north"] == -64000 and s["last"]["from"] == "north"
+    assert s["last"]["chips"] == {"east": 0, "south": 0, "west": 20, "north": -20}
+    with pytest.raises(LedgerError) as e:
+        Ledger("riichi").apply({"kind": "suukantsu", "winner": "west"})
+    assert e.value.status == 422
+
+
+def test_shenyang_who_pays_on_a_ron_is_an_option_set_before_the_first_result():
+    led = Ledger("shenyang")
+    assert led.state()["options"] == {"ron_pays": "discarder"}
+    s = play(led, {"kind": "rules", "ron_pays": "all"})
+    assert s["options"] == {"ron_pays": "all"}
+    # 2 x 2 (one gang): the discarder south x2, the dealer east x2, north x1
+    s = play(led, {"kind": "ron", "winner": "west", "from": "south", "multipliers": ["gang"],
+                   "dice": [1, 2]})
+    assert s["last"]["payments"] == {"east": -8, "south": -8, "west": 20, "north": -4}
+    with pytest.raises(LedgerError) as e:
+        led.apply({"kind": "rules", "ron_pays": "discarder"})
+    assert (e.value.status, e.value.key) == (409, "rules_not_now")
+    led.undo()
+    assert led.undo()["options"] == {"ron_pays": "discarder"}
+    with pytest.raises(LedgerError) as e:
+        led.apply({"kind": "rules", "ron_pays": "everyone"})
+    assert e.value.status == 400 and "discarder" in e.value.message
+    with pytest.raises(LedgerError) as e:
+        Ledger("riichi").apply({"kind": "rules", "ron_pays": "all"})
+    assert e.value.status == 422
+    replayed = Ledger.replay("shenyang", [{"kind": "rules", "ron_pays": "all"},
+                                          {"kind": "tsumo", "winner": "west"}])
+    assert replayed.state()["options"] == {"ron_pays": "all"}
+
+
+def test_shenyang_the_pot_goes_to_the_next_winner_and_at_the_end_to_first():
+    """Seed 002 line 67: 'The offender pays 4 points to the pot for each tile revealed
+    (next winner takes the pot)'."""
+    led = Ledger("shenyang")
+    s = play(led, {"kind": "pot", "player": "south", "tiles": 2})
+    assert (points(s)["south"], s["pot"]) == (-8, 8)
+    assert s["left_on_table"] == {"sticks": 0, "points": 0, "pot": 8, "to": "east"}
+    s = play(led, {"kind": "draw"})
+    assert s["pot"] == 8  # a draw leaves it
+    s = play(led, {"kind": "tsumo", "winner": "north", "dice": [1, 2]})
+    # after the draw x2: 4 from west and south, 8 from the dealer east; the pot's 8
+    assert s["last"]["payments"] == {"east": -8, "south": -4, "west": -4, "north": 16 + 8}
+    assert (s["pot"], s["last"]["pot"]) == (0, 8)
+    s = play(led, {"kind": "pot", "player": "west"}, {"kind": "end"})
+    assert s["last"]["leftover_pot"] == {"north": 4} and sum(points(s).values()) == 0
+
+
+def test_the_state_says_what_the_end_would_give_out():
+    led = Ledger("riichi")
+    assert led.state()["left_on_table"] is None
+    s = play(led, {"kind": "riichi", "player": "south"})
+    assert s["left_on_table"] == {"sticks": 1, "points": 1000, "pot": 0, "to": "east"}
+    s = play(led, {"kind": "end"})
+    assert s["left_on_table"] is None and s["last"]["leftover_sticks"] == {"east": 1000}
+    assert sum(points(s).values()) == 100000
+
+
+def test_hands_as_they_were_dealt():
+    """Each hand's dealer as it was dealt: what names the break of a hand whose result was
+    entered before its hand over (issue 50 point 2)."""
+    led = Ledger("riichi")
+    play(led, {"kind": "riichi", "player": "south"},
+         {"kind": "ron", "winner": "west", "from": "east", "han": 1, "fu": 30},
+         {"kind": "draw", "tenpai": ["south"]}, {"kind": "chombo", "player": "north"})
+    assert [(h["dealer"], h["hand"], h["honba"], h["result"]) for h in led.hands()] == [
+        ("east", 1, 0, "ron"), ("south", 2, 0, "draw"), ("south", 2, 1, "chombo"),
+        ("south", 2, 1, None)]

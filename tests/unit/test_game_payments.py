@@ -42,15 +42,30 @@ def test_wsom_25_or_less_on_a_discard_is_split_three_ways():
 
 
 @pytest.mark.parametrize("patterns, value", [
-    (400, 320),           # an int is a sum: compound limit 320 (seed 003 line 172)
-    (330, 320),
+    (320, 320),           # a number is the hand's worth, taken as it is
+    (400, 400),           # ... a single limit's too (seed 003 lines 175-176), never clamped
+    (480, 480),
     ([400, 30], 400),     # a single 400 pattern scores 400 (seed 003 line 176)
     ([480], 480),
-    ([120, 120, 100], 320),
+    ([120, 120, 100], 320),  # patterns listed are summed: compound limit 320 (line 173-174)
 ])
 def test_wsom_limits(patterns, value):
     book, _, details = pays("wsom", [hand("east", patterns=patterns)])
     assert details[0]["patterns"] == value and book["east"] == 3 * value
+
+
+@pytest.mark.parametrize("patterns", [330, 395, 405, 485, 960])
+def test_wsom_a_number_beyond_the_limits_is_refused_not_clamped(patterns):
+    """Issue 50: `patterns: 480` was scored 320 silently. A number above the compound limit
+    that is no single limit is refused, saying what a hand can be worth (seed 003 lines
+    172-176); a list is the way to give patterns that the limit holds to 320."""
+    from hostd.game.entries import parse_entry
+    from hostd.game.errors import BadEntry
+
+    with pytest.raises(BadEntry) as e:
+        parse_entry({"kind": "tsumo", "winner": "east", "patterns": patterns}, RULES["wsom"])
+    assert "at most 320" in e.value.message and "400 or 480" in e.value.message
+    assert e.value.key == "patterns_over_limit"
 
 
 # --------------------------------------------------------------------------- riichi
@@ -194,3 +209,50 @@ def test_speed_tonpuu_uma_13_3_minus5_minus11():
     assert uma_chips(RULES["speed-tonpuu"], ["north", "east", "west", "south"]) == \
         {"north": 13, "east": 3, "west": -5, "south": -11}
     assert set(uma_chips(RULES["riichi"], ["north", "east", "west", "south"]).values()) == {0}
+
+
+# --------------------------------------------------------------------------- pao (issue 50)
+
+def test_speed_tonpuu_pao_on_a_tsumo_pays_the_whole_and_3x_the_chips():
+    # seed 001 lines 59-61: the liable player pays; "pays 3x shuugi in the case of tsumo"
+    book, chips, details = pays("speed-tonpuu", [hand("west", yakuman=1, chips=5, pao="north")],
+                                honba=1)
+    assert book == {"west": 32000 + 1500, "north": -33500, "east": 0, "south": 0}
+    assert chips == {"west": 15, "north": -15, "east": 0, "south": 0}
+    assert details[0]["pao"] == "north"
+
+
+def test_speed_tonpuu_pao_on_a_ron_halves_the_points_and_pays_every_chip():
+    # ruling beside seed 001 line 61: half each, the liable player all the chips
+    book, chips, _ = pays("speed-tonpuu", [hand("west", yakuman=1, chips=10, pao="north")],
+                          discarder="south", honba=1)
+    assert book == {"west": 32000 + 1500, "north": -16000, "south": -17500, "east": 0}
+    assert chips == {"west": 10, "north": -10, "south": 0, "east": 0}
+    # the dealer's 48,000: 24,000 each; a half that is not whole hundreds rounds up for pao
+    book, _, _ = pays("riichi", [hand("east", yakuman=1, pao="north")], discarder="south")
+    assert book == {"east": 48000, "north": -24000, "south": -24000, "west": 0}
+    book, _, _ = pays("riichi", [hand("west", han=3, fu=30, pao="north")], discarder="south")
+    assert book == {"west": 3900, "north": -2000, "south": -1900, "east": 0}
+
+
+def test_pao_by_the_discarder_is_a_plain_ron_and_riichi_takes_pao_too():
+    plain, _, _ = pays("riichi", [hand("west", yakuman=1)], discarder="south")
+    same, _, _ = pays("riichi", [hand("west", yakuman=1, pao="south")], discarder="south")
+    assert same == plain
+    book, _, _ = pays("riichi", [hand("west", yakuman=1, pao="east")])
+    assert book == {"west": 32000, "east": -32000, "south": 0, "north": 0}
+
+
+# --------------------------------------------------------------------------- Shenyang's ron
+
+def test_shenyang_ron_pays_all_every_other_player_pays_the_discarder_double():
+    import dataclasses
+
+    everyone = dataclasses.replace(RULES["shenyang"], ron_pays="all")
+    hands = [hand("west", multipliers=["duiduihu"])]
+    book, _, _ = win_payments(hands, everyone, dealer="east", discarder="south", honba=0,
+                              closed=["north"])
+    # 2 x 8 = 16: the discarder x2 (32), the dealer east x2 (32), closed north x2 (32)
+    assert book == {"west": 96, "south": -32, "east": -32, "north": -32}
+    book, _, _ = pays("shenyang", hands, discarder="south", closed=["north"])
+    assert book == {"west": 32, "south": -32, "east": 0, "north": 0}  # the default

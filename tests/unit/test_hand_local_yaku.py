@@ -117,3 +117,37 @@ def test_shiisanpuutaa_on_a_first_draw():
             tonpuu(text, "5z", **kw)
     with pytest.raises(Exception, match="not a winning hand"):  # not in the base ruleset
         score("147m258p369s1234z5z", win="5z", tsumo=True, chiihou=True, **S)
+
+
+# -- the little three/four with a 4th-8th copy as the pair (issue 50 point 7) ---------------
+# seed 000 lines 15-16 allow 5 to 8 copies of a face, so a pair may be a copy of a triplet's
+# face; shousangen and shousuushii need the pair to be the face no triplet has (docs/HANDS.md
+# "Scoring rulings", little-three-missing-face)
+
+@pytest.mark.parametrize("text, win, has, lacks", [
+    # a pair of East beside East, South, West triplets: no North tile, no shousuushii
+    ("11111z222z333z123m", "3m", {"sanankou", "honitsu"}, {"shousuushi", "daisuushi"}),
+    # a pair of White beside White and Green triplets: no Red dragon, no shousangen
+    ("55555z666z123m456p", "6p", {"haku", "hatsu", "copies_5_7"}, {"shousangen", "daisangen"}),
+    # four wind triplets, one face twice, and a pair of a triplet's face: neither
+    ("11111z222222z333z", "3z", {"tsuuiisou"}, {"shousuushi", "daisuushi"}),
+    # three dragons, one twice: the real little three dragons, and the real big ones
+    ("555555z666z77z123m", "3m", {"shousangen", "copies_5_7"}, {"daisangen"}),
+    ("55555z666z777z111m", "1m", {"daisangen"}, {"shousangen"}),
+    ("111z222z333z44z123m", "3m", {"shousuushi"}, {"daisuushi"}),
+])
+def test_the_little_three_needs_the_missing_face_as_its_pair(text, win, has, lacks):
+    r = score(text, win=win, mixed_deck=True, **S)
+    got = set(han_of(r))
+    assert has <= got and not lacks & got, (text, got)
+    ids = [x["id"] for x in r["rulings"]]
+    shaped = text in ("11111z222z333z123m", "55555z666z123m456p", "11111z222222z333z")
+    assert ("little-three-missing-face" in ids) == shaped, ids
+
+
+def test_the_issues_hands_score_what_they_hold():
+    """The two hands of issue 50: Shousuushii's 32,000 and Shousangen's 2 han were false."""
+    r = score("11111z222z333z123m", win="3m", seat_wind="south", mixed_deck=True)
+    assert not r["yakuman"] and r["points"]["total"] == 16000
+    r = score("55555z666z123m456p", win="6p", mixed_deck=True)
+    assert r["han"] == 3 and r["points"]["total"] == 9600

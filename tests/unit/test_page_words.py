@@ -96,8 +96,8 @@ say("deadLine", () => W.deadLine(14));
 say("historyLine", () => W.historyLine({id: 3, ruleset: "riichi", mixed_deck: true, state: "aborted",
                                           games: [{hands: [1, 2]}]}, 2, W));
 say("refusedAs", () => W.refusedAs(W.cmd.hand_over, W.refusal.not_connected()));
-say("confirm", () => [W.confirm.abort, W.confirm.end, W.confirm.game_new, W.confirm.endEmpty]
-    .concat(Object.values(W.confirm.yes)));
+say("confirm", () => [W.confirm.abort, W.confirm.end, W.confirm.game_new(null, W), W.confirm.endEmpty,
+  W.confirm.hand_over, W.confirm.notYet].concat(Object.values(W.confirm.yes)));
 // the scores (docs/SCORING.md "State"): a game in East 2, South dealing, West in riichi
 const P = (name, wind, points) => ({ name: name, wind: wind, points: points, chips: 0 });
 const st = { ruleset: "riichi", riichiFamily: true, round: "east", hand: 2, honba: 1, sticks: 2,
@@ -107,40 +107,72 @@ const st = { ruleset: "riichi", riichiFamily: true, round: "east", hand: 2, honb
   last: { kind: "ron", from: "west", payments: { east: 0, south: 5900, west: -4900, north: 0 },
           winners: [{ player: "south", han: 3, fu: 40 }] } };
 const ended = Object.assign({}, st, { ended: true, placement: ["south", "east", "north", "west"] });
+const mine = Object.assign({}, st, { me: "south" });  // a phone at South's seat
 const S = W.score;
-say("score.me", () => [S.me(st, "south", W), S.me(st, "west", W)]);
-say("score.handLine", () => [S.handLine(st, W, "south"), S.handLine(st, W, "east"),
-  S.handLine(ended, W, "east"), S.handLine(st, W, "east", (k) => S.rel[1]), S.handLine(Object.assign({}, st, { riichiFamily: false,
-  honba: 0, sticks: 0 }), W, null)]);
-say("score.gaps", () => S.gaps([{ who: S.who(st, "west", W), gap: 10000 },
-  { who: S.who(st, "north", W), gap: -2300 }, { who: S.who(st, "east", W), gap: 0 }], W));
+// issue 50 point 4: one name for a seat, everywhere: name, wind now, where from this phone
+say("seatName", () => ["east", "south", "west", "north"].map((k) => W.seatName(mine, k, W))
+  .concat(["west", "north"].map((k) => W.seatName(st, k, W)),
+    ["west", "north"].map((k) => W.seatName(mine, k, W, true))));
+say("score.me", () => [S.me(mine, "south", W), S.me(mine, "west", W)]);
+say("score.handLine", () => [S.handLine(mine, W, "south"), S.handLine(st, W, "east"),
+  S.handLine(ended, W, "east"), S.handLine(st, W, "east", (k) => W.seatName(st, k, W, true)),
+  S.handLine(Object.assign({}, st, { riichiFamily: false, honba: 0, sticks: 0 }), W, null)]);
+// a new game's question: the game's scores end as they stand, the sticks go to first
+say("confirm.game_new", () => [
+  W.confirm.game_new(Object.assign({}, mine, { game: 1, left_on_table: { sticks: 2, points: 2000,
+    pot: 0, to: "south" } }), W),
+  W.confirm.game_new(Object.assign({}, mine, { game: 1, left_on_table: { sticks: 1, points: 1000,
+    pot: 0, to: "west" } }), W),
+  W.confirm.game_new(Object.assign({}, st, { game: 2, left_on_table: null }), W),
+  W.confirm.game_new(Object.assign({}, st, { game: 1, sticks: 0, left_on_table: { sticks: 0,
+    points: 0, pot: 8, to: "east" } }), W)]);
+const sc = { ended: true, hands: 3, placement: ["south", "east", "north", "west"], entries: 5,
+  players: st.players };
+say("historyGame", () => [W.historyGame({ game: 1 }, sc, W), W.historyGame({ game: 2 }, null, W),
+  W.historyGame({ game: 2 }, Object.assign({}, sc, { ended: false, placement: null, hands: 1 }), W)]);
+say("historyLine.scored", () => W.historyLine({ id: 3, ruleset: "riichi", mixed_deck: false,
+  state: "ended", games: [{}, {}] }, 3, W));
+say("walls", () => [W.wallsUp(136, W), W.drainBuilding, W.drainBuilt(144), W.inviteDone,
+  S.exportTitle, S.optionsLater].concat(Object.values(S.exportAs), Object.values(S.optionLabel),
+  Object.values(S.option)));
+say("score.gaps", () => S.gaps([{ who: W.seatName(mine, "west", W, true), gap: 10000 },
+  { who: W.seatName(mine, "north", W, true), gap: -2300 },
+  { who: W.seatName(mine, "east", W, true), gap: 0 }], W));
 say("score.placed", () => [1, 2, 3, 4].map((n) => S.placed(n, W)));
 const lasts = [st.last, { kind: "tsumo", winners: [{ player: "east" }], payments: { east: 3000 } },
   { kind: "riichi", player: "west", payments: { west: -1000 } },
   { kind: "chombo", player: "north", payments: {} }, { kind: "draw", payments: {} },
   { kind: "abortive", payments: {} }, { kind: "pass", payments: {} }, { kind: "end", payments: {} },
-  { kind: "transfer", payments: { east: 10, south: -10 } }];
+  { kind: "transfer", payments: { east: 10, south: -10 } },
+  { kind: "nagashi", winners: [{ player: "north" }], payments: { north: 8000 } },
+  { kind: "suukantsu", winners: [{ player: "west" }], from: "east", payments: { west: 64000 } },
+  { kind: "pot", player: "east", payments: { east: -8 } },
+  { kind: "rules", options: { ron_pays: "all" }, payments: {} }];
 say("score.last", () => lasts.map((l) => S.last(Object.assign({}, st, { last: l }), W))
   .concat([S.last(Object.assign({}, st, { last: null }), W)]));
 say("score.entered", () => S.entered(st, W));
+// an entry's own hand: its players named with their winds then (last.dealer)
+say("score.last.dealt", () => S.last(Object.assign({}, mine, { last: Object.assign({}, st.last,
+  { dealer: "east" }) }), W));
 say("score.undone", () => [S.undone(st, st.last, W), S.undone(st, null, W)]);
-say("score.seat", () => [S.rel[1], S.rel[2], S.rel[3], S.chooseSeat, S.keptAsk(S.who(st, "south", W)), S.seatLabel, S.seatNone,
-  S.keep, S.seatOption(st, "west", W), S.seatOption(st, "east", W), S.title, S.enterTitle]);
+say("score.seat", () => Object.values(W.rel).concat([S.chooseSeat, S.keptAsk(S.who(mine, "south", W)),
+  S.seatLabel, S.seatNone, S.keep, S.seatOption(mine, "west", W), S.seatOption(mine, "south", W),
+  S.title, S.enterTitle, S.nobody]));
 say("score.final", () => S.final(ended.placement.map((k, i) => S.finalOne(i + 1, S.who(st, k, W),
   st.players[k].points, W)), W));
 say("score.buttons", () => Object.values(S.btn).concat(Object.values(S.field),
   Object.values(S.mult), Object.values(S.side), Object.values(S.head),
-  ["ron", "tsumo", "draw", "chombo"].map((k) => S.send(k, W)),
+  ["ron", "tsumo", "draw", "chombo", "nagashi", "suukantsu", "pot"].map((k) => S.send(k, W)),
   [S.yakuman(1), S.yakuman(2), S.times(3), S.patternsHelp, S.dealer, S.inRiichi]));
 say("score.answers", () => Object.keys(S.refused).map((c) => S.notEntered(S.refused[c], ""))
   .concat([S.needSeat, S.needFrom, S.needPatterns, S.needFan, S.seatsTitle, S.seatsSave,
-  S.seatsSaved, S.firstDealer, S.nameOf("south", W)]));
+  S.seatsSaved, S.firstDealer, S.nameOf(mine, "west", W), S.nameOf(st, "west", W)]));
 // the ledger's refusals by key (the API error's key and params), the message as the API
 // gives it (English)
 Object.keys(input.ledger).forEach((k) => say("why." + k, () => {
   const f = S.why[k];
   return S.notEntered(S.refused.bad_entry, input.ledger[k].message,
-    f ? f(input.ledger[k].params, W) : "");
+    f ? f(input.ledger[k].params, W, mine) : "");
 }));
 process.stdout.write(JSON.stringify({
   holes: holes(EN, JA, "", []), said: said, chosen: W.lang,
@@ -149,9 +181,9 @@ process.stdout.write(JSON.stringify({
 
 # what the Japanese may keep in Latin letters: names (rulesets, the board, colours a
 # person typed) and the one command of the pairing help
-NAMES = {"riichi", "jantaku", "pair", "blue", "green"}
+NAMES = {"riichi", "jantaku", "pair", "blue", "green", "csv", "json"}
 SHARED = ["colourName", "languages", "faultTitle", "faultTodo", "clock", "rulesetLabel",
-          "sendingNow"]  # helpers
+          "sendingNow", "relOf", "asDealt"]  # helpers
 # that compose a language's own words, and the languages' own names
 
 
@@ -240,6 +272,11 @@ LEDGER_REFUSALS = [
     ("wsom", [], {"kind": "transfer", "payments": {"east": 10, "south": -10},
                   "chips": {"east": 1, "south": -1}}),
     ("riichi", [{"kind": "tsumo", "winner": "east", "han": 3, "fu": 30}], {"kind": "pass"}),
+    ("riichi", [], {"kind": "tsumo", "winner": "east", "yakuman": 1, "pao": "east"}),
+    ("wsom", [], {"kind": "tsumo", "winner": "east", "patterns": 330}),
+    ("shenyang", [], {"kind": "rules"}),
+    ("shenyang", [], {"kind": "rules", "ron_pays": "winner"}),
+    ("shenyang", [{"kind": "draw"}], {"kind": "rules", "ron_pays": "all"}),
 ]
 
 
@@ -401,21 +438,25 @@ def test_the_scores_are_worded_in_both_languages(en, ja):
     """Issue 40 point 5: a phone's own score, who deals, honba and sticks, the gaps, the last
     hand's payments and the placement; the entry buttons and their answers."""
     said = en["said"]
-    assert said["score.me"] == ["South seat · East now · 31,000 · you deal",
-                                "美香 · South now · 21,000"]
+    assert said["score.me"] == ["East (you) · 31,000 · you deal",
+                                "美香 (South, your right) · 21,000"]
     assert said["score.handLine"][:2] == [
         "East 2 · 1 honba · 2 riichi sticks · you deal",
-        "East 2 · 1 honba · 2 riichi sticks · South seat deals"]
+        "East 2 · 1 honba · 2 riichi sticks · East deals"]
     assert said["score.handLine"][2].endswith("game over")
-    assert said["score.handLine"][3] == "East 2 · 1 honba · 2 riichi sticks · Right deals"
-    assert said["score.handLine"][4] == "East 2 · South seat deals"  # no honba in other rulesets
-    assert said["score.gaps"] == "You vs 美香 +10,000 · North seat −2,300 · East seat ±0"
-    assert said["score.last"][0] == ("Last: ron by South seat from 美香 — South seat +5,900, "
-                                     "美香 −4,900.")
-    assert said["score.entered"] == "Entered: ron by South seat from 美香."
-    assert said["score.undone"][0] == "Undone: ron by South seat from 美香."
-    assert said["score.final"].startswith("Final: 1st South seat 31,000 · 2nd East seat 24,000")
-    assert ja["said"]["score.me"][0] == "開始時の南家 · 今は東家 · 31,000点 · あなたが親"
+    assert said["score.handLine"][4] == "East 2 · East deals"  # no honba in other rulesets
+    assert said["score.gaps"] == "You vs 美香 +10,000 · West −2,300 · North ±0"
+    assert said["score.last"][0] == ("Last: ron by East from 美香 (South) — East +5,900, "
+                                     "美香 (South) −4,900.")
+    assert said["score.entered"] == "Entered: ron by East from 美香 (South)."
+    assert said["score.undone"][0] == "Undone: ron by East from 美香 (South)."
+    assert said["score.final"].startswith("Final: 1st East 31,000 · 2nd North 24,000")
+    assert said["score.last"][-5:-1] == [
+        "Last: nagashi mangan by West — West +8,000.",
+        "Last: special suukantsu by 美香 (South) from North — 美香 (South) +64,000.",
+        "Last: tile revealed (pot) by North — North −8.",
+        "Last: the game's rules: everyone, the discarder ×2."]
+    assert ja["said"]["score.me"][0] == "東家(自分) · 31,000点 · あなたが親"
     assert ja["said"]["score.handLine"][0] == "東2局 · 1本場 · 供託2本 · あなたが親"
     for key in [k for k in said if k.startswith("score.")]:
         assert said[key] != ja["said"][key], key
@@ -460,6 +501,55 @@ def test_the_guard_is_said_in_plain_words(en, ja):
     assert "ライトカーテン" not in "".join(ja["said"]["fault.guard.continue"])
 
 
+def test_one_name_for_a_seat_on_every_screen_in_both_languages(en, ja):
+    """Issue 50 point 4: the seat picker said "the first thrower's right", the score form
+    "East seat (North)", the table view "West East seat", a refusal "east is already in
+    riichi". Now each names a player the one way: their name, their wind now, and where
+    they sit from this phone (South's phone here; the table view has no seat)."""
+    assert en["said"]["seatName"] == [
+        "North (your left)", "East (you)", "美香 (South, your right)", "West (across)",
+        "美香 (South)", "West",  # the table view: no phone's seat
+        "美香", "West"]  # a short line: the first word of it
+    assert ja["said"]["seatName"] == ["北家(上家)", "東家(自分)", "美香(南家・下家)", "西家(対面)",
+                                      "美香(南家)", "西家", "美香", "西家"]
+    # the seat picker, the refusals, the names form use it
+    assert en["said"]["score.seat"][9:11] == ["美香 (South)", "East · Dealer"]
+    assert en["said"]["why.riichi_again"] == "Not entered: North (your left) is already in riichi this hand."
+    assert ja["said"]["why.riichi_again"] == "記録できません:北家(上家)はこの局ですでにリーチしています。"
+    assert en["said"]["score.answers"][-2:] == ["Name of South (your right)", "Name of South"]
+    # an entry's answer and "Last" name the players as they sat in that entry's hand
+    assert en["said"]["score.last.dealt"] == (
+        "Last: ron by South (you) from 美香 (West, your right) — South (you) +5,900, "
+        "美香 (West, your right) −4,900.")
+    for out in (en, ja):
+        for text in flat(out["said"]["score.seat"]) + flat(out["said"]["score.last"]):
+            assert " seat" not in text and "開始時" not in text and "thrower" not in text, text
+
+
+def test_a_new_game_says_what_becomes_of_the_sticks_on_the_table(en, ja):
+    """Issue 50 point 5: "End this game and begin the next?" said nothing of a riichi stick
+    left on the table."""
+    assert en["said"]["confirm.game_new"] == [
+        "End game 1 and begin game 2? Game 1 ends with the scores as they stand: the 2 riichi "
+        "sticks on the table (2,000) go to first place, East (you).",
+        "End game 1 and begin game 2? Game 1 ends with the scores as they stand: the riichi "
+        "stick on the table (1,000) goes to first place, 美香 (South, your right).",
+        "End game 2 and begin game 3? Game 2 ends with the scores as they stand.",
+        "End game 1 and begin game 2? Game 1 ends with the scores as they stand: the pot (8) "
+        "goes to first place, North."]
+    assert "供託2本(2,000点)はトップの東家(自分)" in ja["said"]["confirm.game_new"][0]
+
+
+def test_earlier_sessions_say_each_games_placement_and_the_hands_scored(en, ja):
+    """Issue 50 point 1: "ended, 2 games, 5 hands" and no points (5 counted table hands)."""
+    assert en["said"]["historyGame"][:2] == [
+        "Game 1: final, 3 hands scored — 1st East 31,000 · 2nd North 24,000 · 3rd West 24,000 "
+        "· 4th 美香 (South) 21,000", "Game 2: no scores"]
+    assert en["said"]["historyLine.scored"].endswith("— ended, 2 games, 3 hands scored")
+    assert en["said"]["historyLine"].endswith("1 game, 2 hands scored")
+    assert ja["said"]["historyGame"][0].startswith("半荘1:終局、記録3局 — 1位 東家 31,000点")
+
+
 def test_a_ledger_refusal_is_said_in_the_pages_language(en, ja):
     """Issue 42 point 5: the Japanese page said the ledger's refusals in English brackets.
     Each refusal carries a key (and params) beside its English message; every key the
@@ -476,12 +566,16 @@ def test_a_ledger_refusal_is_said_in_the_pages_language(en, ja):
     keys = {k[4:] for k in ja["said"] if k.startswith("why.")}
     assert raised and raised == keys, raised ^ keys
     refusals = ledger_refusals()
-    for key in keys:
+    named = {"riichi_again", "riichi_points", "own_discard", "pao_self"}  # name a player
+    for key in keys - named:
         assert en["said"]["why." + key] == "Not entered: %s." % refusals[key]["message"]
+    for key in named:  # the player as every screen names them, not the ledger's "east"
+        said = en["said"]["why." + key]
+        assert said.startswith("Not entered: ") and refusals[key]["message"][:15] not in said, said
         said = ja["said"]["why." + key]
         assert said.startswith("記録できません:") and "その記録はできません" not in said, (key, said)
         assert refusals[key]["message"][:20] not in said, (key, said)
-    assert ja["said"]["why.riichi_points"] == "記録できません:東家は500点です。リーチには1000点が要ります。"
+    assert ja["said"]["why.riichi_points"] == "記録できません:北家(上家)は500点です。リーチには1000点が要ります。"
     assert ja["said"]["why.fu_invalid"].startswith("記録できません:35符はありません")
 
 

@@ -129,7 +129,8 @@ def test_each_game_has_its_ledger_and_the_history_keeps_every_games_result(riich
     _, err = h.call(h.daemon.new_game())
     assert err is None, err
     assert api.score()["game"] == 2 and api.score()["entries"] == 0
-    assert api.score(game=1) == won
+    first = api.score(game=1)  # ended as by `end`: the scores as they stood
+    assert first["ended"] and points(first) == points(won) and first["last"]["kind"] == "end"
     r = api("GET", "/score?game=3")
     assert r.status_code == 404 and "games 1 to 2" in r.json()["error"]["message"]
 
@@ -207,5 +208,101 @@ def test_a_wsom_170_point_hand_pays_510_by_self_draw(tmp_path):
         st = api.enter({"kind": "ron", "winner": "south", "from": "west", "patterns": 170})
         assert st["last"]["payments"] == {"east": -25, "south": 510, "west": -460,
                                           "north": -25}
+    finally:
+        h.close()
+
+
+# -- issue 50 ---------------------------------------------------------------------------------
+
+def test_the_scores_of_an_ended_session_are_exported_by_id(riichi):
+    """Point 1: `/score/export` answered "no session is open" after the end. Any session the
+    journal holds is exported (the open one, else the last, by default); the CLI reading
+    the journal with --db writes the same bytes."""
+    import subprocess
+    import sys
+
+    h, api = riichi
+    r = api("GET", "/score/export")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "no_session"
+    h.run(h.daemon.start_session("riichi"))
+    api.enter({"kind": "riichi", "player": "south"})
+    api.enter({"kind": "ron", "winner": "west", "from": "south", "han": 3, "fu": 30})
+    live = api("GET", "/score/export?format=csv")
+    h.settle()
+    h.call(h.daemon.end_session())
+    assert api("GET", "/score").status_code == 409  # no game in play
+    ended = api("GET", "/score/export?session=1&game=1&format=csv")
+    # the session's end ended the game too: its entries, then the end
+    assert ended.text.startswith(live.text) and ended.text[len(live.text):].startswith("3,end,")
+    for q in ("", "?session=1"):
+        r = api("GET", "/score/export" + q + ("&" if "?" in q else "?") + "format=csv")
+        assert r.status_code == 200 and r.content == ended.content, q
+        assert r.headers["content-disposition"] == \
+            'attachment; filename="jantaku-session-1-game-1.csv"'
+    doc = api("GET", "/score/export?session=1").json()
+    assert doc["session"] == 1 and [e["entry"]["kind"] for e in doc["entries"]] == [
+        "riichi", "ron", "end"]
+    assert doc["final"]["ended"] and sum(p["points"] for p in doc["final"]["players"].values()) \
+        == 100000
+    r = api("GET", "/score/export?session=7")
+    assert r.status_code == 404 and "GET /history" in r.json()["error"]["message"]
+    r = api("GET", "/score/export?session=1&game=2")
+    assert r.status_code == 404 and "has game 1, not 2" in r.json()["error"]["message"]
+    h.journal.flush()
+    for fmt in ("json", "csv"):
+        out = subprocess.run([sys.executable, "-m", "hostd.cli", "score", "export", "--db", h.db,
+                              "--session", "1", "--format", fmt], capture_output=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == api("GET", "/score/export?session=1&format=" + fmt).content
+    out = subprocess.run([sys.executable, "-m", "hostd.cli", "score", "export", "--db", h.db,
+                          "--session", "9"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "no session 9" in out.stderr
+
+
+def test_a_new_game_and_the_end_end_the_games_scores_with_the_sticks_given_out(riichi):
+    """Point 5: game 1's saved totals added to 99,000 with a riichi stick on the table, and
+    it was stored as not ended."""
+    h, api = riichi
+    h.run(h.daemon.start_session("riichi"))
+    h.settle()
+    h.run(h.daemon.hand_over())
+    h.settle()
+    api.enter({"kind": "tsumo", "winner": "south", "han": 1, "fu": 30})
+    st = api.enter({"kind": "riichi", "player": "east"})
+    assert st["left_on_table"] == {"sticks": 1, "points": 1000, "pot": 0, "to": "south"}
+    answer, err = h.call(h.daemon.new_game())
+    assert err is None, err
+    assert answer["scores_ended"] == {"game": 1, "left_on_table": st["left_on_table"],
+                                      "placement": ["south", "west", "north", "east"]}
+    game1 = api.score(game=1)
+    assert game1["ended"] and game1["last"]["leftover_sticks"] == {"south": 1000}
+    assert sum(points(game1).values()) == 100000
+    h.settle()
+    h.run(h.daemon.hand_over())
+    h.settle()
+    api.enter({"kind": "riichi", "player": "north"})
+    h.call(h.daemon.end_session())
+    games = h.daemon.history()["sessions"][0]["games"]
+    assert [g["score"]["ended"] for g in games] == [True, True]
+    assert [sum(p["points"] for p in g["score"]["players"].values()) for g in games] == \
+        [100000, 100000]
+    assert games[0]["score"]["hands"] == 1 and games[1]["score"]["hands"] == 0
+
+
+def test_the_games_options_go_on_to_the_next_game(tmp_path):
+    h = Harness(tmp_path, seed=3, ruleset="shenyang")
+    try:
+        api = Api(h)
+        h.run(h.daemon.start_session("shenyang"))
+        h.settle()
+        api.enter({"kind": "rules", "ron_pays": "all"})
+        h.run(h.daemon.hand_over())
+        h.settle()
+        api.enter({"kind": "tsumo", "winner": "south"})
+        _, err = h.call(h.daemon.new_game())
+        assert err is None, err
+        st = api.score()
+        assert st["game"] == 2 and st["options"] == {"ron_pays": "all"}
+        assert h.daemon.score_export(game=2)["entries"] == [{"kind": "rules", "ron_pays": "all"}]
     finally:
         h.close()

@@ -119,6 +119,28 @@ def test_the_break_is_named_by_player_while_the_ledger_is_at_the_hand(journal):
     assert "breaker_player" not in book.name_break(1, 3, throw)
 
 
+@pytest.mark.parametrize("result", [
+    {"kind": "tsumo", "winner": "south", "han": 3, "fu": 30},
+    RON,  # west wins off south: the deal passes, every wind moves
+])
+def test_a_result_entered_before_hand_over_changes_nothing_about_the_walls_standing(
+        journal, result):
+    """Issue 50 point 2: the hand's throw stays named as the hand was dealt, its result
+    entered or not; the winds are that hand's, not the ledger's next hand's."""
+    book = _book(journal, _session(journal))
+    book.enter(1, {"kind": "seats", "names": {"west": "Mika"}})
+    book.enter(1, RON)  # hand 1: west wins off south; south deals hand 2
+    throw = {"dice": [2, 2], "breaker": "right", "text": "dice 2+2 = 4: right breaks"}
+    before = book.name_break(1, 2, throw)
+    assert before["thrower_player"] == {"player": "south", "wind": "east", "name": None}
+    assert before["breaker_player"] == {"player": "west", "wind": "south", "name": "Mika"}
+    book.enter(1, result)  # hand 2's result, before its hand over
+    assert book.name_break(1, 2, throw) == before
+    # and hand 1's throw is still hand 1's
+    first = book.name_break(1, 1, dict(throw, breaker="across"))
+    assert first["breaker_player"] == {"player": "west", "wind": "west", "name": "Mika"}
+
+
 def test_a_shenyang_win_counts_the_tables_own_double(journal):
     book = _book(journal, _session(journal), ruleset="shenyang")
     win = {"kind": "tsumo", "winner": "south", "multipliers": []}
@@ -136,8 +158,9 @@ def test_history_carries_each_games_result(journal):
     book.enter(1, {"kind": "seats", "names": {"west": "Mika"}})
     book.enter(1, RON)
     res = game_results("riichi", journal.score_entries(sid)[1])
-    assert res["players"]["west"] == {"name": "Mika", "points": 28900, "chips": 0}
-    assert res["ended"] is False and res["entries"] == 1
+    assert res["players"]["west"] == {"name": "Mika", "wind": "south", "points": 28900,
+                                      "chips": 0}
+    assert res["ended"] is False and res["entries"] == 1 and res["hands"] == 1
     hist = with_results(journal.history())
     assert hist[0]["games"][0]["score"] == res
     assert game_results("riichi", []) is None

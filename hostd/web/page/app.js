@@ -383,8 +383,10 @@
       view.labels[at] = at === "self" ? W.you : k ? W.wallOf(st, k, W) : W.seatFromMe[at];
     });
     if (t) {
-      const abs = turn(thrower, t.breaker), at = from(abs, mine), k = playerAt(st, abs);
-      const bp = t.breaker_player || (k ? { player: k, wind: st.players[k].wind, name: st.players[k].name } : null);
+      // the breaker as the daemon names them for this hand (their wind in it), never from
+      // the ledger's state now: a result entered before "Hand over" moves the winds, not
+      // the walls standing (docs/SCORING.md "The break by player")
+      const at = from(turn(thrower, t.breaker), mine), bp = t.breaker_player;
       view.breaker = { at: at, who: bp ? W.playerName(bp, W) : null };
     }
     return view;
@@ -411,29 +413,38 @@
     return { abs: FRONT[s], mine: mine ? from(FRONT[s], mine) : null };
   }
 
-  // before any ledger (no session, or where East sits not known yet), the phone says where
-  // it sits itself, seen from the game's first thrower
+  // Where this phone sits, until it has chosen: the players as every screen names them
+  // once the game's ledger places them (the same choice as the score card's "I am"), else
+  // (no session yet) the seats as the table's first thrower sees them
   function renderSide() {
     const row = $("side-row"), st = ledgerPlayers();
     row.hidden = kiosk || !!(st && mySeat());
     setText($("side-label"), W.sideLabel);
-    const sel = $("side"), key = W.lang + (st ? "1" : "0");
+    const sel = $("side");
+    const view = st ? Object.assign({}, scoreState() || st, { me: null }) : null;
+    const key = JSON.stringify([W.lang, view && WINDS.map((k) => W.seatName(view, k, W))]);
     if (sel.dataset.key !== key) {
       sel.dataset.key = key;
       sel.textContent = "";
-      ["", "self", "right", "across", "left"].forEach((v) => {
-        const o = el("option", null, W.sideChoice[v]);
+      sel.dataset.players = st ? "1" : "";
+      const none = el("option", null, W.sideChoice[""]);
+      none.value = "";
+      sel.appendChild(none);
+      (st ? WINDS : SEATS).forEach((v) => {
+        const o = el("option", null, st ? W.score.seatOption(view, v, W) : W.sideChoice[v]);
         o.value = v;
         sel.appendChild(o);
       });
     }
-    if (sel !== document.activeElement) sel.value = SEATS.includes(P.side) ? P.side : "";
+    if (sel !== document.activeElement) sel.value = st ? "" : SEATS.includes(P.side) ? P.side : "";
   }
-  function setSide(side) {
-    P.side = SEATS.includes(side) ? side : null;
+  function setSide(value) {
+    const st = ledgerPlayers();
+    if (st && WINDS.includes(value)) { setSeat(value); return; }  // a player: its seat
+    P.side = SEATS.includes(value) ? value : null;
     try { window.localStorage.setItem(SIDE_KEY, P.side || ""); } catch (err) { /* */ }
     // with a ledger, the side chosen is its player's seat
-    const st = ledgerPlayers(), k = P.side ? playerAt(st, P.side) : null;
+    const k = P.side ? playerAt(st, P.side) : null;
     if (k) setSeat(k);
     render();
   }
@@ -714,6 +725,11 @@
     setText($("apart-title"), W.apartTitle);
     $("pair-form").hidden = paired || P.paired === null;
     setSentence($("pair-note"), P.paired === null ? "" : paired ? W.paired : W.pairNeeded);
+    if (kiosk) {  // the table view pairs from its own screen: the form under its big button
+      const form = $("pair-form"), note = $("pair-note");
+      if (form.parentNode !== $("now")) $("now").append(note, form);
+      note.hidden = paired;
+    }
     $("start-form").hidden = !can.has("start");
     fillRulesets();
     fillColours();
@@ -871,13 +887,16 @@
   let pending = null;
   function confirmThen(cmd, label, control) {
     pending = { cmd: cmd, label: label, control: control };
-    const d = $("confirm");
-    setText($("confirm-text"), W.confirm[cmd]);
+    const d = $("confirm"), q = W.confirm[cmd];
+    // a new game says what becomes of the game's scores and what is left on the table
+    setText($("confirm-text"), typeof q === "function" ? q(scoreState(), W) : q);
     $("confirm-empty-box").hidden = cmd !== "end";
     $("confirm-empty").checked = false;
     setText($("confirm-empty-label"), W.confirm.endEmpty);
-    setText($("confirm-no"), W.confirm.no);
+    setText($("confirm-no"), cmd === "hand_over" ? W.confirm.notYet : W.confirm.no);
     setText($("confirm-yes"), W.confirm.yes[cmd]);
+    $("confirm-yes").classList.toggle("danger", APART.includes(cmd));
+    d.dataset.cmd = cmd;
     if (typeof d.showModal === "function") d.showModal();
     else d.setAttribute("open", "");
     $("confirm-no").focus();  // the safe answer is the one a stray Enter gives
@@ -912,7 +931,16 @@
       return send(cmd, { names: names }, label, control);
     }
     if (APART.includes(cmd)) return confirmThen(cmd, label, control);
+    // a hand over while a hand is on the table top: its tiles go into the centre first
+    if (cmd === "hand_over" && handOnTop()) return confirmThen(cmd, label, control);
     send(cmd, {}, label, control);
+  }
+
+  // a hand is being played on the table top (its tiles are there until people push them in)
+  function handOnTop() {
+    const st = P.status, code = st && st.next && st.next.code;
+    return !!(st && st.session && st.session.game_hand > 0 &&
+      ["playing", "playing_building", "recovery_waits"].includes(code));
   }
 
   function startFromForm(label) {
@@ -991,6 +1019,8 @@
         $("invite-qr").replaceChildren(document.importNode(svg, true));
         $("invite-note").textContent = W.inviteNote(Math.round(data.expires_in / 60));
         $("invite-box").hidden = false;
+        // the code in view, wherever the button was
+        requestAnimationFrame(() => $("invite-box").scrollIntoView({ block: "center" }));
       } else {
         const err = (data && data.error) || { code: "http_" + r.status };
         if (err.code === "invites_off") P.invitesOff = true;
@@ -1295,15 +1325,20 @@
     });
     if (!b) { setText(node, W.noBuild); return; }
     const total = b.tracks.reduce((a, t, k) => a + counted(k), 0);
-    const s = P.status && P.status.session;
+    const s = P.status && P.status.session, tb = P.status && P.status.table;
     const where = b.done && !b.failed && b.deck && s && s.decks && s.decks[b.deck] &&
       s.decks[b.deck].where;
-    const gone = !!where && where !== "inside" && where !== "split";
+    // no session, the table not building and reporting no walls inside: the last ones
+    // built came up (an end that brought every tile up), whatever their count
+    const up = !s && !!tb && tb.walls_inside === false && tb.state !== "building";
+    const gone = up || (!!where && where !== "inside" && where !== "split");
     $("tracks").classList.toggle("gone", gone);
-    if (b.failed) setText(node, W.stoppedBuild(b.deck, W));
+    if (up) setText(node, W.wallsUp(total, W));
+    else if (b.failed) setText(node, W.stoppedBuild(b.deck, W));
     else if (gone) setText(node, W.builtGone(b.deck, W.where[where] || where, W));
-    else if (b.done) setText(node, W.builtDeck(b.deck, total, W) + (b.ok === false ? W.builtWrong : ""));
-    else setText(node, W.buildingDeck(b.deck, W));
+    else if (b.done) setText(node, (b.deck ? W.builtDeck(b.deck, total, W) : W.drainBuilt(total)) +
+      (b.ok === false ? W.builtWrong : ""));
+    else setText(node, b.deck ? W.buildingDeck(b.deck, W) : W.drainBuilding);
   }
 
   // -- decks and facts -------------------------------------------------------------------------
@@ -1361,12 +1396,17 @@
   const SCORING = { riichi: "han", "speed-tonpuu": "han", shenyang: "multipliers",
     wsom: "patterns", uzje: "fan" };
   const KINDS = {  // the entry buttons each way of scoring has (hostd/game/rules.py kinds)
-    han: ["riichi", "ron", "tsumo", "draw", "abortive", "chombo", "pass", "undo"],
-    multipliers: ["ron", "tsumo", "draw", "chombo", "undo"],
+    han: ["riichi", "ron", "tsumo", "draw", "abortive", "chombo", "pass", "nagashi", "suukantsu",
+      "undo"],
+    multipliers: ["ron", "tsumo", "draw", "chombo", "pot", "undo"],
     patterns: ["ron", "tsumo", "draw", "undo"],
     fan: ["ron", "tsumo", "draw", "undo"],
   };
-  const ALL_KINDS = ["riichi", "ron", "tsumo", "draw", "abortive", "chombo", "pass", "undo"];
+  const ALL_KINDS = ["riichi", "ron", "tsumo", "draw", "abortive", "chombo", "pass", "nagashi",
+    "suukantsu", "pot", "undo"];
+  const ONLY = { suukantsu: "speed-tonpuu" };  // a kind only one ruleset of its family has
+  // a game's options and their values, the default first (hostd/game/rules.py options)
+  const OPTIONS = { shenyang: { ron_pays: ["discarder", "all"] } };
   const MULTIPLIERS = [["duiduihu", 1], ["dragon_kezi", 3], ["gang", 4], ["gangshang_kaihua", 1],
     ["gangshang_pao", 1], ["qianggang", 1], ["single_wait", 1], ["haidilaoyue", 1],
     ["first_turn_dragons", 1], ["first_turn_winds", 1]];
@@ -1396,6 +1436,9 @@
     const st = Object.assign({ last: null, riichi: [] }, have || s.score);
     st.ruleset = rulesetBase();
     st.riichiFamily = RIICHI_FAMILY.has(st.ruleset);
+    // this phone's player: every screen names the others from it (W.seatName); the table
+    // view is the table's, no player's
+    st.me = kiosk ? null : mySeat();
     return st;
   }
 
@@ -1460,24 +1503,27 @@
       if (k) { P.seat = { player: k, session: sessionId() }; setSeat(k); }
     }
     const st = scoreState(), strip = $("score-strip"), card = $("score"), board = $("board");
+    // the table view shows no control it cannot use: entering needs a paired browser
+    if (kiosk && scoreWhy()) P.scoreOpen = false;
     strip.hidden = !st || kiosk;
     card.hidden = !st || !P.scoreOpen;  // (the table view opens it from its board)
     board.hidden = !st || !kiosk;
     document.body.classList.toggle("scored", !board.hidden);
+    document.body.classList.toggle("score-open", !card.hidden);
     strip.setAttribute("aria-expanded", String(!card.hidden));
     if (!st) return;
     if (kiosk) {
       const enter = $("board-enter");
       setText(enter, W.score.boardEnter);
+      enter.hidden = !!scoreWhy();
       enter.setAttribute("aria-expanded", String(!card.hidden));
       renderBoard(st);
-      if (!card.hidden) renderScoreCard(st, mySeat());
+      if (!card.hidden) renderScoreCard(st, null);
       return;
     }
     const me = mySeat();
-    // the others named as this phone's player sees them: a name, else where they sit
-    const near = (k) => (st.players[k] && st.players[k].name) ||
-      W.score.rel[(WINDS.indexOf(k) - WINDS.indexOf(me) + 4) % 4] || who(st, k);
+    // a short line names a player by the first of their words (their name, else their wind)
+    const near = (k) => W.seatName(st, k, W, true);
     let line3 = "";
     if (me && seatKept()) line3 = W.score.keptAsk(who(st, me));
     else if (me && st.ended && st.placement) line3 = W.score.placed(st.placement.indexOf(me) + 1, W);
@@ -1531,8 +1577,8 @@
         tr.dataset.player = k;
         const tags = [st.dealer === k && !st.ended ? W.score.dealer : "",
           (st.riichi || []).includes(k) ? W.score.inRiichi : ""].filter(Boolean).join(" · ");
-        tr.append(el("th", null, who(st, k)), el("td", "wind", W.score.wind[p.wind]),
-          el("td", "pts", W.score.pts(p.points)), el("td", "tags", tags));
+        tr.append(el("th", null, who(st, k)), el("td", "pts", W.score.pts(p.points)),
+          el("td", "tags", tags));
         tr.children[0].setAttribute("scope", "row");
         body.appendChild(tr);
       });
@@ -1547,29 +1593,44 @@
     // the entry buttons: the ruleset's kinds (a pass only when the ledger would take it)
     const kinds = KINDS[scoring()], why = scoreWhy();
     setText($("score-kinds-title"), W.score.enterTitle);
+    // no button that cannot be used: none while this browser may not enter (it says why),
+    // only undo once the game has ended
     ALL_KINDS.forEach((kind) => {
       const b = $("sc-" + kind);
       setText(b, W.score.btn[kind]);
-      b.hidden = !kinds.includes(kind) || (kind === "pass" && !st.can_pass) ||
-        (kind === "riichi" && st.ended);
-      b.disabled = !!why || !!P.scoreSending;
+      b.hidden = !!why || !kinds.includes(kind) || (kind === "pass" && !st.can_pass) ||
+        (ONLY[kind] && ONLY[kind] !== rulesetBase()) || (st.ended && kind !== "undo");
+      b.disabled = !!P.scoreSending;
       b.classList.toggle("open", scoreForm === kind);
       b.setAttribute("aria-expanded", String(scoreForm === kind));
     });
     setText($("score-why"), why || "");
     const form = $("score-form");
     if (scoreForm && !kinds.includes(scoreForm)) closeScoreForm();
-    form.querySelectorAll("button, input, select").forEach((c) => { c.disabled = !!why || !!P.scoreSending; });
+    if (why && scoreForm) closeScoreForm();
+    form.querySelectorAll("button, input, select").forEach((c) => { c.disabled = !!P.scoreSending; });
     // names and seats: open by itself while the game has no entry and no names
     const seatsBox = $("seats-box");
     setText($("seats-title"), W.score.seatsTitle);
     const fresh = !st.entries && WINDS.every((k) => !st.players[k].name);
-    if (seatsBox.dataset.game !== String(sessionId()) + ":" + st.game) {
-      seatsBox.dataset.game = String(sessionId()) + ":" + st.game;
-      seatsBox.open = fresh;
+    seatsBox.hidden = !!why;
+    const game = String(sessionId()) + ":" + st.game;
+    if (seatsBox.dataset.game !== game || seatsBox.dataset.me !== String(st.me) + W.lang) {
+      if (seatsBox.dataset.game !== game) seatsBox.open = fresh;
+      seatsBox.dataset.game = game;
+      seatsBox.dataset.me = String(st.me) + W.lang;
       buildSeatsForm(st);
     }
-    $("seats-form").querySelectorAll("button, input, select").forEach((c) => { c.disabled = !!why; });
+    // a game's options only before its first result
+    const early = !st.entries || !!(st.last && st.last.kind === "rules");
+    $("seats-form").querySelectorAll("select[data-option]").forEach((c) => {
+      c.disabled = !early;
+      if (c !== document.activeElement && st.options && st.options[c.dataset.option]) {
+        c.value = st.options[c.dataset.option];
+      }
+    });
+    setText($("options-later") || el("i"), early ? "" : W.score.optionsLater);
+    renderExport(st);
     const a = $("score-answer");
     a.className = "score-answer" + (P.scoreAnswer ? (P.scoreAnswer.sending ? " sending" :
       P.scoreAnswer.bad ? " refused" : " done") : "");
@@ -1590,7 +1651,7 @@
       cell.dataset.player = k;
       const tags = [dealer ? W.score.dealer : "", (st.riichi || []).includes(k) ? W.score.inRiichi : "",
         st.ended && st.placement ? W.score.ordinal(st.placement.indexOf(k) + 1) : ""].filter(Boolean);
-      cell.append(el("span", "bp-wind", W.score.wind[p.wind]), el("span", "bp-name", who(st, k)),
+      cell.append(el("span", "bp-wind", W.score.wind[p.wind]), el("span", "bp-name", p.name || ""),
         el("span", "bp-pts", W.score.pts(p.points)), el("span", "bp-tags", tags.join(" · ")));
       box.appendChild(cell);
     });
@@ -1607,12 +1668,23 @@
     s.name = name;
     if (blank) { const o = el("option", null, W.score.seatNone); o.value = ""; s.appendChild(o); }
     WINDS.forEach((k) => {
-      const o = el("option", null, who(st, k) + " (" + W.score.wind[st.players[k].wind] + ")");
+      const o = el("option", null, who(st, k));
       o.value = k;
       s.appendChild(o);
     });
     s.value = chosen || "";
     return s;
+  }
+  function numberInput(name, min, max, value) {
+    const n = el("input");
+    n.name = name;
+    n.type = "number";
+    n.min = String(min);
+    n.max = String(max);
+    n.value = String(value);
+    n.inputMode = "numeric";
+    n.size = 3;
+    return n;
   }
   function checks(name, items) {  // [[value, label]] as checkboxes
     const box = el("span", "checks");
@@ -1647,15 +1719,7 @@
       form.append(field(W.score.field.han, han), fuField);
       shown();
       if (rulesetBase() === "speed-tonpuu") {
-        const chips = el("input");
-        chips.name = "chips";
-        chips.type = "number";
-        chips.min = "0";
-        chips.max = "100";
-        chips.value = "0";
-        chips.inputMode = "numeric";
-        chips.size = 3;
-        form.appendChild(field(W.score.field.chips, chips));
+        form.appendChild(field(W.score.field.chips, numberInput("chips", 0, 100, 0)));
       }
     } else if (sc === "patterns") {
       const pat = el("input");
@@ -1708,14 +1772,31 @@
       form.appendChild(field(W.score.field.winner, playerSelect(st, "winner", me, false)));
       if (kind === "ron") form.appendChild(field(W.score.field.from, playerSelect(st, "from", "", true)));
       valueFields(form);
+      if (scoring() === "han") {  // the liable player, if any (pao)
+        const pao = playerSelect(st, "pao", "", true);
+        pao.options[0].textContent = W.score.nobody;
+        form.appendChild(field(W.score.field.pao, pao));
+      }
       if (scoring() === "multipliers") {
         const closed = el("fieldset", "closed");
         closed.append(el("legend", null, W.score.field.closed),
           checks("closed", WINDS.map((k) => [k, who(st, k)])));
         form.appendChild(closed);
       }
-    } else if (kind === "chombo") {
+    } else if (kind === "chombo" || kind === "pot") {
       form.appendChild(field(W.score.field.player, playerSelect(st, "player", me, false)));
+      if (kind === "pot") form.appendChild(field(W.score.field.tiles, numberInput("tiles", 1, 34, 1)));
+    } else if (kind === "nagashi") {
+      form.appendChild(field(W.score.field.player, playerSelect(st, "player", me, false)));
+      if (rulesetBase() === "riichi") {  // then a draw: who was tenpai keeps the deal
+        const box = el("fieldset", "tenpai");
+        box.append(el("legend", null, W.score.field.tenpai),
+          checks("tenpai", WINDS.map((k) => [k, who(st, k)])));
+        form.appendChild(box);
+      }
+    } else if (kind === "suukantsu") {
+      form.appendChild(field(W.score.field.winner, playerSelect(st, "winner", me, false)));
+      form.appendChild(field(W.score.field.kanFrom, playerSelect(st, "from", "", true)));
     } else if (kind === "draw") {
       const box = el("fieldset", "tenpai");
       box.append(el("legend", null, W.score.field.tenpai),
@@ -1772,6 +1853,7 @@
         }
         const chips = Number(val("chips") || 0);
         if (chips) body.chips = chips;
+        if (val("pao")) body.pao = val("pao");
       } else if (sc === "patterns") {
         const nums = val("patterns").split(/[\s,+]+/).filter(Boolean).map(Number);
         if (!nums.length || nums.some((n) => !Number.isInteger(n))) return W.score.needPatterns;
@@ -1793,6 +1875,15 @@
       }
     } else if (kind === "chombo") {
       body.player = val("player");
+    } else if (kind === "pot") {
+      body.player = val("player");
+      body.tiles = Number(val("tiles") || 1);
+    } else if (kind === "nagashi") {
+      body.player = val("player");
+      if (rulesetBase() === "riichi") body.tenpai = ticked("tenpai");
+    } else if (kind === "suukantsu") {
+      body.winner = val("winner");
+      if (val("from")) body.from = val("from");
     } else if (kind === "draw") {
       body.tenpai = ticked("tenpai");
     }
@@ -1803,7 +1894,8 @@
     if (scoreWhy() || P.scoreSending) return;
     const me = mySeat(), st = scoreState();
     if (!st) return;
-    if (["ron", "tsumo", "chombo"].includes(kind) || (kind === "draw" && scoring() === "han")) {
+    if (["ron", "tsumo", "chombo", "nagashi", "suukantsu", "pot"].includes(kind) ||
+        (kind === "draw" && scoring() === "han")) {
       if (scoreForm === kind) { closeScoreForm(); render(); return; }
       openScoreForm(kind);
       return;
@@ -1856,7 +1948,7 @@
         bad = true;
         const why = err.key && W.score.why[err.key];
         text = W.score.notEntered(W.score.refused[code] || W.score.refused.other, err.message || "",
-          why ? why(err.params || {}, W) : "");
+          why ? why(err.params || {}, W, scoreState() || st) : "");
       }
     } catch (err) {
       bad = true;
@@ -1866,6 +1958,7 @@
     P.lastScoreAnswer = { kind: kind, status: status, code: code, text: text,
       n: (P.scoreAnswers = (P.scoreAnswers || 0) + 1) };
     answerAt(control, text, bad);
+    return !bad;
   }
 
   function buildSeatsForm(st) {
@@ -1877,7 +1970,7 @@
       i.maxLength = 40;
       i.autocomplete = "off";
       i.value = st.players[k].name || "";
-      f.appendChild(field(W.score.nameOf(k, W), i));
+      f.appendChild(field(W.score.nameOf(st, k, W), i));
     });
     const side = el("select");
     side.name = "first_dealer";
@@ -1887,21 +1980,73 @@
       side.appendChild(o);
     });
     f.appendChild(field(W.score.firstDealer, side));
+    // the game's options (Shenyang: who pays on a ron), before its first result
+    const opts = OPTIONS[rulesetBase()] || {};
+    Object.keys(opts).forEach((name) => {
+      const sel = el("select");
+      sel.name = "option-" + name;
+      sel.dataset.option = name;
+      opts[name].forEach((v) => {
+        const o = el("option", null, W.score.option[v] || v);
+        o.value = v;
+        sel.appendChild(o);
+      });
+      sel.value = (st.options && st.options[name]) || opts[name][0];
+      f.appendChild(field(W.score.optionLabel[name] || name, sel));
+    });
+    if (Object.keys(opts).length) {
+      const later = el("p", "small");
+      later.id = "options-later";
+      f.appendChild(later);
+    }
     const go = el("button", "go", W.score.seatsSave);
     go.type = "submit";
     go.id = "seats-send";
     f.appendChild(go);
   }
 
-  function onSeatsForm(ev) {
+  // the game's ledger to keep: the file GET /score/export gives (the CLI writes the same)
+  function exportHref(session, game, fmt) {
+    return "/score/export?session=" + session + "&game=" + game + "&format=" + fmt;
+  }
+  function exportLinks(box, session, game) {
+    ["csv", "json"].forEach((fmt, i) => {
+      if (i) box.appendChild(document.createTextNode(" · "));
+      const a = el("a", "export", W.score.exportAs[fmt]);
+      a.href = exportHref(session, game, fmt);
+      a.setAttribute("download", "jantaku-session-" + session + "-game-" + game + "." + fmt);
+      a.dataset.format = fmt;
+      box.appendChild(a);
+    });
+  }
+  function renderExport(st) {
+    const box = $("score-export"), sid = sessionId();
+    const key = JSON.stringify([sid, st.game, W.lang, !!st.entries]);
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.textContent = "";
+    box.hidden = sid === null || !st.entries;
+    if (box.hidden) return;
+    box.appendChild(document.createTextNode(W.score.exportTitle + ": "));
+    exportLinks(box, sid, st.game);
+  }
+
+  async function onSeatsForm(ev) {
     ev.preventDefault();
     if (scoreWhy() || P.scoreSending) return;
-    const f = $("seats-form"), names = {};
+    const f = $("seats-form"), names = {}, st = scoreState();
     WINDS.forEach((k) => { const v = f.querySelector("[name='name-" + k + "']").value.trim(); names[k] = v || null; });
     const body = { kind: "seats", names: names };
     const side = f.querySelector("[name='first_dealer']").value;
     if (side) body.first_dealer = side;
-    sendScore(body, $("seats-send"));
+    const rules = {};  // the options changed, entered as the game's rules
+    f.querySelectorAll("select[data-option]").forEach((c) => {
+      if (!c.disabled && st && st.options && st.options[c.dataset.option] !== c.value) {
+        rules[c.dataset.option] = c.value;
+      }
+    });
+    const ok = await sendScore(body, $("seats-send"));
+    if (ok && Object.keys(rules).length) sendScore(Object.assign({ kind: "rules" }, rules), $("seats-send"));
   }
 
   function setupScore() {
@@ -1923,6 +2068,15 @@
     $("board-enter").addEventListener("click", () => {
       P.scoreOpen = !P.scoreOpen;
       render();
+    });
+    // Escape closes the score card (and the form open in it), the focus back where it opened
+    document.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Escape" || !P.scoreOpen || $("confirm").open) return;
+      if (scoreForm) closeScoreForm();
+      P.scoreOpen = false;
+      render();
+      const back = kiosk ? $("board-enter") : $("score-strip");
+      if (back && !back.hidden) back.focus();
     });
     $("score-strip").addEventListener("click", () => {
       P.scoreOpen = !P.scoreOpen;
@@ -2013,7 +2167,8 @@
     box.textContent = "";
     if (!list.length) { box.appendChild(el("li", null, W.historyNone)); return; }
     list.forEach((h) => {
-      const hands = (h.games || []).reduce((a, g) => a + (g.hands || []).length, 0);
+      // the hands scored (results entered), not the table's hands
+      const hands = (h.games || []).reduce((a, g) => a + ((g.score && g.score.hands) || 0), 0);
       const li = el("li", h.state === "ended" || h.state === "open" ? null : "bad");
       if (h.created_at) {
         const at = new Date(h.created_at * 1000);
@@ -2023,6 +2178,20 @@
       }
       li.appendChild(document.createTextNode(W.historyLine(h, hands, W)));
       li.dataset.session = String(h.id);
+      // each game: its placement and points, and its ledger to keep
+      const games = el("ul", "history-games");
+      (h.games || []).forEach((g) => {
+        const item = el("li", null, W.historyGame(g, g.score, W));
+        item.dataset.game = String(g.game);
+        if (g.score && !g.score.error) {
+          const links = el("span", "export");
+          links.append(document.createTextNode(" — "));
+          exportLinks(links, h.id, g.game);
+          item.appendChild(links);
+        }
+        games.appendChild(item);
+      });
+      if (games.children.length) li.appendChild(games);
       box.appendChild(li);
     });
   }
@@ -2031,6 +2200,7 @@
     $("forget").hidden = P.paired !== true;
     $("invite").hidden = P.paired !== true || P.invitesOff === true;
     if (P.paired !== true) $("invite-box").hidden = true;
+    document.body.classList.toggle("inviting", !$("invite-box").hidden);
     if (P.paired !== true) $("offer").hidden = true;
     setText($("awake-note"), (P.awakeOn && W.awakeNote[P.awakeState]) || "");
   }
@@ -2216,7 +2386,12 @@
     document.title = W.title;
     setText($("title"), W.title);
     setText($("footer"), W.footer);
-    if (kiosk) document.body.classList.add("kiosk");
+    if (kiosk) {
+      document.body.classList.add("kiosk");
+      // the table view pairs phones from its bar; the code comes up in the drawing's place
+      $("settings").appendChild($("invite").parentNode);
+      $("table-now").after($("invite-box"));
+    }
     // the sticky top's height: what is scrolled into view (the focus) goes below it
     if (window.ResizeObserver) {
       new ResizeObserver(() => {
@@ -2296,6 +2471,8 @@
     });
     $("forget").addEventListener("click", forget);
     $("invite").addEventListener("click", invite);
+    $("invite-done").textContent = W.inviteDone;
+    $("invite-done").addEventListener("click", () => { $("invite-box").hidden = true; render(); });
     // the buttons: each sends the command it names
     $("primary").addEventListener("click", (ev) => {
       const cmd = $("primary").dataset.cmd;

@@ -325,9 +325,41 @@ window.JANTAKU_WORDS = {
     (t && b ? ": " + w.breakSeen(t, b, w) : "") + ".",
   turnNeedsResult: "Enter the last hand's result to turn this drawing to your seat.",
   sideLabel: "Where I sit",
+  // before the game's ledger places its players (no session yet): the seats as the table's
+  // first thrower sees them
   sideChoice: { "": "— choose —", self: "where the first thrower sits",
     right: "the first thrower's right", across: "across from the first thrower",
     left: "the first thrower's left" },
+  // One way to name a seat on every screen (issue 50): the player's name, their wind now,
+  // and where they sit from this phone (once it has chosen its seat): "Mika (West, your
+  // right)", "West (your right)", "Mika (West)" on the table view. `short`: the name, else
+  // the wind, where a line has no room for more.
+  seatName: (st, k, w, short) => {
+    const p = (st && st.players && st.players[k]) || {};
+    const wind = w.score.wind[p.wind || k], rel = w.relOf(st, k);
+    if (short) return p.name || wind;
+    if (p.name) return p.name + " (" + wind + (rel ? ", " + w.rel[rel] : "") + ")";
+    return wind + (rel ? " (" + w.rel[rel] + ")" : "");
+  },
+  // where player k sits from this phone's player (st.me): self, right, across, left
+  relOf: (st, k) => {
+    const order = ["east", "south", "west", "north"];
+    if (!st || !st.me || order.indexOf(st.me) < 0 || order.indexOf(k) < 0) return "";
+    return ["self", "right", "across", "left"][(order.indexOf(k) - order.indexOf(st.me) + 4) % 4];
+  },
+  rel: { self: "you", right: "your right", across: "across", left: "your left" },
+  // the game's players with their winds as in the hand ``dealer`` dealt (an entry's own
+  // hand: its answer and "Last" name them as they sat then)
+  asDealt: (st, dealer) => {
+    const order = ["east", "south", "west", "north"];
+    if (!st || !st.players || order.indexOf(dealer) < 0) return st;
+    const players = {};
+    Object.keys(st.players).forEach((k) => {
+      players[k] = Object.assign({}, st.players[k],
+        { wind: order[(order.indexOf(k) - order.indexOf(dealer) + 4) % 4] });
+    });
+    return Object.assign({}, st, { players: players });
+  },
 
   // -- the cards -------------------------------------------------------------------------------
   controlsTitle: "Controls",
@@ -340,6 +372,12 @@ window.JANTAKU_WORDS = {
   historyTitle: "Earlier sessions",
   settingsTitle: "This browser",
   noBuild: "No walls built yet.",
+  // the last walls built are no longer inside (raised, brought up at the session's end)
+  wallsUp: (n, w) => "No walls inside: the last ones built (" + n + " tiles) came up to the table top.",
+  // a build of no deck: the mixer's tiles built into walls to bring them up (an end that
+  // empties the table)
+  drainBuilding: "Building the mixer's tiles into walls, to bring them up",
+  drainBuilt: (n) => "The mixer's tiles built into walls: " + n + " tiles",
   buildingDeck: (d, w) => "Building " + w.deck(d),
   builtDeck: (d, n, w) => w.Deck(d) + " built: " + n + " tiles",
   builtWrong: " — the count is wrong",
@@ -376,10 +414,25 @@ window.JANTAKU_WORDS = {
   confirm: {
     abort: "Stop every motor at once and end the session?",
     end: "End the session?",
-    game_new: "End this game and begin the next?",
+    // the game's scores end as they stand, and what is left on the table goes as the
+    // ruleset says (its `left_on_table`, docs/SCORING.md)
+    game_new: (st, w) => !st || !st.entries ? "End this game and begin the next?"
+      : "End game " + st.game + " and begin game " + (st.game + 1) + "? Game " + st.game +
+        " ends with the scores as they stand" + (st.left_on_table
+        ? ": " + w.confirm.left(st, st.left_on_table, w) : "") + ".",
+    left: (st, l, w) => [l.sticks ? (l.sticks === 1 ? "the riichi stick" : "the " + l.sticks +
+        " riichi sticks") + " on the table (" + w.score.pts(l.points) + ")" : "",
+      l.pot ? "the pot (" + w.score.pts(l.pot) + ")" : ""].filter(Boolean).join(" and ") +
+      " go" + (l.sticks === 1 && !l.pot || !l.sticks ? "es" : "") + " to first place, " +
+      w.seatName(st, l.to, w),
+    // a hand over while a hand is on the table top: its tiles must be in the centre first
+    hand_over: "Are the played tiles pushed into the centre? The next walls come up under " +
+      "anything left on the table top.",
     endEmpty: "Also bring every tile up to the table top",
-    yes: { abort: "Abort", end: "End the session", game_new: "New game" },
+    yes: { abort: "Abort", end: "End the session", game_new: "New game",
+      hand_over: "Yes: Hand over" },
     no: "Cancel",
+    notYet: "Not yet",
   },
   sending: (label) => label + "…",
   done: (label) => label + ": done.",
@@ -425,39 +478,38 @@ window.JANTAKU_WORDS = {
     title: "Scores",
     boardEnter: "Enter a result",  // the table view's way to the score card
     wind: { east: "East", south: "South", west: "West", north: "North" },
-    // a player: their name, else the seat they had in the game's first hand
-    who: (st, k, w) => (st.players[k] && st.players[k].name) || w.score.wind[k] + " seat",
+    // a player, in the one vocabulary (seatName)
+    who: (st, k, w) => w.seatName(st, k, w),
     pts: (n) => (typeof n === "number" ? n : 0).toLocaleString("en-US"),
     gap: (n, w) => (n > 0 ? "+" : n < 0 ? "−" : "±") + w.score.pts(Math.abs(n)),
-    now: (st, k, w) => w.score.wind[st.players[k].wind] + " now",
     seatLabel: "I am",
     seatNone: "— choose —",
-    seatOption: (st, k, w) => w.score.who(st, k, w) + " · " + w.score.now(st, k, w),
+    seatOption: (st, k, w) => w.seatName(Object.assign({}, st, { me: null }), k, w) +
+      (st.dealer === k && !st.ended ? " · " + w.score.dealer : ""),
     keep: "Keep",
     // the strip under the headline
     chooseSeat: "Scores: tap to choose which player you are",
     keptAsk: (who) => "Still " + who + "? Tap to keep or change",
-    me: (st, k, w) => w.score.who(st, k, w) + " · " + w.score.now(st, k, w) + " · " +
+    me: (st, k, w) => w.score.who(st, k, w) + " · " +
       w.score.pts(st.players[k].points) + (st.dealer === k && !st.ended ? " · you deal" : ""),
     gaps: (list, w) => "You vs " + list.map((g) => g.who + " " + w.score.gap(g.gap, w)).join(" · "),
     placed: (n, w) => "Game over: you placed " + w.score.ordinal(n),
     ordinal: (n) => ["1st", "2nd", "3rd", "4th"][n - 1] || String(n),
     // where the game is: "East 2 · 1 honba · 2 riichi sticks · Mika deals"
-    // (label: how the strip names the others, by where they sit from this phone's player)
+    // (label: how a short line names the dealer)
     handLine: (st, w, me, label) => [
       w.score.wind[st.round] + " " + st.hand,
       st.riichiFamily || st.honba ? st.honba + " honba" : "",
       st.riichiFamily || st.sticks ? st.sticks + (st.sticks === 1 ? " riichi stick" : " riichi sticks") : "",
       st.ended ? "game over" : st.dealer === me ? "you deal" : (label || ((k) => w.score.who(st, k, w)))(st.dealer) + " deals",
     ].filter(Boolean).join(" · "),
-    // the others seen from this phone's player, in the order of play: next, across, before
-    rel: { 1: "Right", 2: "Across", 3: "Left" },
     dealer: "Dealer",
     inRiichi: "Riichi",
     head: { who: "Player", wind: "Wind", points: "Points" },
     last: (st, w) => {
       const l = st.last;
       if (!l) return "No entry yet.";
+      st = w.asDealt(st, l.dealer);
       const moved = Object.keys(l.payments || {}).filter((k) => l.payments[k])
         .map((k) => w.score.who(st, k, w) + " " + w.score.gap(l.payments[k], w));
       return "Last: " + w.score.what(st, l, w) + (moved.length ? " — " + moved.join(", ") : "") + ".";
@@ -467,20 +519,30 @@ window.JANTAKU_WORDS = {
       const win = (l.winners || []).map((x) => w.score.who(st, x.player, w)).join(" and ");
       if (l.kind === "ron") return "ron by " + win + " from " + w.score.who(st, l.from, w);
       if (l.kind === "tsumo") return "tsumo by " + win;
-      if (l.kind === "riichi" || l.kind === "chombo") return w.score.kind[l.kind] + " by " + w.score.who(st, l.player, w);
+      if (l.kind === "suukantsu") return w.score.kind.suukantsu + " by " + win +
+        (l.from ? " from " + w.score.who(st, l.from, w) : "");
+      if (l.kind === "nagashi") return w.score.kind.nagashi + " by " + win;
+      if (["riichi", "chombo", "pot"].includes(l.kind)) return w.score.kind[l.kind] + " by " + w.score.who(st, l.player, w);
+      if (l.kind === "rules") return w.score.kind.rules + ": " + Object.keys(l.options || {})
+        .map((o) => w.score.option[l.options[o]] || l.options[o]).join(", ");
       return w.score.kind[l.kind] || l.kind;
     },
     kind: { riichi: "riichi", ron: "ron", tsumo: "tsumo", draw: "draw", abortive: "abortive draw",
-      chombo: "chombo", pass: "pass", transfer: "transfer", end: "the game's end" },
+      chombo: "chombo", pass: "pass", nagashi: "nagashi mangan", suukantsu: "special suukantsu",
+      pot: "tile revealed (pot)", rules: "the game's rules", transfer: "transfer",
+      end: "the game's end" },
     final: (list, w) => "Final: " + list.join(" · "),
     finalOne: (n, who, pts, w) => w.score.ordinal(n) + " " + who + " " + w.score.pts(pts),
     // the entry buttons
     btn: { riichi: "Riichi (me)", ron: "Ron", tsumo: "Tsumo", draw: "Draw", abortive: "Abortive draw",
-      chombo: "Chombo", pass: "Pass (dealer)", undo: "Undo last" },
+      chombo: "Chombo", pass: "Pass (dealer)", nagashi: "Nagashi mangan",
+      suukantsu: "Special suukantsu", pot: "Tile revealed (pot)", undo: "Undo last" },
     enterTitle: "Enter a result",
     field: { winner: "Winner", from: "From", han: "Han", fu: "Fu", chips: "Chips", tenpai: "Tenpai",
       player: "Player", patterns: "Pattern points", fan: "Fan", limits: "Limit hands",
-      multipliers: "Multipliers", closed: "Closed hands (pay double)" },
+      multipliers: "Multipliers", closed: "Closed hands (pay double)", pao: "Liable (pao)",
+      tiles: "Tiles revealed", kanFrom: "4th kan's tile from (blank: tsumo)" },
+    nobody: "— nobody —",
     patternsHelp: "170, or 400 30 for a single limit",
     yakuman: (n) => n === 1 ? "yakuman" : n + "× yakuman",
     mult: { duiduihu: "duiduihu (toitoi) ×8", dragon_kezi: "dragon_kezi (dragon triplet) ×2",
@@ -491,8 +553,10 @@ window.JANTAKU_WORDS = {
     times: (n) => "×" + n,
     send: (kind, w) => "Enter the " + w.score.kind[kind],
     // the answers, next to the control pressed
-    entered: (st, w) => "Entered: " + w.score.what(st, st.last || {}, w) + ".",
-    undone: (st, l, w) => "Undone: " + (l ? w.score.what(st, l, w) : "the last entry") + ".",
+    entered: (st, w) => "Entered: " + w.score.what(w.asDealt(st, (st.last || {}).dealer),
+      st.last || {}, w) + ".",
+    undone: (st, l, w) => "Undone: " + (l ? w.score.what(w.asDealt(st, l.dealer), l, w)
+      : "the last entry") + ".",
     needSeat: "Choose which player you are first (above).",
     needFrom: "Choose who discarded.",
     needPatterns: "Type the pattern points, for example 170.",
@@ -500,19 +564,36 @@ window.JANTAKU_WORDS = {
     refused: { bad_entry: "the ledger cannot take that entry", not_now: "not now",
       ruleset_forbids: "this ruleset has no such entry", no_session: "no session is open: start one first",
       not_paired: "this browser is not paired", other: "refused" },
-    // the ledger's own message says exactly what was wrong (in English), else the code's words
-    notEntered: (why, message, keyed) => "Not entered: " + (message || keyed || why) + ".",
-    // the ledger's refusals by key (the API error's key and params): English has the
-    // ledger's own message, so only the languages without it list them
-    why: {},
+    // the refusal in the page's words when its key is known, else the ledger's own message
+    // (English), else the code's words
+    notEntered: (why, message, keyed) => "Not entered: " + (keyed || message || why) + ".",
+    // the ledger's refusals by key (the API error's key and params; st: the game, to name
+    // players as every screen does): English words those that name a player, the others
+    // are the ledger's own message
+    why: {
+      riichi_again: (p, w, st) => w.seatName(st, p.player, w) + " is already in riichi this hand",
+      riichi_points: (p, w, st) => w.seatName(st, p.player, w) + " has " + w.score.pts(p.points) +
+        " points: a riichi needs " + w.score.pts(p.need) + " for the stick",
+      own_discard: (p, w, st) => w.seatName(st, p.player, w) + " cannot win on their own discard " +
+        "(a win on one's own tile is a tsumo)",
+      pao_self: (p, w, st) => w.seatName(st, p.player, w) + " cannot be liable (pao) for their own win",
+    },
     // the seats: names, and where the first dealer sits
     seatsTitle: "Names and seats",
-    nameOf: (k, w) => "Name of the " + w.score.wind[k] + " seat (hand 1)",
+    nameOf: (st, k, w) => "Name of " + w.seatName(Object.assign({}, st, { players: Object.assign(
+      {}, st.players, { [k]: Object.assign({}, st.players[k], { name: null }) }) }), k, w),
     firstDealer: "Where East (the first dealer) sits, seen from who threw first",
     side: { "": "— as it is —", self: "the thrower's own seat", right: "the thrower's right",
       across: "across from the thrower", left: "the thrower's left" },
     seatsSave: "Save names and seats",
     seatsSaved: "Saved.",
+    // a game's options (docs/SCORING.md "Options"): Shenyang's who pays on a ron
+    optionLabel: { ron_pays: "Who pays on a ron" },
+    option: { discarder: "the discarder alone (×2)", all: "everyone, the discarder ×2" },
+    optionsLater: "Set before the game's first result.",
+    // the game's ledger to keep (GET /score/export): the same file as the command line's
+    exportTitle: "Export this game",
+    exportAs: { csv: "CSV", json: "JSON" },
   },
 
   // -- the latest events (each event type the page tells) ------------------------------------
@@ -557,11 +638,18 @@ window.JANTAKU_WORDS = {
     return title + (opts.length ? " (" + opts.map((o) => w.option[o] || o).join(", ") + ")" : "");
   },
   historyNone: "No earlier session.",
+  // hands: the hands scored (results entered), not the table's hands
   historyLine: (h, hands, w) => "Session " + h.id + ": " + w.rulesetLabel(w, h.ruleset) +
     (h.mixed_deck ? ", Mixed Deck" : "") + " — " + ({ ended: "ended", aborted: "aborted",
       failed: "ended by a fault", open: "open" }[h.state] || "ended") + ", " +
     (h.games || []).length + " game" + ((h.games || []).length === 1 ? "" : "s") + ", " +
-    hands + " hand" + (hands === 1 ? "" : "s"),
+    (hands ? hands + " hand" + (hands === 1 ? "" : "s") + " scored" : "no scores"),
+  // a game of an earlier session: its placement and points (sc: game_results)
+  historyGame: (g, sc, w) => "Game " + g.game + ": " + (!sc ? "no scores" : sc.error ? sc.error
+    : (sc.ended ? "final" : "not ended") + ", " + sc.hands + " hand" + (sc.hands === 1 ? "" : "s") +
+      " scored — " + (sc.placement || Object.keys(sc.players)).map((k, i) => (sc.placement
+        ? w.score.ordinal(i + 1) + " " : "") + w.seatName(sc, k, w) + " " +
+        w.score.pts(sc.players[k].points)).join(" · ")),
 
   // -- this browser: language, sound, pairing --------------------------------------------------
   language: "Language",
@@ -594,6 +682,7 @@ window.JANTAKU_WORDS = {
   inviteButton: "Pair another phone",
   inviteNote: (min) => "On the other phone, scan this code with its camera, or open this " +
     "page there and type the code. It works once, for " + min + " minutes.",
+  inviteDone: "Done",
   kioskLink: "Table view (for a tablet at the table)",
   fullLink: "Whole page",
   footer: "jantaku · the table's own page, served by its daemon · API: ",
@@ -858,6 +947,14 @@ window.JANTAKU_WORDS_JA = {
   tableSvgMine: (t, b, w) => "あなたの席(下)から見た四つの山" + (t && b ? ":" + w.breakSeen(t, b, w) : "") + "。",
   turnNeedsResult: "前の局の結果を記録すると、この図があなたの席の向きになります。",
   sideLabel: "自分の席",
+  seatName: (st, k, w, short) => {
+    const p = (st && st.players && st.players[k]) || {};
+    const wind = w.score.wind[p.wind || k] + "家", rel = w.relOf(st, k);
+    if (short) return p.name || wind;
+    if (p.name) return p.name + "(" + wind + (rel ? "・" + w.rel[rel] : "") + ")";
+    return wind + (rel ? "(" + w.rel[rel] + ")" : "");
+  },
+  rel: { self: "自分", right: "下家", across: "対面", left: "上家" },
   sideChoice: { "": "— 選ぶ —", self: "最初にサイコロを振る人の席", right: "最初に振る人の下家",
     across: "最初に振る人の対面", left: "最初に振る人の上家" },
   controlsTitle: "操作",
@@ -870,6 +967,9 @@ window.JANTAKU_WORDS_JA = {
   historyTitle: "これまでのセッション",
   settingsTitle: "このブラウザ",
   noBuild: "まだ山は積まれていません。",
+  wallsUp: (n, w) => "中に山はありません:最後に積んだ山(" + n + "枚)は卓上に上がりました。",
+  drainBuilding: "洗牌機の牌を山にして上げています",
+  drainBuilt: (n) => "洗牌機の牌を山にしました:" + n + "枚",
   buildingDeck: (d, w) => w.deck(d) + "を積んでいます",
   builtDeck: (d, n, w) => w.deck(d) + " 積み上がり:" + n + "枚",
   builtWrong: " — 数が合いません",
@@ -902,9 +1002,16 @@ window.JANTAKU_WORDS_JA = {
   confirm: {
     abort: "すべてのモーターを止めてセッションを終了しますか?",
     end: "セッションを終了しますか?",
-    game_new: "この半荘を終えて次の半荘を始めますか?",
+    game_new: (st, w) => !st || !st.entries ? "この半荘を終えて次の半荘を始めますか?"
+      : "半荘" + st.game + "を終えて半荘" + (st.game + 1) + "を始めますか?半荘" + st.game +
+        "は今の点数で終わります" + (st.left_on_table ? ":" + w.confirm.left(st, st.left_on_table, w) : "") + "。",
+    left: (st, l, w) => [l.sticks ? "卓上の供託" + l.sticks + "本(" + w.score.pts(l.points) + "点)" : "",
+      l.pot ? "場の罰符(" + w.score.pts(l.pot) + "点)" : ""].filter(Boolean).join("と") +
+      "はトップの" + w.seatName(st, l.to, w) + "のものになります",
+    hand_over: "打った牌は中央に入れましたか?卓上に残った牌の下から次の山が上がってきます。",
+    notYet: "まだ",
     endEmpty: "すべての牌を卓上に上げる",
-    yes: { abort: "中止する", end: "終了する", game_new: "次の半荘へ" },
+    yes: { abort: "中止する", end: "終了する", game_new: "次の半荘へ", hand_over: "入れた:局の交代" },
     no: "やめる",
   },
   sending: (label) => label + "…",
@@ -941,17 +1048,17 @@ window.JANTAKU_WORDS_JA = {
     title: "点数",
     boardEnter: "結果を入力",
     wind: { east: "東", south: "南", west: "西", north: "北" },
-    who: (st, k, w) => (st.players[k] && st.players[k].name) || "開始時の" + w.score.wind[k] + "家",
+    who: (st, k, w) => w.seatName(st, k, w),
     pts: (n) => (typeof n === "number" ? n : 0).toLocaleString("en-US"),
     gap: (n, w) => (n > 0 ? "+" : n < 0 ? "−" : "±") + w.score.pts(Math.abs(n)),
-    now: (st, k, w) => "今は" + w.score.wind[st.players[k].wind] + "家",
     seatLabel: "自分は",
     seatNone: "— 選ぶ —",
-    seatOption: (st, k, w) => w.score.who(st, k, w) + " · " + w.score.now(st, k, w),
+    seatOption: (st, k, w) => w.seatName(Object.assign({}, st, { me: null }), k, w) +
+      (st.dealer === k && !st.ended ? " · " + w.score.dealer : ""),
     keep: "このまま",
     chooseSeat: "点数:タップして自分の席を選ぶ",
     keptAsk: (who) => "今回も" + who + "?タップしてそのままか変更",
-    me: (st, k, w) => w.score.who(st, k, w) + " · " + w.score.now(st, k, w) + " · " +
+    me: (st, k, w) => w.score.who(st, k, w) + " · " +
       w.score.pts(st.players[k].points) + "点" + (st.dealer === k && !st.ended ? " · あなたが親" : ""),
     gaps: (list, w) => "点差(自分−相手):" + list.map((g) => g.who + " " + w.score.gap(g.gap, w)).join(" · "),
     placed: (n, w) => "終局:あなたは" + w.score.ordinal(n),
@@ -962,13 +1069,13 @@ window.JANTAKU_WORDS_JA = {
       st.riichiFamily || st.sticks ? "供託" + st.sticks + "本" : "",
       st.ended ? "終局" : st.dealer === me ? "あなたが親" : "親:" + (label || ((k) => w.score.who(st, k, w)))(st.dealer),
     ].filter(Boolean).join(" · "),
-    rel: { 1: "下家", 2: "対面", 3: "上家" },
     dealer: "親",
     inRiichi: "リーチ",
     head: { who: "名前", wind: "風", points: "点数" },
     last: (st, w) => {
       const l = st.last;
       if (!l) return "まだ記録はありません。";
+      st = w.asDealt(st, l.dealer);
       const moved = Object.keys(l.payments || {}).filter((k) => l.payments[k])
         .map((k) => w.score.who(st, k, w) + " " + w.score.gap(l.payments[k], w));
       return "直前:" + w.score.what(st, l, w) + (moved.length ? " — " + moved.join("、") : "") + "。";
@@ -977,19 +1084,28 @@ window.JANTAKU_WORDS_JA = {
       const win = (l.winners || []).map((x) => w.score.who(st, x.player, w)).join("と");
       if (l.kind === "ron") return w.score.who(st, l.from, w) + "から" + win + "のロン";
       if (l.kind === "tsumo") return win + "のツモ";
-      if (l.kind === "riichi" || l.kind === "chombo") return w.score.who(st, l.player, w) + "の" + w.score.kind[l.kind];
+      if (l.kind === "suukantsu") return (l.from ? w.score.who(st, l.from, w) + "から" : "") + win +
+        "の" + w.score.kind.suukantsu;
+      if (l.kind === "nagashi") return win + "の" + w.score.kind.nagashi;
+      if (["riichi", "chombo", "pot"].includes(l.kind)) return w.score.who(st, l.player, w) + "の" + w.score.kind[l.kind];
+      if (l.kind === "rules") return w.score.kind.rules + ":" + Object.keys(l.options || {})
+        .map((o) => w.score.option[l.options[o]] || l.options[o]).join("、");
       return w.score.kind[l.kind] || l.kind;
     },
     kind: { riichi: "リーチ", ron: "ロン", tsumo: "ツモ", draw: "流局", abortive: "途中流局",
-      chombo: "チョンボ", pass: "あがりやめ", transfer: "点数の移動", end: "終局" },
+      chombo: "チョンボ", pass: "あがりやめ", nagashi: "流し満貫", suukantsu: "特殊四槓子",
+      pot: "牌を見せた罰符", rules: "対局の設定", transfer: "点数の移動", end: "終局" },
     final: (list, w) => "最終:" + list.join(" · "),
     finalOne: (n, who, pts, w) => w.score.ordinal(n) + " " + who + " " + w.score.pts(pts) + "点",
     btn: { riichi: "リーチ(自分)", ron: "ロン", tsumo: "ツモ", draw: "流局", abortive: "途中流局",
-      chombo: "チョンボ", pass: "あがりやめ(親)", undo: "直前を取り消す" },
+      chombo: "チョンボ", pass: "あがりやめ(親)", nagashi: "流し満貫", suukantsu: "特殊四槓子",
+      pot: "牌を見せた(罰符)", undo: "直前を取り消す" },
     enterTitle: "結果を記録",
     field: { winner: "和了者", from: "放銃者", han: "翻", fu: "符", chips: "チップ", tenpai: "聴牌",
       player: "誰が", patterns: "役の点", fan: "番", limits: "満貫の数",
-      multipliers: "倍数", closed: "門前の人(倍払い)" },
+      multipliers: "倍数", closed: "門前の人(倍払い)", pao: "責任払い(パオ)",
+      tiles: "見せた牌の数", kanFrom: "4つ目の槓の牌を出した人(空欄:ツモ)" },
+    nobody: "— なし —",
     patternsHelp: "例 170、単独の役満は 400 30",
     yakuman: (n) => n === 1 ? "役満" : n + "倍役満",
     mult: { duiduihu: "対対和 ×8", dragon_kezi: "箭刻 ×2", gang: "暗槓 ×2",
@@ -998,8 +1114,10 @@ window.JANTAKU_WORDS_JA = {
       first_turn_dragons: "第一巡の三元牌 ×4", first_turn_winds: "第一巡の風牌 ×4" },
     times: (n) => "×" + n,
     send: (kind, w) => w.score.kind[kind] + "を記録",
-    entered: (st, w) => "記録しました:" + w.score.what(st, st.last || {}, w) + "。",
-    undone: (st, l, w) => "取り消しました:" + (l ? w.score.what(st, l, w) : "直前の記録") + "。",
+    entered: (st, w) => "記録しました:" + w.score.what(w.asDealt(st, (st.last || {}).dealer),
+      st.last || {}, w) + "。",
+    undone: (st, l, w) => "取り消しました:" + (l ? w.score.what(w.asDealt(st, l.dealer), l, w)
+      : "直前の記録") + "。",
     needSeat: "先に自分の席を選んでください(上)。",
     needFrom: "放銃者を選んでください。",
     needPatterns: "役の点を入力してください(例 170)。",
@@ -1035,19 +1153,32 @@ window.JANTAKU_WORDS_JA = {
       nothing_to_undo: () => "取り消す記録がありません",
       pass_not_now: () => "和了止め・聴牌止めは、親が和了ったか流局で聴牌だった直後にだけできます",
       pass_last_top: () => "和了止めはオーラスでトップの親だけができます",
-      riichi_again: (p, w) => w.score.wind[p.player] + "家はこの局ですでにリーチしています",
-      riichi_points: (p, w) => w.score.wind[p.player] + "家は" + p.points + "点です。リーチには" +
+      riichi_again: (p, w, st) => w.seatName(st, p.player, w) + "はこの局ですでにリーチしています",
+      riichi_points: (p, w, st) => w.seatName(st, p.player, w) + "は" + p.points + "点です。リーチには" +
         p.need + "点が要ります",
-      own_discard: (p, w) => w.score.wind[p.player] + "家は自分の捨て牌では和了れません(自分の牌での和了はツモ)",
+      own_discard: (p, w, st) => w.seatName(st, p.player, w) + "は自分の捨て牌では和了れません(自分の牌での和了はツモ)",
       winner_closed: () => "和了った人は門前の支払い者に入れられません",
+      pao_self: (p, w, st) => w.seatName(st, p.player, w) + "は自分の和了の責任払い(パオ)にはなれません",
+      patterns_over_limit: (p) => p.points + "点の手はありません:複合役は最高" + p.most +
+        "点、単独の役満は400点か480点です(役ごとの点を並べれば上限は自動で付きます)",
+      option_value: (p, w) => "この設定は" + (p.accepted || []).map((v) => w.score.option[v] || v)
+        .join("・") + "のどれかです",
+      option_missing: () => "どの設定を変えるかを入力してください",
+      rules_not_now: () => "対局の設定は最初の記録の前にだけ変えられます",
     },
     seatsTitle: "名前と席",
-    nameOf: (k, w) => "開始時の" + w.score.wind[k] + "家の名前",
+    nameOf: (st, k, w) => w.seatName(Object.assign({}, st, { players: Object.assign({}, st.players,
+      { [k]: Object.assign({}, st.players[k], { name: null }) }) }), k, w) + "の名前",
     firstDealer: "起家(最初の親)の席:最初にサイコロを振った人から見て",
     side: { "": "— 変えない —", self: "振った人の席", right: "振った人の右(下家)",
       across: "振った人の向かい(対面)", left: "振った人の左(上家)" },
     seatsSave: "名前と席を保存",
     seatsSaved: "保存しました。",
+    optionLabel: { ron_pays: "ロンの支払い" },
+    option: { discarder: "放銃者のみ(×2)", all: "全員(放銃者×2)" },
+    optionsLater: "対局の最初の記録の前に設定します。",
+    exportTitle: "この半荘を書き出す",
+    exportAs: { csv: "CSV", json: "JSON" },
   },
   log: {
     session_started: (e, w) => "セッション" + e.session + "開始:" + w.rulesetLabel(w, e.ruleset) +
@@ -1086,7 +1217,12 @@ window.JANTAKU_WORDS_JA = {
   historyLine: (h, hands, w) => "セッション" + h.id + ":" + w.rulesetLabel(w, h.ruleset) +
     (h.mixed_deck ? "、ミックスデッキ" : "") + " — " + ({ ended: "終了", aborted: "中止",
       failed: "エラーで終了", open: "進行中" }[h.state] || "終了") + "、半荘" +
-    (h.games || []).length + "回、" + hands + "局",
+    (h.games || []).length + "回、" + (hands ? "記録" + hands + "局" : "点数の記録なし"),
+  historyGame: (g, sc, w) => "半荘" + g.game + ":" + (!sc ? "点数の記録なし" : sc.error ? sc.error
+    : (sc.ended ? "終局" : "途中") + "、記録" + sc.hands + "局 — " +
+      (sc.placement || Object.keys(sc.players)).map((k, i) => (sc.placement
+        ? w.score.ordinal(i + 1) + " " : "") + w.seatName(sc, k, w) + " " +
+        w.score.pts(sc.players[k].points) + "点").join(" · ")),
   language: "言語",
   chime: "卓が人を呼ぶときや止まったときに音と振動で知らせる",
   arm: "タップして音を出せるようにする",
@@ -1109,6 +1245,7 @@ window.JANTAKU_WORDS_JA = {
   forgetButton: "このブラウザのペアリングを解除",
   forgotten: "このブラウザのペアリングを解除しました。",
   inviteButton: "別の端末をペアリング",
+  inviteDone: "閉じる",
   inviteNote: (min) => "別の端末のカメラでこのコードを読み取るか、その端末でこのページを開いてコードを入力してください。" +
     "有効なのは一度だけ、" + min + "分間です。",
   kioskLink: "卓の表示(卓のそばのタブレット用)",

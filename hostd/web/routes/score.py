@@ -1,18 +1,20 @@
 """The game's ledger on the API (CPython only; docs/SCORING.md, docs/API.md "Scores"):
 ``GET /score``, ``POST /score`` (one entry: a result, a riichi, seats, undo ...) and
-``GET /score/export``.  Entering needs what a command needs (a paired browser, the token);
+``GET /score/export`` (any session's game, ``?session=ID&game=N``).  Entering needs what a command needs (a paired browser, the token);
 nothing moves, and the table's mechanical state does not matter."""
 from typing import Any, Literal, Optional
 
 from fastapi import Body, FastAPI, Query
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import Response
 
 from hostd.core.status import ErrorResponse
 from hostd.game import export
 
 PATH = "/score"
+MAX_SESSION = 2 ** 63 - 1  # SQLite's largest integer
 ACCEPTED = ('a JSON object with a "kind": riichi, ron, tsumo, draw, abortive, chombo, pass, '
-            'transfer, end, seats or undo, and that kind\'s fields (docs/SCORING.md), e.g. '
+            'nagashi, suukantsu, pot, transfer, rules, end, seats or undo, and that kind\'s '
+            'fields (docs/SCORING.md), e.g. '
             '{"kind": "ron", "winner": "west", "from": "south", "han": 3, "fu": 30}')
 EXAMPLES = [
     {"kind": "riichi", "player": "south"},
@@ -28,8 +30,10 @@ def _err(text):
     return {"model": ErrorResponse, "description": text}
 
 
-READ_ERRORS = {404: _err("the session has no such game (`not_found`)"),
-               409: _err("no session is open (`no_session`)")}
+READ_ERRORS = {404: _err("the session has no such game, or the journal no such session "
+                        "(`not_found`)"),
+               409: _err("no session is open (`no_session`); an export: the journal holds "
+                         "no session at all")}
 ENTRY_ERRORS = {
     400: _err("an entry that cannot be (`bad_entry`): an unknown kind or field, a ron from "
               "oneself, a player who is not one, han and fu that do not go together"),
@@ -69,13 +73,14 @@ def add(app: FastAPI, daemon, security):
                  "description": "the game's ledger: JSON (`format=json`) or CSV",
                  "content": {"application/json": {}, "text/csv": {}}}})
     async def score_export(game: Optional[int] = Query(None, ge=1, le=10_000),
+                           session: Optional[int] = Query(None, ge=1, le=MAX_SESSION),
                            format: Literal["json", "csv"] = "json"):
-        """A game's ledger to keep: `json` (`format` "jantaku-score/1": every entry with
-        what it paid and the points after it, then the final state) or `csv` (one row per
-        entry; columns in docs/SCORING.md)."""
-        x = daemon.score_export(game)
-        if format == "csv":
-            return PlainTextResponse(export.as_csv(state=x["state"], entries=x["entries"]),
-                                     media_type="text/csv")
-        return export.as_json(session=x["session"], game=x["state"]["game"], state=x["state"],
-                              entries=x["entries"])
+        """A game's ledger to keep, of any session the journal keeps: `json` (`format`
+        "jantaku-score/1": every entry with what it paid and the points after it, then the
+        final state) or `csv` (one row per entry; columns in docs/SCORING.md).  `session`:
+        default the open one, else the last; `game`: default the game in play (a past
+        session's: its last game with entries).  The file `jantaku score export` writes
+        and the page's links download, byte for byte."""
+        text, media, name = export.document(daemon.score_export(game, session), format)
+        return Response(content=text, media_type=media,
+                        headers={"Content-Disposition": 'attachment; filename="%s"' % name})
