@@ -160,6 +160,7 @@
     const st = P.status, n = st && st.next, box = $("classes");
     const show = !!(P.live && n && n.code === "name_sets" && (st.can || []).includes("name_sets"));
     box.hidden = !show;
+    $("name-other").hidden = !show;
     if (!show) return;
     const p = n.params || {}, list = $("classes-list");
     const key = JSON.stringify([p.classes, W.lang]);
@@ -177,7 +178,6 @@
     }
     const b = $("cmd-name_sets");
     setText(b, W.classIs((p.colours || [])[1], W));  // the primary button names the other way
-    b.hidden = false;
     b.disabled = !!disabledWhy();
   }
 
@@ -708,7 +708,7 @@
     const out = new Set();
     const extra = $("fault-extra"), more = $("fault-more");
     const folded = !!(extra && extra.hidden && more && !more.hidden && more.offsetParent !== null);
-    document.querySelectorAll("#primary, #fault-do, #everyday [data-cmd], #apart [data-cmd], #classes [data-cmd]").forEach((b) => {
+    document.querySelectorAll("#primary, #fault-do, #everyday [data-cmd], #apart [data-cmd], #name-other [data-cmd]").forEach((b) => {
       const cmd = b.dataset.cmd;
       if (!cmd || b.disabled || b.hidden) return;
       if (b.offsetParent === null && !(folded && b.closest("[hidden]") === extra)) return;
@@ -2480,7 +2480,7 @@
       ev.preventDefault();
       press(cmd, $("primary"));
     });
-    document.querySelectorAll("#everyday [data-cmd], #apart [data-cmd], #classes [data-cmd]").forEach((b) => {
+    document.querySelectorAll("#everyday [data-cmd], #apart [data-cmd], #name-other [data-cmd]").forEach((b) => {
       b.addEventListener("click", () => press(b.dataset.cmd, b));
     });
     setupScore();
