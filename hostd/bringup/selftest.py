@@ -37,6 +37,9 @@ RESULT = {m.TEST_PASS: "ok", m.TEST_FAIL: "failed", m.TEST_ABSENT: "absent"}
 #: the results a device can have: ok (confirmed), failed, absent, pulsed (not confirmed)
 RESULTS = ("ok", "failed", "absent", "pulsed")
 PULSED = "pulsed (not confirmed): nothing senses it; watch or listen"
+# a motor's current sense confirms it ran: its peak this much over the reading at rest
+# (u16 counts; the sense's noise is a few hundred)
+CURRENT_SEEN = 2000
 
 # device name -> (kind, per track?, what it is)
 DEVICES = {}
@@ -101,6 +104,7 @@ class SelfTest:
         self.people = people or _nobody
         self.pushed_back = False
         self.raised_first = None  # tiles of walls built inside, raised before the test
+        self.rest_current = None  # the lift current at rest, as read
         ident = table.identity or {}
         self.ntracks = ident.get("tracks") or profile["tracks"]
         self.devices = []
@@ -244,6 +248,8 @@ class SelfTest:
                              "with no tile under it (at least min_clear %d): light leaks in, or a "
                              "tile is stuck under it" % (idx, val, mc))
             elif name == "lift_current":
+                if r == "ok":
+                    self.rest_current = val  # (the lift's stroke is held against it)
                 thr = p["thresholds"]["lift_stall_current_u16"]
                 e["profile"] = {"lift_stall_current_u16": thr}
                 if r == "failed":
@@ -400,7 +406,15 @@ class SelfTest:
             stroke.cancel()
         e = _entry("lift", None, "ok", {"up_ms": up_ms, "down_ms": down_ms,
                                        "peak_current_up": peak}, prof,
-                   "one stroke up and down, its end switches met")
+                   "one stroke up and down, its end switches met" + (
+                       "; its motor drew %d (at rest %d)" % (peak, self.rest_current)
+                       if peak is not None and self.rest_current is not None else ""))
+        rest = self.rest_current
+        if peak is not None and rest is not None and peak < rest + CURRENT_SEEN:
+            # the lift moved (its switches say so) and its sense saw no more than at rest
+            e.update(result="failed", message="the lift made its stroke, but its current sense "
+                     "read %d, no more than at rest (%d): the sense is not on the lift motor's "
+                     "supply (`lift_current` or `current_adc`)" % (peak, rest))
         if peak is not None and stall and peak >= 0.8 * stall:
             e.update(result="failed", message="the upward stroke drew %d, %.0f%% of the stall "
                      "threshold %d: the lift drags (something rubbing, a worn motor)"

@@ -446,3 +446,16 @@ def test_with_the_motors_supply_off_nothing_reads_ok_that_did_not_move(harness):
     # and the state asks for what it takes: the table's fault, cleared once people fix it
     st = _no_contradiction(h)
     assert st["state"]["name"] in ("idle", "table_fault")
+
+
+def test_the_lifts_current_sense_is_confirmed_by_its_stroke(harness):
+    """Where there is a current sense, the lift's stroke confirms it: the motor drew more
+    than at rest.  A sense that reads the same running as at rest (not on the motor's
+    supply) fails the lift, though its switches say it moved."""
+    h = harness()
+    lift = by(selftest(h, device=None), "lift")[0]
+    assert lift["result"] == "ok" and "its motor drew" in lift["message"]
+    h = harness(sim={"current": {"idle": 2000, "run": 2200, "stall": 60000, "noise": 100}}, seed=5)
+    rep = selftest(h)
+    lift = by(rep, "lift")[0]
+    assert lift["result"] == "failed" and "no more than at rest" in lift["message"], lift
