@@ -652,7 +652,8 @@ class Daemon:
                           "where": {"A": "mixer", "B": "top"}}
         else:
             self.known = {"mixed_deck": True, "sets": list(reading.named or reading.sets),
-                          "where": {"A": "mixer", "B": "mixer"}}
+                          "where": {"A": "mixer", "B": "mixer"},
+                          "by": "the calibration, which read them in one pass,"}
 
     def walls_came_up(self):
         """A self-test's lift stroke raised the walls a session left inside: they are on

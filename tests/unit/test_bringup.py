@@ -459,3 +459,22 @@ def test_the_lifts_current_sense_is_confirmed_by_its_stroke(harness):
     rep = selftest(h)
     lift = by(rep, "lift")[0]
     assert lift["result"] == "failed" and "no more than at rest" in lift["message"], lift
+
+
+def test_where_a_calibration_left_the_sets_is_where_the_next_start_finds_them(harness):
+    """Read one set at a time, the sets end as the normal rotation starts (the set read
+    first in the mixer): a normal start builds it at once.  Read mixed, a normal start is
+    refused saying the calibration mixed them (a Mixed Deck start takes them as they are)."""
+    h = harness(sim=CLUB, colours=("pink", "yellow"))
+    rep, err = h.call(h.daemon.calibrate(["pink", "yellow"]), max_s=600)
+    assert err is None and rep["named"] and rep["mode"] == "one set at a time"
+    answer, err = h.call(h.daemon.start_session("riichi", False))
+    assert err is None, err
+    h.settle()
+    assert h.status()["session"]["decks"]["A"]["backs"] == {"pink": 136, "yellow": 0}
+    m = harness(sim=CLUB, colours=("pink", "yellow"), mixed_loading=True, seed=4)
+    rep, err = m.call(m.daemon.calibrate(["pink", "yellow"]), max_s=600)
+    assert err is None and rep["mode"] == "mixed"
+    _, err = m.call(m.daemon.start_session("riichi", False, colours=["pink", "yellow"]))
+    assert err is not None and "the calibration, which read them in one pass, mixed the two " \
+                               "sets" in str(err)
