@@ -2,9 +2,12 @@
 "People and the lifecycle"): random operator actions and injected faults against the
 in-process simulated table, the invariants of tests/unit/daemon_model.py checked after
 every step.  Prints the sequences and steps run, how many ended back in play, how many
-needed a person (and what `next` asked of them), and any falsifying sequence.
+needed a person (and what `next` asked of them), and any falsifying sequence.  With
+`--machine bring-up` (or `both`, the default: the two by turns) the builder's commands
+too: self-tests, calibrations read however the table is loaded, their sets named in
+either order or swapped (tests/unit/daemon_model.py BenchMachine).
 
-    .venv/bin/python bench/lifecycle_model.py [--seconds 300] [--steps 12]
+    .venv/bin/python bench/lifecycle_model.py [--seconds 300] [--steps 12] [--machine both]
 """
 import argparse
 import collections
@@ -21,6 +24,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=120.0, help="how long to run (wall)")
     ap.add_argument("--steps", type=int, default=12, help="operator actions per sequence")
+    ap.add_argument("--machine", choices=("daemon", "bring-up", "both"), default="both",
+                    help="the session's commands, the builder's too, or the two by turns")
     args = ap.parse_args(argv)
 
     import structlog
@@ -31,8 +36,12 @@ def main(argv=None):
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
     t0 = time.monotonic()
     failure = None
+    machines = {"daemon": [daemon_model.DaemonMachine], "bring-up": [daemon_model.BenchMachine],
+                "both": [daemon_model.DaemonMachine, daemon_model.BenchMachine]}[args.machine]
+    turn = 0
     while time.monotonic() - t0 < args.seconds:
-        case = daemon_model.DaemonMachine.TestCase
+        case = machines[turn % len(machines)].TestCase
+        turn += 1
         case.settings = settings(max_examples=10, stateful_step_count=args.steps, deadline=None,
                                  database=None, suppress_health_check=list(HealthCheck))
         try:
@@ -46,6 +55,9 @@ def main(argv=None):
           % (wall, st["sequences"], st["steps"], st["steps"] / wall))
     print("  answers checked against can:       %d (%d judged on a state that had moved on)"
           % (st["judged"], st["stale"]))
+    print("  refusals whose words were checked: %d" % st["refusals"])
+    print("  bring-up commands:                 %d (%d self-tests, %d readings, %d namings "
+          "taken)" % (st["bench"], st["selftests"], st["readings"], st["named"]))
     print("  back to play from the final state: %d" % st["recovered"])
     print("  a person had to act first:         %d" % st["person"])
     asks = collections.Counter()

@@ -120,16 +120,30 @@ def open_serial(cfg):
     return SerialPort(serial.Serial(cfg["path"], cfg["baud"], timeout=0, exclusive=True))
 
 
+class CannotStart(Exception):
+    """The firmware cannot start on this computer (no GPIO pin library, a port it cannot
+    open): said in one line, exit status 1."""
+
+
+def _pin_factory():
+    from gpiozero import Device, GPIOZeroError
+
+    try:
+        Device.ensure_pin_factory()  # lgpio on a Pi 5, GPIOZERO_PIN_FACTORY=mock in tests
+    except GPIOZeroError as e:
+        raise CannotStart("no GPIO pin library gpiozero can use (%s): on a Pi, sudo apt-get "
+                          "install python3-lgpio (docs/DEPLOY.md \"One Raspberry Pi\"); off a "
+                          "Pi, GPIOZERO_PIN_FACTORY=mock" % e) from None
+    return Device.pin_factory
+
+
 def run(src="pi-reference", *, pin_factory=None, port=None, i2c=None, max_steps=None, pty=False,
         out=None, watchdog=None):
     from firmware.bindings.gpiozero_hal import GpiozeroHal, NoI2C
 
     prof = _profile.load(src)
     if pin_factory is None:
-        from gpiozero import Device
-
-        Device.ensure_pin_factory()  # lgpio on a Pi 5, GPIOZERO_PIN_FACTORY=mock in tests
-        pin_factory = Device.pin_factory
+        pin_factory = _pin_factory()
     if type(pin_factory).__name__ == "MockFactory":  # off a Pi (GPIOZERO_PIN_FACTORY=mock)
         from gpiozero.pins.mock import MockPWMPin
 
@@ -137,18 +151,32 @@ def run(src="pi-reference", *, pin_factory=None, port=None, i2c=None, max_steps=
         if i2c is None:
             i2c = NoI2C()  # no bus: the sensors read absent
     hal = GpiozeroHal(pin_factory, prof, i2c=i2c)  # refuses a profile a Pi cannot wire
-    hal.all_off()
-    if port is None and pty:
-        port = PtyPort()
+    said = None
+    try:
+        hal.claim_all()  # every pin made now, all off: a pin it cannot drive names itself
+        if port is None and pty:
+            port = PtyPort()
+            said = port.path
+        elif port is None:
+            if prof["port"]["kind"] != "serial":
+                raise _profile.ProfileError("port.kind", "a Raspberry Pi needs a serial port",
+                                            '{"kind": "serial", "path": ..., "baud": ...}')
+            try:
+                port = open_serial(prof["port"])
+            except OSError as e:  # (pyserial's SerialException is one)
+                raise CannotStart("cannot open the protocol port %s: %s"
+                                  % (prof["port"]["path"], e)) from None
+        clock = RealClock()
+        fw = Firmware(prof, hal, clock=clock, link_clock=clock, port=port)
+    except BaseException:
+        hal.close()
+        if said is not None:
+            port.close()
+        raise
+    if said is not None:  # the port is named once the firmware runs: a daemon may connect
         out = out or sys.stdout
-        out.write("PORT %s\n" % port.path)
+        out.write("PORT %s\n" % said)
         out.flush()
-    elif port is None:
-        if prof["port"]["kind"] != "serial":
-            raise _profile.ProfileError("port.kind", "a Raspberry Pi needs a serial port", '{"kind": "serial", "path": ..., "baud": ...}')
-        port = open_serial(prof["port"])
-    clock = RealClock()
-    fw = Firmware(prof, hal, clock=clock, link_clock=clock, port=port)
     dog = watchdog if watchdog is not None else Watchdog()
     dog.notify("READY=1")
     stop = []
@@ -185,6 +213,9 @@ def main(argv=None):
     except _profile.ProfileError as e:
         print("jantaku: bad board profile: %s" % e, file=sys.stderr)
         return 2
+    except CannotStart as e:
+        print("jantaku: the table's firmware cannot start: %s" % e, file=sys.stderr)
+        return 1
     return 0
 
 

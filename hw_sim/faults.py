@@ -28,10 +28,11 @@ KINDS = {
     "unplug": {"build": 1, "after": 40, "ms": 3000, "during": None, "at": None},
     "noise": {"rate": 0.0001, "build": 0, "after": 0, "ms": 0},
     "dead-gate": {"track": 1},
+    "supply-off": {"ms": 0},
 }
 
 KIND_ORDER = ("jam", "missing-tile", "extra-tile", "gate-slow", "misread", "lift-stall",
-              "limit-stuck", "guard", "reset", "unplug", "noise", "dead-gate")
+              "limit-stuck", "guard", "reset", "unplug", "noise", "dead-gate", "supply-off")
 
 # key -> (type, description) ; type: int, float, or a tuple of accepted words
 KEYS = {
@@ -64,6 +65,7 @@ DESCRIPTIONS = {
     "unplug": "the serial line is unplugged for `ms` when `after` tiles are in build N, or with `during`, `at` ms into the first lift (or door) motion after build N starts",
     "noise": "bit errors on the serial line at `rate` per bit (from the start, or from build N / after)",
     "dead-gate": "track N's gate solenoid never opens (a broken coil or wire): no tile enters that track",
+    "supply-off": "the motors' and solenoids' supply is off from the start (for `ms`, 0 = for good): no motor turns and no solenoid pulls in, whatever the controller drives; what only reads (switches, beams, sensors, the curtain) works",
 }
 
 
@@ -199,12 +201,15 @@ class FaultPlan(EventSource):
         self.door = []
         self.session = []
         self.dead = [False] * (tracks + 1)  # dead-gate, by track number
+        self.supply_off = []  # supply-off: the motors' supply cut at the start
         for f in self.faults:
             k = f.kind
             if k == "dead-gate":
                 self.dead[f.p["track"]] = True
                 f.fired.append(0)
                 f.done = True
+            elif k == "supply-off":
+                self.supply_off.append(f)
             if k in ("missing-tile", "extra-tile"):
                 self.build_start.append(f)
             elif k in ("reset", "unplug") and f.p["during"] is not None:
@@ -280,12 +285,21 @@ class FaultPlan(EventSource):
                 self._at(now + f.p["ms"] * 1000, "replug", f)
         elif what == "unstick":
             t.lift.free_switches()
+        elif what == "supply_on":
+            t.set_supply(True)
 
     # -- hooks ----------------------------------------------------------------
     def start(self, table):
         self.table = table
         for f in self.session:
             self._noise_on(f, table.clock.us)
+        for f in self.supply_off:
+            now = table.clock.us
+            f.fired.append(now)
+            f.done = True
+            table.set_supply(False)
+            if f.p["ms"]:
+                self._at(now + f.p["ms"] * 1000, "supply_on", f)
 
     def _noise_on(self, f, now):
         t = self.table

@@ -20,10 +20,13 @@
 #           the table as a level or a duty_u16
 # A Raspberry Pi has no ADC and its I2C is not a gpiozero device: pass
 # table.bus as the binding's i2c (the lift current then comes from the
-# ADS1115 model on that bus, profile "current_adc").
+# ADS1115 model on that bus, profile "current_adc"; the signals on an MCP23017,
+# from the expander's model there).
 from gpiozero.pins.mock import MockPWMPin
 
 from hw_sim.lines import IN, OUT, PWM
+
+EXPANDER_PINS = 0x100  # an expander's pin in a validated profile (firmware/hal.py)
 
 
 class SimInputPin(MockPWMPin):
@@ -100,8 +103,8 @@ def attach(factory, table):
     pins = {}
     for num, name in sorted(table.pin_names.items()):
         ln = table.lines.get(name)
-        if ln is None:
-            continue  # i2c_sda / i2c_scl: the bus is table.bus
+        if ln is None or num >= EXPANDER_PINS:
+            continue  # i2c_sda / i2c_scl, an expander's pin: the bus is table.bus
         if ln.kind == IN:
             p = factory.pin(num, pin_class=SimInputPin)
             p.sim_line = ln

@@ -142,7 +142,7 @@ class Axis(EventSource):
             self.duty = v
         else:
             self.direction = v
-        self.motor_on = self.duty >= MIN_DUTY
+        self.motor_on = self.duty >= MIN_DUTY and self.table.supply  # (no supply: no motion)
         self.v = self._velocity()
         self._next()
         if self.motor_on and (not was_on or was_dir != self.direction) and self.direction:

@@ -105,7 +105,7 @@ class Mixer(EventSource):
             self.duty = v
         else:
             self.direction = v
-        turning = self.duty >= MIN_DUTY
+        turning = self.duty >= MIN_DUTY and self.table.supply  # (no supply: it does not turn)
         if turning and not self.running:
             self._start()
         elif self.running and not turning:

@@ -263,7 +263,20 @@ class Table:
         self.guard_violations = []
         self.wiring = []  # controller configuration mismatches seen by the stand-ins
         self.hand_overs = 0
+        # the motors' and solenoids' supply (the 24 V rail): off, no motor turns and no
+        # solenoid pulls in, whatever the controller drives (fault supply-off)
+        self.supply = True
         self.faults.start(self)
+
+    def set_supply(self, on):
+        """Switch the motors' and solenoids' supply; what the controller drives takes
+        effect again (or stops) at once."""
+        self.supply = bool(on)
+        self.mixer.on_output(0, self.mixer.duty)
+        for axis in (self.lift, self.door):
+            axis.on_output(0, axis.duty)
+        for tr in self.tracks:
+            tr.supply_changed()
 
     # -- lines --------------------------------------------------------------
     def add_line(self, name, kind, level, sink=None, what=0):

@@ -14,6 +14,7 @@ import pathlib
 import shutil
 import signal
 import sys
+import tempfile
 import uuid
 
 import pytest
@@ -26,8 +27,20 @@ import hostd.core.events
 hostd.core.events.STRICT = True
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# The club's profiles of whoever runs the tests stay theirs: a test that wants that place
-# sets JANTAKU_CONFIG_DIR (or XDG_CONFIG_HOME) to a folder of its own
+
+# The person's own files stay theirs (a club's board profiles in ~/.config/jantaku, the
+# journal in ~/.local/state/jantaku, the service's /var/lib/jantaku): the suite has config
+# and state folders of its own, made here before anything reads them and removed at the
+# end (pytest_unconfigure), and every process a test starts (the daemon, `sim serve`, the
+# wasm32 and mcu runners) inherits them.  A test that wants another place sets it itself.
+# Under xdist the workers take the folders the run that started them made.
+OWN_DIRS = "JANTAKU_TEST_DIRS"
+_MADE_DIRS = None
+if not os.environ.get(OWN_DIRS):
+    _MADE_DIRS = tempfile.mkdtemp(prefix="jantaku-test-dirs-")
+    os.environ[OWN_DIRS] = _MADE_DIRS
+for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_STATE_HOME", "state")):
+    os.environ[_var] = os.path.join(os.environ[OWN_DIRS], _sub)
 os.environ.pop("JANTAKU_CONFIG_DIR", None)
 
 # tests/mpy holds scripts for the `micropython` binary, run by tests/unit/test_micropython.py;
@@ -50,6 +63,11 @@ def _is_worker(config):
 def pytest_configure(config):
     if not _is_worker(config):
         os.environ[MARKER] = uuid.uuid4().hex
+
+
+def pytest_unconfigure(config):
+    if _MADE_DIRS is not None and not _is_worker(config):
+        shutil.rmtree(_MADE_DIRS, ignore_errors=True)
 
 
 def pytest_addoption(parser):

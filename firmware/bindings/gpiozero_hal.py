@@ -20,12 +20,24 @@
 #            by default SMBusI2C(profile i2c.bus) over smbus2 (installed apart)
 #   current  profile "current_adc": an ADS1115 on that I2C bus (the lift current);
 #            pins.lift_current must be null on a Pi
+#   expanders  the profile's MCP23017s on that bus carry slow signals as on a
+#            MicroPython board (firmware/drivers/expander.py Expanders, shared with
+#            the machine binding; their inputs polled by start(sched))
 # gpiozero calls the handlers from its own thread on a Pi (synchronously under
 # MockFactory); the handlers only update ints and write pins.
-from gpiozero import DigitalInputDevice, DigitalOutputDevice, PWMOutputDevice
+#
+# Every signal's device is made when the binding is (claim_all): a pin the pin factory
+# cannot drive (a number that is no GPIO of this Pi, one in use, PWM where it has none)
+# or an I2C bus that is not there is a ProfileError naming the signal, before the
+# firmware starts (python -m firmware.pi_main exits 2 saying so).
+from gpiozero import DigitalInputDevice, DigitalOutputDevice, GPIOZeroError, PWMOutputDevice
 
 from firmware import hal as _hal
 from firmware.profile import ProfileError
+
+# what to do when the I2C bus is not there (Raspberry Pi OS ships with it off)
+I2C_HOWTO = ("enable I2C: sudo raspi-config nonint do_i2c 0 (or dtparam=i2c_arm=on in "
+             "/boot/firmware/config.txt), then reboot; docs/DEPLOY.md \"One Raspberry Pi\"")
 
 IRQ_FALLING = 1
 IRQ_RISING = 2
@@ -115,7 +127,11 @@ class SMBusI2C:
         except ImportError:
             raise ProfileError("i2c.bus", "the smbus2 package is not installed",
                                "pip install smbus2, or pass i2c= to GpiozeroHal")
-        self._bus = SMBus(bus)
+        try:
+            self._bus = SMBus(bus)
+        except OSError as e:  # no /dev/i2c-N: I2C is off (or another bus number)
+            raise ProfileError("i2c.bus", "I2C bus %d cannot be opened (/dev/i2c-%d: %s)"
+                               % (bus, bus, e.strerror or e), I2C_HOWTO)
         self._msg = i2c_msg
 
     def writeto(self, addr, buf):
@@ -140,9 +156,58 @@ class GpiozeroHal:
         self._i2c_given = i2c is not None
         self._i2c_made = False
         self.devices = []
+        from firmware.bindings.machine_hal import Inverted
+        from firmware.drivers.expander import Expanders
+
+        self._x = Expanders(profile, Inverted)  # the profile's expanders, made on first use
         if self._pins.get("lift_current") is not None:
             raise ProfileError("pins.lift_current", "a Raspberry Pi has no ADC pin",
                                'null, with the current read by an I2C ADC: "current_adc"')
+
+    def claim_all(self):
+        """Make every signal's device now (outputs off), the I2C bus and the expanders
+        too: a pin the pin factory cannot drive is a ProfileError naming its signal,
+        raised before anything moves (python -m firmware.pi_main calls this first)."""
+        for name in _hal.signal_names(self._p["tracks"]):
+            kind = _hal.signal(name)[0]
+            n = self._pins.get(name)
+            if n is None or kind in (_hal.I2C, _hal.ADC):
+                continue
+            try:
+                if kind == _hal.OUT:
+                    self.output(name).value(0)
+                elif kind == _hal.PWM:
+                    self.pwm(name).duty_u16(0)
+                else:
+                    self.input(name)
+            except GPIOZeroError as e:
+                raise ProfileError("pins." + name, "GPIO %s: %s (%s)" % (n, e, type(e).__name__),
+                                   "a GPIO of this Pi that its pin factory drives (BCM 0..27, "
+                                   "not used twice; docs/FIRMWARE.md §3.3), or a pin of an "
+                                   "MCP23017 expander for a slow signal")
+        self.i2c()
+        self.adc("lift_current")
+
+    def _expander_pin(self, name):
+        """As the machine binding's (firmware/drivers/expander.py Expanders, its driver)."""
+        return self._x.pin(name, self._expander_bus)
+
+    def _expander_bus(self):
+        bus = self.i2c()
+        if bus is None:
+            raise ProfileError("expanders", "an expander needs the I2C bus",
+                               "pins.i2c_sda and pins.i2c_scl of the Pi (GPIO 2 and 3)")
+        return bus
+
+    @property
+    def expanders(self):
+        """firmware/drivers/expander.Mcp23017, one per profile entry (once made)."""
+        return self._x.chips
+
+    def start(self, sched):
+        """Poll the expanders' inputs every timings_ms.poll (the firmware calls this once
+        its scheduler exists)."""
+        self._x.start(sched)
 
     def _num(self, name, kind):
         if name not in self._pins:
@@ -156,7 +221,9 @@ class GpiozeroHal:
             return self._cache[name]
         n = self._num(name, _hal.OUT)
         obj = None
-        if n is not None:
+        if n is not None and n >= _hal.EXPANDER_PINS:
+            obj = self._expander_pin(name)
+        elif n is not None:
             dev = DigitalOutputDevice(n, active_high=not _hal.options(self._p, name)[0],
                                       initial_value=False, pin_factory=self._f)
             self.devices.append(dev)
@@ -180,7 +247,9 @@ class GpiozeroHal:
             return self._cache[name]
         n = self._num(name, _hal.IN)
         obj = None
-        if n is not None:
+        if n is not None and n >= _hal.EXPANDER_PINS:
+            obj = self._expander_pin(name)
+        elif n is not None:
             invert, pull = _hal.options(self._p, name)
             # _In's flag: the device's "active" is the wire low (a pull-up), read back
             # as the level; an inverted pin reads the other way round
@@ -236,3 +305,7 @@ class GpiozeroHal:
             d.close()
         self.devices = []
         self._cache = {}
+        from firmware.bindings.machine_hal import Inverted
+        from firmware.drivers.expander import Expanders
+
+        self._x = Expanders(self._p, Inverted)

@@ -75,8 +75,8 @@ class MachineHal:
         self._cache = {}
         self._i2c = None
         self._i2c_made = False
-        self.expanders = []  # firmware/drivers/expander.Mcp23017, one per profile entry
-        self._poll_timer = None
+        self._x = None  # the profile's Expanders: imported and made with the first pin on one
+        self._sched = None  # (a board without an expander never loads their code)
 
     def _num(self, name, kind):
         if name not in self._pins:
@@ -87,47 +87,28 @@ class MachineHal:
         return self._pins[name]
 
     def _expander_pin(self, name):
-        """The expander pin of signal `name`, wrapped when the profile inverts it.  The
+        """The expander pin of signal `name`, wrapped when the profile inverts it: the
         first call defines every expander pin of the profile and writes them at once
-        (firmware/drivers/expander.py)."""
-        if not self.expanders:
-            self._make_expanders()
-        return self._xpins[name]
+        (firmware/drivers/expander.py Expanders, shared with the gpiozero binding)."""
+        if self._x is None:
+            from firmware.drivers.expander import Expanders
 
-    def _make_expanders(self):
-        from firmware.drivers.expander import Mcp23017
+            self._x = Expanders(self._p, Inverted)
+            if self._sched is not None:
+                self._x.start(self._sched)
+        return self._x.pin(name, self.i2c)
 
-        for e in self._p["expanders"]:
-            self.expanders.append(Mcp23017(self.i2c(), e["addr"]))
-        self._xpins = {}
-        for name in _hal.signal_names(self._p["tracks"]):
-            n = self._pins.get(name)
-            if n is None or n < _hal.EXPANDER_PINS:
-                continue
-            k = n - _hal.EXPANDER_PINS
-            exp = self.expanders[k >> 4]
-            invert, pull = _hal.options(self._p, name)
-            if _hal.signal(name)[0] == _hal.OUT:
-                pin = exp.pin(k & 15, output=True, value=1 if invert else 0)
-            else:
-                pin = exp.pin(k & 15, output=False, pull_up=pull == _hal.PULL_UP)
-            self._xpins[name] = Inverted(pin) if invert else pin
-        for e in self.expanders:
-            e.configure()
+    @property
+    def expanders(self):
+        """firmware/drivers/expander.Mcp23017, one per profile entry (once made)."""
+        return self._x.chips if self._x is not None else []
 
     def start(self, sched):
         """Poll the expanders' inputs every timings_ms.poll (the firmware calls this once
         its scheduler exists)."""
-        if self.expanders and self._poll_timer is None:
-            self._poll_ms = self._p["timings_ms"]["poll"]
-            self._poll_cb = self._poll  # bound once: no allocation per poll
-            self._poll_timer = sched.timer(self._poll_cb)
-            self._poll_timer.start(self._poll_ms)
-
-    def _poll(self):
-        for e in self.expanders:
-            e.poll()
-        self._poll_timer.start(self._poll_ms)
+        self._sched = sched
+        if self._x is not None:
+            self._x.start(sched)
 
     def output(self, name):
         if name in self._cache:

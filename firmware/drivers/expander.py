@@ -9,6 +9,9 @@
 # (timings_ms.poll): an input's edges reach its handler from there, in task context,
 # within one poll period.  Nothing allocates after construction (the buffer is made once);
 # a transfer the chip does not answer counts in `errors` and leaves the last state.
+# `Expanders` is a profile's chips and the signals it puts on them, for either binding
+# (bindings/machine_hal.py on a MicroPython board, bindings/gpiozero_hal.py on a Pi).
+from firmware import hal as _hal
 from firmware.compat import const
 
 _IODIR = const(0x00)  # 1 = input
@@ -126,3 +129,62 @@ class Mcp23017:
     def get_status(self):
         return {"addr": self.addr, "inputs": self.inputs, "out": self.out, "level": self.level,
                 "errors": self.errors, "polls": self.polls}
+
+
+class Expanders:
+    """The profile's expanders (``expanders``: MCP23017s on the I2C bus) and every signal
+    the profile puts on one, for either binding.  Made on first use: pin(name, i2c) the
+    first time defines every expander pin of the profile (wrapped by ``invert(pin)`` where
+    the profile inverts it) and writes the chips at once (configure); start(sched) polls
+    their inputs every timings_ms.poll from a scheduler timer, once they exist (the
+    firmware calls the binding's start once its scheduler exists)."""
+
+    def __init__(self, profile, invert):
+        self._p = profile
+        self._invert = invert
+        self.chips = []
+        self.pins = None
+        self._sched = None
+        self._timer = None
+
+    def pin(self, name, i2c):
+        """Signal `name`'s pin; `i2c()` gives the bus (asked for the first time only)."""
+        if self.pins is None:
+            self._make(i2c())
+        return self.pins[name]
+
+    def _make(self, bus):
+        p = self._p
+        for e in p["expanders"] or ():
+            self.chips.append(Mcp23017(bus, e["addr"]))
+        self.pins = {}
+        names = p["pins"]
+        for name in _hal.signal_names(p["tracks"]):
+            n = names.get(name)
+            if n is None or n < _hal.EXPANDER_PINS:
+                continue
+            k = n - _hal.EXPANDER_PINS
+            exp = self.chips[k >> 4]
+            inv, pull = _hal.options(p, name)
+            if _hal.signal(name)[0] == _hal.OUT:
+                pin = exp.pin(k & 15, output=True, value=1 if inv else 0)
+            else:
+                pin = exp.pin(k & 15, output=False, pull_up=pull == _hal.PULL_UP)
+            self.pins[name] = self._invert(pin) if inv else pin
+        for e in self.chips:
+            e.configure()
+        if self._sched is not None:
+            self.start(self._sched)
+
+    def start(self, sched):
+        self._sched = sched
+        if self.chips and self._timer is None:
+            self._poll_ms = self._p["timings_ms"]["poll"]
+            self._poll_cb = self._poll  # bound once: no allocation per poll
+            self._timer = sched.timer(self._poll_cb)
+            self._timer.start(self._poll_ms)
+
+    def _poll(self):
+        for e in self.chips:
+            e.poll()
+        self._timer.start(self._poll_ms)

@@ -8,7 +8,9 @@ JANTAKU_CONFIG_DIR=/var/lib/jantaku: written by the daemon, readable by the jant
 group), else `$XDG_CONFIG_HOME/jantaku/boards/<id>.json` (default ~/.config/...), made
 from the built-in one the first time something is written.  That copy is what `jantaku
 selftest` compares with, what calibrate writes and what `jantaku flash --board ID`
-installs (docs/DEPLOY.md "Where the club's profile lives").
+installs (docs/DEPLOY.md "Where the club's profile lives").  Every command finds a board
+by its id the same way (:func:`locate`, said in each command's help: LOOKUP): flash,
+wiring, sim serve, demo, run --pi, and the daemon's selftest and calibrate.
 """
 import copy
 import difflib
@@ -17,14 +19,9 @@ import os
 import shutil
 import time
 
-import structlog
-
 from firmware import profile as fprofile
 from hostd.bringup import hardware
 from hostd.errors import ConfigError
-
-log = structlog.get_logger("jantaku.boardfile")
-
 
 def user_dir():
     """Where a club's profiles live: $JANTAKU_CONFIG_DIR/boards, else the XDG config's."""
@@ -43,22 +40,78 @@ def builtin_path(board_id):
     return os.path.join(fprofile.boards_dir(), "%s.json" % board_id)
 
 
-def path_for(board_id):
-    """The club's copy if there is one, else the built-in profile (None if neither)."""
-    for p in (user_path(board_id), builtin_path(board_id)):
+#: how every command finds a board by its id (each one's help says it: flash, wiring, sim
+#: serve, demo, run --pi, and the daemon's selftest and calibrate for the connected board)
+LOOKUP = ("an id is looked up as the club's copy first ($JANTAKU_CONFIG_DIR/boards/ID.json, "
+          "else $XDG_CONFIG_HOME/jantaku/boards/ID.json, by default ~/.config/jantaku/boards), "
+          "then the shipped profiles (firmware/boards/ID.json)")
+
+
+def board_help(default=None):
+    """The help of a command's ``--board ID|PATH``: the one lookup, and the default."""
+    return "the board profile: an id or a JSON file's path; %s%s" % (
+        LOOKUP, "; default %s" % default if default else "")
+
+
+def is_path(board):
+    """A --board value that names a file (it has a / or ends in .json), not an id."""
+    return "/" in board or board.endswith(".json")
+
+
+def path_for(board_id, shipped=None):
+    """The club's copy if there is one, else the built-in profile (None if neither);
+    ``shipped``: another folder of shipped profiles (a checkout's, for its tests)."""
+    own = os.path.join(shipped, "%s.json" % board_id) if shipped else builtin_path(board_id)
+    for p in (user_path(board_id), own):
         if os.path.exists(p):
             return p
     return None
+
+
+def known_ids(shipped=None):
+    """Every board id the lookup finds: the club's copies and the shipped profiles."""
+    ids = set()
+    for d in (user_dir(), shipped or fprofile.boards_dir()):
+        try:
+            ids.update(f[:-5] for f in os.listdir(d) if f.endswith(".json"))
+        except OSError:
+            pass
+    return sorted(ids)
+
+
+def locate(board, shipped=None):
+    """The file a board id or path names, by the one lookup (LOOKUP): a path as it is, an
+    id the club's copy first, then the shipped profile (``shipped``: another folder of
+    them).  ConfigError naming where it looked and the ids known, when there is none."""
+    board = str(board)
+    if is_path(board):
+        if not os.path.isfile(board):
+            raise ConfigError("board profile %s: cannot read it (no such file)" % board)
+        return board
+    path = path_for(board, shipped)
+    if path is None:
+        where = os.path.join(shipped, board + ".json") if shipped else builtin_path(board)
+        raise ConfigError("no board profile for %r: neither the club's copy %s nor the shipped "
+                          "%s exists; known ids: %s; or give a JSON file's path"
+                          % (board, user_path(board), where, ", ".join(known_ids(shipped))))
+    return path
+
+
+def read(board):
+    """The validated profile a board id or path names (the one lookup); ConfigError
+    saying what is wrong."""
+    path = locate(board)
+    try:
+        return fprofile.load(path)
+    except ValueError as e:  # ProfileError is a ValueError
+        raise ConfigError("board profile %s: %s" % (path, e)) from None
 
 
 def load(board_id):
     """(validated profile, path, raw dict) of the connected table's board, its pins checked
     against its hardware (hostd/bringup/hardware: HardwareError lists every problem;
     warnings are logged)."""
-    path = path_for(board_id)
-    if path is None:
-        raise ConfigError("no board profile for %r: neither %s nor %s exists; copy your table's "
-                          "profile there" % (board_id, user_path(board_id), builtin_path(board_id)))
+    path = locate(board_id)
     try:
         with open(path) as f:
             raw = json.load(f)
@@ -67,7 +120,10 @@ def load(board_id):
         raise ConfigError("board profile %s: %s" % (path, e)) from None
     # its pins against its hardware: every problem at once (HardwareError, a ConfigError)
     for w in hardware.require(profile, where="board profile %s" % path):
-        log.warning("board profile hardware", profile=path, warning=str(w))
+        import structlog  # (here: the CLI's help reads LOOKUP and stays light)
+
+        structlog.get_logger("jantaku.boardfile").warning("board profile hardware", profile=path,
+                                                          warning=str(w))
     return profile, path, raw
 
 

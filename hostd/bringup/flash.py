@@ -151,18 +151,18 @@ def board_sources(root=ROOT):
 
 
 def load_profile(profile, root=ROOT):
-    """(profile id, path of its JSON) after validating it with the firmware's own loader."""
-    src = DEFAULT_PROFILE if profile is None else str(profile)
-    path = pathlib.Path(src)
-    if "/" not in src and not src.endswith(".json"):
-        from hostd.bringup import boardfile
+    """(profile id, path of its JSON) after validating it with the firmware's own loader;
+    an id by the one lookup (hostd/bringup/boardfile.locate: the club's copy first, then
+    the shipped profiles of ``root``)."""
+    from hostd.bringup import boardfile
+    from hostd.errors import ConfigError
 
-        club = pathlib.Path(boardfile.user_path(src))  # the club's copy, where it has one
-        path = club if club.is_file() else pathlib.Path(root) / "firmware" / "boards" / (src + ".json")
-    if not path.is_file():
-        known = sorted(p.stem for p in (pathlib.Path(root) / "firmware" / "boards").glob("*.json"))
-        raise FlashError("board profile %s not found (known ids: %s; or give a path to a JSON "
-                         "file)" % (src, ", ".join(known)))
+    src = DEFAULT_PROFILE if profile is None else str(profile)
+    try:
+        path = pathlib.Path(boardfile.locate(src, shipped=str(pathlib.Path(root) / "firmware"
+                                                               / "boards")))
+    except ConfigError as e:
+        raise FlashError(str(e)) from None
     try:
         from firmware import profile as fw_profile
 

@@ -4,11 +4,19 @@ user; docs/FIRMWARE.md §3.4).
 Order: the guard first (curtain, lid: nothing moves unless both read safe); then what only
 reads (end switches, entry beams, colour sensors with no tile under them, the lift current
 at rest, buttons); then short pulses (mixer, stackers, pushers, status light); then the
-gates with tiles (one tile each: the mixer offers, the gate opens, the entry beam counts
-the tile, the gate closes on that count); then one lift stroke (up and down, timed; it
-also raises the gate test's tiles to the table top) and one door stroke (open and close,
-timed).  Each device is reported ok / failed / absent with its reading and the board
-profile's value it was compared with.
+gates with tiles (STACK_CHECK tiles each: the mixer offers, the gate opens, the entry beam
+counts the tiles, the stacker stacks them off the ramp, the gate closes on that count);
+then one lift stroke (up and down, timed; it also raises the gate test's tiles to the
+table top) and one door stroke (open and close, timed; with the centre open, people push
+the test's tiles back in).
+
+Each device is reported ok (confirmed: a reading within the profile's value, or a motion
+something sensed), failed, absent, or pulsed (it was pulsed and nothing confirms that it
+moved: watch or listen).  A pulse is confirmed later where the table can tell: the mixer
+by tiles reaching the entries in the gate test, a track's stacker by the count (more tiles
+entered than its ramp holds unstacked), the lift's motor by its end switches and current;
+a device that should have moved and did not is failed.  Nothing reads ok that did not
+move: with the motors' supply off every motion fails or stays pulsed.
 
 Every step goes through the table client's verbs (TableClient.self_test, build, raise
 walls, door), so the firmware's own guard and timeouts keep every motion safe.
@@ -20,9 +28,18 @@ from hostd.table.link import CommandRejected
 from hostd.table.client import TableFault
 from protocol import messages as m
 
-GATE_WAIT_S = 3.0  # table seconds for a tile to reach an open gate (offers are 0.25..0.95 s apart)
-TEST_BUILD_ID = 65000  # the gate test's one-tile build (sessions number theirs from 1)
+# the gate test's tiles per track: two stacks, more than a ramp holds unstacked (the
+# reference table's ramp holds three), so the count confirms the track's stacker
+STACK_CHECK = 4
+GATE_WAIT_S = 8.0  # table seconds for them to reach an open gate (offers are 0.25..0.95 s apart)
+TEST_BUILD_ID = 65000  # the gate test's build (sessions number theirs from 1)
 RESULT = {m.TEST_PASS: "ok", m.TEST_FAIL: "failed", m.TEST_ABSENT: "absent"}
+#: the results a device can have: ok (confirmed), failed, absent, pulsed (not confirmed)
+RESULTS = ("ok", "failed", "absent", "pulsed")
+PULSED = "pulsed (not confirmed): nothing senses it; watch or listen"
+# a motor's current sense confirms it ran: its peak this much over the reading at rest
+# (u16 counts; the sense's noise is a few hundred)
+CURRENT_SEEN = 2000
 
 # device name -> (kind, per track?, what it is)
 DEVICES = {}
@@ -72,12 +89,22 @@ def _entry(device, track, result, reading=None, profile=None, message=None, **ex
     return e
 
 
+async def _nobody(push, tiles=None):
+    """No people to ask (a table client alone): the centre stays open a moment."""
+
+
 class SelfTest:
-    def __init__(self, table, profile, *, device=None, track=None):
+    def __init__(self, table, profile, *, device=None, track=None, people=None):
         self.table = table
         self.profile = profile
         self.device = device
         self.track = track
+        # people(push, tiles): the centre is open while people push `push` in (the
+        # daemon's state asks them, hostd/core/daemon.py people_push)
+        self.people = people or _nobody
+        self.pushed_back = False
+        self.raised_first = None  # tiles of walls built inside, raised before the test
+        self.rest_current = None  # the lift current at rest, as read
         ident = table.identity or {}
         self.ntracks = ident.get("tracks") or profile["tracks"]
         self.devices = []
@@ -93,6 +120,11 @@ class SelfTest:
 
     async def run(self):
         await self.table.query_status()
+        # taken as it is: the table tests its devices at rest (a table in fault: its
+        # readings only, where they are)
+        if self.table.walls_inside() and self.table.state != "fault":
+            if not await self._walls_up_first():
+                return self.report()
         guard_ok = await self._guard()
         for name in READINGS[2:]:
             if self.wanted(name):
@@ -129,18 +161,58 @@ class SelfTest:
             await self.table.query_status()  # where the table is now (walls, counts)
         return self.report()
 
+    async def _walls_up_first(self):
+        """Walls are built inside (a session's, or a stopped build's): a lift cycle brings
+        them up to the table top first (the table tests its devices at rest), when the
+        guard is safe; else nothing is tested and the report says why."""
+        if not all(self.table.guard.values()):
+            self.skipped.append({"device": "all", "why": "walls are built inside the table and "
+                                 "the guard is not safe (curtain or lid): the self-test raises "
+                                 "them first once it is: clear the light curtain, close the "
+                                 "lid, then test again"})
+            return False
+        tiles = sum(self.table.per_track())
+        try:
+            await self.table.bring_walls_up()
+        except (TableFault, CommandRejected) as e:
+            self.skipped.append({"device": "all", "why": "walls are built inside the table and "
+                                 "raising them first stopped: %s: fix it, `jantaku clear-fault`, "
+                                 "then test again" % e})
+            return False
+        self.raised_first = tiles
+        await self.table.query_status()
+        return True
+
     def report(self):
         failed = [d for d in self.devices if d["result"] == "failed"]
+        pulsed = [d for d in self.devices if d["result"] == "pulsed"]
         out = {"devices": self.devices, "skipped": self.skipped, "failed": len(failed),
-               "ok": not failed and not self.skipped, "board": self.profile["id"],
-               "measured": self.measured}
+               "pulsed": len(pulsed), "ok": not failed and not self.skipped,
+               "board": self.profile["id"], "measured": self.measured}
+        if self.raised_first is not None:
+            out["raised_first"] = self.raised_first
+            out["walls"] = ("the walls built inside (%d tiles) came up to the table top first: "
+                            "the table tests its devices at rest" % self.raised_first)
         if self.tiles_out:
             lifted = any(d["device"] == "lift" and d["result"] == "ok" for d in self.devices)
-            out["tiles"] = ("%d tile(s) went through the gates for the test%s" % (
-                self.tiles_out, ", and the lift stroke raised them to the table top: put them "
-                "back in the centre" if lifted else ": they are inside the tracks (a lift "
-                "stroke raises them: `jantaku selftest --device lift`)"))
+            if lifted and self.pushed_back:
+                where = (", the lift stroke raised them to the table top, and people pushed them "
+                         "back into the centre while the door test held it open")
+            elif lifted:
+                where = ", and the lift stroke raised them to the table top: put them back in the centre"
+            else:
+                where = (": they are inside the tracks (a lift stroke raises them: `jantaku "
+                         "selftest --device lift`)")
+            out["tiles"] = "%d tile(s) went through the gates for the test%s" % (self.tiles_out,
+                                                                                 where)
         return out
+
+    def _confirm(self, name, track, result, message):
+        """A pulse confirmed (or found failed) by what a later test sensed: its entry of
+        this run, if it was pulsed."""
+        for d in self.devices:
+            if d["device"] == name and d["track"] == track and d["result"] == "pulsed":
+                d.update(result=result, message=message)
 
     # -- readings ----------------------------------------------------------------------------
     async def _guard(self):
@@ -185,6 +257,8 @@ class SelfTest:
                              "with no tile under it (at least min_clear %d): light leaks in, or a "
                              "tile is stuck under it" % (idx, val, mc))
             elif name == "lift_current":
+                if r == "ok":
+                    self.rest_current = val  # (the lift's stroke is held against it)
                 thr = p["thresholds"]["lift_stall_current_u16"]
                 e["profile"] = {"lift_stall_current_u16": thr}
                 if r == "failed":
@@ -202,9 +276,11 @@ class SelfTest:
         for idx in (self.tracks() if per_track else [0]):
             res, val = await self.table.self_test(kind, idx)
             r = RESULT.get(res, "failed")
+            if r == "ok":  # the table gave the pulse: nothing says it moved (yet)
+                r = "pulsed"
             self.devices.append(_entry(name, idx or None, r, None,
                                        {"%s_ms" % name: prof} if prof else None,
-                                       "pulsed: nothing senses it, watch or listen" if r == "ok" else None))
+                                       PULSED if r == "pulsed" else None))
 
     # -- gates, with tiles ---------------------------------------------------------------------
     async def _gates(self):
@@ -219,7 +295,7 @@ class SelfTest:
             self.skipped += [{"device": "gate", "track": k, "why": "the mixer is empty: put tiles "
                               "in to test the gates"} for k in tracks]
             return
-        targets = [1 if (k + 1) in tracks else 0 for k in range(self.ntracks)]
+        targets = [STACK_CHECK if (k + 1) in tracks else 0 for k in range(self.ntracks)]
         first = {}
         t0 = self.table.mark()
 
@@ -230,8 +306,8 @@ class SelfTest:
 
         spy = self.table.expect(on_tile)
         fault = None
-        task = asyncio.ensure_future(self.table.build(TEST_BUILD_ID, targets, stacks=1,
-                                                      expect_empty=False))
+        task = asyncio.ensure_future(self.table.build(TEST_BUILD_ID, targets,
+                                                      stacks=STACK_CHECK // 2, expect_empty=False))
         try:
             while not task.done() and self.table.seconds_since(t0) < GATE_WAIT_S:
                 await self.table.pause(0.05)
@@ -254,27 +330,49 @@ class SelfTest:
         if self.table.state in ("paused", "building", "fault"):
             await self.table.abort()
         gc = self.profile["timings_ms"]["gate_close"]
+        counts = {}
         for k in tracks:
             got = self.table.counts[k - 1] if k - 1 < len(self.table.counts) else []
-            n = sum(got)
+            n = counts[k] = sum(got)
             self.tiles_out += n
             e = _entry("gate", k, "ok", None, {"gate_close_ms": gc, "wait_s": GATE_WAIT_S})
             if fault is not None and fault.track == k and fault.kind == "overfill":
                 e.update(result="failed", reading={"tiles": n},
-                         message="the gate of track %d did not close in time: a second tile "
-                         "entered behind the first (the profile gives it %d ms)" % (k, gc))
+                         message="the gate of track %d did not close in time: one tile more "
+                         "entered behind the count (the profile gives it %d ms)" % (k, gc))
             elif k in first:
                 e["reading"] = {"first_tile_ms": int(first[k] * 1000), "tiles": n}
-                e["message"] = "opened; a tile entered and the gate closed on its count"
+                e["message"] = "opened; %d tile(s) entered and the gate closed on the count" % n
             else:
                 e.update(result="failed", reading={"tiles": 0},
                          message="no tile entered track %d within %.0f s with its gate open: the "
-                         "gate does not open (coil, wire, driver), or the mouth is blocked"
-                         % (k, GATE_WAIT_S))
+                         "gate does not open (coil, wire, driver, the solenoids' supply), or the "
+                         "mouth is blocked" % (k, GATE_WAIT_S))
             self.devices.append(e)
         if fault is not None and fault.kind not in ("overfill", "build-timeout"):
             self.devices.append(_entry("gate", fault.track, "failed", None, None,
                                        "the gate test stopped: %s" % fault))
+        self._confirm_by_tiles(counts)
+
+    def _confirm_by_tiles(self, counts):
+        """What the gate test's tiles confirm: the mixer turned (tiles reached the entries),
+        each track's stacker stacked (more tiles entered than its ramp holds unstacked);
+        what should have moved and did not fails.  {track: tiles entered}."""
+        if any(counts.values()):
+            self._confirm("mixer", None, "ok", "turned: tiles reached the entries in the gate "
+                                               "test")
+        else:
+            self._confirm("mixer", None, "failed", "no tile reached any entry in %.0f s with the "
+                          "gates open: the mixer does not turn (its driver, its fuse, the "
+                          "motors' supply), or no gate opens" % GATE_WAIT_S)
+        for k, n in counts.items():
+            if n >= STACK_CHECK:
+                self._confirm("stacker", k, "ok", "stacked: %d tiles entered track %d, more than "
+                              "its ramp holds unstacked" % (n, k))
+            elif n:
+                self._confirm("stacker", k, "failed", "track %d took %d of %d tiles and no more: "
+                              "they are not stacked off its ramp (the stacker, its coil, the "
+                              "solenoids' supply), or its mouth is blocked" % (k, n, STACK_CHECK))
 
     # -- strokes ---------------------------------------------------------------------------------
     async def _lift(self):
@@ -317,7 +415,15 @@ class SelfTest:
             stroke.cancel()
         e = _entry("lift", None, "ok", {"up_ms": up_ms, "down_ms": down_ms,
                                        "peak_current_up": peak}, prof,
-                   "one stroke up and down, its end switches met")
+                   "one stroke up and down, its end switches met" + (
+                       "; its motor drew %d (at rest %d)" % (peak, self.rest_current)
+                       if peak is not None and self.rest_current is not None else ""))
+        rest = self.rest_current
+        if peak is not None and rest is not None and peak < rest + CURRENT_SEEN:
+            # the lift moved (its switches say so) and its sense saw no more than at rest
+            e.update(result="failed", message="the lift made its stroke, but its current sense "
+                     "read %d, no more than at rest (%d): the sense is not on the lift motor's "
+                     "supply (`lift_current` or `current_adc`)" % (peak, rest))
         if peak is not None and stall and peak >= 0.8 * stall:
             e.update(result="failed", message="the upward stroke drew %d, %.0f%% of the stall "
                      "threshold %d: the lift drags (something rubbing, a worn motor)"
@@ -332,10 +438,15 @@ class SelfTest:
         p = self.profile
         nominal = p["timings_ms"]["door_move"]
         prof = {"door_move_ms": nominal, "timeout_ms": p["timeouts_ms"]["door"]}
+        lifted = self.tiles_out and any(d["device"] == "lift" and d["result"] == "ok"
+                                        for d in self.devices)
         try:
             t0 = self.table.mark()
             await self.table.open_door()
             opened = self.table.seconds_since(t0)
+            if lifted:  # the centre is open: people push the test's tiles back in
+                await self.people("test_tiles", self.tiles_out)
+                self.pushed_back = True
             t1 = self.table.mark()
             await self.table.close_door()
             closed = self.table.seconds_since(t1)
@@ -406,7 +517,7 @@ class SelfTest:
         await self.table.settle_after_restart()
 
 
-async def run_selftest(table, profile, *, device=None, track=None):
+async def run_selftest(table, profile, *, device=None, track=None, people=None):
     ident = table.identity or {}
     check_request(device, track, ident.get("tracks") or profile["tracks"])
-    return await SelfTest(table, profile, device=device, track=track).run()
+    return await SelfTest(table, profile, device=device, track=track, people=people).run()

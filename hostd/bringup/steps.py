@@ -45,7 +45,10 @@ def selftest(device=None, track=None, write_timings=False):
     async def work(daemon):
         board = _board(daemon)
         profile, path, raw = boardfile.load(board)
-        rep = await st.run_selftest(daemon.table, profile, device=device, track=track)
+        rep = await st.run_selftest(daemon.table, profile, device=device, track=track,
+                                    people=daemon.people_push)
+        if rep.get("raised_first") is not None:  # a session's walls: on the table top now
+            daemon.walls_came_up()
         rep["profile_file"] = path
         if write_timings:
             plan = plan_timings(rep["measured"], raw)
@@ -66,13 +69,33 @@ def selftest(device=None, track=None, write_timings=False):
                 w["note"] = ("the firmware reads timings at start: install the file on the board "
                              "(`jantaku flash --board %s`)" % w["path"])
                 rep["timings"] = w
-        daemon.publish({"type": "selftest", "ok": rep["ok"], "failed": rep["failed"]})
+        daemon.publish({"type": "selftest", "ok": rep["ok"], "failed": rep["failed"],
+                        "pulsed": rep["pulsed"]})
         return rep
     return work
 
 
-def calibration(sets, mixed=False, first=None, ruleset="riichi"):
-    names = cal.check_request(sets, mixed, first)
+def stopped_words(e, what, again):
+    """A step of the bench (`what`) stopped by a table fault: what happened, that nothing
+    was written, and what people do about it: the fault's own words (the state is then the
+    table's fault, its action clear_fault), then `again`."""
+    from hostd.core.codes import table_fault_todo
+
+    if e.kind == "short":
+        todo = ("the mixer ran empty before a deck's walls were read: put the sets to read in "
+                "it (both mixed, or one set with the other on the table top), clear the fault, "
+                "then %s" % again)
+    else:
+        todo = "%s, then %s" % (table_fault_todo(e.kind, e.track)[0], again)
+    return "the %s stopped: %s; nothing was written: %s" % (what, e, todo)
+
+
+def calibration(sets, ruleset="riichi", ask=False):
+    """Read both sets, keep the reading (daemon.reading) and name it at once when one set
+    was read at a time (class 1 is sets[0], the set in the mixer; checked against an
+    earlier calibration of the same names) unless `ask`; else the answer shows the two
+    classes and `next` asks which is which."""
+    names = cal.check_request(sets)
     from hostd.core import rulesets
 
     try:
@@ -87,41 +110,110 @@ def calibration(sets, mixed=False, first=None, ruleset="riichi"):
         if ident.get("colours") is not None and len(ident["colours"]) != 2:
             raise Refused("this table has %d colour classes; calibration handles two sets"
                           % len(ident["colours"]))
-        await daemon.table.query_status()  # its counts, not the last build's events
-        if daemon.table.walls_inside():
-            raise Refused("walls are inside the table: bring them up first (a lift stroke: "
-                          "`jantaku selftest --device lift`), and put their tiles back where "
-                          "the calibration expects them")
         if rs.stacks_per_wall > (ident.get("max_stacks") or profile["max_stacks"]):
             raise Refused("a %s wall has %d stacks; this table builds at most %d"
                           % (rs.name, rs.stacks_per_wall, ident.get("max_stacks") or
                              profile["max_stacks"]))
+        daemon.reading = None  # a new reading replaces the last one
+        table = daemon.table
+        await table.query_status()  # its counts, not the last build's events
         try:
-            rep = await cal.run_calibration(daemon.table, names, stacks=rs.stacks_per_wall,
-                                            mixed=mixed, first=first,
-                                            min_clear=profile["calibration"]["min_clear"],
-                                            push_s=daemon.push_window)
+            if table.walls_inside():  # taken as they are: up to the table top first
+                await table.bring_walls_up()
+            reading = await cal.read_sets(table, sets=names, board=board,
+                                          stacks=rs.stacks_per_wall, people=daemon.people_push,
+                                          min_clear=profile["calibration"]["min_clear"])
         except TableFault as e:
-            raise TableFault(e.fault, e.track or 0, e.detail, "calibration stopped: %s (nothing "
-                             "written; `jantaku selftest` tells which device fails)" % e) from None
+            raise TableFault(e.fault, e.track or 0, e.detail,
+                             stopped_words(e, "calibration", "calibrate again")) from None
+        rep = reading.derive()
         rep["profile_file"] = path
         if not rep["ok"]:
             daemon.publish({"type": "calibration", "ok": False, "why": rep["refused"]})
             return rep
-        # the table first (it checks the radii against the references again)
-        try:
-            await daemon.table.set_colour_names(names)
-            for t in rep["tracks"]:
-                await daemon.table.set_calibration(t["track"], t["max_distance"],
-                                                   [t["refs"][n] for n in names])
-            rep["table"] = "the table uses the new references now (until it restarts)"
-        except CommandRejected as e:
-            rep["ok"] = False
-            rep["table"] = ("the profile is written, but the table refused the new calibration "
-                            "(%s): install the profile with `jantaku flash --board FILE`" % e)
-        w = boardfile.write(board, lambda d: cal.apply_to_profile(d, rep))
-        rep["profile"] = w
-        daemon.publish({"type": "calibration", "ok": True, "sets": names,
+        daemon.reading = reading
+        daemon.tiles_left(reading)
+        if reading.mode == cal.ONE_AT_A_TIME and not ask:
+            rep["check"] = cal.check_names(reading, profile, names)
+            if rep["check"] is None:
+                return await write_names(daemon, reading, names)
+        rep["ask"] = ("say which of %s is class 1 (read first) and which class 2"
+                      % " and ".join(names))
+        daemon.publish({"type": "calibration", "ok": True, "named": False, "sets": names,
                         "separation": [t["separation"] for t in rep["tracks"]]})
         return rep
     return work
+
+
+async def write_names(daemon, reading, names):
+    """The kept reading under `names` (class 1's first): the table takes the references
+    (it checks the radii again), the club's profile is written (a backup and a diff)."""
+    rep = reading.derive(names)
+    rep["profile_file"] = boardfile.load(reading.board)[1]
+    if not rep["ok"]:
+        return rep
+    try:
+        await daemon.table.set_colour_names(names)
+        for t in rep["tracks"]:
+            await daemon.table.set_calibration(t["track"], t["max_distance"],
+                                               [t["refs"][n] for n in names])
+        rep["table"] = "the table uses the new references now (until it restarts)"
+    except CommandRejected as e:
+        rep["ok"] = False
+        rep["table"] = ("the profile is written, but the table refused the new calibration "
+                        "(%s): install the profile with `jantaku flash --board FILE`" % e)
+    w = boardfile.write(reading.board, lambda d: cal.apply_to_profile(d, rep))
+    rep["profile"] = w
+    reading.named = list(names)
+    rep["classes"] = reading.classes()
+    daemon.tiles_left(reading)
+    daemon.publish({"type": "calibration", "ok": True, "named": True, "sets": list(names),
+                    "separation": [t["separation"] for t in rep["tracks"]]})
+    return rep
+
+
+async def name_sets(daemon, names=None, swap=False):
+    """`name_sets`: the kept reading named (class 1's first), or the last calibration's two
+    colours swapped in the club's profile (no reading needed); the table takes the
+    references.  Nothing moves."""
+    if not swap:
+        r = daemon.reading
+        if r is None:
+            raise Refused("no calibration's reading is kept (the daemon restarted, or none "
+                          "ran): calibrate first, or swap the names of the last calibration")
+        if sorted(names) != sorted(r.sets):
+            raise BadRequest("names: the calibration's two sets, %s, class 1's first; got %s"
+                             % (" and ".join(r.sets), ", ".join(names)))
+        return await write_names(daemon, r, names)
+    board = _board(daemon)
+    out = {}
+
+    def change(d):
+        out["names"] = cal.swap_names(d)
+
+    try:
+        w = boardfile.write(board, change)
+    except ValueError as e:
+        raise Refused(str(e)) from None
+    profile = boardfile.load(board)[0]
+    names = out["names"]
+    calib = profile["calibration"]
+    rep = {"ok": True, "named": True, "names": list(names), "swapped": True, "profile": w,
+           "profile_file": w["path"]}
+    try:
+        await daemon.table.set_colour_names(names)
+        tracks = calib.get("tracks") or [{"refs": calib["refs"],
+                                          "max_distance": calib["max_distance"]}]
+        for k, t in enumerate(tracks):
+            await daemon.table.set_calibration(k + 1 if calib.get("tracks") else 0,
+                                               t["max_distance"], [t["refs"][n] for n in names])
+        rep["table"] = "the table uses the swapped references now (until it restarts)"
+    except CommandRejected as e:
+        rep["ok"] = False
+        rep["table"] = ("the profile is written, but the table refused the swapped references "
+                        "(%s): install the profile with `jantaku flash --board FILE`" % e)
+    if daemon.reading is not None and daemon.reading.named:
+        daemon.reading.named.reverse()
+    daemon.publish({"type": "calibration", "ok": rep["ok"], "named": True, "sets": list(names),
+                    "swapped": True})
+    return rep

@@ -230,16 +230,21 @@ def write_docs():
 
 
 def configure(p):
+    from hostd.bringup.boardfile import board_help
+
     p.add_argument("--board", default="reference-18", metavar="ID|PATH",
-                   help="the board profile (an id of firmware/boards/ or a JSON path; default reference-18)")
+                   help=board_help("reference-18"))
     p.add_argument("--svg", metavar="FILE", default=None, help="also write the wiring diagram there")
 
 
 def cmd_wiring(args):
     """`jantaku wiring`: the profile's pin table (Markdown) on stdout, its diagram to --svg."""
+    from hostd.bringup import boardfile
+    from hostd.errors import ConfigError
+
     try:
-        prof = fprofile.load(args.board)
-    except ValueError as e:  # (ProfileError is one)
+        prof = boardfile.read(args.board)  # the one lookup: the club's copy first
+    except ConfigError as e:
         sys.stderr.write("jantaku wiring: %s\n" % e)
         return 1
     sys.stdout.write(markdown(prof))

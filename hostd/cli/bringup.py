@@ -1,5 +1,5 @@
-"""`jantaku selftest` and `jantaku calibrate`: bring-up of a table, through the running
-daemon (hostd/bringup/steps.py).  Registered in hostd.cli.main.COMMANDS; imported lazily."""
+"""`jantaku selftest`, `jantaku calibrate` and `jantaku name-sets`: bring-up of a table,
+through the running daemon (hostd/bringup/steps.py).  Registered in hostd.cli.main.COMMANDS; imported lazily."""
 import sys
 
 from hostd.cli.client import _print, _request, add_api_option
@@ -7,8 +7,19 @@ from hostd.cli.client import _print, _request, add_api_option
 LONG = 900.0  # seconds: a self-test or a calibration answers when it is done
 
 
+def _board_said(p, what):
+    """The command's help says which board profile it takes (the one lookup)."""
+    from hostd.bringup.boardfile import LOOKUP
+
+    p.epilog = "%s The connected table's board profile is found by the id the table gives: %s." % (
+        what, LOOKUP)
+
+
 def configure_selftest(p):
     add_api_option(p)
+    _board_said(p, "Every reading is compared with the connected table's board profile; "
+                   "--write-timings writes the club's copy (made from the shipped profile the "
+                   "first time).")
     p.add_argument("--device", default=None, metavar="NAME",
                    help="test one device: curtain, lid, lift_bottom, lift_top, door_closed, "
                         "door_open, mixer_empty, entry, colour, lift_current, start_button, "
@@ -33,17 +44,20 @@ def selftest_text(r):
         prof = d.get("profile")
         if isinstance(prof, dict):
             prof = ", ".join("%s %s" % kv for kv in prof.items())
-        parts = ["%-16s %-6s" % (name, d["result"])]
+        result = "pulsed (not confirmed)" if d["result"] == "pulsed" else d["result"]
+        parts = ["%-16s %-6s" % (name, result)]
         if reading is not None:
             parts.append("read: %s" % reading)
         if prof is not None:
             parts.append("profile: %s" % prof)
         lines.append("  ".join(parts))
-        if d.get("message") and d["result"] != "ok":
+        if d.get("message") and d["result"] not in ("ok", "pulsed"):
             lines.append("    -> %s" % d["message"])
     for s in r.get("skipped", []):
         lines.append("%-16s skipped: %s" % (s["device"] + (" %d" % s["track"] if s.get("track")
                                                             else ""), s["why"]))
+    if r.get("walls"):
+        lines.append(r["walls"])
     if r.get("tiles"):
         lines.append(r["tiles"])
     t = r.get("timings")
@@ -55,14 +69,17 @@ def selftest_text(r):
             lines.append(t["note"])
         else:
             lines.append("timings not written: %s" % t["why"])
+    pulsed = sum(1 for d in r["devices"] if d["result"] == "pulsed")
+    unsure = (", %d pulsed and not confirmed: watch or listen to them" % pulsed) if pulsed else ""
     if r["failed"]:
-        lines.append("FAILED: %d device(s) failed%s" % (r["failed"], ", %d not tested"
-                                                       % len(r["skipped"]) if r["skipped"] else ""))
+        lines.append("FAILED: %d device(s) failed%s%s" % (r["failed"], ", %d not tested"
+                                                         % len(r["skipped"]) if r["skipped"] else "",
+                                                         unsure))
     elif r["skipped"]:
-        lines.append("NOT ALL TESTED: %d device(s) ok, %d not tested" % (len(r["devices"]),
-                                                                         len(r["skipped"])))
+        lines.append("NOT ALL TESTED: %d device(s) tested, %d not tested%s"
+                     % (len(r["devices"]), len(r["skipped"]), unsure))
     else:
-        lines.append("all ok (%d devices)" % len(r["devices"]))
+        lines.append("all ok (%d devices%s)" % (len(r["devices"]), unsure))
     return "\n".join(lines)
 
 
@@ -85,25 +102,47 @@ def cmd_selftest(args):
 
 def configure_calibrate(p):
     add_api_option(p)
+    _board_said(p, "The calibration is written into the club's copy of the connected table's "
+                   "board profile (made from the shipped profile the first time).")
     p.add_argument("--sets", required=True, metavar="A,B",
-                   help="the two sets' back colours; read one at a time: A is in the mixer now, "
-                        "B on the table top (as the table leaves them)")
-    p.add_argument("--mixed", action="store_true",
-                   help="both sets are mixed in the mixer: one pass, two clusters")
-    p.add_argument("--first", default=None, metavar="COLOUR",
-                   help="with --mixed: the back colour of the first tile the table reads (it "
-                        "ends at the bottom of the first stack of track 1's wall)")
+                   help="the two sets' back colours. Load them as you like: both mixed in the "
+                        "mixer (one pass; you say which is which after), or one set at a time: "
+                        "A in the mixer, B on the table top (two passes, with two hand overs: "
+                        "when the centre opens, push the set on the table top in)")
     p.add_argument("--ruleset", "-r", default="riichi", metavar="R",
                    help="the sets' ruleset (default riichi): every pass builds one deck's walls")
     p.add_argument("--yes", "-y", action="store_true",
-                   help="no questions (the scripted form): go ahead")
+                   help="no questions (the scripted form): go ahead, and name the classes as "
+                        "--sets says when one set was read at a time (A: the set in the mixer); "
+                        "read mixed, the reading is kept and `jantaku name-sets` names it")
     p.add_argument("--json", action="store_true", help="one JSON object")
 
 
+def _swatch(hex_colour):
+    """Two blocks of the swatch's colour on a terminal that shows 24-bit colour."""
+    if not sys.stdout.isatty() or not hex_colour:
+        return ""
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return " \x1b[48;2;%d;%d;%dm    \x1b[0m" % (r, g, b)
+
+
+def classes_text(r):
+    """The two classes a calibration read: tiles (per track), the mean colour, a swatch."""
+    lines = []
+    for c in r.get("classes") or ():
+        lines.append("  class %d%s: %d tiles (%s per track), mean r %.3f g %.3f b %.3f, swatch %s%s"
+                     % (c["class"], " (%s)" % c["name"] if c.get("name") else "", c["tiles"],
+                        ", ".join(str(n) for n in c["per_track"]), *c["mean"], c["swatch"],
+                        _swatch(c["swatch"])))
+    return lines
+
+
 def calibrate_text(r):
-    lines = ["calibration (%s, %d tiles per track per pass):" % (r.get("mode"), r.get("tiles_per_track", 0))]
-    names = r["names"]
-    for t in r["tracks"]:
+    names = r.get("names") or []
+    lines = ["calibration (%s, %d tiles per track per pass):" % (r.get("mode"), r.get("tiles_per_track", 0))
+             if r.get("mode") else "calibration:"]
+    lines += classes_text(r)
+    for t in r.get("tracks") or ():
         refs = "  ".join("%s %s (spread %.3f, %d read)" % (
             n, "(%s)" % ", ".join("%.3f" % v for v in t["refs"][n]) if n in t["refs"] else "-",
             t["spread"].get(n, 0.0), t["readings"].get(n, 0)) for n in names)
@@ -116,6 +155,15 @@ def calibrate_text(r):
     if not r["ok"]:
         lines.append("REFUSED: %s" % (r.get("refused") or r.get("table")))
         return "\n".join(lines)
+    if not r.get("named"):
+        sets = r.get("sets") or ["A", "B"]
+        lines.append("NOT NAMED%s: the reading is kept; say which is which: `jantaku name-sets "
+                     "%s` (class 1 is %s) or `jantaku name-sets %s`"
+                     % (" (%s)" % r["check"] if r.get("check") else "", ",".join(sets), sets[0],
+                        ",".join(sets[::-1])))
+        return "\n".join(lines)
+    if r.get("swapped"):
+        lines.append("the names swapped: %s" % " and ".join(names))
     lines.append(r.get("table", ""))
     w = r.get("profile") or {}
     if w:
@@ -123,8 +171,27 @@ def calibrate_text(r):
                                                 if w.get("backup") else ""))
         lines.append(w["diff"].rstrip())
         lines.append("on a board: `jantaku flash --port PORT --board %s` makes it last across "
-                     "restarts" % w["path"])
+                     "restarts; named the wrong way round: `jantaku name-sets --swap`" % w["path"])
     return "\n".join(lines)
+
+
+def _ask_names(r, sets):
+    """Which class is which, asked on the terminal: class 1's name first, or None."""
+    one = r.get("mode") == "one set at a time" and not r.get("check")
+    sys.stderr.write("The calibration read two back colours:\n%s\n%s"
+                     % ("\n".join(classes_text(r)), "(%s)\n" % r["check"] if r.get("check") else ""))
+    default = "1" if one else ""
+    while True:
+        sys.stderr.write("Which class is %s: 1 or 2%s? " % (sets[0], " [1: the set that was in "
+                                                             "the mixer]" if one else ""))
+        sys.stderr.flush()
+        answer = sys.stdin.readline()
+        if not answer:
+            return None
+        answer = answer.strip() or default
+        if answer in ("1", "2"):
+            return list(sets) if answer == "1" else list(sets[::-1])
+        sys.stderr.write("answer 1 or 2\n")
 
 
 def cmd_calibrate(args):
@@ -133,20 +200,12 @@ def cmd_calibrate(args):
     sets = [s.strip() for s in args.sets.split(",")]
     if len(sets) != 2 or not all(sets):
         raise UsageError("--sets takes two back colours, e.g. pink,yellow; got %r" % args.sets)
-    if args.first is not None and not args.mixed:
-        raise UsageError("--first goes with --mixed (one set at a time, the order of --sets "
-                         "says which is which)")
-    if args.mixed and args.first is None:
-        raise UsageError("with --mixed, say the colour of the first tile the table reads: "
-                         "--first %s or --first %s" % (sets[0], sets[1]))
+    ask = False
     if not args.yes:
-        if args.mixed:
-            what = ("both sets are mixed in the mixer; the table builds one deck's walls, "
-                    "raises them and opens the centre: push them back in")
-        else:
-            what = ("%s is in the mixer and %s on the table top; the table builds walls of "
-                    "each, with two hand overs: when the centre opens, push the table top's "
-                    "tiles in" % (sets[0], sets[1]))
+        what = ("the table reads the tiles in the mixer: both sets mixed there (one pass), or "
+                "%s in the mixer and %s on the table top (two passes, with two hand overs: when "
+                "the centre opens, push the set on the table top in); then you say which is "
+                "which" % (sets[0], sets[1]))
         if not sys.stdin.isatty():
             raise UsageError("calibrate asks before it moves tiles; give --yes to go ahead "
                              "without a question (%s)" % what)
@@ -155,12 +214,51 @@ def cmd_calibrate(args):
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             sys.stderr.write("nothing done\n")
             return 1
-    if args.mixed and args.first not in sets:
-        raise UsageError("--first is the colour of the first tile the table reads: %s or %s; "
-                         "got %r" % (sets[0], sets[1], args.first))
-    body = {"sets": sets, "mixed": bool(args.mixed),
-            "first": sets.index(args.first) if args.mixed else 0, "ruleset": args.ruleset}
+        ask = True  # the person is here: the classes are shown and named by them
+    body = {"sets": sets, "ruleset": args.ruleset, "ask": ask}
     data, rc = _request(args, "POST", "/calibrate", body, timeout=LONG)
+    if rc:
+        return rc
+    if ask and data.get("ok") and not data.get("named"):
+        names = _ask_names(data, sets)
+        if names is not None:
+            data, rc = _request(args, "POST", "/name-sets", {"names": names})
+            if rc:
+                return rc
+    _print(args, data, calibrate_text)
+    return 0 if data.get("ok") and data.get("named") else 1
+
+
+def configure_name_sets(p):
+    add_api_option(p)
+    _board_said(p, "Nothing moves: the club's copy of the connected table's board profile is "
+                   "written again (a backup and a diff) and the table takes the references.")
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.add_argument("names", nargs="?", default=None, metavar="A,B",
+                   help="class 1's colour first, then class 2's: the two sets of the last "
+                        "calibration, in the order its reading found them (class 1: the set "
+                        "read first, the set in the mixer when read one at a time)")
+    p.add_argument("--swap", action="store_true",
+                   help="the last calibration's two colours named the other way round (from "
+                        "the club's profile: no reading needed)")
+
+
+def name_sets_body(args):
+    from hostd.cli.common import UsageError
+
+    if (args.names is None) == (not args.swap):
+        raise UsageError("give the two colours, class 1's first (e.g. pink,yellow), or --swap")
+    if args.swap:
+        return {"swap": True}
+    names = [s.strip() for s in args.names.split(",")]
+    if len(names) != 2 or not all(names):
+        raise UsageError("name-sets takes two back colours, class 1's first, e.g. pink,yellow; "
+                         "got %r" % args.names)
+    return {"names": names}
+
+
+def cmd_name_sets(args):
+    data, rc = _request(args, "POST", "/name-sets", name_sets_body(args))
     if rc:
         return rc
     _print(args, data, calibrate_text)

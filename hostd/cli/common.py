@@ -50,8 +50,9 @@ def add_ruleset_options(parser, *, required=True, mixed_deck=True):
             "--mixed-deck", action="store_true",
             help="Mixed Deck overlay: both sets mixed in the machine and split into two decks")
         parser.add_argument(
-            "--colours", "--colors", default="blue,green", metavar="A,B",
-            help="back colours of the two sets (default: blue,green); the same name twice "
+            "--colours", "--colors", default=None, metavar="A,B",
+            help="back colours of the two sets, colour classes of the board profile (default: "
+                 "its first two, blue,green in the shipped profiles); the same name twice "
                  "(blue,blue) for sets whose backs look alike")
 
 

@@ -80,8 +80,10 @@ async def hand_over_like_players(session, table, attempts=3):
 
 
 def demo_sets(args, board):
-    """The demo's two sets from `--colours`: colour classes of the board profile."""
-    return check_sets(getattr(args, "colours", None) or "blue,green", board["colours"])
+    """The demo's two sets from `--colours`: colour classes of the board profile (default
+    its first two; one class: identical backs)."""
+    own = list(board["colours"][:2]) * (2 if len(board["colours"]) < 2 else 1)
+    return check_sets(getattr(args, "colours", None) or own[:2], board["colours"])
 
 
 async def run_demo(args):

@@ -16,7 +16,6 @@ Keep this module's top free of heavy imports (pydantic, the daemon...): ``jantak
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from hostd.cli.common import (  # noqa: F401 - the subcommands' shared names
@@ -243,6 +242,14 @@ def _lazy(module, func):
     return call
 
 
+def _sim_board_help():
+    from hostd.bringup.boardfile import board_help
+
+    return ("the simulated table is wired as this board profile, its sets' backs its first "
+            "two colour classes unless --colours: " + board_help(
+                "reference-18, long-29 for long walls"))
+
+
 def _configure_demo(p):
     add_ruleset_options(p)
     p.add_argument("--hands", type=int, default=4, metavar="N",
@@ -262,9 +269,7 @@ def _configure_demo(p):
     p.add_argument("--transport", choices=("inprocess", "pty"), default="inprocess",
                    help="inprocess: the table in this process, in virtual time (default); "
                         "pty: `jantaku sim serve` in a child process, over a pseudo-terminal")
-    p.add_argument("--board", metavar="ID|PATH", default=None,
-                   help="the board profile the simulated table is wired as (an id of firmware/boards/, "
-                        "e.g. pico-18, or a JSON path; default reference-18, long-29 for long walls)")
+    p.add_argument("--board", metavar="ID|PATH", default=None, help=_sim_board_help())
     p.add_argument("--table-stacks", type=int, default=None, metavar="N",
                    help="most stacks per wall of the simulated table (default 18, or 29 when needed)")
     p.add_argument("--db", metavar="PATH", default=None,
@@ -322,9 +327,7 @@ def _configure_sim(p):
                         "1; link timing stays wall time)")
     s.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
                    help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
-    s.add_argument("--board", metavar="ID|PATH", default=None,
-                   help="the board profile the simulated table is wired as (an id of firmware/boards/, "
-                        "e.g. pico-18, or a JSON path; default reference-18, long-29 for long walls)")
+    s.add_argument("--board", metavar="ID|PATH", default=None, help=_sim_board_help())
     s.add_argument("--table-stacks", type=int, default=None, metavar="N",
                    help="most stacks per wall of the simulated table (default 18, or 29 when "
                         "the ruleset needs it)")
@@ -406,12 +409,15 @@ def _raw_profile(board):
     there is no such file or it holds no JSON object."""
     import json
 
-    from firmware import profile as fprofile
+    from hostd.bringup import boardfile
+    from hostd.errors import ConfigError
 
     if not board:
         return None
-    path = board if ("/" in board or board.endswith(".json")) else os.path.join(
-        fprofile.boards_dir(), board + ".json")
+    try:
+        path = boardfile.locate(board)
+    except ConfigError:
+        return None
     try:
         with open(path) as f:
             raw = json.load(f)
@@ -532,8 +538,8 @@ def cmd_sim(args) -> int:
         sim["set_colours"] = list(args.set_colour)
         colours = None  # the sets' backs are the set colours, set 1 in the mixer
     else:
-        try:
-            colours = check_sets(args.colours, board["colours"])
+        try:  # (none given: set 1 has colour class 1's back, set 2 class 2's)
+            colours = check_sets(args.colours, board["colours"]) if args.colours else None
         except JantakuError as e:
             raise UsageError("--colours: %s" % e) from None
     for opt, key in (("sensor_bias", "sensor_bias_pm"), ("sensor_drift", "sensor_drift_pm")):
@@ -554,8 +560,10 @@ def cmd_sim(args) -> int:
 
 def _configure_flash(p):
     p.add_argument("--port", metavar="PATH", help="the board's serial port (not needed with --dry-run)")
-    p.add_argument("--board", default="reference-18",
-                   help="board profile id or JSON path to install (default reference-18)")
+    from hostd.bringup.boardfile import board_help
+
+    p.add_argument("--board", default="reference-18", metavar="ID|PATH",
+                   help="install this " + board_help("reference-18"))
     p.add_argument("--dry-run", action="store_true",
                    help="compile and list what would be copied, with sizes; copy nothing")
 

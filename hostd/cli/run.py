@@ -86,11 +86,14 @@ def configure_run(p):
     p.add_argument("--token-file", default=None, metavar="PATH",
                    help="where the API token is kept (mode 0600; generated if absent); needed "
                         "when listening beyond loopback (default: api-token beside the journal)")
+    from hostd.bringup.boardfile import LOOKUP
+
     p.add_argument("--pi", dest="pi_board", nargs="?", const="pi-reference", default=None,
                    metavar="ID|PATH",
                    help="this Raspberry Pi is the table: start its firmware (python -m "
                         "firmware.pi_main on the GPIO) with this board profile (default "
-                        "pi-reference) and connect to it; off a Pi, GPIOZERO_PIN_FACTORY=mock")
+                        "pi-reference; " + LOOKUP + ") and connect to it; off a Pi, "
+                        "GPIOZERO_PIN_FACTORY=mock")
     p.add_argument("--colours", "--colors", default=None, metavar="A,B",
                    help="back colours of the two sets loaded: the default of `session start "
                         "--colours` (default: the table's own, as its board profile names them, "
@@ -287,15 +290,23 @@ def cmd_run(args):
             speed = args.sim_speed
         else:
             port = args.port
-        return asyncio.run(_serve(args, port, colours, speed, db))
+        status = asyncio.run(_serve(args, port, colours, speed, db))
     except KeyboardInterrupt:
-        return 0
+        status = 0
     finally:
         if sim is not None:
             from hostd.table.sim import stop_sim_process
 
             sim.jantaku_stopping = True
             stop_sim_process(sim)
+    if args.pi_board and sim is not None:
+        from hostd.table import local
+
+        why = local.ended_by_itself(sim)
+        if why:  # the firmware's end is the daemon's failure, never a clean exit
+            sys.stderr.write("jantaku run: %s\n" % why)
+            return 1
+    return status
 
 
 async def _serve(args, port, colours, speed, db):

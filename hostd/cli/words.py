@@ -18,6 +18,9 @@ def command_line(name, params=None):
         return None
     if name == "start":
         return "jantaku session start --ruleset R"
+    if name == "name_sets":  # class 1's colour first
+        sets = list((params or {}).get("colours") or ("A", "B"))
+        return "jantaku name-sets %s or %s" % (",".join(sets), ",".join(sets[::-1]))
     return "jantaku " + c.cli
 
 

@@ -32,6 +32,17 @@ NEXT = {
     "table_fault": (("kind", "track"), "The table reports a fault: {fault}: {todo}."),
     "self_test": ((), "The self-test is running: wait."),
     "calibrating": ((), "The calibration is running: wait."),
+    "return_test_tiles": (("tiles", "until"), "Push the {tiles} tiles the self-test raised onto "
+                                              "the table top back into the open centre (only "
+                                              "those): it closes {until}."),
+    "push_other_set": (("until",), "Push the other set, on the table top, into the open centre "
+                                   "(leave the walls that just came up): it closes {until}."),
+    "push_walls_back": (("until",), "Push the walls the calibration just read back into the "
+                                    "open centre: it closes {until}."),
+    "name_sets": (("colours", "classes"), "The calibration read two back colours: say which of "
+                                          "{colours} is class 1 (the set read first) and which "
+                                          "class 2; nothing moves, and a wrong answer can be "
+                                          "named again without reading again."),
     "emptying": (("round",), "Bringing every tile up to the table top: wait."),
     "clear_top": (("tiles", "until"), "Take the tiles on the table top out: {tiles} more come "
                                       "up from the mixer {until}."),
@@ -115,10 +126,10 @@ class Context:
     hand, the default sets, the session's id."""
 
     __slots__ = ("connected", "error", "first_hand", "colours", "session", "mixed_deck",
-                 "boot_error")
+                 "boot_error", "reading")
 
     def __init__(self, *, connected=True, error=None, first_hand=1, colours=("blue", "green"),
-                 session=None, mixed_deck=False, boot_error=None):
+                 session=None, mixed_deck=False, boot_error=None, reading=None):
         self.connected = connected
         self.error = error
         self.boot_error = boot_error  # what a board that cannot start says (its line)
@@ -126,6 +137,9 @@ class Context:
         self.colours = tuple(colours)
         self.session = session
         self.mixed_deck = mixed_deck
+        # a calibration's kept reading: {"sets": [a, b], "classes": [...]} (its two classes,
+        # each with its tiles, mean colour and swatch), or None
+        self.reading = reading
 
 
 def _deck(d):
@@ -218,15 +232,26 @@ def next_step(state, ctx, *, table_fault=None):
 def _by_state(state, ctx, table_fault):
     p = state.params
     name = state.name
+    if name == "idle" and p.get("reading") == "unnamed" and ctx.reading:
+        return _next("name_sets", "name_sets", colours=list(ctx.reading["sets"]),
+                     classes=list(ctx.reading["classes"]))
     if name == "idle":
         where = p.get("where") or {}
         code = ("take_tiles_out" if where and not p.get("walls_inside")
                 and all(w == "top" for w in where.values()) else "start_session")
         return _next(code, "start", colours=list(ctx.colours))
     if name == "table_fault":
-        return _stop_next("table_fault", p.get("kind"), p.get("track"), None,
-                          (table_fault or {}).get("message"), kind=p.get("kind"),
-                          track=p.get("track"))
+        todo, action = table_fault_todo(p.get("kind"), p.get("track"))
+        n = _next("table_fault", action, kind=p.get("kind"), track=p.get("track"))
+        n["_words"] = {"fault": (table_fault or {}).get("message") or "the table stopped",
+                       "todo": todo}
+        return n
+    if name == "bench" and p.get("stage") == Stage.PUSH:
+        if p.get("push") == "test_tiles":
+            return _next("return_test_tiles", "continue", tiles=p.get("tiles"),
+                         until=p.get("until"))
+        return _next("push_other_set" if p.get("push") == "other_set" else "push_walls_back",
+                     "continue", until=p.get("until"))
     if name == "bench":
         return _next("calibrating" if p.get("what") == "calibrate" else "self_test")
     if name == "emptying":
@@ -315,14 +340,27 @@ def fault_of(state, table_fault=None):
                 "action": todo_action(p.get("kind"))}
     if table_fault:
         kind = table_fault.get("kind")
-        todo, action = todo_text(kind, track=table_fault.get("track")), todo_action(kind)
-        if state.name == "table_fault" and action != "clear_fault":
-            # no session to carry on (it ended with the fault standing): the table's fault
-            # is cleared as it is, once its cause is gone
-            todo, action = todo.replace("then continue", "then clear the fault"), "clear_fault"
+        if state.name == "table_fault":
+            todo, action = table_fault_todo(kind, table_fault.get("track"))
+        else:  # (a stop's words: a step carries on)
+            todo, action = todo_text(kind, track=table_fault.get("track")), todo_action(kind)
         return {"kind": kind, "track": table_fault.get("track"), "deck": None, "step": None,
                 "message": table_fault.get("message"), "todo": todo, "action": action}
     return None
+
+
+def table_fault_todo(kind, track=None):
+    """What people do about a fault the table reports with no session open, and the
+    command for it: (words, action).  No session carries on (one that ended left the fault
+    standing, or a self-test or a calibration stopped on it): the fault is cleared as it
+    is once its cause is gone, whatever a session would have done (a surplus says
+    continue in a session, which no session takes)."""
+    todo, action = todo_text(kind, track=track), todo_action(kind)
+    if action != "clear_fault":
+        todo = todo.replace("then continue", "then clear the fault")
+        todo = todo.replace("continue tries again", "clearing the fault tries again")
+        action = "clear_fault"
+    return todo, action
 
 
 def documented():
@@ -340,6 +378,10 @@ def example_context(code):
     if code == "table_cannot_start":
         return {"boot_error": "ProfileError: pins.gate2: pin 3 is already used by gate1; "
                               "accepted: a pin number no other signal uses"}
+    if code == "name_sets":
+        return {"reading": {"sets": ["pink", "yellow"], "classes": [
+            {"class": 1, "tiles": 68, "mean": [0.45, 0.25, 0.3], "swatch": "#ff8eaa"},
+            {"class": 2, "tiles": 68, "mean": [0.4, 0.42, 0.18], "swatch": "#f3ff6d"}]}}
     return {}
 
 
@@ -361,6 +403,13 @@ def _examples():
                         {"kind": "jam", "track": 2, "message": "track 2 is jammed"}),
         "self_test": (State("bench", {"what": "selftest"}), True, None),
         "calibrating": (State("bench", {"what": "calibrate"}), True, None),
+        "return_test_tiles": (State("bench", {"what": "selftest", "stage": Stage.PUSH,
+                                              "push": "test_tiles", "tiles": 16}), True, None),
+        "push_other_set": (State("bench", {"what": "calibrate", "stage": Stage.PUSH,
+                                           "push": "other_set"}), True, None),
+        "push_walls_back": (State("bench", {"what": "calibrate", "stage": Stage.PUSH,
+                                            "push": "walls"}), True, None),
+        "name_sets": (State("idle", {"walls_inside": False, "reading": "unnamed"}), True, None),
         "emptying": (State("emptying", {"stage": Stage.RAISE, "round": 0}), True, None),
         "clear_top": (State("emptying", {"stage": Stage.CLEAR_TOP, "round": 1, "tiles": 128}),
                       True, None),

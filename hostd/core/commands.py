@@ -102,8 +102,8 @@ def _normal_game_has_a_hand(state, ctx):
     return not ctx.mixed_deck and _game_has_a_hand(state, ctx)
 
 
-def _no_walls_inside(state, ctx):
-    return not state.get("walls_inside")
+def _reading_kept(state, ctx):
+    return bool(state.get("reading"))
 
 
 def _session_open(state, ctx):
@@ -150,7 +150,11 @@ def _selftest(daemon, req):
 
 
 def _calibrate(daemon, req):
-    return daemon.calibrate(req.sets, req.mixed, req.first, req.ruleset)
+    return daemon.calibrate(req.sets, req.ruleset, ask=req.ask)
+
+
+def _name_sets(daemon, req):
+    return daemon.name_sets(req.names, swap=req.swap)
 
 
 # -- the list ------------------------------------------------------------------------------
@@ -163,16 +167,20 @@ class Command:
     not over MQTT); ``ha``: (label, icon) of its Home Assistant button, or None; ``page``:
     the page offers it; ``accepted``: what its body may be, in words."""
 
-    __slots__ = ("name", "summary", "run", "_request", "motors", "accepted_in", "refused",
-                 "path", "cli", "mqtt", "ha", "page", "accepted")
+    __slots__ = ("name", "summary", "run", "_request", "motors", "needs_table", "accepted_in",
+                 "refused", "path", "cli", "mqtt", "ha", "page", "accepted")
 
     def __init__(self, name, summary, *, run, request, motors, accepted_in, refused=(), path,
-                 cli, mqtt=None, ha=None, page=True, accepted="no body, or {}"):
+                 cli, mqtt=None, ha=None, page=True, accepted="no body, or {}",
+                 needs_table=None):
         self.name = name
         self.summary = summary
         self.run = run
         self._request = request  # its name in hostd/core/requests.py (pydantic: loaded when used)
         self.motors = motors
+        # it needs the table connected (503 while it is not): every command that moves
+        # motors, and one that only tells the table something (name_sets' references)
+        self.needs_table = motors if needs_table is None else needs_table
         self.accepted_in = tuple(accepted_in)
         self.refused = {}
         for states, why in refused:
@@ -207,7 +215,7 @@ START_ACCEPTED = ('{"ruleset": "<name from GET /rulesets>", "mixed_deck": true|f
                   '(default false), "seed": integer 0..2^53-1 or null (optional), '
                   '"replace": true|false, "loaded": true|false, "colours": ["A", "B"] '
                   '(two back colours, the same twice for identical backs; optional)}')
-_WALLS_INSIDE = "walls are built inside the table: bring them up first (end with empty), then "
+_SESSION_OPEN = "a session is open: end it (or abort it) first, then "
 
 COMMANDS = (
     Command("start", "start a session: the table's starting position, then deck A built",
@@ -237,6 +245,7 @@ COMMANDS = (
             accepted_in=(When("preparing", *_at(Stage.PUSH, Stage.FIND)),
                          When("building", *_at(Stage.PUSH)),
                          When("emptying", *_at(Stage.CLEAR_TOP)),
+                         When("bench", *_at(Stage.PUSH)),
                          When("stopped", _resumable, "not a wrong count, a reset or an "
                               "unresumable step")),
             path="/continue", cli="continue", mqtt="continue", ha=("Continue", "mdi:play")),
@@ -265,20 +274,39 @@ COMMANDS = (
             path="/abort", cli="abort", mqtt="abort"),
     Command("selftest", "exercise every device in a safe order (or one)", run=_selftest,
             request="SelfTestRequest", motors=True,
-            accepted_in=(When("idle", _no_walls_inside, "no walls inside"),),
-            refused=((SESSION_STATES, "a session is open: end it first, then run the self-test"),
-                     ("idle", _WALLS_INSIDE + "run the self-test")),
+            # (walls inside: its lift stroke brings them up; a table fault: it reads every
+            # device and moves nothing, saying so)
+            accepted_in=(When(("idle", "table_fault")),),
+            refused=((SESSION_STATES, _SESSION_OPEN + "run the self-test"),),
             path="/selftest", cli="selftest", page=False,
             accepted='{"device": "<name>" or null, "track": 1.. or null, "write_timings": '
                      'true|false} or no body'),
-    Command("calibrate", "read both sets on every track and calibrate the colour sensors",
+    Command("calibrate", "read both sets on every track (one pass when both are in the mixer, "
+            "else one set at a time) and calibrate the colour sensors",
             run=_calibrate, request="CalibrateRequest", motors=True,
-            accepted_in=(When("idle", _no_walls_inside, "no walls inside"),),
-            refused=((SESSION_STATES, "a session is open: end it first, then calibrate"),
-                     ("idle", _WALLS_INSIDE + "calibrate")),
+            accepted_in=(When("idle"),),
+            refused=((SESSION_STATES, _SESSION_OPEN + "calibrate"),
+                     ("table_fault", "the table reports a fault: fix it and clear it, then "
+                                     "calibrate")),
             path="/calibrate", cli="calibrate", page=False,
-            accepted='{"sets": ["<colour>", "<other colour>"] (lower-case names), "mixed": '
-                     'true|false, "first": 0|1, "ruleset": "<name>"}'),
+            accepted='{"sets": ["<colour>", "<other colour>"] (lower-case names; read one at a '
+                     'time, the first is the set in the mixer), "ruleset": "<name>", "ask": '
+                     'true|false (true: never name the classes by themselves)}'),
+    Command("name_sets", "say which of the two sets each back colour the last calibration read "
+            "is (class 1 first), or swap the names the calibration gave: nothing moves; the "
+            "profile is written again and the table takes the references",
+            run=_name_sets, request="NameSetsRequest", motors=False, needs_table=True,
+            accepted_in=(When("idle", _reading_kept, "a calibration's reading is kept"),
+                         When("idle", option="swap")),
+            refused=((SESSION_STATES, _SESSION_OPEN + "name the sets"),
+                     ("idle", "no calibration's reading is kept (the daemon restarted, or "
+                              "none ran): calibrate first, or swap the names of the last "
+                              "calibration"),
+                     ("table_fault", "the table reports a fault: fix it and clear it, then "
+                                     "name the sets")),
+            path="/name-sets", cli="name-sets", page=True,
+            accepted='{"names": ["<class 1\'s colour>", "<class 2\'s colour>"]} (two of the '
+                     'calibration\'s sets), or {"swap": true}'),
 )
 BY_NAME = {c.name: c for c in COMMANDS}
 NAMES = tuple(BY_NAME)
@@ -309,9 +337,10 @@ def why_not(name, state):
 
 
 def refused_with(name, connected):
-    """The status a command not in ``can`` is refused with: 503 for one that moves motors
-    while the table is not connected, else 409 (its code the state's name)."""
-    return 503 if not connected and BY_NAME[name].motors else 409
+    """The status a command not in ``can`` is refused with: 503 for one that needs the table
+    (it moves motors, or tells the table something) while the table is not connected, else
+    409 (its code the state's name)."""
+    return 503 if not connected and BY_NAME[name].needs_table else 409
 
 
 def offered_by(front_end):

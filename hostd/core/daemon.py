@@ -113,6 +113,9 @@ class Daemon:
         self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
         self._scores = None  # (session id, Scorebook): the open session's game ledgers
         self._sides = (None, None)  # ((board id, boot nonce), its track_sides): read per boot
+        # the last calibration's reading (hostd/bringup/calibrate.py Reading): kept until the
+        # next calibration or a restart, so its classes can be named (again) without reading
+        self.reading = None
 
     # -- the state and what it means ----------------------------------------------------------
     @property
@@ -139,10 +142,12 @@ class Daemon:
 
     def context(self):
         s = self.session
+        r = self.reading
         return Context(connected=self.link.connected, error=self.link.error,
                        boot_error=self.link.boot_error,
                        first_hand=s.game_first_hand if s else 1, colours=self.colours,
-                       session=s.id if s else None, mixed_deck=bool(s and s.mixed_deck))
+                       session=s.id if s else None, mixed_deck=bool(s and s.mixed_deck),
+                       reading={"sets": list(r.sets), "classes": r.classes()} if r else None)
 
     def next_step(self):
         """What happens next: {"code", "params", "text", "action"}."""
@@ -177,20 +182,29 @@ class Daemon:
 
     def _sync(self):
         """Between sessions, the state follows the table: a fault it reports (a person
-        must fix it before anything starts), or idle with its walls inside or not."""
-        if self.state.name not in ("idle", "table_fault") or self.busy():
+        must fix it before anything starts), or idle with its walls inside or not.  (A
+        step that ends calls this from its own task: that step is not in the way.)"""
+        if self.state.name not in ("idle", "table_fault"):
+            return
+        if self.busy() and self._step is not asyncio.current_task():
             return
         t = self.table
         if self.link.connected and t.state == "fault" and t.fault:
             self.m.set("table_fault", kind=t.fault["kind"], track=t.fault.get("track"))
         else:
-            self.m.set("idle", walls_inside=bool(self.link.connected and t.walls_inside()),
-                       where=(self.known or {}).get("where"))
+            self.m.set("idle", **self._idle_params())
+
+    def _idle_params(self, where=None):
+        """idle's parameters now: the walls inside, where the last session left the decks,
+        and whether a calibration's reading is kept (its classes unnamed or named)."""
+        r = self.reading
+        return {"walls_inside": bool(self.link.connected and self.table.walls_inside()),
+                "where": where if where is not None else (self.known or {}).get("where"),
+                "reading": None if r is None else ("named" if r.named else "unnamed")}
 
     def _to_idle(self):
         """No session and nothing running: idle (or the fault the table reports)."""
-        self.m.set("idle", walls_inside=bool(self.link.connected and self.table.walls_inside()),
-                   where=(self.known or {}).get("where"))
+        self.m.set("idle", **self._idle_params())
         self._sync()
 
     def judge(self, command, **options):
@@ -608,7 +622,46 @@ class Daemon:
 
             self._step = asyncio.create_task(run(), name=name)
             step = self._step
-        return await asyncio.shield(step)  # a client that leaves does not stop a motion half-way
+        try:
+            return await asyncio.shield(step)  # a client that leaves does not stop a motion half-way
+        except JantakuError as e:  # (a table fault: the state is now the fault, its next says)
+            raise self._answer_error(e) from None
+
+    async def people_push(self, push, tiles=None):
+        """A self-test or a calibration (state bench) opened the centre: people push in
+        `push` (hostd/core/state.py BENCH_PUSHES; `tiles`: how many, when known), for the
+        push window or until continue; the step's own state again after."""
+        what = self.state.get("what")
+        self._people_done.clear()
+        until = time.time() + self.table.wall_seconds(self.push_window)
+        self.m.set("bench", what=what, stage=Stage.PUSH, push=push, tiles=tiles, until=until)
+        try:
+            await self.table.pause(self.push_window, stop=self._people_done)
+        finally:
+            if self.state.name == "bench":
+                self.m.set("bench", what=what)
+
+    def tiles_left(self, reading):
+        """Where a calibration left the sets (hostd/bringup/calibrate.py read_sets), for the
+        next session's start to take as it is: read one set at a time, the set read first
+        in the mixer and the other on the table top; read mixed, both in the mixer."""
+        from hostd.bringup.calibrate import ONE_AT_A_TIME
+
+        if reading.mode == ONE_AT_A_TIME:
+            self.known = {"mixed_deck": False, "sets": list(reading.named or reading.sets),
+                          "where": {"A": "mixer", "B": "top"}}
+        else:
+            self.known = {"mixed_deck": True, "sets": list(reading.named or reading.sets),
+                          "where": {"A": "mixer", "B": "mixer"},
+                          "by": "the calibration, which read them in one pass,"}
+
+    def walls_came_up(self):
+        """A self-test's lift stroke raised the walls a session left inside: they are on
+        the table top now (where the next start finds them)."""
+        where = (self.known or {}).get("where")
+        if where:
+            self.known = dict(self.known, where={d: "top" if p == "inside" else p
+                                                 for d, p in where.items()})
 
     async def selftest(self, device=None, track=None, write_timings=False):
         from hostd.bringup import selftest, steps
@@ -619,13 +672,33 @@ class Daemon:
                                                                write_timings=write_timings))
         return await self.answer(**rep)
 
-    async def calibrate(self, sets, mixed=False, first=0, ruleset="riichi"):
+    async def calibrate(self, sets, ruleset="riichi", ask=False):
+        """Read both sets (hostd/bringup/steps.py calibration); the reading is kept.  Named
+        at once when one set was read at a time (class 1 is the first of `sets`, the set
+        in the mixer) unless `ask`; else `next` asks which is which (name_sets)."""
         from hostd.bringup import steps
 
-        rep = await self.bench_step("calibrate", steps.calibration(
-            sets, mixed, sets[first] if mixed else None, ruleset))
-        if rep.get("ok"):  # the calibrated sets are the sessions' sets from now on
-            self.colours = tuple(sets)
+        rep = await self.bench_step("calibrate", steps.calibration(sets, ruleset, ask=ask))
+        return await self._calibrated(rep)
+
+    async def name_sets(self, names=None, swap=False):
+        """Name the kept reading's two classes (class 1 first), or swap the two colours
+        of the last calibration (from the club's profile): nothing moves."""
+        from hostd.bringup import steps
+
+        if (names is None) == (not swap):
+            raise BadRequest("give the names of class 1 and class 2 (names), or swap: true")
+        async with self._lock:
+            self.judge("name_sets", swap=swap)
+            self._judged = self.m.seq
+            rep = await steps.name_sets(self, names, swap=swap)
+            self._sync()
+        return await self._calibrated(rep)
+
+    async def _calibrated(self, rep):
+        if rep.get("ok") and rep.get("named"):  # the calibrated sets are the sessions' sets
+            self.colours = tuple(rep["names"])
+        self._sync()
         return await self.answer(**rep)
 
     def track_sides(self):
@@ -673,8 +746,7 @@ class Daemon:
         self.last_end = {"id": s.id, "how": how, "reason": reason}
         if self.session is s:
             self.session = None
-        self.m.set("idle", walls_inside=self.link.connected and self.table.walls_inside(),
-                   where=places)
+        self.m.set("idle", **self._idle_params(where=places or {}))
         self._on({"type": "session_ended", "session": s.id, "how": how, "reason": reason})
         self._sync()  # a fault the table still reports is the state now, not idle
 
@@ -786,6 +858,9 @@ class Daemon:
             if st.name in ("preparing", "building"):
                 self.session.tell_continue()
                 return await self.answer(continued="the centre closes")
+            if st.name == "bench":  # people pushed in what the self-test or calibration asked
+                self._people_done.set()
+                return await self.answer(continued="the centre closes")
             return await self._recover(self.session, "continue")
 
     async def clear_fault(self):
@@ -880,7 +955,7 @@ class Daemon:
                 break
         self.known = dict(self.known or {}, where={d: "top" for d in known} or
                           {"A": "top", "B": "top"})
-        self.m.set("idle", walls_inside=False, where=self.known["where"])
+        self.m.set("idle", **self._idle_params(where=self.known["where"]))
         self._on({"type": "emptied", "raised": raised, "from_mixer": rounds,
                       "mixer_empty": True})
 

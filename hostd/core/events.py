@@ -336,14 +336,19 @@ class Selftest(Event):
     type: Literal["selftest"]
     ok: bool = _f("every device passed")
     failed: int = _f("how many failed")
+    pulsed: Optional[int] = _f("how many were pulsed and not confirmed", None)
 
 
 class Calibration(Event):
-    WHEN: ClassVar[str] = "a calibration ended (no session: not journalled)"
+    WHEN: ClassVar[str] = ("a calibration read the sets, or its classes were named or swapped "
+                           "(no session: not journalled)")
     type: Literal["calibration"]
-    ok: bool = _f("written")
-    sets: Optional[list[str]] = _f("the sets", None)
-    separation: Optional[list[float]] = _f("per track", None)
+    ok: bool = _f("read (and, named, written)")
+    named: Optional[bool] = _f("the two classes named (written); false: `next` asks which is "
+                               "which", None)
+    swapped: Optional[bool] = _f("the last calibration's names swapped", None)
+    sets: Optional[list[str]] = _f("the sets (named: class 1's first)", None)
+    separation: Optional[list[Optional[float]]] = _f("per track", None)
     why: Optional[str] = _f("why not", None)
 
 

@@ -1,9 +1,9 @@
 """The commands' request models (pydantic), one per command of the list
 (hostd/core/commands.py): strict, an unknown field refused, each field described for
 the OpenAPI document."""
-from typing import Annotated, Optional
+from typing import Annotated, ClassVar, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 MAX_SEED = 2 ** 53 - 1  # the largest integer every JSON client reads exactly
@@ -108,17 +108,21 @@ SetName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,12}$",
 
 
 class CalibrateRequest(_Strict):
-    """Calibrate the colour sensors for the two sets."""
+    """Calibrate the colour sensors for the two sets: read first, name after."""
 
     sets: list[SetName] = Field(min_length=2, max_length=2,
-                                description="the two sets' back colours (lower-case names); one "
-                                            "at a time: the first is in the mixer, the second "
-                                            "on the table top", json_schema_extra={"uniqueItems": True})
-    mixed: bool = Field(False, description="both sets are mixed in the mixer (one pass)")
-    first: int = Field(0, ge=0, le=1, description="mixed: which of `sets` (0 or 1) the first tile "
-                                                  "read has")
+                                description="the two sets' back colours (lower-case names); "
+                                            "read one at a time, the first is the set in the "
+                                            "mixer (class 1) and the second on the table top; "
+                                            "both in the mixer, the calibration reads them in "
+                                            "one pass and asks which is which",
+                                json_schema_extra={"uniqueItems": True})
     ruleset: str = Field("riichi", description="the sets' ruleset: a pass builds one deck's walls",
                          json_schema_extra={"enum": _ruleset_names()})
+    ask: bool = Field(False, description="never name the two classes by themselves: the "
+                                         "reading is kept and `next` asks which is which "
+                                         "(POST /name-sets); false: one set at a time names "
+                                         "class 1 after the first of `sets`")
 
     @field_validator("sets")
     @classmethod
@@ -129,3 +133,37 @@ class CalibrateRequest(_Strict):
             raise ValueError("two different names (sets with the same back need no calibration: "
                              "identical-backs mode)")
         return v
+
+
+class NameSetsRequest(_Strict):
+    """Name the two back colours a calibration read, or swap the names it gave: one of the
+    two, so a body is needed (an empty one is 422, as the schema says)."""
+
+    BODY_REQUIRED: ClassVar[bool] = True
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "oneOf": [{"required": ["names"], "properties": {"names": {"type": "array"},
+                                                         "swap": {"const": False}}},
+                  {"required": ["swap"], "properties": {"swap": {"const": True},
+                                                        "names": {"type": "null"}}}]})
+
+    names: Optional[list[SetName]] = Field(
+        None, min_length=2, max_length=2,
+        description="class 1's colour first, then class 2's: the calibration's two sets in the "
+                    "order its reading found them (class 1: the set read first)",
+        json_schema_extra={"uniqueItems": True})
+    swap: bool = Field(False, description="the last calibration's two colours named the other "
+                                          "way round (from the club's profile: no reading "
+                                          "needed)")
+
+    @field_validator("names")
+    @classmethod
+    def _two_names(cls, v):
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError("two different names, class 1's first")
+        return v
+
+    @model_validator(mode="after")
+    def _names_or_swap(self):
+        if (self.names is None) == (not self.swap):
+            raise ValueError("give the names of class 1 and class 2 (names), or swap: true")
+        return self

@@ -513,8 +513,10 @@ class Session:
             where = {"A": where.get("B", UNKNOWN), "B": where.get("A", UNKNOWN)}
             known = dict(known, sets=list(self.sets))
         if known.get("mixed_deck") or list(known.get("sets") or ()) != list(self.sets):
-            why = ("the last session mixed the two sets (Mixed Deck)" if known.get("mixed_deck")
-                   else "the last session's sets were %s" % ", ".join(known.get("sets") or ()))
+            # (`by`: what else than a session left them so, e.g. a calibration)
+            why = ("%s mixed the two sets" % (known.get("by") or "the last session (Mixed Deck)")
+                   if known.get("mixed_deck") else "the last session's sets were %s"
+                   % ", ".join(known.get("sets") or ()))
             raise Refused("the normal rotation needs the two sets apart and the table "
                           "cannot sort them: %s. Sort the tiles by back colour, %s"
                           % (why, how), code="sets_not_apart")

@@ -56,10 +56,19 @@ Until = Optional[int | float]  # an absolute time, Unix seconds
 By = Optional[Literal["button", "api"]]  # who asked for the hand over
 
 #: state -> its parameters, in order, each with its type (all null unless given)
+#: what people push into the open centre during a self-test or a calibration (bench)
+BENCH_PUSHES = ("test_tiles", "other_set", "walls")
+#: what a calibration's reading waits for (idle's ``reading``): its two classes named, or
+#: named already (kept: they can be named again without reading again)
+READINGS = ("unnamed", "named")
+
 PARAM_TYPES = {
-    "idle": (("walls_inside", Optional[bool]), ("where", Places)),
+    "idle": (("walls_inside", Optional[bool]), ("where", Places),
+             ("reading", Optional[Literal[READINGS]])),
     "table_fault": (("kind", Optional[str]), ("track", Count)),
-    "bench": (("what", Optional[Literal["selftest", "calibrate"]]),),
+    "bench": (("what", Optional[Literal["selftest", "calibrate"]]),
+              ("stage", Optional[Literal[Stage.PUSH]]),
+              ("push", Optional[Literal[BENCH_PUSHES]]), ("tiles", Count), ("until", Until)),
     "emptying": (("stage", Optional[Literal[Stage.RAISE, Stage.DRAIN, Stage.CLEAR_TOP]]),
                  ("round", Count), ("tiles", Count), ("until", Until)),
     "aborting": (("session", Count),),
@@ -119,9 +128,14 @@ def params_model(name):
 
 #: every state, what it means (docs/API.md "States")
 MEANS = {
-    "idle": "no session is open; `where` is where the last session left the decks",
+    "idle": "no session is open; `where` is where the last session left the decks; "
+            "`reading`: a calibration's reading is kept, its two back colours `unnamed` "
+            "(people say which is which) or `named` (they can be named again)",
     "table_fault": "no session is open and the table reports a fault that a person must fix",
-    "bench": "a self-test or a calibration runs (no session)",
+    "bench": "a self-test or a calibration runs (no session); stage push: the centre is open "
+             "while people push in `push` (test_tiles: the `tiles` the self-test raised; "
+             "other_set: the set on the table top; walls: the walls just read), until "
+             "`until` or continue",
     "emptying": "`session end --empty`: every tile comes up to the table top, a round at a "
                 "time (stage raise, drain, clear_top: people take the tiles out)",
     "aborting": "an abort waits for the table to confirm it",
@@ -155,8 +169,8 @@ _ANY_SESSION = ("idle", "aborting")  # every session state may end (end, abort, 
 TRANSITIONS = {
     # (idle -> building: a session on a table loaded as it starts, the demo's)
     "idle": ("idle", "table_fault", "bench", "emptying", "aborting", "preparing", "building"),
-    "table_fault": ("idle", "table_fault", "aborting", "emptying"),
-    "bench": ("idle", "table_fault", "aborting"),
+    "table_fault": ("idle", "table_fault", "bench", "aborting", "emptying"),
+    "bench": ("bench", "idle", "table_fault", "aborting"),
     "emptying": ("emptying", "idle", "table_fault", "aborting"),
     "aborting": ("aborting", "idle", "table_fault"),
     "preparing": ("preparing", "building", "built", "stopped", "recovering") + _ANY_SESSION,

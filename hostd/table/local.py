@@ -28,9 +28,10 @@ def spawn_pi_firmware(board):
 
     from hostd.bringup import boardfile
 
-    board = str(board)
-    if "/" not in board and not board.endswith(".json"):
-        board = boardfile.path_for(board) or board  # the club's copy first (JANTAKU_CONFIG_DIR)
+    try:
+        board = boardfile.locate(board)  # the one lookup: the club's copy first
+    except JantakuError as e:
+        raise FirmwareStartError(str(e)) from None
     env = child_env()
     for k in _NOT_THE_CHILDS:
         env.pop(k, None)
@@ -55,10 +56,21 @@ def end_with(proc, on_end):
 
 
 def stop_when_child_ends(proc, log):
-    """When the firmware ends by itself, the daemon ends (SIGTERM to itself: a clean stop)."""
+    """When the firmware ends by itself, the daemon ends (SIGTERM to itself: a clean stop)
+    and says so with a non-zero exit status: ``proc.jantaku_ended`` is its status."""
     def ended(code):
         if getattr(proc, "jantaku_stopping", False):
             return  # we stopped it
+        proc.jantaku_ended = code
         log.error("the table's firmware ended", returncode=code)
         os.kill(os.getpid(), signal.SIGTERM)
     return end_with(proc, ended)
+
+
+def ended_by_itself(proc):
+    """The one-line error of a firmware child that ended by itself, or None."""
+    code = getattr(proc, "jantaku_ended", None)
+    if code is None:
+        return None
+    return ("the table's firmware ended by itself (exit status %s; its error is above): the "
+            "daemon stopped with it" % code)

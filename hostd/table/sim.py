@@ -11,18 +11,20 @@ from hostd.errors import JantakuError, NotReady
 
 
 def board_profile(table_stacks=None, board=None):
-    """The board profile ``board`` (an id of firmware/boards/ or a JSON path; ValueError
-    saying what is wrong), else the reference one, or the long-wall one when the ruleset
-    needs it."""
+    """The board profile ``board`` names (an id, by the one lookup: the club's copy first,
+    then the shipped profiles, hostd/bringup/boardfile.locate; or a JSON path), else the
+    reference one, or the long-wall one when the ruleset needs it.  ValueError saying what
+    is wrong."""
     from firmware import profile as fprofile
+    from hostd.bringup import boardfile
+    from hostd.errors import ConfigError
 
     name = board or ("reference-18" if not table_stacks or table_stacks <= 18 else "long-29")
-    if "/" not in name and not name.endswith(".json") and not os.path.exists(
-            os.path.join(fprofile.boards_dir(), name + ".json")):
-        known = sorted(f[:-5] for f in os.listdir(fprofile.boards_dir()) if f.endswith(".json"))
-        raise ValueError("no board profile %r; accepted: one of %s, or a JSON file's path"
-                         % (name, ", ".join(known)))
-    prof = fprofile.load(name)
+    try:
+        path = boardfile.locate(name)
+    except ConfigError as e:
+        raise ValueError(str(e)) from None
+    prof = fprofile.load(path)
     if table_stacks:
         prof["max_stacks"] = int(table_stacks)
         prof = fprofile.validate(prof)

@@ -172,8 +172,8 @@ class Track(EventSource):
     def on_output(self, what, v):
         now = self.clock.us
         if what == GATE_W:
-            if v and self.table.faults.dead[self.n]:
-                pass  # dead-gate: the coil never pulls the gate open
+            if v and (self.table.faults.dead[self.n] or not self.table.supply):
+                pass  # dead-gate, or no supply: the coil never pulls the gate open
             elif v:
                 self.gate_open = True
                 self.close_at = NEVER
@@ -190,18 +190,26 @@ class Track(EventSource):
                 else:
                     self.close_at = now + self.gate_close_us
         elif what == STACKER_W:
-            if v:
+            if v and self.table.supply:
                 self.stacker_done = now + self.stacker_us
             elif self.stacker_done != NEVER:
                 self.stacker_done = NEVER
                 self.aborted += 1
         else:
-            if v:
+            if v and self.table.supply:
                 self.pusher_done = now + self.pusher_us
             elif self.pusher_done != NEVER:
                 self.pusher_done = NEVER
                 self.aborted += 1
         self._next()
+
+    def supply_changed(self):
+        """The solenoids' supply went off (a pulled-in coil lets go: the gate closes, a
+        stroke stops) or came back (what the controller drives pulls in again)."""
+        on = self.table.supply
+        for what, line in ((GATE_W, self.gate), (STACKER_W, self.stacker),
+                           (PUSHER_W, self.pusher)):
+            self.on_output(what, line.level if on else 0)
 
     # -- events ---------------------------------------------------------------
     def _next(self):

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import tool
+from tests.conftest import ROOT, tool
 from tests.e2e.conftest import start_daemon
 
 pytestmark = pytest.mark.e2e
@@ -158,36 +158,71 @@ def test_a_board_that_cannot_start_shows_why_in_status(tmp_path, hil_port):
         sim.kill()
 
 
-def test_one_raspberry_pi_runs_the_table(tmp_path, hil_port):
-    """`jantaku run --pi`: the daemon starts the gpiozero firmware (firmware.pi_main) as its
-    child on a pseudo-terminal, here on gpiozero's mock pins, and the table is connected;
-    when the firmware ends by itself the daemon ends too (systemd starts both again), and
-    nothing is left behind."""
+def test_one_raspberry_pi_runs_the_table(tmp_path, hil_port, monkeypatch):
+    """`jantaku run --pi ID`: the daemon starts the gpiozero firmware (firmware.pi_main) as
+    its child on a pseudo-terminal, here on gpiozero's mock pins, with the club's own
+    profile (found by its id in the club's folder) that puts the door's closed switch, the
+    buttons and the status light on an MCP23017 expander; the table is connected.  When the
+    firmware ends by itself the daemon ends too, with a non-zero exit status (systemd
+    starts both again), and nothing is left behind."""
+    import json
     import time
 
     from tests.e2e.conftest import Daemon, Proc, free_port
 
     if hil_port:
         pytest.skip("runs the firmware on mock pins")
+    club = tmp_path / "club"
+    (club / "boards").mkdir(parents=True)
+    raw = json.loads((ROOT / "firmware" / "boards" / "pi-reference.json").read_text())
+    raw["id"] = "pi-club"
+    raw["expanders"] = [{"kind": "mcp23017", "addr": 32}]
+    raw["pins"].update(door_closed={"expander": 0, "pin": 8, "pull": "up"},
+                       start_button={"expander": 0, "pin": 9, "pull": "up"},
+                       dice_button={"expander": 0, "pin": 10, "pull": "up"},
+                       status_light={"expander": 0, "pin": 0})
+    (club / "boards" / "pi-club.json").write_text(json.dumps(raw))
+    monkeypatch.setenv("JANTAKU_CONFIG_DIR", str(club))
     api = free_port()
     db = str(tmp_path / "journal.sqlite")
-    proc = Proc([tool("jantaku"), "run", "--pi", "pi-reference", "--db", db, "--api-port", str(api)],
+    proc = Proc([tool("jantaku"), "run", "--pi", "pi-club", "--db", db, "--api-port", str(api)],
                 tmp_path / "pi.log", env={"GPIOZERO_PIN_FACTORY": "mock"})
     d = Daemon(proc, "http://127.0.0.1:%d" % api, db)
     try:
         st = d.wait(lambda s: s["table"]["connected"], timeout=30, what="the Pi's firmware to connect")
-        assert st["table"]["identity"]["board"] == "pi-reference"
+        assert st["table"]["identity"]["board"] == "pi-club"
         assert st["table"]["identity"]["runtime"].startswith("cpython")
         out = d.cli("status").stdout
-        assert "table: idle (pi-reference" in out, out
+        assert "table: idle (pi-club" in out, out
         kids = subprocess.run(["pgrep", "-f", "firmware.pi_main --pty"], capture_output=True, text=True).stdout.split()
         assert len(kids) == 1, kids
         os.kill(int(kids[0]), 9)  # the firmware dies: the daemon ends with it
         end = time.monotonic() + 20
         while proc.p.poll() is None and time.monotonic() < end:
             time.sleep(0.1)
-        assert proc.p.poll() is not None, proc.log()
-        assert "the table's firmware ended" in proc.log()
+        assert proc.p.poll() == 1, proc.log()
+        assert "the table's firmware ended by itself (exit status -9" in proc.log()
     finally:
         proc.kill()
     assert subprocess.run(["pgrep", "-f", "firmware.pi_main --pty"], capture_output=True).returncode == 1
+
+
+def test_run_pi_with_a_pin_the_pi_cannot_drive_fails_cleanly(tmp_path, hil_port):
+    """A pin no GPIO of the Pi (here 40) in the profile: `jantaku run --pi` says which
+    signal, once, and exits non-zero; no traceback, nothing left running."""
+    import json
+
+    from tests.e2e.conftest import free_port
+
+    if hil_port:
+        pytest.skip("runs the firmware on mock pins")
+    raw = json.loads((ROOT / "firmware" / "boards" / "pi-reference.json").read_text())
+    raw["pins"]["status_light"] = 40
+    path = tmp_path / "pi-40.json"
+    path.write_text(json.dumps(raw))
+    r = subprocess.run([tool("jantaku"), "run", "--pi", str(path), "--db", str(tmp_path / "j.sqlite"),
+                        "--api-port", str(free_port()), "--no-view"], capture_output=True, text=True,
+                       timeout=60, env=dict(os.environ, GPIOZERO_PIN_FACTORY="mock"))
+    assert r.returncode == 1, r.stderr
+    assert "pins.status_light: GPIO 40" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert "did not start" in r.stderr

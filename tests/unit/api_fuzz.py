@@ -16,7 +16,7 @@ import time
 
 from fake_daemon import status_for
 from hostd.core.codes import Context, next_step
-from hostd.core.commands import can
+from hostd.core.commands import can, takes
 from hostd.core.dice import DiceError, check_dice
 from hostd.core.rulesets import get_ruleset, list_rulesets
 from hostd.core.session import check_sets
@@ -162,10 +162,18 @@ class FuzzDaemon:
         self._judge("selftest")
         return self._answer(devices=[], skipped=[], failed=0, ok=True)
 
-    async def calibrate(self, sets, mixed=False, first=0, ruleset="riichi"):
+    async def calibrate(self, sets, ruleset="riichi", ask=False):
         get_ruleset(ruleset)  # 400 before anything else, as the real calibration
         self._judge("calibrate")
-        return self._answer(ok=False, refused="no table here", tracks=[], names=sets)
+        return self._answer(ok=False, refused="no table here", tracks=[], names=None,
+                            sets=sets, named=False, classes=[])
+
+    async def name_sets(self, names=None, swap=False):
+        if (names is None) == (not swap):  # 400 before anything else, as the real daemon
+            raise BadRequest("give the names of class 1 and class 2 (names), or swap: true")
+        if not (swap and takes("name_sets", self.state, Context(), swap=True)):
+            self._judge("name_sets")  # (a swap is taken in idle by its option)
+        return self._answer(ok=False, named=False, table="no table here")
 
     async def subscribe(self):
         for i in range(3):

@@ -10,6 +10,8 @@ step:
   motor command while the table is not connected), whenever the answer was judged on
   the state the status showed (the same `seq`);
 * `next.code` is one of the documented codes, and its text names no command;
+* the state never contradicts itself: the fault's action and next's action are in `can`,
+  and every refusal names only commands that are accepted (its words and its `next`);
 * no motor runs while no step is under way;
 * every finished build conserves its deck (the count, and with Mixed Deck the two decks
   make up the two sets);
@@ -17,9 +19,15 @@ step:
   session start and two hand overs succeed, unless a person must fix something, which
   `next` names.
 
+`BenchMachine` drives the bring-up commands too (the self-test, whole or one device, a
+calibration read mixed or one set at a time, its classes named in either order or
+swapped) among the session's, in any order on a loaded table: what one leaves the next
+takes as it is or asks people for, with a command that is accepted.
+
 Used by tests/unit/test_daemon_model.py (a bounded run in `make test`) and
 bench/lifecycle_model.py (as long as asked, with figures).
 """
+import os
 import pathlib
 import shutil
 import tempfile
@@ -29,7 +37,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from daemon_harness import Harness
 from hostd.core.codes import NEXT
-from hostd.core.commands import BY_NAME
+from hostd.core.commands import BY_NAME, takes
 
 # Faults that need a person's hands (the simulated players do not fix tables) and faults
 # the table and daemon get over with at most a `continue`.
@@ -43,11 +51,20 @@ SELF_FAULTS = ("jam:build=2,count=2", "misread:build=2,count=2", "guard:during=l
 PERSON_CODES = ("stopped", "table_fault")
 STEP_S = 400.0  # simulated seconds a step may take (a collect, a build and a hand over)
 CALL_S = 30.0  # simulated seconds a command may take to answer
+BENCH_S = 400.0  # ... a self-test or a calibration, which answer when done (two builds)
+# the commands a refusal's words may name, by the words: each must be accepted then
+# (with the request field that takes it: end with empty, start with replace)
+NAMED = (("then continue", "continue", {}), ("continue tries again", "continue", {}),
+         ("clear the fault", "clear_fault", {}), ("end with empty", "end", {"empty": True}),
+         ("end it", "end", {}), ("replace it", "start", {"replace": True}),
+         ("abort", "abort", {}), ("calibrate first", "calibrate", {}),
+         ("swap the names", "name_sets", {"swap": True}))
 # the centre open for people, or people looking for a stray tile on the table top
 ASKING = ("push_all", "push_rest", "mixer_short", "clear_top", "find_stray")
 
 STATS = {"sequences": 0, "steps": 0, "recovered": 0, "person": 0, "findings": [],
-         "judged": 0, "stale": 0}
+         "judged": 0, "stale": 0, "bench": 0, "refusals": 0, "selftests": 0, "readings": 0,
+         "named": 0}
 
 
 class DaemonMachine(RuleBasedStateMachine):
@@ -59,6 +76,9 @@ class DaemonMachine(RuleBasedStateMachine):
         self.tmp = tempfile.mkdtemp(prefix="jantaku-model-")
         self.faults = ()
         STATS["sequences"] += 1
+        # the club's profile a calibration writes: this machine's own folder
+        self._config = os.environ.get("XDG_CONFIG_HOME")
+        os.environ["XDG_CONFIG_HOME"] = os.path.join(self.tmp, "config")
 
     @initialize(seed=st.integers(1, 50), fault=st.sampled_from((None,) + PERSON_FAULTS + SELF_FAULTS),
                 players=st.sampled_from(("auto", "auto", "manual")),
@@ -74,7 +94,7 @@ class DaemonMachine(RuleBasedStateMachine):
                          mixed_loading=mixed_loading, push_window=2.0)
 
     # -- operator actions -----------------------------------------------------------------
-    def _command(self, name, make, **options):
+    def _command(self, name, make, max_s=CALL_S, **options):
         """Run command `name` (`make()` gives its coroutine) and check it against what the
         status said the daemon would accept (`options`: request fields a row of the command
         list takes it with beyond `can`, e.g. start's replace)."""
@@ -85,7 +105,9 @@ class DaemonMachine(RuleBasedStateMachine):
         # a row that takes it with one of the options (the list's own words, not can's)
         by_option = any(options.get(w.option) and w.holds(d.state, d.context())
                         for w in BY_NAME[name].accepted_in if w.option)
-        answer, err = self.h.call(make(), CALL_S)
+        answer, err = self.h.call(make(), max_s)
+        if err is not None and err.status == 409:
+            self._refusal_names_what_is_accepted(name, err)
         seq = (answer or {}).get("seq") if err is None else err.details.get("seq")
         if seq == before["state"]["seq"]:
             STATS["judged"] += 1
@@ -100,6 +122,23 @@ class DaemonMachine(RuleBasedStateMachine):
             STATS["stale"] += 1
         return self._settle_and(answer, err)
 
+    def _refusal_names_what_is_accepted(self, name, err):
+        """A refusal (409) names only commands the daemon takes now: its words (the
+        row's reason and next's text) and next's action."""
+        STATS["refusals"] += 1
+        d = self.h.daemon
+        if not d.link.connected or d.busy():
+            return  # (judged on a state a step is changing)
+        text, state, ctx = str(err).lower(), d.state, d.context()
+        for words, command, options in NAMED:
+            if words in text:
+                assert takes(command, state, ctx, **options), (
+                    "the refusal of %s names %s (%r), which %s does not take: %s"
+                    % (name, command, words, state.name, err))
+        nxt = err.details.get("next") or {}
+        if nxt.get("action") and err.details.get("seq") == self.h.daemon.m.seq:
+            assert takes(nxt["action"], state, ctx), (name, nxt, state)
+
     def _settle_and(self, answer, err):
         self._settle()
         return answer, err
@@ -112,7 +151,7 @@ class DaemonMachine(RuleBasedStateMachine):
                 "can lied: %s was refused: %s %s" % (where, err and err.status, err)
             return
         assert err is not None, "%s was not in can but was accepted: %s" % (where, answer)
-        want = 503 if (not connected and BY_NAME[name].motors) else 409
+        want = 503 if (not connected and BY_NAME[name].needs_table) else 409
         assert err.status == want, "%s refused with %s, not %s: %s" % (
             where, err.status, want, err)
         if want == 409:
@@ -204,13 +243,19 @@ class DaemonMachine(RuleBasedStateMachine):
 
     @invariant()
     def a_faults_action_is_one_it_takes(self):
-        """The state never contradicts its fault: what the fault asks for is accepted."""
+        """The state never contradicts its fault or itself: what the fault asks for, and
+        what next asks for, is accepted, session or not."""
         if self.h is None or self.h.daemon.busy():
             return
         st = self.h.status()
-        f = st["fault"]
+        f, nxt = st["fault"], st["next"]
         if f and f.get("action"):
             assert f["action"] in st["can"], (f, st["can"], st["state"]["name"])
+        if nxt["action"] and self.h.daemon.link.connected:
+            assert nxt["action"] in st["can"], (nxt, st["can"], st["state"]["name"])
+        for text in (nxt["text"], (f or {}).get("todo") or ""):
+            if "then continue" in text and self.h.daemon.link.connected:
+                assert "continue" in st["can"], (text, st["can"], st["state"]["name"])
 
     @invariant()
     def nothing_moves_unasked(self):
@@ -244,6 +289,10 @@ class DaemonMachine(RuleBasedStateMachine):
             if self.h is not None:
                 self.h.close()
             shutil.rmtree(self.tmp, ignore_errors=True)
+            if self._config is None:
+                os.environ.pop("XDG_CONFIG_HOME", None)
+            else:
+                os.environ["XDG_CONFIG_HOME"] = self._config
 
     def _through(self):
         """Until the step is over, doing what people are asked on the way (a person's
@@ -314,3 +363,58 @@ class DaemonMachine(RuleBasedStateMachine):
         assert self.faults or self.players == "manual", "a person was needed with no fault: " + finding
         STATS["person"] += 1
         STATS["findings"].append((self.faults, self.players, nxt["text"][:160]))
+
+
+class BenchMachine(DaemonMachine):
+    """The same table in a builder's hands: the bring-up commands (the self-test, whole or
+    one device; a calibration, read however the table is loaded, its classes named in
+    either order, named again or swapped) among the session's, in any order.  (The play of
+    hands, a daemon restarted and an unplugged cable are DaemonMachine's: shadowed here,
+    so the bring-up commands are a good share of the steps.)"""
+
+    dice = new_game = restart_daemon = unplug = None
+
+    def _selftest(self, device):
+        STATS["bench"] += 1
+        d = self.h.daemon
+        answer, err = self._command("selftest", lambda: d.selftest(device), max_s=BENCH_S)
+        STATS["selftests"] += err is None
+
+    def _calibrate(self, ask):
+        STATS["bench"] += 1
+        d = self.h.daemon
+        answer, err = self._command("calibrate", lambda: d.calibrate(list(self.h.colours),
+                                                                     ask=ask), max_s=BENCH_S)
+        STATS["readings"] += bool(err is None and answer.get("ok"))
+        st_ = self.h.status()
+        if st_["next"]["code"] == "name_sets":  # the reading's classes are shown, to name
+            assert len(st_["next"]["params"]["classes"]) == 2 and "name_sets" in st_["can"]
+
+    @rule(device=st.sampled_from((None, "curtain", "gate", "lift", "door", "mixer")))
+    def selftest(self, device):
+        self._selftest(device)
+
+    @rule(device=st.sampled_from((None, "gate", "lift")))
+    def selftest_moving(self, device):  # (twice the chance: the motions leave tiles about)
+        self._selftest(device)
+
+    @rule(ask=st.booleans())
+    def calibrate(self, ask):
+        self._calibrate(ask)
+
+    @rule()
+    def calibrate_as_it_comes(self):  # (twice the chance: the scripted form)
+        self._calibrate(False)
+
+    @rule(first=st.integers(0, 1), swap=st.booleans())
+    def name_sets(self, first, swap):
+        STATS["bench"] += 1
+        d = self.h.daemon
+        names = list(self.h.colours) if first == 0 else list(self.h.colours)[::-1]
+        if swap:  # accepted in idle by its option, whatever can says
+            STATS["steps"] += 1
+            answer, err = self.h.call(d.name_sets(swap=True), CALL_S)
+            self._settle()
+        else:
+            answer, err = self._command("name_sets", lambda: d.name_sets(names))
+        STATS["named"] += err is None

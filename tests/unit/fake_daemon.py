@@ -102,9 +102,11 @@ class FakeDaemon:
         return await self._cmd("selftest", device=device, track=track,
                                write_timings=write_timings)
 
-    async def calibrate(self, sets, mixed=False, first=0, ruleset="riichi"):
-        return await self._cmd("calibrate", sets=sets, mixed=mixed, first=first,
-                               ruleset=ruleset)
+    async def calibrate(self, sets, ruleset="riichi", ask=False):
+        return await self._cmd("calibrate", sets=sets, ruleset=ruleset, ask=ask)
+
+    async def name_sets(self, names=None, swap=False):
+        return await self._cmd("name_sets", names=names, swap=swap)
 
     def publish(self, event):  # (the MQTT tests' subscribers)
         for q in list(getattr(self, "_queues", ())):

@@ -393,7 +393,7 @@ def test_openapi_describes_the_one_status():
     assert status["properties"]["can"]["items"]["enum"] == list(NAMES)
     # every command's answer is the Answer (seq, next), and a 409 is documented
     for path in ("/session", "/hand-over", "/dice", "/continue", "/clear-fault", "/game",
-                 "/session/end", "/abort", "/selftest", "/calibrate"):
+                 "/session/end", "/abort", "/selftest", "/calibrate", "/name-sets"):
         op = doc["paths"][path]["post"]
         ok = op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
         assert ok.endswith("/Answer") and "409" in op["responses"], path

@@ -17,12 +17,12 @@ def test_schemathesis_pass_finds_nothing_and_logs_no_secret(log_buffer):
     figures = run_pass(EXAMPLES)
     assert figures["failures"] == [], json.dumps(figures["failures"], indent=1)[:6000]
     # GET+HEAD /health, status, rulesets, history, events, /table/health, 8 commands,
-    # /selftest, /calibrate, /hand/check, /hand/score, GET+POST /pair, /pair/new,
-    # /pair/invite, GET /pair/browsers, /pair/revoke, /pair/forget, /pair/revoke-all,
-    # GET+POST /score, /score/export
-    assert figures["operations"] == 30
+    # /selftest, /calibrate, /name-sets, /hand/check, /hand/score, GET+POST /pair,
+    # /pair/new, /pair/invite, GET /pair/browsers, /pair/revoke, /pair/forget,
+    # /pair/revoke-all, GET+POST /score, /score/export
+    assert figures["operations"] == 31
     answered = figures["by_operation"]
-    assert len(answered) == 30, sorted(answered)  # each operation was sent and answered
+    assert len(answered) == 31, sorted(answered)  # each operation was sent and answered
     assert {200} == set(answered["GET /pair/browsers"]), answered["GET /pair/browsers"]
     assert {404, 422} <= set(answered["POST /pair/revoke"]), answered["POST /pair/revoke"]
     assert {200} == set(answered["POST /pair/forget"]), answered["POST /pair/forget"]

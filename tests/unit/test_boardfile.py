@@ -1,5 +1,6 @@
 """hostd.bringup.boardfile: the club's copy of the board profile, written with a backup and a diff."""
 import json
+import pathlib
 
 import pytest
 
@@ -61,3 +62,55 @@ def test_track_sides_default_to_the_order_of_play_from_the_front(cfg):
     assert boardfile.track_sides(dict(p, track_sides=["left", "front", "right", "back"])) == [
         "left", "front", "right", "back"]
     assert boardfile.track_sides(dict(p, tracks=6)) is None  # more tracks than sides: not known
+
+
+def test_one_lookup_of_a_board_id_for_every_command(cfg, capsys, monkeypatch):
+    """A club's own profile (an id no shipped profile has) in the club's folder: flash,
+    wiring, sim serve and demo (the simulated table's board), run --pi and the daemon's
+    selftest and calibrate all find it by its id, the same way."""
+    from hostd.bringup import flash
+    from hostd.cli import main as cli
+    from hostd.table import local
+    from hostd.table.sim import board_profile
+
+    with open(boardfile.builtin_path("reference-18")) as f:
+        raw = json.load(f)
+    raw["id"] = "club-t1"
+    raw["colours"] = ["pink", "yellow"]
+    raw["calibration"].update(refs={"pink": [0.45, 0.25, 0.3], "yellow": [0.4, 0.42, 0.18]},
+                              max_distance=0.05)
+    cfg.mkdir(parents=True)
+    path = str(cfg / "club-t1.json")
+    with open(path, "w") as f:
+        json.dump(raw, f)
+    assert boardfile.locate("club-t1") == path and "club-t1" in boardfile.known_ids()
+    assert cli.main(["wiring", "--board", "club-t1"]) == 0
+    assert "| `gate1` |" in capsys.readouterr().out
+    assert board_profile(board="club-t1")["colours"] == ["pink", "yellow"]  # sim serve, demo
+    assert flash.load_profile("club-t1") == ("club-t1", pathlib.Path(path))
+    assert boardfile.load("club-t1")[1] == path  # the daemon: selftest, calibrate
+    started = []
+
+    class Child:
+        stdout = __import__("io").BytesIO(b"PORT /dev/pts/99\n")
+
+    monkeypatch.setattr(local.subprocess, "Popen", lambda cmd, **kw: started.append(cmd) or Child)
+    assert local.spawn_pi_firmware("club-t1")[1] == "/dev/pts/99"  # run --pi
+    assert started[0][-1] == path
+    # an id nobody has: where it looked, and the ids it knows
+    with pytest.raises(ConfigError, match="no board profile for 'club-t2'.*known ids: club-t1, "
+                                          "long-29"):
+        boardfile.locate("club-t2")
+
+
+@pytest.mark.parametrize("argv", [["flash"], ["wiring"], ["sim", "serve"], ["demo"], ["run"],
+                                  ["selftest"], ["calibrate"]])
+def test_every_command_that_takes_a_board_says_how_it_is_found(argv):
+    from hostd.cli import main as cli
+
+    parser = cli.build_parser()
+    sub = parser._subparsers._group_actions[0].choices[argv[0]]
+    if len(argv) > 1:
+        sub = sub._subparsers._group_actions[0].choices[argv[1]]
+    text = " ".join(sub.format_help().split())
+    assert "the club's copy first" in text and "then the shipped profiles" in text, text

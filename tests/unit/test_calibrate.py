@@ -1,5 +1,6 @@
-"""hostd.bringup.calibrate: references, radii and the separation figure from readings (pure math);
-the passes on a table are tests/unit/test_bringup.py's."""
+"""hostd.bringup.calibrate: references, radii and the separation figure from readings, the
+two classes read first and named after (pure math); the passes on a table are
+tests/unit/test_bringup.py's."""
 import copy
 import random
 
@@ -85,14 +86,82 @@ def test_two_clusters_are_named_by_the_first_reading():
         assert (lab == 0) == (cal.dist(p, near_first) < 0.1)
 
 
-@pytest.mark.parametrize("sets,mixed,first,words", [
-    (["pink"], False, None, "two back colour names"),
-    (["pink", "pink"], False, None, "identical-backs"),
-    (["pink", "unknown"], False, None, "not 'unknown'"),
-    (["pink", "yellow"], True, None, "first"),
-    (["pink", "yellow"], True, "blue", "one of pink, yellow"),
-    (["pink", "averyveryverylongname"], False, None, "up to 13 letters"),
+@pytest.mark.parametrize("sets,words", [
+    (["pink"], "two back colour names"),
+    (["pink", "pink"], "identical-backs"),
+    (["pink", "unknown"], "not 'unknown'"),
+    (["pink", "averyveryverylongname"], "up to 13 letters"),
 ])
-def test_bad_requests_say_what_is_accepted(sets, mixed, first, words):
+def test_bad_requests_say_what_is_accepted(sets, words):
     with pytest.raises(BadRequest, match=words):
-        cal.check_request(sets, mixed, first)
+        cal.check_request(sets)
+
+
+def pass_readings(colours, n_per_track, rnd, noise=0.01, tracks=4, first=None):
+    """A pass's TILE readings (track, build, clear, r, g, b), the colours dealt at random
+    (`first`: the colour of the first tile read)."""
+    out = []
+    for k in range(1, tracks + 1):
+        for c in (colours * n_per_track)[:n_per_track]:
+            out.append((k, 1) + readings(c, 1, noise, rnd)[0])
+    rnd.shuffle(out)
+    if first is not None:
+        i = next(i for i, x in enumerate(out) if cal.dist(cal.normalise(*x[2:]), first) < 0.1)
+        out.insert(0, out.pop(i))
+    return out
+
+
+def test_two_classes_read_first_class_1_the_first_tile_read():
+    rnd = random.Random(7)
+    for first in (PINK, YELLOW):
+        per = cal.classify(pass_readings([PINK, YELLOW], 34, rnd, first=first), 4, min_clear=200)
+        assert all(len(t[1]) + len(t[2]) == 34 for t in per)
+        c1 = cal.mean([cal.normalise(*x) for t in per for x in t[1]])
+        assert cal.dist(c1, first) < 0.02  # class 1: the colour of the first tile read
+        assert cal.separated(per, 200)  # both sets were in the pass: one is enough
+
+
+def test_one_set_alone_is_not_two_classes():
+    per = cal.classify(pass_readings([PINK], 34, random.Random(3)), 4, min_clear=200)
+    assert not cal.separated(per, 200)
+
+
+def test_a_reading_shows_its_classes_and_is_named_after():
+    rnd = random.Random(5)
+    per = cal.classify(pass_readings([PINK], 34, rnd) + pass_readings([YELLOW], 34, rnd), 4)
+    r = cal.Reading(board="reference-18", sets=["pink", "yellow"], mode=cal.ONE_AT_A_TIME,
+                    per_track=per, tiles_per_track=34, min_clear=0)
+    c1, c2 = r.classes()
+    assert (c1["class"], c1["tiles"], c1["per_track"], c1["name"]) == (1, 136, [34] * 4, None)
+    assert cal.dist(c1["mean"], PINK) < 0.01 and cal.dist(c2["mean"], YELLOW) < 0.01
+    assert c1["swatch"] == cal.swatch(c1["mean"]) and c1["swatch"].startswith("#ff")
+    unnamed = r.derive()
+    assert unnamed["ok"] and not unnamed["named"] and list(unnamed["tracks"][0]["refs"]) == [
+        "class 1", "class 2"]
+    # named the wrong way round, then put right from the same reading: the references follow
+    wrong, right = r.derive(["yellow", "pink"]), r.derive(["pink", "yellow"])
+    assert wrong["refs"]["yellow"] == right["refs"]["pink"]
+    assert cal.dist(right["refs"]["pink"], PINK) < 0.01
+
+
+def test_naming_by_the_loading_is_checked_against_an_earlier_calibration():
+    rnd = random.Random(6)
+    per = cal.classify(pass_readings([YELLOW], 34, rnd) + pass_readings([PINK], 34, rnd), 4)
+    r = cal.Reading(board="b", sets=["pink", "yellow"], mode=cal.ONE_AT_A_TIME, per_track=per,
+                    tiles_per_track=34, min_clear=0)
+    earlier = {"calibration": {"refs": {"pink": PINK, "yellow": YELLOW}}}
+    # yellow was in the mixer, though the request said pink: said, not named silently
+    assert "reads like the last calibration's yellow" in cal.check_names(r, earlier, ["pink", "yellow"])
+    assert cal.check_names(r, earlier, ["yellow", "pink"]) is None
+    assert cal.check_names(r, {"calibration": {"refs": {"blue": PINK}}}, ["pink", "yellow"]) is None
+
+
+def test_swapping_the_names_exchanges_the_references_table_wide_and_per_track():
+    raw = {"colours": ["pink", "yellow"], "calibration": {
+        "refs": {"pink": PINK, "yellow": YELLOW},
+        "tracks": [{"refs": {"pink": PINK, "yellow": YELLOW}, "max_distance": 0.05}]}}
+    assert cal.swap_names(raw) == ["pink", "yellow"]
+    assert raw["calibration"]["refs"] == {"pink": YELLOW, "yellow": PINK}
+    assert raw["calibration"]["tracks"][0]["refs"] == {"pink": YELLOW, "yellow": PINK}
+    with pytest.raises(ValueError, match="no two calibrated colours"):
+        cal.swap_names({"colours": ["blue"], "calibration": {"refs": {"blue": PINK}}})

@@ -12,10 +12,13 @@ NOWHERE = ["--api", "http://127.0.0.1:9"]  # nothing listens: a request would fa
 
 @pytest.mark.parametrize("argv,words", [
     (["calibrate", "--sets", "pink"], "two back colours"),
-    (["calibrate", "--sets", "pink,yellow", "--first", "pink"], "--first goes with --mixed"),
-    (["calibrate", "--sets", "pink,yellow", "--mixed"], "--first pink or --first yellow"),
-    (["calibrate", "--sets", "pink,yellow", "--mixed", "--first", "blue", "--yes"], "got 'blue'"),
+    # the colour of the first tile read is never asked before any tile is read
+    (["calibrate", "--sets", "pink,yellow", "--first", "pink"], "unrecognized arguments: --first"),
+    (["calibrate", "--sets", "pink,yellow", "--mixed", "--yes"], "unrecognized arguments: --mixed"),
     (["calibrate", "--sets", "pink,yellow"], "give --yes"),  # no terminal to ask on
+    (["name-sets"], "give the two colours, class 1's first"),
+    (["name-sets", "pink,yellow", "--swap"], "give the two colours, class 1's first"),
+    (["name-sets", "pink"], "two back colours, class 1's first"),
     (["selftest", "--track", "2"], "--track goes with --device"),
 ])
 def test_bad_input_is_refused_before_the_daemon_is_asked(argv, words, capsys, monkeypatch):
@@ -48,3 +51,57 @@ def test_reports_read_as_text():
                      "jams": 0, "drift": {"blue": {"margin_used": 0.6, "builds_to_misread": 4}}}]}
     text = health_text(h)
     assert "blue 60% (misreads in ~4 builds)" in text and "FLAG track 2: drift: x" in text
+
+
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+READ_MIXED = {"ok": True, "named": False, "mode": "mixed", "sets": ["pink", "yellow"],
+              "tiles_per_track": 34, "min_separation": 2.0, "tracks": [],
+              "classes": [{"class": 1, "tiles": 70, "per_track": [18, 17, 17, 18],
+                           "mean": [0.402, 0.419, 0.179], "swatch": "#f5ff6d", "name": None},
+                          {"class": 2, "tiles": 66, "per_track": [16, 17, 17, 16],
+                           "mean": [0.451, 0.251, 0.298], "swatch": "#ff8ea8", "name": None}]}
+
+
+def test_calibrate_on_a_terminal_shows_the_classes_and_asks_which_is_which(capsys, monkeypatch):
+    """Asked on a terminal: go ahead; the reading's two classes shown (tiles, mean colour,
+    swatch); which class is pink (2 here): named so, the second request says so."""
+    from hostd.cli import bringup
+
+    sent = []
+
+    def request(args, method, path, body=None, timeout=None):
+        sent.append((path, body))
+        if path == "/calibrate":
+            return dict(READ_MIXED), 0
+        return {"ok": True, "named": True, "names": body["names"], "tracks": [],
+                "table": "the table uses the new references now", "profile": {
+                    "path": "/x/reference-18.json", "backup": None, "diff": "+ pink"}}, 0
+
+    monkeypatch.setattr(bringup, "_request", request)
+    monkeypatch.setattr("sys.stdin", Tty("y\n3\n2\n"))
+    assert cli.main(["calibrate", "--sets", "pink,yellow"] + NOWHERE) == 0
+    out = capsys.readouterr()
+    assert sent == [("/calibrate", {"sets": ["pink", "yellow"], "ruleset": "riichi", "ask": True}),
+                    ("/name-sets", {"names": ["yellow", "pink"]})]
+    assert "class 1: 70 tiles (18, 17, 17, 18 per track), mean r 0.402 g 0.419 b 0.179, " \
+           "swatch #f5ff6d" in out.err
+    assert "Which class is pink: 1 or 2? answer 1 or 2" in out.err  # (3: asked again)
+    assert "profile written: /x/reference-18.json" in out.out
+
+
+def test_calibrate_scripted_on_a_mixed_reading_keeps_it_and_says_how_to_name_it(capsys,
+                                                                                 monkeypatch):
+    from hostd.cli import bringup
+
+    monkeypatch.setattr(bringup, "_request", lambda *a, **k: (dict(READ_MIXED), 0))
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert cli.main(["calibrate", "--sets", "pink,yellow", "--yes"] + NOWHERE) == 1
+    out = capsys.readouterr().out
+    assert "calibration (mixed" in out and "class 2: 66 tiles" in out
+    assert out.rstrip().endswith("NOT NAMED: the reading is kept; say which is which: `jantaku "
+                                 "name-sets pink,yellow` (class 1 is pink) or `jantaku name-sets "
+                                 "yellow,pink`")

@@ -10,13 +10,15 @@ from hostd.core.commands import BY_NAME, COMMANDS, NAMES, can, offered_by
 from hostd.core.state import State
 
 
-def test_the_list_is_the_ten_commands_each_with_its_model_and_route():
+def test_the_list_is_the_eleven_commands_each_with_its_model_and_route():
     assert NAMES == ("start", "hand_over", "dice", "continue", "clear_fault", "game_new", "end",
-                     "abort", "selftest", "calibrate")
+                     "abort", "selftest", "calibrate", "name_sets")
     for c in COMMANDS:
         assert c.request.model_config.get("extra") == "forbid", c.name
         assert c.path.startswith("/") and c.cli and c.summary
-    assert [c.name for c in COMMANDS if not c.motors] == ["dice"]
+    assert [c.name for c in COMMANDS if not c.motors] == ["dice", "name_sets"]
+    # (naming the sets tells the table their references: it needs the table)
+    assert [c.name for c in COMMANDS if not c.needs_table] == ["dice"]
     assert offered_by("page") == [n for n in NAMES if n not in ("selftest", "calibrate")]
 
 
@@ -55,7 +57,8 @@ def test_the_cli_offers_exactly_the_lists_commands_by_their_words():
     assert sorted(_cli_commands(parser)) == sorted(offered_by("cli"))
     for c in COMMANDS:
         args = parser.parse_args(c.cli.split() + {"start": ["--ruleset", "riichi"],
-                                                  "calibrate": ["--sets", "pink,yellow"]}.get(
+                                                  "calibrate": ["--sets", "pink,yellow"],
+                                                  "name_sets": ["pink,yellow"]}.get(
             c.name, []))
         assert args.table_command == c.name
 

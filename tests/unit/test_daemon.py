@@ -564,7 +564,8 @@ def test_a_start_while_the_table_reports_a_fault_is_refused_with_the_faults_own_
         answer, err = h.call(d.abort())
         assert err is None and answer["confirmed"]
         st = h.status()
-        assert st["state"]["name"] == "table_fault" and st["can"] == ["clear_fault", "abort"]
+        assert st["state"]["name"] == "table_fault" and st["can"] == ["clear_fault", "abort",
+                                                                      "selftest"]
         assert st["next"]["action"] == "clear_fault" and st["fault"]["track"] == 2
         _, err = h.call(d.start_session("riichi", True))
         assert err.status == 409 and err.code == "table_fault"
@@ -578,21 +579,27 @@ def test_a_start_while_the_table_reports_a_fault_is_refused_with_the_faults_own_
         h.close()
 
 
-def test_after_an_end_with_walls_inside_the_self_test_says_to_bring_them_up(h):
+def test_after_an_end_with_walls_inside_the_self_test_takes_them_as_they_are(h):
+    """A session ended with deck A built inside: the self-test is taken as the table is
+    (a lift cycle raises the walls to the table top first: the table tests its devices at
+    rest), and the daemon knows where they are then, for the next start."""
     d = h.daemon
     h.call(d.start_session("riichi", True))
     h.settle()
     h.call(d.end_session())
     st = h.status()
     assert st["state"]["params"]["walls_inside"] is True
-    assert "selftest" not in st["can"] and "start" in st["can"]
-    _, err = h.call(d.selftest())
-    assert err.status == 409 and "bring them up first (end with empty)" in str(err)
-    h.call(d.end_session(empty=True))
-    h.settle(max_s=600)
-    assert "selftest" in h.status()["can"]
-    rep, err = h.call(d.selftest("curtain"))
-    assert err is None and rep["ok"]
+    assert "selftest" in st["can"] and "start" in st["can"]
+    rep, err = h.call(d.selftest("lift"), max_s=120)
+    assert err is None and rep["ok"], err
+    st = h.status()
+    assert st["state"]["params"]["walls_inside"] is False
+    assert st["state"]["params"]["where"] == {"A": "top", "B": "mixer"}  # (Mixed Deck's B)
+    assert "came up to the table top first" in rep["walls"]
+    answer, err = h.call(d.start_session("riichi", True))  # takes it as it is: A pushed in
+    assert err is None, err
+    h.settle()
+    assert h.status()["state"]["name"] == "built"
 
 
 def test_a_resplit_after_a_restart_is_recorded_with_the_hands_played_on_it(tmp_path):
@@ -676,7 +683,8 @@ def test_a_daemon_started_on_a_table_that_reports_a_fault_says_so(tmp_path):
         h.settle(until=lambda: d is not h.daemon and h.daemon.link.connected, max_s=30)
         h.wait_s(0.5)
         st = h.status()
-        assert st["state"]["name"] == "table_fault" and st["can"] == ["clear_fault", "abort"]
+        assert st["state"]["name"] == "table_fault" and st["can"] == ["clear_fault", "abort",
+                                                                      "selftest"]
         _, err = h.call(h.daemon.start_session("riichi", True))
         assert err.status == 409 and err.code == "table_fault"
     finally:

@@ -23,3 +23,25 @@ def test_every_action_from_every_state_answers_and_play_can_resume():
              st["stale"]))
     assert st["recovered"] > 0 and st["steps"] > 0
     assert st["judged"] > st["steps"] // 2  # can's promise was checked, not skipped
+
+
+@pytest.mark.long
+def test_bring_up_commands_in_any_order_never_trap_a_builder():
+    """Issue 49: the self-test, the calibration and naming its sets, in any order with the
+    session's commands on a loaded table (faults too): every answer within bounded time,
+    `can` never lies, the fault's and next's action always accepted, every refusal names
+    only what is accepted, and play resumes at the end (or a person is asked)."""
+    machine = daemon_model.BenchMachine.TestCase
+    machine.settings = settings(max_examples=24, stateful_step_count=8, deadline=None,
+                                derandomize=True, database=None,
+                                suppress_health_check=list(HealthCheck))
+    before = dict(daemon_model.STATS)
+    machine("runTest").runTest()
+    st = {k: v - before[k] for k, v in daemon_model.STATS.items() if isinstance(v, int)}
+    print("bring-up model: %d sequences, %d steps (%d bring-up commands: %d self-tests, %d "
+          "readings, %d namings taken), %d back to play, %d needed a person, %d refusals "
+          "checked" % (st["sequences"], st["steps"], st["bench"], st["selftests"],
+                       st["readings"], st["named"], st["recovered"], st["person"],
+                       st["refusals"]))
+    assert st["selftests"] > 5 and st["readings"] > 3 and st["named"] > 1
+    assert st["recovered"] > 0 and st["refusals"] > 0

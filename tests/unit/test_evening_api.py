@@ -42,7 +42,7 @@ class Evening:
             err = r.json()["error"]
             if err.get("seq") != self.get()["state"]["seq"]:
                 continue  # the table moved on meanwhile: judged on another state
-            want = 503 if (not st["table"]["connected"] and BY_NAME[name].motors) else 409
+            want = 503 if (not st["table"]["connected"] and BY_NAME[name].needs_table) else 409
             assert r.status_code == want, (name, st["state"], r.status_code, err)
             if want == 409:
                 assert err["code"] == st["state"]["name"] and err["next"]["code"] in NEXT

@@ -243,3 +243,25 @@ def test_faults_without_a_wire_are_noted():
 
     tab = bare_table(faults=("noise",))
     assert "no serial line" in tab.faults.faults[0].notes[0]
+
+
+def test_supply_off_moves_nothing_the_controller_drives_until_it_is_back():
+    """supply-off: the motors' and solenoids' 24 V is cut: the mixer does not turn (no
+    tile offered), no gate opens, the lift stays at the bottom and draws its idle current;
+    what reads still reads.  With `ms`, everything driven then moves again."""
+    t = scripted(seed=2, faults=("supply-off",))
+    t.fw.build(17)
+    t.run(5000)
+    tab = t.table
+    assert not tab.mixer.running and all(not tr.gate_open for tr in tab.tracks)
+    assert sum(tr.entered for tr in tab.tracks) == 0
+    t.fw.raise_walls()
+    t.run(3000)
+    assert tab.lift.position_ms() == 0 and tab.lines["lift_bottom"].level == 0
+    assert tab.lift.current_u16() < tab.lift.cur_run
+    assert tab.lines["guard_curtain"].level == 1  # the curtain reads as ever
+    back = scripted(seed=2, faults=("supply-off:ms=1000",))
+    back.fw.build(17)
+    back.run(6000)
+    assert back.table.mixer.running and sum(tr.entered for tr in back.table.tracks) > 0
+    assert back.table.faults.faults[0].fired == [0]

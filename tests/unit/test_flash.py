@@ -116,7 +116,7 @@ def test_compile_error_stops_before_the_board(tmp_path):
 
 
 def test_unknown_or_invalid_profile():
-    with pytest.raises(FlashError, match="not found .*reference-18"):
+    with pytest.raises(FlashError, match="no board profile for .no-such-board.*known ids: .*reference-18"):
         flash(None, profile="no-such-board", out=lambda s: None)
 
 

@@ -103,3 +103,35 @@ def test_inverted_pins_on_the_gpiozero_binding():
     assert done is not None and list(done[1]) == [0, 34, 0, 0, 34, 0]
     assert d.lift() and len(t.table.top_tiles()) == 136
     assert t.report()["wiring"] == [] and d.faults() == []
+
+
+def test_slow_signals_on_an_expander_on_the_gpiozero_binding():
+    """A Pi's profile that moves the door's switches, the stackers, the buttons and the
+    status light to an MCP23017 on its I2C bus (the same driver as a Pico's,
+    firmware/drivers/expander.py): a build, the door's stroke and both buttons through
+    the expander's polls, as on the chip's own pins; no wiring complaint."""
+    from protocol import messages as m
+
+    prof = pi_profile()
+    raw = dict(prof, pins=dict(prof["pins"]), pin_options=None,
+               expanders=[{"kind": "mcp23017", "addr": 32}])
+    moved = {"stacker1": 0, "stacker2": 1, "status_light": 2, "door_closed": 8, "door_open": 9,
+             "start_button": 10, "dice_button": 11}
+    for name, pin in moved.items():
+        raw["pins"][name] = {"expander": 0, "pin": pin}
+    prof = fp.load(raw)
+    t = InProcessTable(prof, [SET[:68], SET[:68]], seed=2, firmware_factory=gpiozero_factory())
+    d = Driver(t)
+    assert d.connect()[3] == "pi-sim-2"
+    assert not set(moved) & set(t.fw.sim_pins)  # none of them is a GPIO any more
+    done = d.build(1, [34, 34], 17, [1, 2], 1)
+    assert done is not None and list(done[1]) == [0, 34, 0, 0, 34, 0]
+    assert d.door(True) and d.door(False)
+    n = d.seen("button")
+    t.press("start")
+    assert d.wait_event("button", 2000, since=n) == [m.BUTTON_START]
+    t.press("dice")
+    assert d.wait_event("button", 2000, since=n + 1) == [m.BUTTON_DICE]
+    x = t.fw.hal.expanders[0].get_status()
+    assert x["errors"] == 0 and x["polls"] > 100
+    assert t.report()["wiring"] == [] and d.faults() == []

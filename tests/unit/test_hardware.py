@@ -228,3 +228,14 @@ def test_the_shipped_microcontroller_profiles_flash(board):
     assert r.returncode == 0, r.stderr
     assert "firmware/boards/%s.json" % board in r.stdout and "nothing copied (dry run)" in r.stdout
     assert "warning" not in r.stdout + r.stderr
+
+
+def test_a_raspberry_pis_slow_signals_may_go_on_an_expander():
+    """The Pi's binding drives MCP23017s as a Pico's does (docs/FIRMWARE.md §3.3): a Pi
+    profile with its door switch and buttons on one fits the Pi's header."""
+    raw = json.loads((ROOT / "firmware" / "boards" / "pi-reference.json").read_text())
+    raw["expanders"] = [{"kind": "mcp23017", "addr": 32}]
+    raw["pins"].update(door_closed={"expander": 0, "pin": 8, "pull": "up"},
+                       start_button={"expander": 0, "pin": 9, "pull": "up"})
+    rep = hw.check(fprofile.load(raw))
+    assert rep.ok, [str(p) for p in rep.problems]

@@ -59,7 +59,8 @@ Object.keys(input.events).forEach((type) => {
 });
 input.cmds.forEach((c) => say("cmd." + c, () => W.cmd[c]));
 Object.keys(W.primary).forEach((c) => say("primary." + c, () => {
-  const p = W.primary[c]; return typeof p === "function" ? p({hand: 2, game: 1, game_hand: 2}, W) : p;
+  const p = W.primary[c];  // (a code's own parameters, as the daemon gives them)
+  return typeof p === "function" ? p(input.next[c] || {hand: 2, game: 1, game_hand: 2}, W) : p;
 }));
 const t = { dice: [3, 4], total: 7, breaker: "across", break_from_right: 7, unit: "stacks",
             dead_wall_tiles: 14, by: "entered" };

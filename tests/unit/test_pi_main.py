@@ -104,3 +104,67 @@ def test_pty_port_carries_bytes_both_ways():
         os.close(fd)
     finally:
         p.close()
+
+
+def _pi(tmp_path, **pins):
+    import json
+
+    from tests.conftest import ROOT
+
+    raw = json.loads((ROOT / "firmware" / "boards" / "pi-reference.json").read_text())
+    raw["pins"].update(pins)
+    if any(isinstance(v, dict) and "expander" in v for v in pins.values()):
+        raw["expanders"] = [{"kind": "mcp23017", "addr": 32}]
+    path = tmp_path / "pi.json"
+    path.write_text(json.dumps(raw))
+    return str(path)
+
+
+def test_a_pin_the_pi_cannot_drive_is_named_before_the_port_is(factory, capsys, monkeypatch,
+                                                               tmp_path):
+    """GPIO 40 (the header has 0..27): refused naming the signal, exit 2, no PORT line (a
+    daemon never connects to a firmware that is about to fail), every pin let go."""
+    from gpiozero import Device
+
+    monkeypatch.setattr(Device, "pin_factory", factory)
+    assert pi_main.main(["--pty", _pi(tmp_path, status_light=40)]) == 2
+    out = capsys.readouterr()
+    assert "PORT" not in out.out
+    assert "pins.status_light: GPIO 40" in out.err and "MCP23017" in out.err
+    assert factory.pin(12).state == 0  # what it had claimed is off
+
+
+def test_an_expander_pin_on_the_pi_starts_and_a_missing_i2c_bus_says_how_to_enable_it(
+        factory, monkeypatch, tmp_path):
+    from firmware.bindings import gpiozero_hal
+
+    path = _pi(tmp_path, door_closed={"expander": 0, "pin": 8, "pull": "up"})
+    fw = pi_main.run(path, pin_factory=factory, port=FakePort(), i2c=FakeI2C(4), max_steps=20)
+    assert fw.steps == 20 and fw.hal.expanders and fw.hal.input("door_closed") is not None
+    factory.reset()
+
+    class NoBus:
+        def __init__(self, bus):
+            raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setitem(__import__("sys").modules, "smbus2",
+                        type("smbus2", (), {"SMBus": NoBus, "i2c_msg": None}))
+    from firmware import profile as fprofile
+
+    hal = gpiozero_hal.GpiozeroHal(factory, fprofile.load(path))  # on a Pi: smbus2's bus
+    with pytest.raises(gpiozero_hal.ProfileError, match="I2C bus 1 cannot be opened .*raspi-config "
+                                                        "nonint do_i2c 0"):
+        hal.claim_all()
+
+
+def test_no_pin_library_is_one_line_and_exit_1(monkeypatch, capsys):
+    from gpiozero import BadPinFactory, Device
+
+    def none():
+        raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "ensure_pin_factory", staticmethod(none))
+    assert pi_main.main(["pi-reference"]) == 1
+    err = capsys.readouterr().err
+    assert "no GPIO pin library" in err and "python3-lgpio" in err

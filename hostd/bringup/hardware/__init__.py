@@ -212,11 +212,8 @@ def check(profile, *, hardware=None):
     for name, pin in profile["pins"].items():
         if pin is None:
             continue
-        if pin >= hal.EXPANDER_PINS:  # an expander's pin: validation checked it
-            if hw["runtime"] != "micropython":
-                rep.problems.append(Problem("pins." + name, None, hw["name"], "an expander's pin needs the "
-                                            "MicroPython binding", "a GPIO of the header"))
-            continue
+        if pin >= hal.EXPANDER_PINS:  # an expander's pin: validation checked it (both
+            continue  # bindings drive MCP23017s: firmware/drivers/expander.py Expanders)
         caps = _check_pin(rep, hw, "pins." + name, pin, _needs(name), bus)
         if caps is not None and _needs(name) == "pwm":
             used.append(("pins." + name, pin, caps))

@@ -16,8 +16,10 @@
   const APART = ["game_new", "end", "abort"];  // destructive: apart, confirmed in the page
   // codes where the table asks people to do something now (the chime)
   const ASKS = new Set(["push_all", "push_rest", "mixer_short", "push_missed", "clear_top",
-    "find_stray", "stopped", "table_fault"]);
-  const PUSH = new Set(["push_all", "push_rest", "mixer_short"]);
+    "find_stray", "stopped", "table_fault", "return_test_tiles", "push_other_set",
+    "push_walls_back", "name_sets"]);
+  const PUSH = new Set(["push_all", "push_rest", "mixer_short", "return_test_tiles",
+    "push_other_set", "push_walls_back"]);
   // back colours drawn in shades at least 3:1 against an empty slot, blue and green apart in
   // lightness too (docs/API.md "The page"); any other CSS colour name is drawn as itself
   const SHADES = {
@@ -150,6 +152,33 @@
     arm.hidden = !(P.chimeOn && !(P.audio && P.audio.state === "running"));
     setText(arm, W.arm);
     renderPrimary();
+    renderClasses();
+  }
+
+  // -- a calibration's reading: its two classes, and which set class 1 is (name_sets) ------
+  function renderClasses() {
+    const st = P.status, n = st && st.next, box = $("classes");
+    const show = !!(P.live && n && n.code === "name_sets" && (st.can || []).includes("name_sets"));
+    box.hidden = !show;
+    $("name-other").hidden = !show;
+    if (!show) return;
+    const p = n.params || {}, list = $("classes-list");
+    const key = JSON.stringify([p.classes, W.lang]);
+    if (list.dataset.key !== key) {
+      list.dataset.key = key;
+      list.textContent = "";
+      (p.classes || []).forEach((c) => {
+        const item = el("span", "class-item");
+        const sw = el("span", "swatch");
+        sw.style.backgroundColor = c.swatch;  // what the colour sensors saw
+        sw.setAttribute("aria-hidden", "true");
+        item.append(sw, el("span", "", W.classLine(c, W)));
+        list.append(item);
+      });
+    }
+    const b = $("cmd-name_sets");
+    setText(b, W.classIs((p.colours || [])[1], W));  // the primary button names the other way
+    b.disabled = !!disabledWhy();
   }
 
   function primaryCommand() {
@@ -679,7 +708,7 @@
     const out = new Set();
     const extra = $("fault-extra"), more = $("fault-more");
     const folded = !!(extra && extra.hidden && more && !more.hidden && more.offsetParent !== null);
-    document.querySelectorAll("#primary, #fault-do, #everyday [data-cmd], #apart [data-cmd]").forEach((b) => {
+    document.querySelectorAll("#primary, #fault-do, #everyday [data-cmd], #apart [data-cmd], #name-other [data-cmd]").forEach((b) => {
       const cmd = b.dataset.cmd;
       if (!cmd || b.disabled || b.hidden) return;
       if (b.offsetParent === null && !(folded && b.closest("[hidden]") === extra)) return;
@@ -895,6 +924,11 @@
       }
       $("dice-faces").value = "";
       return send("dice", { dice: faces }, label, control);
+    }
+    if (cmd === "name_sets") {  // class 1 is the first set (the primary button) or the other
+      const sets = ((P.status.next || {}).params || {}).colours || [];
+      const names = button && button.id === "cmd-name_sets" ? sets.slice().reverse() : sets;
+      return send(cmd, { names: names }, label, control);
     }
     if (APART.includes(cmd)) return confirmThen(cmd, label, control);
     // a hand over while a hand is on the table top: its tiles go into the centre first
@@ -2446,7 +2480,7 @@
       ev.preventDefault();
       press(cmd, $("primary"));
     });
-    document.querySelectorAll("#everyday [data-cmd], #apart [data-cmd]").forEach((b) => {
+    document.querySelectorAll("#everyday [data-cmd], #apart [data-cmd], #name-other [data-cmd]").forEach((b) => {
       b.addEventListener("click", () => press(b.dataset.cmd, b));
     });
     setupScore();

@@ -24,6 +24,7 @@ window.JANTAKU_WORDS = {
     game_new: "New game",
     end: "End the session",
     abort: "Abort",
+    name_sets: "Name the sets",
   },
   // a button's name inside a sentence
   btn: (w, cmd) => "“" + w.cmd[cmd] + "”",
@@ -37,6 +38,10 @@ window.JANTAKU_WORDS = {
     clear_top: "Done: the top is clear",
     playing: "Hand over",
     recovery_waits: "Hand over",
+    return_test_tiles: "Done: close the centre",
+    push_other_set: "Done: close the centre",
+    push_walls_back: "Done: close the centre",
+    name_sets: (p, w) => w.classIs((p.colours || [])[0], w),
   },
   startAs: (ruleset, mixed) => "Start: " + ruleset + (mixed ? ", Mixed Deck" : ""),
   wait: "Nothing to press: wait",
@@ -67,6 +72,21 @@ window.JANTAKU_WORDS = {
       more: "The table tries each of its devices in turn." }),
     calibrating: () => ({ head: "Calibrating the colour sensors: wait",
       more: "The table reads both sets on every track." }),
+    return_test_tiles: (p, w) => ({ head: "Push the self-test's tiles back into the centre",
+      more: "The " + p.tiles + " tiles the self-test raised onto the table top (only those) go " +
+        "back into the open centre; press " + w.primaryName(w, "return_test_tiles") + " when done." }),
+    push_other_set: (p, w) => ({ head: "Push the other set into the centre",
+      more: "The set on the table top (not the walls that just came up) goes into the open " +
+        "centre for the calibration to read; press " + w.primaryName(w, "push_other_set") +
+        " when done." }),
+    push_walls_back: (p, w) => ({ head: "Push the walls back into the centre",
+      more: "The walls the calibration just read go back into the open centre; press " +
+        w.primaryName(w, "push_walls_back") + " when done." }),
+    name_sets: (p, w) => ({ head: "Say which set each back colour is",
+      more: "The calibration read two back colours (each swatch: what the colour sensors saw). " +
+        "Class 1 was read first. Press the button that says which set class 1 is (" +
+        w.colours(p.colours) + "); the other set is class 2. A wrong answer is put right " +
+        "without reading again." }),
     emptying: (p) => ({ head: "Bringing every tile up: wait",
       more: p.round ? "Round " + p.round + ": the mixer's tiles are built into walls and " +
         "raised." : "The walls inside come up to the table top." }),
@@ -231,13 +251,17 @@ window.JANTAKU_WORDS = {
     hand_over: "Handing over…",
     dice: "Throwing the dice…",
     dice_entered: "Entering your throw…",
-    continue: (code) => ["push_all", "push_rest", "mixer_short"].includes(code)
-      ? "Closing the centre…" : "Carrying on…",
+    continue: (code) => ["push_all", "push_rest", "mixer_short", "return_test_tiles",
+      "push_other_set", "push_walls_back"].includes(code) ? "Closing the centre…" : "Carrying on…",
     clear_fault: "Saying the fault is fixed…",
     game_new: "Starting a new game…",
     end: "Ending the session…",
     abort: "Aborting: stopping every motor…",
+    name_sets: "Naming the sets…",
   },
+  // a calibration's classes: which set class 1 is, and each class in short
+  classIs: (c, w) => "Class 1 is " + w.colourName(w, c),
+  classLine: (c, w) => "class " + c.class + ": " + c.tiles + " tiles",
 
   // -- words for things ------------------------------------------------------------------------
   deck: (d) => d ? "deck " + d : "the deck being built",
@@ -681,6 +705,7 @@ window.JANTAKU_WORDS_JA = {
     game_new: "次の半荘",
     end: "セッション終了",
     abort: "中止",
+    name_sets: "組の名前を付ける",
   },
   btn: (w, cmd) => "「" + w.cmd[cmd] + "」",
   primary: {
@@ -692,6 +717,10 @@ window.JANTAKU_WORDS_JA = {
     clear_top: "完了:卓上が空いた",
     playing: "局の交代",
     recovery_waits: "局の交代",
+    return_test_tiles: "完了:中央を閉じる",
+    push_other_set: "完了:中央を閉じる",
+    push_walls_back: "完了:中央を閉じる",
+    name_sets: (p, w) => w.classIs((p.colours || [])[0], w),
   },
   startAs: (ruleset, mixed) => "開始:" + ruleset + (mixed ? "、ミックスデッキ" : ""),
   wait: "押すボタンはありません:お待ちください",
@@ -715,6 +744,19 @@ window.JANTAKU_WORDS_JA = {
     self_test: () => ({ head: "自己診断中:お待ちください", more: "卓が各装置を順に動かしています。" }),
     calibrating: () => ({ head: "色センサーの校正中:お待ちください",
       more: "卓が全トラックで両方の組を読み取っています。" }),
+    return_test_tiles: (p, w) => ({ head: "自己診断の牌を中央に戻してください",
+      more: "自己診断で卓上に上げた" + p.tiles + "枚(それだけ)を開いた中央に押し込み、終わったら" +
+        w.primaryName(w, "return_test_tiles") + "を押してください。" }),
+    push_other_set: (p, w) => ({ head: "もう一方の組を中央に押し込んでください",
+      more: "卓上にある組(いま上がってきた山ではなく)を開いた中央に押し込み、終わったら" +
+        w.primaryName(w, "push_other_set") + "を押してください。校正で読み取ります。" }),
+    push_walls_back: (p, w) => ({ head: "読み取った山を中央に戻してください",
+      more: "校正で読み取った山を開いた中央に押し込み、終わったら" +
+        w.primaryName(w, "push_walls_back") + "を押してください。" }),
+    name_sets: (p, w) => ({ head: "読み取った背の色がどちらの組か選んでください",
+      more: "校正で2つの背の色を読み取りました(見本の色はセンサーが見た色です)。分類1が先に読んだ色です。" +
+        "分類1がどちらの組(" + w.colours(p.colours) + ")かをボタンで選んでください。もう一方が分類2です。" +
+        "間違えても読み直さずに直せます。" }),
     emptying: (p) => ({ head: "すべての牌を上げています:お待ちください",
       more: p.round ? "第" + p.round + "回:洗牌機の牌を山にして上げています。" : "中の山が卓上に上がります。" }),
     clear_top: (p, w) => ({ head: "卓上の牌を取り出してください",
@@ -841,13 +883,16 @@ window.JANTAKU_WORDS_JA = {
     hand_over: "局を交代しています…",
     dice: "サイコロを振っています…",
     dice_entered: "振った目を送っています…",
-    continue: (code) => ["push_all", "push_rest", "mixer_short"].includes(code)
-      ? "中央を閉じています…" : "続けています…",
+    continue: (code) => ["push_all", "push_rest", "mixer_short", "return_test_tiles",
+      "push_other_set", "push_walls_back"].includes(code) ? "中央を閉じています…" : "続けています…",
     clear_fault: "エラー解消を伝えています…",
     game_new: "次の半荘を始めています…",
     end: "セッションを終了しています…",
     abort: "中止:すべてのモーターを止めています…",
+    name_sets: "組の名前を送っています…",
   },
+  classIs: (c, w) => "分類1は" + w.colourName(w, c),
+  classLine: (c, w) => "分類" + c.class + ":" + c.tiles + "枚",
   deck: (d) => d ? "デッキ" + d : "積んでいるデッキ",
   Deck: (d) => d ? "デッキ" + d : "積んでいるデッキ",
   track: (t) => t ? "トラック" + t : "トラック",

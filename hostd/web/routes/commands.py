@@ -26,7 +26,8 @@ AUTH_ERRORS = {
 
 
 def _handler(daemon, c):
-    if any(f.is_required() for f in c.request.model_fields.values()):
+    required = getattr(c.request, "BODY_REQUIRED", False)  # (a body of one of two fields)
+    if required or any(f.is_required() for f in c.request.model_fields.values()):
         async def handler(body: c.request):
             return await c.run(daemon, body)
     else:  # no body, or an object (JSON null is not one: hostd/strictjson.py)
