@@ -47,11 +47,14 @@ anyone for ever, and an abort always gets through (docs/API.md "Limits"):
   cancelled, each answered 503 ``stopping`` (or its stream ended), with one info line
   saying how many: no traceback.
 
-Behind a TLS proxy on the same host (caddy, nginx: docs/DEPLOY.md): ``X-Forwarded-Proto``
-and ``X-Forwarded-For`` are honoured from loopback only (TRUSTED_PROXIES), so the API sees
-the browser's scheme (``https``: its Origin matches, the pairing cookie is ``Secure``) and
-address (each browser's own limit on wrong pairing codes).  From any other address they
-are ignored; ``$FORWARDED_ALLOW_IPS`` (uvicorn's) cannot widen that.
+Behind a TLS proxy (caddy, nginx: docs/DEPLOY.md): ``X-Forwarded-Proto`` and
+``X-Forwarded-For`` are honoured only from the proxies the owner names
+(``trusted_proxies``, ``jantaku run --trusted-proxy 127.0.0.1``; none by default), so the
+API sees the browser's scheme (``https``: its Origin matches, the pairing cookie is
+``Secure``) and address (each browser's own limit on wrong pairing codes).  From any
+other address, loopback included, they are ignored (a program on the host cannot pass
+for a dozen browsers); ``$FORWARDED_ALLOW_IPS`` (uvicorn's) cannot widen that.  A named
+proxy's address has no per-address cap (its browsers all come from it).
 
 ``make_server(app, host, port, on_shutdown=None)`` returns a ``uvicorn.Server``;
 ``await server.serve()``.
@@ -85,7 +88,6 @@ RETRY_AFTER_S = 5  # what a 503 of the reserve or of the shutdown says
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_S = 5
 SHUTDOWN_S = 2  # then requests still running as the daemon stops are cancelled
-TRUSTED_PROXIES = "127.0.0.1,::1"  # whose X-Forwarded-Proto / -For count: a proxy on this host
 COMPRESS_MIN_BYTES = 500
 COMPRESS_LEVEL = 6  # a status of 5 KB in well under a millisecond on a Raspberry Pi
 ABORT = ("POST", "/abort")
@@ -366,14 +368,29 @@ def etags(if_none_match):
     return {t.strip().removeprefix("W/") for t in if_none_match.split(",") if t.strip()}
 
 
-def make_config(app, host="127.0.0.1", port=8737, **kw):
-    opts = dict(host=host, port=port, http=GuardedH11Protocol, log_config=None,
+def trusted_proxy(text):
+    """An address given as a proxy to trust (``--trusted-proxy``): an IP address, written
+    as uvicorn compares it; ValueError saying what is accepted."""
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text.strip().strip("[]")))
+    except ValueError:
+        raise ValueError("%r is not an IP address: give the proxy's address as its requests "
+                         "come in, e.g. 127.0.0.1 for a proxy on this host" % text) from None
+
+
+def make_config(app, host="127.0.0.1", port=8737, trusted_proxies=(), **kw):
+    trusted = tuple(trusted_proxy(a) for a in trusted_proxies)
+    protocol = type("GuardedH11Protocol", (GuardedH11Protocol,), {"uncapped": frozenset(trusted)})
+    opts = dict(host=host, port=port, http=protocol, log_config=None,
                 log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE_S,
                 timeout_graceful_shutdown=SHUTDOWN_S,
                 h11_max_incomplete_event_size=MAX_HEADER_BYTES, server_header=False,
-                # X-Forwarded-Proto / -For from a proxy on this host only; the Host is
-                # always what came in (the proxy passes the browser's on: docs/DEPLOY.md)
-                proxy_headers=True, forwarded_allow_ips=TRUSTED_PROXIES)
+                # X-Forwarded-Proto / -For from the proxies the owner names only (none: not
+                # read at all); the Host is always what came in (the proxy passes the
+                # browser's on: docs/DEPLOY.md)
+                proxy_headers=bool(trusted), forwarded_allow_ips=",".join(trusted) or "")
     opts.update(kw)
     return uvicorn.Config(compressed(app), **opts)
 
@@ -436,8 +453,9 @@ class Server(uvicorn.Server):
             await asyncio.wait(tasks, timeout=1.0)
 
 
-def make_server(app, host="127.0.0.1", port=8737, on_shutdown=None, **kw):
-    return Server(make_config(app, host, port, **kw), on_shutdown=on_shutdown)
+def make_server(app, host="127.0.0.1", port=8737, on_shutdown=None, trusted_proxies=(), **kw):
+    return Server(make_config(app, host, port, trusted_proxies=trusted_proxies, **kw),
+                  on_shutdown=on_shutdown)
 
 
 def bind_socket(host, port):
