@@ -16,10 +16,11 @@ import time
 
 import structlog
 
-from hostd.core import events, rulesets
+from hostd.core import events
+from hostd.rules import rulesets
 from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can, refused_with, takes, why_not
-from hostd.core.dice import Dice, DiceError, check_dice
+from hostd.rules.dice import Dice, DiceError, check_dice
 from hostd.core.journal import UnknownSession
 from hostd.core.scorebook import Scorebook, export_game, journal_book, with_results
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
