@@ -112,6 +112,7 @@ class Daemon:
         self._light_shown = "auto"  # the host pattern last sent to the status light
         self._judged = None  # the seq the command being answered was judged at
         self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
+        self.warnings = []  # what `health` tells the owner of how it is reached (the MQTT bridge's)
         self._scores = None  # (session id, Scorebook): the open session's game ledgers
         self._sides = (None, None)  # ((board id, boot nonce), its track_sides): read per boot
         # the last calibration's reading (hostd/bringup/calibrate.py Reading): kept until the
