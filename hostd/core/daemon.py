@@ -34,6 +34,7 @@ log = structlog.get_logger("jantaku.daemon")
 API_VERSION = 2
 KEEP_DAYS = 90  # days an ended session keeps its event detail in the journal
 MAX_EMPTY_ROUNDS = 4  # drain rounds of `session end --empty` (two sets fill two rounds)
+ABORT_RETRY_S = 1.0  # table seconds between two sends of an abort the table has not confirmed
 
 
 class Subscription:
@@ -294,7 +295,7 @@ class Daemon:
         self.m.bump()  # what is accepted changes with the connection
         self._sync()
         if what in ("connected", "up", "reset") and self.state.name == "aborting":
-            self._spawn(self._send_pending_abort())
+            self._pending_abort()
 
     def _on(self, event):
         """An event of the daemon's own parts (the table client, the session) or of its
@@ -999,6 +1000,7 @@ class Daemon:
                 self._ended(s, "aborted", "aborted by request" + (" (%s)" % fault if fault else ""))
             if not confirmed:
                 self.m.set("aborting", session=s.id if s is not None else None)
+                self._pending_abort()
             else:
                 self._to_idle()
             return await self.answer(aborted=s.id if s is not None else None, confirmed=confirmed)
@@ -1013,18 +1015,38 @@ class Daemon:
             self._on({"type": "abort_pending", "message": str(e)})
             return False
 
+    def _pending_abort(self):
+        """The unconfirmed abort sent again until the table confirms it (one task at a time)."""
+        task = getattr(self, "_abort_task", None)
+        if task is None or task.done():
+            self._abort_task = asyncio.ensure_future(self._send_pending_abort())
+            self._tasks.append(self._abort_task)
+
     async def _send_pending_abort(self):
-        async with self._lock:
+        """Sent again and again (ABORT_RETRY_S apart, the lock let go between tries) until
+        the table confirms it: a line that stalled one way past the command's timeout, or
+        a link out of step, leaves no abort unconfirmed once it carries again."""
+        while True:
             if self.state.name != "aborting":
                 return
-            try:
-                await self.link.wait_connected(timeout=10)
-                await self.table.abort()
-            except JantakuError as e:
-                log.warning("the pending abort was not confirmed yet", error=str(e))
-                return
-            self._to_idle()
-            self._on({"type": "abort_confirmed"})
+            if not self.link.connected:  # (waited for without the lock: other commands are
+                try:  # answered meanwhile, "not connected")
+                    await self.link.wait_connected(timeout=10)
+                except JantakuError:
+                    continue
+            async with self._lock:
+                if self.state.name != "aborting":
+                    return
+                try:
+                    await self.table.abort()
+                except JantakuError as e:
+                    log.warning("the pending abort was not confirmed yet: sent again",
+                                error=str(e), in_s=ABORT_RETRY_S)
+                else:
+                    self._to_idle()
+                    self._on({"type": "abort_confirmed"})
+                    return
+            await self.table.pause(ABORT_RETRY_S)
 
     # -- the table's buttons -------------------------------------------------------------------
     async def _on_button(self, name):
