@@ -334,7 +334,7 @@ class Daemon:
 
     async def _fan_out_committed(self):
         """Events reach the front ends once the journal holds the state they report
-        (hostd/core/writer.py), in the order they were published."""
+        (hostd/core/journal/writer.py), in the order they were published."""
         while self._outbox:
             upto = self._outbox[-1][0]
             try:
