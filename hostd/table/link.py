@@ -82,7 +82,7 @@ class LinkClient:
                  command_timeout=10.0, before_motion=None):
         self.transport = transport
         # awaited before a command that starts motion (MOTION) is sent: the daemon's
-        # journal committing what led to it (hostd/core/writer.py); a stop never waits
+        # journal committing what led to it (hostd/core/journal/writer.py); a stop never waits
         self._before_motion = before_motion
         self._on_event = on_event  # (msgid, values) for every event but RESULT
         self._on_change = on_change or (lambda what, detail: None)

@@ -796,7 +796,7 @@ def test_a_version_4_journal_gains_the_browsers_table(tmp_path):
 
     path = str(tmp_path / "journal.sqlite")
     db = sqlite3.connect(path, isolation_level=None)
-    for stmt in jmod._SCHEMA:
+    for stmt in jmod.schema.SCHEMA:
         if "CREATE TABLE IF NOT EXISTS browsers" not in stmt:
             db.execute(stmt)
     db.execute("PRAGMA application_id=%d" % jmod.APPLICATION_ID)
