@@ -45,7 +45,7 @@ class Win(NamedTuple):
 #: The situational flags a win may carry (:class:`Win`'s, from riichi on), in the order
 #: they are checked and listed; the API's body (hostd/hand/score_api.py) and the CLI's
 #: options are made from it.
-SITUATIONS = Win._fields[Win._fields.index("riichi"):]
+SITUATIONS = tuple(Win.__annotations__)[tuple(Win.__annotations__).index("riichi"):]
 
 _WIND_INDEX = {w: k for k, w in enumerate(WINDS)}
 
