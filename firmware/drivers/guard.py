@@ -22,6 +22,11 @@ class Guard:
         if self._lid is not None:
             self._lid.irq(self._handler, both)
 
+    def add_stop(self, s):
+        """One more thing the IRQ halts (the wiring survey's pin pulse): once, from task
+        context, before it is started."""
+        self._stops.append(s)
+
     def safe(self):
         if self._curtain.value() != 1:
             return False
