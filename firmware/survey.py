@@ -9,7 +9,8 @@
 # the person presses each switch (hostd/bringup/survey.py).  So the firmware knows no
 # device by these pins: it drives the pin objects the profile's names made, only those,
 # and only while nothing else can move:
-#   - IDLE with no walls inside and no build configured (else NOT_ALLOWED);
+#   - IDLE (or FAULT: a draft map makes the firmware see faults that are not there) with
+#     no walls inside and no build configured (else NOT_ALLOWED);
 #   - the guard safe (curtain clear, lid closed; else FAILED), and the guard's IRQ
 #     switches the pulsed pins off like every motor (Pulse.halt);
 #   - every other output off first (Controller.shutdown), the state TESTING for the
@@ -85,7 +86,10 @@ def _pulse_of(ctl):
 
 
 def pulse(ctl, pin, ms, hold):
-    if ctl.state != codes.IDLE or ctl.walls != codes.WALLS_NONE or ctl.cfg_id:
+    # (IDLE, or a FAULT with nothing built: a draft's map makes the firmware see faults
+    # that are not there, a beam read on a pin that reaches a pressed switch)
+    s = ctl.state
+    if (s != codes.IDLE and s != codes.FAULT) or ctl.walls != codes.WALLS_NONE or ctl.cfg_id:
         return _m.E_NOT_ALLOWED, NO_FIELD
     prof = ctl.profile
     name = _named(prof, pin, (_hal.OUT, _hal.PWM))

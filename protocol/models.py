@@ -290,7 +290,7 @@ class PinPulse(Message):
     """The wiring survey (protocol minor 2, docs/FIRMWARE.md "The wiring survey"): the output
     the profile names at pin number `pin` on for `ms` ms, with every other output off but
     `hold` (a motor's direction, on from just before to just after; PIN_NONE: none).
-    Taken only in IDLE with nothing built or configured, the guard safe (else NOT_ALLOWED;
+    Taken only in IDLE or FAULT with nothing built or configured, the guard safe (else NOT_ALLOWED;
     the guard open: FAILED); a number that is no output of the profile: UNSUPPORTED with its
     field.  The state is TESTING until the pulse ends (STATE back to IDLE)."""
 

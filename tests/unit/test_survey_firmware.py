@@ -72,7 +72,15 @@ def test_refusals_name_the_field():
     assert r.hal.level("gate1") == 0
     r.pin("guard_curtain").set(1)
     r.run(5)
+    # a fault with nothing built (a draft's map: a beam read on a pressed switch) takes it
+    r.ctl._fault(codes.FAULT_JAM, 1, 0)
+    assert r.ctl.state == codes.FAULT
+    assert r.ctl.cmd_pin_pulse(gate, 20, m.PIN_NONE) == OK
+    r.run(30)
+    assert r.ctl.state == codes.FAULT and r.hal.level("gate1") == 0
+    r.pin("entry1").set(1)
     r.ctl.cmd_clear_fault(0)
+    assert r.ctl.state == codes.IDLE
     # not in bring-up: a build configured, or walls inside, or a pulse under way
     assert r.ctl.cmd_pin_pulse(gate, 100, m.PIN_NONE) == OK
     assert r.ctl.cmd_pin_pulse(gate, 100, m.PIN_NONE) == (m.E_NOT_ALLOWED, m.NO_FIELD)
