@@ -30,7 +30,7 @@ channel of that kind cannot drive.  Nothing is written while a required device i
 found.
 
 This module is the survey's knowledge (layer: bring-up); the daemon runs its moves
-(hostd/bringup/steps.py survey, the API's POST /survey: plan, pulse, watch, write) and
+(hostd/core/bench.py survey, the API's POST /survey: plan, pulse, watch, write) and
 `jantaku survey` (hostd/cli/bringup.py) asks the person, or takes the answers from a file.
 """
 from firmware import hal as _hal

@@ -507,6 +507,26 @@ def _sim_person(args) -> int:
     return EXIT_OK
 
 
+def _shuffled_board(args, board, stacks, firmware_profile):
+    """`sim serve --shuffle-wiring SEED`: (the table's wiring, the profile its firmware
+    boots): the board profile as given for the firmware, shuffled for the table
+    (hw_sim/rewire.py)."""
+    if firmware_profile is not None or args.firmware_runtime != "cpython":
+        raise UsageError("--shuffle-wiring needs a valid --board and the cpython firmware "
+                         "runtime")
+    from firmware import profile as fprofile
+    from hw_sim.rewire import shuffled
+
+    raw = _raw_profile(args.board or board["id"])
+    if raw is None:
+        raise UsageError("--shuffle-wiring: the board profile %s is not a JSON file here"
+                         % (args.board or board["id"]))
+    if stacks:
+        raw["max_stacks"] = board["max_stacks"]
+    table = fprofile.validate(shuffled(raw, args.shuffle_wiring))
+    return table, fprofile.validate(raw)  # (the firmware's: as a board loads it)
+
+
 def cmd_sim(args) -> int:
     if args.sim_command == "press":
         from hw_sim.control import request
@@ -574,20 +594,7 @@ def cmd_sim(args) -> int:
         board = board_profile(stacks)
         firmware_profile = raw
     if args.shuffle_wiring is not None:
-        if firmware_profile is not None or args.firmware_runtime != "cpython":
-            raise UsageError("--shuffle-wiring needs a valid --board and the cpython firmware "
-                             "runtime")
-        from firmware import profile as fprofile
-        from hw_sim.rewire import shuffled
-
-        firmware_profile = _raw_profile(args.board or board["id"])
-        if firmware_profile is None:
-            raise UsageError("--shuffle-wiring: the board profile %s is not a JSON file here"
-                             % (args.board or board["id"]))
-        if stacks:
-            firmware_profile["max_stacks"] = board["max_stacks"]
-        board = fprofile.validate(shuffled(firmware_profile, args.shuffle_wiring))
-        firmware_profile = fprofile.validate(firmware_profile)  # (as a board loads it)
+        board, firmware_profile = _shuffled_board(args, board, stacks, firmware_profile)
     sim = {}
     if args.set_colour:
         if len(args.set_colour) != 2:

@@ -691,9 +691,9 @@ class Daemon:
         return await self.answer(**rep)
 
     async def survey(self, action, pin=None, hold=None, ms=None, pins=None):
-        """One move of the wiring survey (hostd/bringup/steps.py survey): plan, pulse,
+        """One move of the wiring survey (hostd/core/bench.py survey): plan, pulse,
         watch or write; a bench step like the self-test's (no session open)."""
-        from hostd.bringup import steps
+        from hostd.core import bench as steps
 
         work = steps.survey(action, pin=pin, hold=hold, ms=ms, pins=pins)  # 400 before all else
         rep = await self.bench_step("survey", work)

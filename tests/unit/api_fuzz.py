@@ -83,7 +83,7 @@ class FuzzDaemon:
             self.ledgers[key] = Ledger(self.session["ruleset"])
         return self.ledgers[key]
 
-    def score(self, game=None):
+    def score(self, game=None, session=None):
         return dict(self._ledger(game).state(), game=game or self.session["game"])
 
     def score_export(self, game=None, session=None):
@@ -176,9 +176,9 @@ class FuzzDaemon:
         return self._answer(ok=False, named=False, table="no table here")
 
     async def survey(self, action, pin=None, hold=None, ms=None, pins=None):
-        from hostd.bringup import steps
+        from hostd.core import bench
 
-        steps.survey(action, pin=pin, hold=hold, ms=ms, pins=pins)  # 400 before all else
+        bench.survey(action, pin=pin, hold=hold, ms=ms, pins=pins)  # 400 before all else
         self._judge("survey")
         return self._answer(ok=True, action=action)
 

@@ -412,7 +412,8 @@ class BenchMachine(DaemonMachine):
     def survey(self, what, k):
         """A move of the wiring survey (plan, one output pulsed, the inputs watched with
         nobody pressing, the pins written as they are), however the table was left."""
-        from hostd.bringup import boardfile, survey
+        from hostd.boards import boardfile
+        from hostd.bringup import survey
 
         STATS["bench"] += 1
         d = self.h.daemon
