@@ -333,8 +333,9 @@ def _say(text):
 
 
 def _ask(question):
-    """A line from the person (stdin), or None at its end."""
-    sys.stderr.write("? %s " % question)
+    """A line from the person (stdin), or None at its end: the question on a line of its
+    own, then the prompt "> " (a program answering it waits for that)."""
+    sys.stderr.write("? %s\n> " % question)
     sys.stderr.flush()
     line = sys.stdin.readline()
     return None if not line else line.strip()
@@ -425,11 +426,12 @@ def _survey_outputs(args, sv, plan, script, refusals):
         while True:
             said = []
             for pin, hold in S.pulses(ch):
-                _say("[%d/%d] %s: %s%s for %d ms" % (
-                    k + 1, len(chans), where, ch["labels"][ch["pins"].index(pin)],
-                    (" with %s held on (its DIR)" % ch["labels"][1]) if hold is not None else
-                    (" (its DIR low)" if ch["kind"] == "hbridge" and len(ch["pins"]) > 1 else ""),
-                    plan["pulse_ms"]))
+                if len(ch["pins"]) == 1:
+                    _say("[%d/%d] %s on for %d ms" % (k + 1, len(chans), where, plan["pulse_ms"]))
+                else:
+                    _say("[%d/%d] %s: the driver's PWM on for %d ms, its DIR %s" % (
+                        k + 1, len(chans), where, plan["pulse_ms"],
+                        "held high" if hold is not None else "low"))
                 _survey_post(args, {"action": "pulse", "pin": pin, "hold": hold})
                 if script is not None:
                     given = next((script["outputs"][key] for key in keys if key in script["outputs"]), None)
@@ -505,11 +507,11 @@ def cmd_survey(args):
         out["profile"] = w.get("profile")
         _say("written: %s (backup %s)\n%s" % (w["profile"]["path"], w["profile"]["backup"],
                                              w["profile"]["note"]))
-    if args.json:
-        import json
+    import json
 
+    if args.json:
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
     elif pins is not None:
         for s in sorted(pins):
-            sys.stdout.write("%s: %s\n" % (s, pins[s]))
+            sys.stdout.write("%s: %s\n" % (s, json.dumps(pins[s])))
     return 0 if out["ok"] else 1

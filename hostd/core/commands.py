@@ -311,9 +311,10 @@ COMMANDS = (
             path="/name-sets", cli="name-sets", page=True,
             accepted='{"names": ["<class 1\'s colour>", "<class 2\'s colour>"]} (two of the '
                      'calibration\'s sets), or {"swap": true}'),
-    Command("survey", "the wiring survey's moves (jantaku survey asks the person): plan, "
-            "pulse one output for a moment, watch the inputs until one changes, write the "
-            "pins found into the profile", run=_survey, request="SurveyRequest", motors=True,
+    Command("survey", "the wiring survey: find which motor, coil and switch each pin reaches "
+            "(an output moved for a moment while a person says what moved, the inputs watched "
+            "while they press each switch) and write the map into the board profile",
+            run=_survey, request="SurveyRequest", motors=True,
             # (a table fault too: a draft's map makes the firmware see faults that are not
             # there, a beam read on a pin that reaches a pressed switch)
             accepted_in=(When(("idle", "table_fault")),),
