@@ -30,7 +30,7 @@ class Bench:
         from hostd.table.sim import board_profile
         from hostd.cli.demo import sim_sets
         from hostd.core.journal import Journal
-        from hostd.core.rulesets import get_ruleset
+        from hostd.rules.rulesets import get_ruleset
         from hostd.table.transport import InProcessTransport
         from hw_sim.inprocess import InProcessTable
 
@@ -71,7 +71,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
-    from hostd.bringup import steps as bringup
+    from hostd.core import bench as bringup
     from hostd import logging as jlog
 
     jlog.configure("warning", stream=sys.stderr)

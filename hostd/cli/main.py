@@ -70,7 +70,7 @@ def _break_text(proc) -> str:
 
 
 def _faces_text(profile) -> list[str]:
-    from hostd.core.rulesets import face_sort_key
+    from hostd.rules.rulesets import face_sort_key
 
     groups: dict = {}
     for face, n in profile.faces.items():
@@ -80,7 +80,7 @@ def _faces_text(profile) -> list[str]:
 
 
 def cmd_rulesets(args) -> int:
-    from hostd.core.rulesets import RulesetError, get_ruleset, list_rulesets, mixed_deck
+    from hostd.rules.rulesets import RulesetError, get_ruleset, list_rulesets, mixed_deck
 
     try:
         profiles = [get_ruleset(n) for n in args.names] if args.names else list_rulesets()
@@ -144,7 +144,7 @@ def cmd_rulesets(args) -> int:
 # --------------------------------------------------------------------------- break
 
 def _dice_arg(text):
-    from hostd.core.dice import DiceError, parse_dice
+    from hostd.rules.dice import DiceError, parse_dice
 
     try:
         return parse_dice(text)
@@ -177,7 +177,7 @@ _SEAT_TEXT = {
 
 
 def cmd_break(args) -> int:
-    from hostd.core.dice import DiceError, break_wall, roll_for
+    from hostd.rules.dice import DiceError, break_wall, roll_for
 
     profile = load_ruleset(args)
     try:
@@ -243,7 +243,7 @@ def _lazy(module, func):
 
 
 def _sim_board_help():
-    from hostd.bringup.boardfile import board_help
+    from hostd.boards.boardfile import board_help
 
     return ("the simulated table is wired as this board profile, its sets' backs its first "
             "two colour classes unless --colours: " + board_help(
@@ -409,7 +409,7 @@ def _raw_profile(board):
     there is no such file or it holds no JSON object."""
     import json
 
-    from hostd.bringup import boardfile
+    from hostd.boards import boardfile
     from hostd.errors import ConfigError
 
     if not board:
@@ -560,7 +560,7 @@ def cmd_sim(args) -> int:
 
 def _configure_flash(p):
     p.add_argument("--port", metavar="PATH", help="the board's serial port (not needed with --dry-run)")
-    from hostd.bringup.boardfile import board_help
+    from hostd.boards.boardfile import board_help
 
     p.add_argument("--board", default="reference-18", metavar="ID|PATH",
                    help="install this " + board_help("reference-18"))
@@ -614,8 +614,8 @@ COMMANDS: list[Command] = [
     Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku",
             _lazy("hostd.cli.hand", "configure"), _lazy("hostd.cli.hand", "cmd_hand")),
     Command("fleet", "every table on an MQTT broker (fleet status --mqtt URL): online, state, "
-            "session, hand, fault; fleet retire ID: one taken out of service", _lazy("hostd.fleet.view", "configure"),
-            _lazy("hostd.fleet.view", "cmd_fleet")),
+            "session, hand, fault; fleet retire ID: one taken out of service", _lazy("hostd.cli.fleet", "configure"),
+            _lazy("hostd.cli.fleet", "cmd_fleet")),
 ]
 
 

@@ -83,10 +83,19 @@ def configure_run(p):
     p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
                    help="a host name the API may be reached by besides its address and "
                         "localhost, e.g. the table host's LAN name (table.local); repeatable")
+    p.add_argument("--lan-reads", choices=("paired", "open"), default="paired",
+                   help="who on another machine may read history and scores, which name the "
+                        "players: paired browsers and the token (paired, the default), or "
+                        "anyone who reaches the API (open)")
+    p.add_argument("--trusted-proxy", dest="trusted_proxies", action="append", default=[],
+                   metavar="ADDR", type=_proxy_arg,
+                   help="a TLS proxy whose X-Forwarded-For and X-Forwarded-Proto count (its "
+                        "address as its requests come in: 127.0.0.1 for caddy or nginx on this "
+                        "host; docs/DEPLOY.md); repeatable; none by default, loopback included")
     p.add_argument("--token-file", default=None, metavar="PATH",
                    help="where the API token is kept (mode 0600; generated if absent); needed "
                         "when listening beyond loopback (default: api-token beside the journal)")
-    from hostd.bringup.boardfile import LOOKUP
+    from hostd.boards.boardfile import LOOKUP
 
     p.add_argument("--pi", dest="pi_board", nargs="?", const="pi-reference", default=None,
                    metavar="ID|PATH",
@@ -184,6 +193,17 @@ def _check_sim_options(args):
             check_sets(args.colours, board_profile()["colours"])
     except JantakuError as e:
         raise UsageError("--colours: %s" % e) from None
+
+
+def _proxy_arg(text):
+    import argparse
+
+    from hostd.web.server import trusted_proxy
+
+    try:
+        return trusted_proxy(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _check_mqtt_options(args):
@@ -324,7 +344,8 @@ async def _serve(args, port, colours, speed, db):
     daemon = _daemon(args, port, colours, speed, journal)
     try:
         app = create_app(daemon, token=token, bind_host=args.api_host,
-                         allowed_hosts=args.allow_hosts, invites=args.invites)
+                         allowed_hosts=args.allow_hosts, invites=args.invites,
+                         lan_reads=args.lan_reads)
     except ConfigError as e:
         sock.close()
         journal.close()
@@ -332,7 +353,8 @@ async def _serve(args, port, colours, speed, db):
         return 1
     await daemon.start()
     bridge = await _bridge(args, daemon)
-    server = make_server(app, args.api_host, args.api_port, on_shutdown=app.state.end_streams)
+    server = make_server(app, args.api_host, args.api_port, on_shutdown=app.state.end_streams,
+                         trusted_proxies=args.trusted_proxies)
     extra = []
     try:
         extra = await _up(args, log, daemon, app, bridge, port, db, journal)
@@ -412,6 +434,7 @@ async def _bridge(args, daemon):
                     **({"outbox_limit": args.mqtt_outbox} if args.mqtt_outbox else {}))
     await bridge.start()
     daemon.reporters["mqtt"] = bridge.get_status
+    daemon.warnings.extend(bridge.warnings())  # (logged by start(); in GET /health too)
     return bridge
 
 

@@ -16,10 +16,11 @@ import time
 
 import structlog
 
-from hostd.core import events, rulesets
+from hostd.core import events
+from hostd.rules import rulesets
 from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can, refused_with, takes, why_not
-from hostd.core.dice import Dice, DiceError, check_dice
+from hostd.rules.dice import Dice, DiceError, check_dice
 from hostd.core.journal import UnknownSession
 from hostd.core.scorebook import Scorebook, export_game, journal_book, with_results
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
@@ -33,6 +34,7 @@ log = structlog.get_logger("jantaku.daemon")
 API_VERSION = 2
 KEEP_DAYS = 90  # days an ended session keeps its event detail in the journal
 MAX_EMPTY_ROUNDS = 4  # drain rounds of `session end --empty` (two sets fill two rounds)
+ABORT_RETRY_S = 1.0  # table seconds between two sends of an abort the table has not confirmed
 
 
 class Subscription:
@@ -111,6 +113,7 @@ class Daemon:
         self._light_shown = "auto"  # the host pattern last sent to the status light
         self._judged = None  # the seq the command being answered was judged at
         self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
+        self.warnings = []  # what `health` tells the owner of how it is reached (the MQTT bridge's)
         self._scores = None  # (session id, Scorebook): the open session's game ledgers
         self._sides = (None, None)  # ((board id, boot nonce), its track_sides): read per boot
         # the last calibration's reading (hostd/bringup/calibrate.py Reading): kept until the
@@ -292,7 +295,7 @@ class Daemon:
         self.m.bump()  # what is accepted changes with the connection
         self._sync()
         if what in ("connected", "up", "reset") and self.state.name == "aborting":
-            self._spawn(self._send_pending_abort())
+            self._pending_abort()
 
     def _on(self, event):
         """An event of the daemon's own parts (the table client, the session) or of its
@@ -332,7 +335,7 @@ class Daemon:
 
     async def _fan_out_committed(self):
         """Events reach the front ends once the journal holds the state they report
-        (hostd/core/writer.py), in the order they were published."""
+        (hostd/core/journal/writer.py), in the order they were published."""
         while self._outbox:
             upto = self._outbox[-1][0]
             try:
@@ -485,9 +488,24 @@ class Daemon:
             self._scores = (s.id, book)
         return s, self._scores[1]
 
-    def score(self, game=None):
+    def score(self, game=None, session=None):
         """GET /score: a game's ledger (default: the game in play), before any entry the
-        ruleset's starting points."""
+        ruleset's starting points.  ``session``: any session the journal keeps (a page
+        that asks for its session's ledger as an abort or the end closes it gets that
+        session's last game, not a refusal)."""
+        if session is not None and (self.session is None or session != self.session.id):
+            try:
+                book, summary = journal_book(self.journal, session)
+            except UnknownSession:
+                raise NotFound("no session %d in the journal: GET /history lists the "
+                               "sessions it keeps" % session) from None
+            games = sorted({g["game"] for g in summary["games"]} | set(book.games())) or [1]
+            if game is None:
+                game = games[-1]
+            if game not in games:
+                raise NotFound("session %d has games %d to %d, not %d"
+                               % (session, games[0], games[-1], game))
+            return book.state(game)
         s, book = self._book()
         if game is None:
             game = s.game
@@ -606,7 +624,7 @@ class Daemon:
             await asyncio.gather(self._step, return_exceptions=True)
 
     async def bench_step(self, name, work):
-        """A self-test or a calibration (hostd/bringup/steps.py): only with no session
+        """A self-test or a calibration (hostd/core/bench.py): only with no session
         open and nothing running; it runs as the daemon's step (state bench) and answers
         with its report.  work(daemon) is the coroutine function."""
         async with self._lock:
@@ -664,7 +682,8 @@ class Daemon:
                                                  for d, p in where.items()})
 
     async def selftest(self, device=None, track=None, write_timings=False):
-        from hostd.bringup import selftest, steps
+        from hostd.bringup import selftest
+        from hostd.core import bench as steps
 
         ident = self.table.identity or {}
         selftest.check_request(device, track, ident.get("tracks") or 4)  # 400 before all else
@@ -673,10 +692,10 @@ class Daemon:
         return await self.answer(**rep)
 
     async def calibrate(self, sets, ruleset="riichi", ask=False):
-        """Read both sets (hostd/bringup/steps.py calibration); the reading is kept.  Named
+        """Read both sets (hostd/core/bench.py calibration); the reading is kept.  Named
         at once when one set was read at a time (class 1 is the first of `sets`, the set
         in the mixer) unless `ask`; else `next` asks which is which (name_sets)."""
-        from hostd.bringup import steps
+        from hostd.core import bench as steps
 
         rep = await self.bench_step("calibrate", steps.calibration(sets, ruleset, ask=ask))
         return await self._calibrated(rep)
@@ -684,7 +703,7 @@ class Daemon:
     async def name_sets(self, names=None, swap=False):
         """Name the kept reading's two classes (class 1 first), or swap the two colours
         of the last calibration (from the club's profile): nothing moves."""
-        from hostd.bringup import steps
+        from hostd.core import bench as steps
 
         if (names is None) == (not swap):
             raise BadRequest("give the names of class 1 and class 2 (names), or swap: true")
@@ -703,10 +722,10 @@ class Daemon:
 
     def track_sides(self):
         """Which side of the table each track's wall comes up at (the connected board's
-        profile, hostd/bringup/boardfile.track_sides), or None: no table, or no profile of
+        profile, hostd/boards/boardfile.track_sides), or None: no table, or no profile of
         that board here.  Read once per boot of the table (a profile changed is flashed,
         which resets the board)."""
-        from hostd.bringup import boardfile
+        from hostd.boards import boardfile
 
         ident = self.table.identity if self.link.connected else None
         if ident is None:
@@ -719,9 +738,9 @@ class Daemon:
 
     @staticmethod
     def _board_profile(ident):
-        """The connected board's profile as the host has it (hostd/bringup/boardfile.py),
+        """The connected board's profile as the host has it (hostd/boards/boardfile.py),
         or None: no table, or no profile of that board here."""
-        from hostd.bringup import boardfile
+        from hostd.boards import boardfile
 
         if ident is None:
             return None
@@ -982,6 +1001,7 @@ class Daemon:
                 self._ended(s, "aborted", "aborted by request" + (" (%s)" % fault if fault else ""))
             if not confirmed:
                 self.m.set("aborting", session=s.id if s is not None else None)
+                self._pending_abort()
             else:
                 self._to_idle()
             return await self.answer(aborted=s.id if s is not None else None, confirmed=confirmed)
@@ -996,18 +1016,38 @@ class Daemon:
             self._on({"type": "abort_pending", "message": str(e)})
             return False
 
+    def _pending_abort(self):
+        """The unconfirmed abort sent again until the table confirms it (one task at a time)."""
+        task = getattr(self, "_abort_task", None)
+        if task is None or task.done():
+            self._abort_task = asyncio.ensure_future(self._send_pending_abort())
+            self._tasks.append(self._abort_task)
+
     async def _send_pending_abort(self):
-        async with self._lock:
+        """Sent again and again (ABORT_RETRY_S apart, the lock let go between tries) until
+        the table confirms it: a line that stalled one way past the command's timeout, or
+        a link out of step, leaves no abort unconfirmed once it carries again."""
+        while True:
             if self.state.name != "aborting":
                 return
-            try:
-                await self.link.wait_connected(timeout=10)
-                await self.table.abort()
-            except JantakuError as e:
-                log.warning("the pending abort was not confirmed yet", error=str(e))
-                return
-            self._to_idle()
-            self._on({"type": "abort_confirmed"})
+            if not self.link.connected:  # (waited for without the lock: other commands are
+                try:  # answered meanwhile, "not connected")
+                    await self.link.wait_connected(timeout=10)
+                except JantakuError:
+                    continue
+            async with self._lock:
+                if self.state.name != "aborting":
+                    return
+                try:
+                    await self.table.abort()
+                except JantakuError as e:
+                    log.warning("the pending abort was not confirmed yet: sent again",
+                                error=str(e), in_s=ABORT_RETRY_S)
+                else:
+                    self._to_idle()
+                    self._on({"type": "abort_confirmed"})
+                    return
+            await self.table.pause(ABORT_RETRY_S)
 
     # -- the table's buttons -------------------------------------------------------------------
     async def _on_button(self, name):

@@ -59,6 +59,11 @@ def load_or_create_token(path):
     return token, True
 
 
+#: who may read history and scores from another machine (``jantaku run --lan-reads``):
+#: paired browsers and the token (the default), or anyone who reaches the API
+LAN_READS = ("paired", "open")
+
+
 def peer(request):
     """The client's address (a TLS proxy's client's, when hostd/web/server.py trusts it)."""
     return request.client.host if request.client else None
@@ -72,11 +77,14 @@ def _bearer(authorization):
     return cred.strip()
 
 
-def _require_local(client):
+def _require_local(client, forwarded=None):
     """Without a token the API takes commands from this host only.  On a loopback bind
     every peer is local, except a browser's that a TLS proxy on this host names in
-    X-Forwarded-For (hostd/web/server.py): that one is refused (401), as on a LAN bind."""
-    if client is not None and not is_loopback(client):
+    X-Forwarded-For (``forwarded``: the header, trusted or not, hostd/web/server.py): that
+    one is refused (401), as on a LAN bind."""
+    if forwarded is not None:
+        client = forwarded.rsplit(",", 1)[-1].strip() or "a client"
+    if (client is not None and not is_loopback(client)) or forwarded is not None:
         raise Unauthorized("this daemon has no API token, so it takes commands only from "
                            "programs on its own host, and this request came from %s through "
                            "a proxy: start it with `jantaku run --token-file PATH` and send "
@@ -94,9 +102,12 @@ class Security:
     from a browser, pairing or the token) and ``host_only(...)`` (a program on the host,
     never a browser)."""
 
-    def __init__(self, token, pairing):
+    def __init__(self, token, pairing, lan_reads="paired"):
+        if lan_reads not in LAN_READS:
+            raise ValueError("lan_reads: %r; accepted: %s" % (lan_reads, ", ".join(LAN_READS)))
         self.token = token
         self.pairing = pairing
+        self.lan_reads = lan_reads
         self.bearer = HTTPBearer(auto_error=False, description="the daemon's API token")
         # (HTTPBearer, only where a token is configured, puts the scheme in OpenAPI)
         self.commands = [Depends(self._require)] + ([Depends(self.bearer)] if token else [])
@@ -110,7 +121,8 @@ class Security:
         if request.scope.get(JUDGED):
             return  # judged from its headers already, before its body (before_body)
         self.judge(request.headers.get("origin"), request.headers.get("authorization"),
-                   request.cookies.get(COOKIE), peer(request))
+                   request.cookies.get(COOKIE), peer(request),
+                   request.headers.get("x-forwarded-for"))
 
     def before_body(self, paths):
         """For hostd/web/guards.py's BodyGuard: the callers of ``paths`` (the commands)
@@ -124,12 +136,12 @@ class Security:
             client = scope.get("client")
             self.judge(headers.get("origin"), headers.get("authorization"),
                        cookie_parser(headers.get("cookie", "")).get(COOKIE),
-                       client[0] if client else None)
+                       client[0] if client else None, headers.get("x-forwarded-for"))
             scope[JUDGED] = True  # the route's dependency does not judge (touch) it again
 
         return judge_scope
 
-    def judge(self, origin, authorization, cookie, client):
+    def judge(self, origin, authorization, cookie, client, forwarded=None):
         """Raise Unauthorized or Forbidden unless this caller may press the motor commands
         (docs/API.md "Security"): a paired browser; the token; without a token a program
         on this host."""
@@ -142,7 +154,7 @@ class Security:
                                "`jantaku run` (or `jantaku pair --new`) on the table's host",
                                code="not_paired")
         if self.token is None:
-            _require_local(client)
+            _require_local(client, forwarded)
             return
         if creds is None:
             if authorization:
@@ -155,6 +167,33 @@ class Security:
             log.warning("token_refused")
             raise Forbidden("API token refused")
 
+    def may_read_private(self, request):
+        """Whether this caller may read what names people (history, scores): a program or
+        browser on this host (loopback, not forwarded by a proxy), a paired browser, the
+        token; anyone when the owner said so (``lan_reads="open"``)."""
+        if self.lan_reads == "open":
+            return True
+        forwarded = request.headers.get("x-forwarded-for")
+        client = peer(request)
+        if forwarded is None and (client is None or is_loopback(client)):
+            return True
+        if self.pairing.check(request.cookies.get(COOKIE)):
+            return True
+        return self.bearer_ok(_bearer(request.headers.get("authorization")))
+
+    def private_read(self):
+        """A dependency: history and scores (players' names) for callers that
+        :meth:`may_read_private`, else 401 ``not_paired`` saying what would do."""
+        async def require_reader(request: Request):
+            if not self.may_read_private(request):
+                raise Unauthorized(
+                    "history and scores name the players: from another machine they are for "
+                    "paired browsers (type the pairing code shown by `jantaku run` or "
+                    "`jantaku pair --new`) or the API token; the table's owner may open them "
+                    "to the network with `jantaku run --lan-reads open`", code="not_paired")
+
+        return [Depends(require_reader)]
+
     def host_only(self, done, what, cli):
         """A dependency: for a program on the host (the CLI) only, never for a browser,
         paired or not; the token when one is configured.  ``done``: 'a pairing code is
@@ -164,7 +203,7 @@ class Security:
                 raise Forbidden("%s on the table's host (`%s`), not by a browser"
                                 % (done, cli), code="not_from_browser")
             if self.token is None:
-                _require_local(peer(request))
+                _require_local(peer(request), request.headers.get("x-forwarded-for"))
             elif not self.bearer_ok(_bearer(request.headers.get("authorization"))):
                 raise Unauthorized("%s needs the API token (--token or $JANTAKU_TOKEN)"
                                    % what)
