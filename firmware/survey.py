@@ -11,8 +11,9 @@
 # and only while nothing else can move:
 #   - IDLE (or FAULT: a draft map makes the firmware see faults that are not there) with
 #     no walls inside and no build configured (else NOT_ALLOWED);
-#   - the guard safe (curtain clear, lid closed; else FAILED), and the guard's IRQ
-#     switches the pulsed pins off like every motor (Pulse.halt);
+#   - the safety layer's may_move (curtain clear, lid and safety chain closed, the
+#     motion supply on; else FAILED), and its IRQ switches the pulsed pins off like
+#     the lift and the door (Pulse.halt, registered as a motion);
 #   - every other output off first (Controller.shutdown), the state TESTING for the
 #     pulse (no other motion is taken), at most PIN_PULSE_MAX_MS;
 #   - STOP or ABORT ends a pulse at once.
@@ -81,7 +82,7 @@ def _pulse_of(ctl):
     if p is None:
         p = Pulse()
         ctl.pin_pulse = p
-        ctl.guard.add_stop(p)
+        ctl.guard.add(motion=(p,))
     return p
 
 
@@ -102,7 +103,7 @@ def pulse(ctl, pin, ms, hold):
         hname = _named(prof, hold, (_hal.OUT,))
         if hname is None:
             return _m.E_UNSUPPORTED, 2
-    if not ctl.guard.safe():
+    if not ctl.guard.may_move():
         return _m.E_FAILED, NO_FIELD
     hal = ctl.hal
     pwm = _hal.signal(name)[0] == _hal.PWM

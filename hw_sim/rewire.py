@@ -19,7 +19,7 @@ import random
 
 from firmware import hal as _hal
 
-FIXED = ("guard_curtain", "lid", "status_light")
+FIXED = ("guard_curtain", "lid", "status_light") + _hal.SAFETY_SIGNALS
 # motors whose direction a person can tell (its DIR's sense may come out either way);
 # nobody can say which way a turntable's "forward" is, so its sense is left as it was
 DIRECTIONAL = ("lift", "door")

@@ -290,9 +290,10 @@ class PinPulse(Message):
     """The wiring survey (protocol minor 2, docs/FIRMWARE.md "The wiring survey"): the output
     the profile names at pin number `pin` on for `ms` ms, with every other output off but
     `hold` (a motor's direction, on from just before to just after; PIN_NONE: none).
-    Taken only in IDLE or FAULT with nothing built or configured, the guard safe (else NOT_ALLOWED;
-    the guard open: FAILED); a number that is no output of the profile: UNSUPPORTED with its
-    field.  The state is TESTING until the pulse ends (STATE back to IDLE)."""
+    Taken only in IDLE or FAULT with nothing built or configured (else NOT_ALLOWED), and
+    only when a motion may start: the curtain clear, the lid and the safety chain closed,
+    the motion supply on (else FAILED); a number that is no output of the profile:
+    UNSUPPORTED with its field.  The state is TESTING until the pulse ends."""
 
     MSGID: ClassVar[int] = m.PIN_PULSE
     pin: int = u16("pin number as the profile names it (an expander's: 256 + 16 x expander + pin)",

@@ -58,8 +58,10 @@ REFERENCE_MOTORS = {
 
 # Not surveyed, kept as the draft has it: the status light (the firmware lights it
 # steadily whenever the table is idle, whatever its pin drives: the draft leaves it null
-# until the rest is found, docs/RETROFIT.md), the I2C bus and the ADC.
-KEPT = ("status_light",)
+# until the rest is found, docs/RETROFIT.md), the safety chain's signals (the chain's
+# end, the relay's feedback, the watchdog output: wired as docs/SAFETY.md says before
+# anything moves, like the light curtain and the lid), the I2C bus and the ADC.
+KEPT = ("status_light",) + _hal.SAFETY_SIGNALS
 
 
 def _plain_outputs(tracks):
@@ -169,11 +171,12 @@ def channels(profile):
 
 
 def input_pins(profile):
-    """{pin number: the draft's signal} of every digital input the draft names."""
+    """{pin number: the draft's signal} of every digital input the draft names, but the
+    safety chain's (its end and the relay's feedback follow the curtain and the lid)."""
     out = {}
     for name, n in profile["pins"].items():
         sig = _hal.signal(name)
-        if n is not None and sig is not None and sig[0] == _hal.IN:
+        if n is not None and sig is not None and sig[0] == _hal.IN and name not in KEPT:
             out[n] = name
     return out
 

@@ -220,11 +220,22 @@ async def name_sets(daemon, names=None, swap=False):
     return rep
 
 
+async def _unfaulted(call, *args):
+    """A survey's read or status, again when a FAULT the survey's own press or pulse made
+    the table see came meanwhile (it fails whatever waits; the survey carries on)."""
+    for _ in range(4):
+        try:
+            return await call(*args)
+        except TableFault:
+            continue
+    return await call(*args)
+
+
 async def _survey_fault(table):
     """A fault the survey's own press or pulse made the table see (its firmware reads the
     pins by the draft's names: a tile held in a beam is a tile on the track the draft says,
     a switch pressed the end of the axis it says): cleared, and said; None if none."""
-    await table.query_status()
+    await _unfaulted(table.query_status)
     if table.state != "fault" or not table.fault:
         return None
     kind = table.fault.get("kind")
@@ -286,7 +297,7 @@ def survey(action, pin=None, hold=None, ms=None, pins=None):
                     "/hold" if hold is not None else "",
                     ", ".join(str(n) for n in sorted(outs)),
                     pin if hold is None else "%s/%s" % (pin, hold)))
-            await table.query_status()
+            await _unfaulted(table.query_status)
             # walls the table built (not counts a draft's map made of presses): up first
             if table.state in ("built", "paused"):
                 await table.bring_walls_up()
@@ -296,8 +307,9 @@ def survey(action, pin=None, hold=None, ms=None, pins=None):
                 await table.pause(ms / 1000.0 + 0.1)
             except CommandRejected as e:
                 if e.result == m.E_FAILED:
-                    raise Refused("the light curtain is broken or the lid open: nothing moves "
-                                  "(clear it, then pulse again)") from None
+                    raise Refused("the light curtain is broken, the lid or the safety chain "
+                                  "open, or the motors' supply off: nothing moves (clear it, "
+                                  "switch the supply on, then pulse again)") from None
                 if e.result == m.E_NOT_ALLOWED:
                     raise Refused("the table moves a pin only at rest with nothing inside "
                                   "(no walls, no build): bring the walls up (`jantaku "
@@ -308,12 +320,12 @@ def survey(action, pin=None, hold=None, ms=None, pins=None):
                     "table_fault": await _survey_fault(table)}
         # watch
         inputs = sorted(sv.input_pins(profile))
-        rest = await table.pin_read(inputs)
+        rest = await _unfaulted(table.pin_read, inputs)
         t0 = table.mark()  # (table time: a simulated table's, virtual or sped up, too)
         changed = {}
         while table.seconds_since(t0) < ms / 1000.0 and not changed:
             await table.pause(sv.POLL_MS / 1000.0)
-            now = await table.pin_read(inputs)
+            now = await _unfaulted(table.pin_read, inputs)
             changed = {n: rest[n] for n in inputs if now[n] != rest[n]}
         released = None
         if changed:  # the person lets go: back at rest, so the next watch starts from it
@@ -321,7 +333,7 @@ def survey(action, pin=None, hold=None, ms=None, pins=None):
             t1 = table.mark()
             while table.seconds_since(t1) < sv.RELEASE_S:
                 await table.pause(sv.POLL_MS / 1000.0)
-                now = await table.pin_read(inputs)
+                now = await _unfaulted(table.pin_read, inputs)
                 if all(now[n] == rest[n] for n in changed):
                     released = True
                     break

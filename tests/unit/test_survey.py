@@ -17,6 +17,13 @@ from tests.unit.daemon_harness import Harness
 BOARD = pathlib.Path(__file__).resolve().parents[2] / "firmware" / "boards"
 
 
+@pytest.fixture(autouse=True)
+def own_config(tmp_path, monkeypatch):
+    """The survey writes the club's profile: into this test's own folder, never the suite's
+    (another test reads the shipped profile through the one lookup)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+
+
 def raw(board="reference-18"):
     return json.loads((BOARD / ("%s.json" % board)).read_text())
 
@@ -98,6 +105,7 @@ def test_the_survey_finds_a_shuffled_tables_true_map_and_writes_it(tmp_path, boa
         # written into the club's copy, with a backup of nothing and a diff
         w = p.post(action="write", pins=pins)
         assert w["written"] and "flash" in w["profile"]["note"]
+        assert w["profile"]["path"].startswith(str(tmp_path / "cfg"))
         written = json.loads(pathlib.Path(w["profile"]["path"]).read_text())
         assert fprofile.validate(written)["pins"] == truth["pins"]
         assert "survey" in h.status()["can"]
