@@ -14,7 +14,7 @@ from firmware.reference.mixer import Mixer
 from firmware.reference.track import Track
 from firmware.reference.lift import Lift
 from firmware.reference.door import Door
-from firmware.drivers.guard import Guard
+from firmware.drivers.safety import Safety, CURTAIN as _CURTAIN, LID as _LID, CHAIN as _CHAIN
 from firmware.drivers.buttons import Buttons
 from firmware.drivers import light as _light
 from protocol import messages as _m
@@ -65,10 +65,14 @@ class NullEvents:
     def on_log(self, level, text):
         pass
 
+    def on_pin_levels(self, count, levels):
+        pass
+
 
 class Controller:
     def __init__(self, profile, hal, sched, clock, *, events=None):
         self.profile = profile
+        self.hal = hal  # the pin objects by signal name (the wiring survey's, firmware/survey.py)
         self.events = events if events is not None else NullEvents()
         self._sched = sched
         self._clock = clock
@@ -119,7 +123,11 @@ class Controller:
         self._entries = [(tr, tr.photo) for tr in self.tracks]
         self.lift = Lift(profile, hal, sched, clock, self)
         self.door = Door(profile, hal, sched, clock, self)
-        self.guard = Guard(hal, (self.lift, self.door), wake=self.wake)
+        # the safety layer (firmware/drivers/safety.py): any unsafe input stops the lift
+        # and the door from its IRQ, the lid or the chain the mixer too; it toggles the
+        # watchdog that keeps the motors' supply on
+        self.guard = Safety(hal, sched, profile, motion=(self.lift, self.door), drive=(self.mixer,),
+                            wake=self.wake)
         self.buttons = Buttons(hal, clock, wake=self.wake)
         # its patterns (firmware/drivers/light.py); a self-test pulses its pin (light.pin) directly
         self.light = _light.Light(hal.output("status_light"), sched)
@@ -259,16 +267,18 @@ class Controller:
         self.guard.ack()
         lift_halted = self.lift.axis.halted
         door_halted = self.door.axis.halted
+        mixer_halted = self.mixer.halted
+        self.mixer.halted = False
         self._report_guard()
-        if lift_halted or door_halted:
+        s = self.state
+        if lift_halted or door_halted or (mixer_halted and (s == codes.BUILDING or s == codes.MIXING)):
             self.lift.service()
             self.door.service()
             self.lift.axis.halted = False
             self.door.axis.halted = False
             self.lift.cycling = False
-            st = self.guard.get_status()
-            detail = (0 if st["curtain"] else 1) | (0 if (st["lid"] is None or st["lid"]) else 2)
-            self._fault(codes.FAULT_GUARD, 0, detail)
+            # detail: what read unsafe (CURTAIN 1, LID 2, CHAIN 4: the emergency stop)
+            self._fault(codes.FAULT_GUARD, 0, self.guard.unsafe_bits())
 
     def _report_guard(self):
         st = self.guard.get_status()
@@ -492,6 +502,8 @@ class Controller:
         self.link_up = False
         self.link_losses += 1
         self.light.host_gone()  # the host's pattern goes with it
+        if self.state == codes.TESTING and self._test_kind == 0:
+            self._end_pin_pulse()  # a survey's pulse ends with its host
         self.lift.stop()
         self.door.stop()
         s = self.state
@@ -509,6 +521,12 @@ class Controller:
         self.link_up = True
         if new:
             self.light.host_gone()
+            st = self.guard.get_status()
+            if st["chain"] is None or st["power"] is None or st["watchdog"] is None:
+                # a profile without the safety chain's pins: the simulator's allowance
+                # only (a board's main.py refuses it, naming the key); said to every host
+                # session at its start
+                self.events.on_log(_m.LOG_WARN, "no safety chain pins: simulator only")
         self._update_light()
 
     def cmd_light(self, pattern):
@@ -553,6 +571,8 @@ class Controller:
             return OK, NO_FIELD
         if s != codes.IDLE:
             return _m.E_NOT_ALLOWED, NO_FIELD
+        if not self.guard.may_drive():  # the lid open or the chain open
+            return _m.E_NOT_ALLOWED, NO_FIELD
         if self.door.moving():
             return _m.E_BUSY, NO_FIELD
         for tr in self.tracks:
@@ -587,6 +607,8 @@ class Controller:
             if build_id == self.build_id:
                 return OK, NO_FIELD  # already building it
             return _m.E_BUSY, 0
+        if not self.guard.may_drive():  # the lid open or the chain open: the mixer stays off
+            return _m.E_NOT_ALLOWED, NO_FIELD
         if s == codes.PAUSED:
             if build_id != self.build_id:
                 return _m.E_NOT_ALLOWED, 0
@@ -649,7 +671,7 @@ class Controller:
             return _m.E_NOT_ALLOWED, NO_FIELD
         if self.lift.moving():
             return _m.E_BUSY, NO_FIELD
-        if not self.guard.safe():
+        if not self.guard.may_move():  # a guard input, the chain, or no motion supply
             return _m.E_NOT_ALLOWED, NO_FIELD
         code = self.lift.cycle()
         if code:
@@ -673,7 +695,7 @@ class Controller:
         # PAUSED too: the mixer is stopped, and people may have to push tiles in
         if s != codes.IDLE and s != codes.BUILT and s != codes.LIFTING and s != codes.PAUSED:
             return _m.E_NOT_ALLOWED, NO_FIELD
-        if want_open and not self.guard.safe():
+        if want_open and not self.guard.may_move():
             return _m.E_NOT_ALLOWED, NO_FIELD
         if want_open:
             code = self.door.open()
@@ -688,6 +710,9 @@ class Controller:
     def cmd_stop(self):
         self.wake.up = True  # a command: the next service() looks
         s = self.state
+        if s == codes.TESTING and self._test_kind == 0:
+            self._end_pin_pulse()
+            return OK, NO_FIELD
         self.door.stop()
         if s == codes.BUILDING:
             self._pause()
@@ -703,6 +728,9 @@ class Controller:
     def cmd_abort(self):
         self.wake.up = True  # a command: the next service() looks
         s = self.state
+        if s == codes.TESTING and self._test_kind == 0:
+            self._end_pin_pulse()  # a survey's pulse ends at once
+            return OK, NO_FIELD
         if s == codes.TESTING:
             return _m.E_BUSY, NO_FIELD
         self.mixer.stop()
@@ -758,9 +786,33 @@ class Controller:
         return selftest.start(self, kind, index)
 
     def _test_due(self):
+        if self._test_kind == 0:  # a wiring survey's pin pulse (firmware/survey.py)
+            from firmware import survey
+
+            survey.finish(self)
+            return
         from firmware import selftest
 
         selftest.finish(self, self._test_kind, self._test_index)
+
+    # the wiring survey (firmware/survey.py, imported on first use)
+    def cmd_pin_pulse(self, pin, ms, hold):
+        self.wake.up = True  # a command: the next service() looks
+        from firmware import survey
+
+        return survey.pulse(self, pin, ms, hold)
+
+    def cmd_pin_read(self, pins):
+        """(code, field, levels) of PIN_READ."""
+        from firmware import survey
+
+        return survey.read(self, pins)
+
+    def _end_pin_pulse(self):
+        self._test_timer.cancel()
+        from firmware import survey
+
+        survey.finish(self)
 
     def begin_test(self, kind, index, ms):
         """A self-test pulse on (kind, index) for `ms` ms: `testing` until the timer

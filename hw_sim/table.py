@@ -22,8 +22,9 @@ from hw_sim.door import Door
 from hw_sim.guard import Panel
 from hw_sim.i2c import Bus, Mcp23017
 from hw_sim.lift import Lift
-from hw_sim.lines import NEVER, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
+from hw_sim.lines import NEVER, IN, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
 from hw_sim.mixer import Mixer
+from hw_sim.power import Power
 from hw_sim.tiles import Tiles
 from hw_sim.reference.track import Track
 
@@ -33,6 +34,10 @@ PLAYERS = ("auto", "manual")  # the simulated people around the table
 # what a person's hands do to fix what a fault left (Table.hand)
 HAND_OPS = ("clear-jam", "put-tile", "take-tile", "take-stray", "clear-guard", "clear-lift",
             "fix-switch", "plug")
+# each op's method of Table (Table.hand)
+_HAND = {"clear-jam": "_clear_jam", "put-tile": "_put_tile", "take-tile": "_take_tile",
+         "take-stray": "_take_stray", "clear-guard": "_clear_guard", "clear-lift": "_clear_lift",
+         "fix-switch": "_fix_switch", "plug": "_plug"}
 
 SIM_DEFAULTS = {
     "offer_mean_ms": 600,  # a track is offered a tile every 0.6 s on average...
@@ -58,6 +63,9 @@ SIM_DEFAULTS = {
     "sensor_bias_pm": 0,
     # ... and drifts by up to -N..+N per mille more per 1000 reads (a dirty sensor)
     "sensor_drift_pm": 0,
+    # the watchdog's hold bridged (a bench without a controller toggling it: the physics'
+    # own tests drive the lines by hand): the relays follow the chain alone
+    "watchdog_jumper": False,
 }
 
 
@@ -206,10 +214,18 @@ class Table:
         if off_max < off_min:
             raise ValueError("offer_mean_ms must be at least offer_min_ms")
         self.mixer = Mixer(self, seed=seed, tracks=self.ntracks, offer_min_us=off_min, offer_max_us=off_max)
+        # inertia: each axis coasts for the profile's figure once its power goes
+        # (safety.lift_coast_ms, door_coast_ms: measured on the real table, docs/SAFETY.md)
+        sf = profile.get("safety") or {}
         self.lift = Lift(self, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
-                         zone_us=s["limit_zone_ms"] * 1000, current=s["current"])
-        self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000)
+                         zone_us=s["limit_zone_ms"] * 1000, current=s["current"],
+                         coast_us=sf.get("lift_coast_ms", 0) * 1000)
+        self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000,
+                         coast_us=sf.get("door_coast_ms", 0) * 1000)
         self.panel = Panel(self)
+        # the motors' and solenoids' supply: 24 V, the safety chain's relays, the
+        # watchdog's hold (hw_sim/power.py): one model every reader asks
+        self.power = Power(self, profile, self.panel, jumper=s["watchdog_jumper"])
         i2c = profile.get("i2c", {})
         cur = profile.get("current_adc")
         self.bus = Bus(mux_addr=i2c.get("mux_addr", 0x70), sensor_addr=i2c.get("sensor_addr", 0x29),
@@ -220,7 +236,7 @@ class Table:
             x = Mcp23017(self, k)
             self.expanders.append(x)
             self.bus.devices[e["addr"]] = x
-        self.components = [self.mixer] + self.tracks + [self.lift, self.door, self.panel, self.faults]
+        self.components = [self.mixer] + self.tracks + [self.lift, self.door, self.panel, self.power, self.faults]
         # the earliest next_us of the components, cached until one changes
         # (hw_sim.lines.EventMark): next_ev holds while evmark is clean (a runner's
         # loop reads it then; next_event_us() refreshes it)
@@ -263,15 +279,70 @@ class Table:
         self.guard_violations = []
         self.wiring = []  # controller configuration mismatches seen by the stand-ins
         self.hand_overs = 0
-        # the motors' and solenoids' supply (the 24 V rail): off, no motor turns and no
-        # solenoid pulls in, whatever the controller drives (fault supply-off)
-        self.supply = True
         self.faults.start(self)
+        self._looked = self._sight()  # what a person saw when they last looked (look())
+
+    # -- a person watching and touching the table (the wiring survey's rehearsal) ------------
+    def _sight(self):
+        st = {"mixer": self.mixer.starts, "lift": self.lift.position_ms(),
+              "door": self.door.position_ms()}
+        for k in range(1, self.ntracks + 1):
+            for base in ("gate", "stacker", "pusher"):
+                name = base + str(k)
+                st[name] = self.lines[name].changes
+        return st
+
+    def look(self):
+        """What a person watching the table saw move since they last looked, in the wiring
+        survey's words (hostd/bringup/survey.py): [{"device", "motion"}]: the mixer turned,
+        the lift went up or down, the door opened or closed, a coil pulled in (with the
+        motors' supply on).  A motor pressing against its end moves nothing.  (The status
+        light is not looked at: the firmware shows its own patterns on it, and the survey
+        leaves it as the profile has it.)"""
+        now = self._sight()
+        was, self._looked = self._looked, now
+        out = []
+        if now["mixer"] != was["mixer"]:
+            out.append({"device": "mixer", "motion": None})
+        for axis, up, down in (("lift", "up", "down"), ("door", "open", "close")):
+            d = now[axis] - was[axis]
+            if abs(d) >= 100.0:  # (ms of travel: a motor's last few ms after it stopped, no)
+                out.append({"device": axis, "motion": up if d > 0 else down})
+        for name in now:
+            if name[:4] in ("gate", "stac", "push") and now[name] != was[name] and self.supply:
+                out.append({"device": name, "motion": None})
+        return out
+
+    def hold(self, signal, ms=1000, after_ms=0):
+        """A person presses a switch, covers a sensor, breaks the light curtain or opens
+        the lid (input ``signal``, as the table is wired): its level the other way from
+        ``after_ms`` for ``ms`` milliseconds of table time, then back."""
+        ln = self.lines.get(signal)
+        if ln is None or ln.kind != IN:
+            raise ValueError("no input %r on this table; accepted: %s" % (
+                signal, ", ".join(n for n, l in self.lines.items() if l.kind == IN)))
+        if not (0 < ms <= 60000) or not (0 <= after_ms <= 60000):
+            raise ValueError("ms: 1..60000 and after_ms: 0..60000, got %r and %r" % (ms, after_ms))
+        at = self.clock.us + int(after_ms * 1000)
+        self.panel.schedule(at, ln, 1 - ln.level)
+        self.panel.schedule(at + int(ms * 1000), ln, ln.level)
+        return {"signal": signal, "ms": ms, "after_ms": after_ms}
+
+    @property
+    def supply(self):
+        """The drive rail is live: the mixer turns and the solenoids pull in when driven
+        (the 24 V there and the safety relay K1 closed: hw_sim/power.py)."""
+        return self.power.drive
 
     def set_supply(self, on):
-        """Switch the motors' and solenoids' supply; what the controller drives takes
-        effect again (or stops) at once."""
-        self.supply = bool(on)
+        """Switch the 24 V supply itself (fault supply-off); the rails follow
+        (hw_sim/power.py): what the controller drives takes effect again (or stops) at
+        once."""
+        self.power.set_v24(on)
+
+    def power_changed(self, now):
+        """A rail went live or dead (hw_sim/power.py): every mechanism re-evaluates what
+        the controller drives."""
         self.mixer.on_output(0, self.mixer.duty)
         for axis in (self.lift, self.door):
             axis.on_output(0, axis.duty)
@@ -515,84 +586,92 @@ class Table:
         both): step out of the light curtain, close the lid; clear-lift: take the
         obstruction out of the lift's way; fix-switch: free a stuck lift end switch;
         plug: plug the table's cable back in."""
-        now = self.clock.us
-        if op == "clear-jam":
-            if not (1 <= track <= self.ntracks):
-                raise ValueError("no track %r; accepted: 1..%d" % (track, self.ntracks))
-            if not self.tracks[track - 1].free_jam(now):
-                raise ValueError("track %d is not jammed" % track)
-            return {"track": track}
-        if op == "put-tile":
-            n = len(self.lost) if count <= 0 else min(count, len(self.lost))
-            if n == 0:
-                raise ValueError("no tile is missing from the table")
-            back, self.lost = self.lost[:n], self.lost[n:]
-            self.mixer.add(back)
-            return {"tiles": n}
-        if op == "take-tile":
-            # as many tiles as the table holds beyond its two sets (or `count`): the
-            # surplus ones where they are in the mixer, else tiles alike in the mixer
-            # (a copy went into the walls: a person takes out the one left over)
-            n_sets = len(self.set_ids[0]) + len(self.set_ids[1])
-            n = count if count > 0 else len(self.tiles) - n_sets - len(self.taken)
-            inside = self.mixer.contents()
-            extra = [t for t in inside if t >= n_sets][:n]
-            # a copy gone into the walls: the left-over tiles of its back colour first (a
-            # person takes out what the count says is extra: "blue 69, expected 68")
-            backs = [self.tiles.backs[t] for t in range(n_sets, len(self.tiles))
-                     if t not in self.taken]
-            for same in (True, False):
-                for t in inside:
-                    if len(extra) >= n:
-                        break
-                    if t < n_sets and t not in extra and (self.tiles.backs[t] in backs) == same:
-                        extra.append(t)
-            if not extra:
-                raise ValueError("no surplus tile is in the mixer")
-            for t in extra:
-                self.mixer.remove(t)
-                self.taken.append(t)
-            return {"tiles": len(extra)}
-        if op == "take-stray":
-            return self._take_stray(colour, count)
-        if op == "clear-guard":
-            p = self.panel
-            if which is not None and which != "curtain" and which != "lid":
-                raise ValueError("no guard input %r; accepted: curtain, lid" % (which,))
-            names = []
-            for name, ln in (("curtain", p.curtain), ("lid", p.lid)):
-                # already cleared, from now (the table has not moved on yet)
-                pending = p.scheduled(ln, 1, now)
-                if (which is None or which == name) and ln.level == 0 and not pending:
-                    p.schedule(now, ln, 1)
-                    names.append(name)
-            if not names:
-                raise ValueError("the light curtain is clear and the lid closed"
-                                 if which is None else "the %s is already safe" % which)
-            return {"cleared": names}
-        if op == "clear-lift":
-            lf = self.lift
-            if lf.block_hi == NEVER and lf.block_lo == -1:
-                raise ValueError("nothing blocks the lift")
-            lf.block_hi = NEVER
-            lf.block_lo = -1
-            lf.on_output(0, lf.duty)  # re-evaluate the motion
-            return {"lift": "free"}
-        if op == "fix-switch":
-            lf = self.lift
-            if lf.force_lo == -1 and lf.force_hi == -1:
-                raise ValueError("no lift end switch is stuck")
-            lf.free_switches()
-            return {"lift": "switches free"}
-        if op == "plug":
-            w = self.wire
-            if w is None or w.plugged:
-                raise ValueError("the table's cable is plugged in")
-            w.replug()
-            return {"plugged": True}
-        raise ValueError("unknown op %r; accepted: %s" % (op, ", ".join(HAND_OPS)))
+        name = _HAND.get(op)
+        if name is None:
+            raise ValueError("unknown op %r; accepted: %s" % (op, ", ".join(HAND_OPS)))
+        return getattr(self, name)(self.clock.us, track, count, which, colour)
 
-    def _take_stray(self, colour, count):
+    # -- a person's hands, one method an op (HAND_OPS; each: now, track, count, which, colour)
+    def _clear_jam(self, now, track, count, which, colour):
+        if not (1 <= track <= self.ntracks):
+            raise ValueError("no track %r; accepted: 1..%d" % (track, self.ntracks))
+        if not self.tracks[track - 1].free_jam(now):
+            raise ValueError("track %d is not jammed" % track)
+        return {"track": track}
+
+    def _put_tile(self, now, track, count, which, colour):
+        n = len(self.lost) if count <= 0 else min(count, len(self.lost))
+        if n == 0:
+            raise ValueError("no tile is missing from the table")
+        back, self.lost = self.lost[:n], self.lost[n:]
+        self.mixer.add(back)
+        return {"tiles": n}
+
+    def _take_tile(self, now, track, count, which, colour):
+        # as many tiles as the table holds beyond its two sets (or `count`): the
+        # surplus ones where they are in the mixer, else tiles alike in the mixer
+        # (a copy went into the walls: a person takes out the one left over)
+        n_sets = len(self.set_ids[0]) + len(self.set_ids[1])
+        n = count if count > 0 else len(self.tiles) - n_sets - len(self.taken)
+        inside = self.mixer.contents()
+        extra = [t for t in inside if t >= n_sets][:n]
+        # a copy gone into the walls: the left-over tiles of its back colour first (a
+        # person takes out what the count says is extra: "blue 69, expected 68")
+        backs = [self.tiles.backs[t] for t in range(n_sets, len(self.tiles))
+                 if t not in self.taken]
+        for same in (True, False):
+            for t in inside:
+                if len(extra) >= n:
+                    break
+                if t < n_sets and t not in extra and (self.tiles.backs[t] in backs) == same:
+                    extra.append(t)
+        if not extra:
+            raise ValueError("no surplus tile is in the mixer")
+        for t in extra:
+            self.mixer.remove(t)
+            self.taken.append(t)
+        return {"tiles": len(extra)}
+
+    def _clear_guard(self, now, track, count, which, colour):
+        p = self.panel
+        if which is not None and which != "curtain" and which != "lid":
+            raise ValueError("no guard input %r; accepted: curtain, lid" % (which,))
+        names = []
+        for name, ln in (("curtain", p.curtain), ("lid", p.lid)):
+            # already cleared, from now (the table has not moved on yet)
+            pending = p.scheduled(ln, 1, now)
+            if (which is None or which == name) and ln.level == 0 and not pending:
+                p.schedule(now, ln, 1)
+                names.append(name)
+        if not names:
+            raise ValueError("the light curtain is clear and the lid closed"
+                             if which is None else "the %s is already safe" % which)
+        return {"cleared": names}
+
+    def _clear_lift(self, now, track, count, which, colour):
+        lf = self.lift
+        if lf.block_hi == NEVER and lf.block_lo == -1:
+            raise ValueError("nothing blocks the lift")
+        lf.block_hi = NEVER
+        lf.block_lo = -1
+        lf.on_output(0, lf.duty)  # re-evaluate the motion
+        return {"lift": "free"}
+
+    def _fix_switch(self, now, track, count, which, colour):
+        lf = self.lift
+        if lf.force_lo == -1 and lf.force_hi == -1:
+            raise ValueError("no lift end switch is stuck")
+        lf.free_switches()
+        return {"lift": "switches free"}
+
+    def _plug(self, now, track, count, which, colour):
+        w = self.wire
+        if w is None or w.plugged:
+            raise ValueError("the table's cable is plugged in")
+        w.replug()
+        return {"plugged": True}
+
+    def _take_stray(self, now, track, count, which, colour):
         names = self.tiles.colours
         if colour is not None and colour not in names:
             raise ValueError("no back colour %r; the sets' are %s" % (colour, ", ".join(names)))
@@ -667,8 +746,8 @@ class Table:
         here, outside the controller's IRQ handler)."""
         for ax in (self.lift, self.door):
             if ax.motor_on:
-                rec = {"input": name, "motor": ax.kind, "at_us": now, "off_us": -1,
-                       "position_ms": ax.position_ms(), "moving": ax.v != 0}
+                rec = {"input": name, "motor": ax.kind, "at_us": now, "off_us": -1, "stop_us": -1,
+                       "position_ms": ax.position_ms(), "end_ms": -1.0, "moving": ax.v != 0}
                 self.safety.append(rec)
                 if ax is self.lift:
                     self._pending_lift = rec
@@ -683,14 +762,29 @@ class Table:
             if not self.panel.safe():
                 self.guard_violations.append({"motor": axis.kind, "at_us": now})
             return
+        rec = self._pending_lift if axis is self.lift else self._pending_door
+        if rec is not None and rec["off_us"] < 0:
+            rec["off_us"] = now
+        if rec is not None and axis.v == 0:
+            self.on_axis_stopped(axis, now)
+
+    def on_axis_stopped(self, axis, now):
+        """An axis stopped moving (its motion or its coast ended): a guard break's record
+        gets the last movement and where it came to rest."""
         if axis is self.lift:
             rec = self._pending_lift
+        elif axis is self.door:
+            rec = self._pending_door
+        else:
+            return
+        if rec is None or rec["off_us"] < 0:
+            return  # still driven (an end reached under power): not this record's stop
+        rec["stop_us"] = now
+        rec["end_ms"] = axis.pos / 1000
+        if axis is self.lift:
             self._pending_lift = None
         else:
-            rec = self._pending_door
             self._pending_door = None
-        if rec is not None:
-            rec["off_us"] = now
 
     # -- reports ------------------------------------------------------------
     def bound_us(self, b):
@@ -783,8 +877,14 @@ class Table:
             lat = None
             if rec["off_us"] >= 0:
                 lat = (rec["off_us"] - rec["at_us"]) / 1000
+            stop = None
+            run_on = None
+            if rec["stop_us"] >= 0:
+                stop = (rec["stop_us"] - rec["at_us"]) / 1000
+                run_on = abs(rec["end_ms"] - rec["position_ms"])
             out.append({"input": rec["input"], "motor": rec["motor"], "at_s": rec["at_us"] / 1e6,
-                        "position_ms": rec["position_ms"], "moving": rec["moving"], "latency_ms": lat})
+                        "position_ms": rec["position_ms"], "moving": rec["moving"], "latency_ms": lat,
+                        "stop_ms": stop, "run_on_ms": run_on})
         return out
 
     def report(self, full=True):
@@ -840,11 +940,11 @@ class Table:
     def driven(self):
         """The actuators the controller is driving now, by line name: motor PWMs
         above 0, solenoids (gates, stackers, pushers) energised.  Empty: nothing
-        moves.  Direction lines and the status light are not actuators."""
+        moves.  Direction lines, the status light and the watchdog are not actuators."""
         out = []
         for name, ln in self.lines.items():
             if ln.level and (ln.kind == PWM or (ln.kind == OUT and not name.endswith("_dir")
-                                                and name != "status_light")):
+                                                and name != "status_light" and name != "watchdog")):
                 out.append(name)
         out.sort()
         return out
