@@ -300,3 +300,38 @@ def test_a_million_corrupted_frames_none_accepted():
     assert accepted[0] == 0
     assert dec.crc_errors > total // 2  # the CRC, not luck, rejected them
     assert markers[0] > total * 0.9  # and the receiver resynchronised on the next frame
+
+
+# -- what is built once, at import (bench/mutation.py, issue 53 point 8) ----------------------
+
+def test_the_halves_table_is_the_crc32_table_entry_by_entry():
+    """The table a 32-bit board builds at import, in two 16-bit halves, is the reflected
+    0xEDB88320 table entry by entry (computed here with full-width ints)."""
+    lo, hi = c._halves_table()
+    assert lo.typecode == hi.typecode == "H" and len(lo) == len(hi) == 256
+    for i in range(256):
+        v = i
+        for _ in range(8):
+            v = (v >> 1) ^ 0xEDB88320 if v & 1 else v >> 1
+        assert (hi[i] << 16) | lo[i] == v, i
+
+
+def test_prefix_views_are_every_prefix_of_the_buffer():
+    buf = bytearray(range(c.MAX_FRAME))
+    views = c._prefix_views(buf)
+    assert len(views) == c.MAX_FRAME + 1
+    for n, v in enumerate(views):
+        assert bytes(v) == bytes(buf[:n])
+
+
+def test_a_reset_decoder_takes_the_next_frame_whole():
+    """After reset() (the link's new session) a partial frame is forgotten and the next
+    frame decodes from the buffer's start."""
+    got = []
+    d = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
+    f = c.encode_frame(3, m.STATUS, ())
+    d.feed(f[:5])
+    d.reset()
+    assert d.pending() == 0
+    d.feed(f)
+    assert got == [f] and d.pending() == 0
