@@ -335,3 +335,35 @@ def test_a_reset_decoder_takes_the_next_frame_whole():
     assert d.pending() == 0
     d.feed(f)
     assert got == [f] and d.pending() == 0
+
+
+def test_pending_counts_only_the_partial_frame_after_a_whole_one():
+    d = c.Decoder(lambda buf, n: None)
+    f = c.encode_frame(1, m.STATUS, ())
+    d.feed(f + f[:5])
+    assert d.pending() == 5
+
+
+def test_a_stream_longer_than_the_buffer_is_compacted_without_a_stray_byte():
+    """300 bytes of back-to-back frames in one chunk (over the decoder's 128): every frame
+    is handed up and not one byte is skipped as junk."""
+    got = []
+    d = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
+    frames = [c.encode_frame(i, m.STATUS, ()) for i in range(38)]
+    d.feed(b"".join(frames))
+    assert got == frames and d.skipped == 0 and d.crc_errors == 0
+
+
+def test_decode_helpers_say_each_frame_and_refuse_anything_but_one():
+    f = c.encode_frame(5, m.DOOR, (1,))
+    assert c.decode_frames(f + f) == [(5, m.DOOR, b"\x01")] * 2
+    assert c.decode_message(f) == (5, m.DOOR, (1,))
+    for bad in (f + f, f[:-1], f + b"\x00"):
+        with pytest.raises(ValueError, match="^not one good frame$"):
+            c.decode_message(bad)
+    unknown = bytearray(c.encode_frame(5, m.STATUS, ()))
+    unknown[3] = 0x7D  # no message has this id: sealed again with a good CRC
+    c.seal_halves(unknown, len(unknown))  # (the same CRC-32 as the C path's)
+    with pytest.raises(m.ProtocolError) as e:
+        c.decode_message(bytes(unknown))
+    assert (e.value.code, e.value.field, e.value.msgid) == (m.E_UNKNOWN_MSG, m.NO_FIELD, 0x7D)
