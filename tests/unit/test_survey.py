@@ -61,14 +61,44 @@ class Person:
         self.post(action="pulse", pin=pin, hold=hold)
         return words(self.table.look())
 
-    def survey(self, sv, plan, truth):
+    def inputs(self, sv, truth):
         for signal, _, _ in sv.cat["inputs"]:
             if truth["pins"].get(signal) is None:
                 sv.skip(signal)
                 continue
             sv.input_found(signal, self.watch_while(signal))
+
+    def outputs(self, sv, plan):
         for ch in plan["channels"]:
             sv.output(ch, [self.pulse_and_say(p, hd) for p, hd in S.pulses(ch)])
+
+    def flash(self, path):
+        """The profile the survey wrote installed on the (simulated) board: it restarts
+        with it, the daemon connects again."""
+        sim = self.h.sim
+        boots = sim.boots
+        sim._fw_profile = fprofile.validate(json.loads(pathlib.Path(path).read_text()))
+        sim.reset()
+        self.h.settle(until=lambda: self.d.link.connected and sim.boots > boots
+                      and self.d.table.identity is not None, max_s=30)
+        self.h.wait_s(1.0)
+
+    def survey(self, truth):
+        """The whole survey as docs/RETROFIT.md has it: the inputs (written and flashed
+        when they were not where the draft said), then the outputs; the map written."""
+        plan = self.post(action="plan")
+        sv = S.Survey(plan["draft"])
+        self.inputs(sv, truth)
+        if sv.inputs_moved():
+            sv.keep_draft("outputs")
+            w = self.post(action="write", pins=sv.pins_map(plan["raw_pins"]))
+            self.flash(w["profile"]["path"])
+            plan = self.post(action="plan")
+            sv = S.Survey(plan["draft"])
+            sv.keep_draft("inputs")
+            sv.inputs_at_rest(self.post(action="watch", ms=100))
+        self.outputs(sv, plan)
+        return plan, sv
 
 
 def rig(tmp_path, seed, board="reference-18"):
@@ -86,10 +116,8 @@ def test_the_survey_finds_a_shuffled_tables_true_map_and_writes_it(tmp_path, boa
         if h.status()["state"]["name"] == "table_fault":  # the draft's switches disagree at boot
             h.call(h.daemon.clear_fault())
         p = Person(h)
-        plan = p.post(action="plan")
+        plan, sv = p.survey(truth)
         assert plan["board"] == draft["id"] and plan["channels"]
-        sv = S.Survey(plan["draft"])
-        p.survey(sv, plan, truth)
         pins = sv.pins_map(plan["raw_pins"])
         found = fprofile.validate(dict(draft, pins=pins))
         # every motor, coil and switch on its true pin, each the right way round
@@ -104,7 +132,7 @@ def test_the_survey_finds_a_shuffled_tables_true_map_and_writes_it(tmp_path, boa
         assert truth["pins"] != fprofile.validate(draft)["pins"]  # (it was shuffled)
         # written into the club's copy, with a backup of nothing and a diff
         w = p.post(action="write", pins=pins)
-        assert w["written"] and "flash" in w["profile"]["note"]
+        assert w["written"] and "flash" in w["profile"]["note"] and w["profile"]["backup"]
         assert w["profile"]["path"].startswith(str(tmp_path / "cfg"))
         written = json.loads(pathlib.Path(w["profile"]["path"]).read_text())
         assert fprofile.validate(written)["pins"] == truth["pins"]
