@@ -25,8 +25,8 @@ MUTMUT = os.path.join(os.path.dirname(sys.executable), "mutmut")
 #: file -> the unit tests that pin its behaviour (run for each of its mutants)
 TARGETS = {
     "hostd/game/payments.py": ["tests/unit/test_game_payments.py", "tests/unit/test_game_ledger.py"],
-    "hostd/game/values.py": ["tests/unit/test_game_payments.py", "tests/unit/test_game_ledger.py",
-                             "tests/unit/test_game_entries.py"],
+    "hostd/game/values.py": ["tests/unit/test_game_values.py", "tests/unit/test_game_payments.py",
+                             "tests/unit/test_game_ledger.py", "tests/unit/test_game_entries.py"],
     "hostd/hand/fu.py": ["tests/unit/test_hand_fu.py", "tests/unit/test_hand_score.py"],
     "hostd/hand/limits.py": ["tests/unit/test_hand_limits.py", "tests/unit/test_hand_score.py"],
     "protocol/codec.py": ["tests/unit/test_protocol_codec.py"],
