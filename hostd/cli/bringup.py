@@ -488,12 +488,23 @@ def cmd_survey(args):
     _say("Wiring survey of %s (%s): %d output channels, %d inputs."
          % (plan["board"], plan["profile_file"], len(plan["channels"]), len(plan["inputs"])))
     refusals = []
+    then = None
     try:
         if args.only != "outputs":
             _survey_inputs(args, sv, plan, script, refusals)
         else:
             sv.keep_draft("inputs")
-        if args.only != "inputs":
+            # the table at rest, the inputs named right (flashed): which are wired the other
+            # way round, read with their own pulls
+            sv.inputs_at_rest(_survey_post(args, {"action": "watch", "ms": 100}))
+        if args.only is None and not refusals and sv.inputs_moved():
+            # the firmware reads the inputs by the draft's names until the map is flashed: a
+            # motion it makes would reach a switch it takes for another (a beam: a tile on
+            # a track, and a stroke of that track's stacker), so the outputs wait for it
+            then = ("the inputs are not where the profile said: flash the profile written "
+                    "(`jantaku flash --port PORT --board %s`), let the table restart, switch "
+                    "the motors' supply on, then `jantaku survey --only outputs`" % plan["board"])
+        if args.only != "inputs" and then is None:
             if refusals:
                 raise S.SurveyError("the inputs were not all found: nothing moves until they are")
             _survey_outputs(args, sv, plan, script, refusals)
@@ -505,6 +516,8 @@ def cmd_survey(args):
         pins = None
     out = {"ok": pins is not None, "found": {s: n for s, n in sv.found.items()},
            "invert": sv.invert, "skipped": sv.skipped, "refused": refusals}
+    if pins is not None and then is not None:
+        out["next"] = then
     if pins is None:
         _say("jantaku survey: nothing written:\n  " + "\n  ".join(refusals))
     elif args.no_write:
@@ -516,6 +529,8 @@ def cmd_survey(args):
         out["profile"] = w.get("profile")
         _say("written: %s (backup %s)\n%s" % (w["profile"]["path"], w["profile"]["backup"],
                                              w["profile"]["note"]))
+        if out.get("next"):
+            _say("next: " + out["next"])
     import json
 
     if args.json:
