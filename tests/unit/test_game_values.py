@@ -61,6 +61,10 @@ REFUSED = [
      "han is not counted in wsom: a win there gives patterns: the hand's pattern points (a "
      "number up to the compound limit 320, or 400 or 480 for a single limit hand), or a list "
      "of each pattern's points", {"fields": ["han"]}),
+    ("wsom", dict(han=2, fu=30), False, "field_foreign",
+     "han, fu is not counted in wsom: a win there gives patterns: the hand's pattern points "
+     "(a number up to the compound limit 320, or 400 or 480 for a single limit hand), or a "
+     "list of each pattern's points", {"fields": ["han", "fu"]}),
     ("riichi", dict(patterns=170), False, "field_foreign",
      "patterns is not counted in riichi: a win there gives han and fu (fu may be left out at "
      "5 han or more), or yakuman: N", {"fields": ["patterns"]}),
@@ -116,6 +120,7 @@ ACCEPTED = [
     ("wsom", dict(patterns=[200, 200]), False),
     ("shenyang", dict(multipliers=["dragon_kezi"] * 3 + ["gang"] * 4), False),
     ("shenyang", dict(multipliers=["Dragon Triplet", "angang"]), False),
+    ("shenyang", dict(multipliers=["first-turn-dragons", "Gangshang-Kaihua"]), False),
     ("shenyang", dict(), True),
     ("uzje", dict(fan=2.6), False), ("uzje", dict(fan=3.1 + 0.1), False),
     ("uzje", dict(limits=2), True),
