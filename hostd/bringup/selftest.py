@@ -227,6 +227,24 @@ class SelfTest:
                                            None if r != "failed" else
                                            "reads unsafe: close the %s" % ("lid" if name == "lid"
                                                                            else "light curtain's path")))
+        # the safety chain as the table reads it (protocol minor 2: SAFETY; None: not wired,
+        # the simulator's allowance, or an older firmware): nothing moves with it open
+        sf = self.table.safety
+        if sf.get("chain") is not None:
+            r = "ok" if sf["chain"] else "failed"
+            if r == "failed":
+                ok = False
+            if self.device is None or r == "failed":
+                self.devices.append(_entry("chain", None, r, 1 if sf["chain"] else 0, 1,
+                                           None if r == "ok" else
+                                           "the safety chain is open: release the emergency stop "
+                                           "and close the lid (docs/SAFETY.md)"))
+        if sf.get("relay_stuck"):
+            ok = False
+            self.devices.append(_entry("chain", None, "failed", None, None,
+                                       "the safety relay's feedback stayed on with the chain open: "
+                                       "welded contacts; replace the relay before anything moves "
+                                       "(docs/SAFETY.md)"))
         return ok
 
     async def _reading(self, name):
