@@ -292,7 +292,7 @@ class Controller:
             ax = self.lift.axis if lift_halted else self.door.axis
             self._gstop_motor = 1 if lift_halted else 2
             self._gstop_input = self.guard.unsafe_bits()
-            at = ticks_diff(self.guard.trip_us, ax._start_us) // 1000
+            at = ticks_diff(self.guard.trip_us, ax.start_us) // 1000
             self._gstop_at = at if 0 <= at < 65535 else 65535
             self._gstop_timer.start(self._gstop_ms)
         elif not self._gstop_timer.active:
