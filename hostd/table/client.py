@@ -43,10 +43,12 @@ FAULT_TEXT = {
 def fault_message(code, track, detail=0):
     text = FAULT_TEXT.get(code, "fault %s" % m.code_name(m.FAULTS, code))
     if code == m.F_GUARD and detail:  # what read unsafe (firmware/drivers/safety.py bits)
-        what = [w for bit, w in ((1, "the light curtain was broken"), (2, "the lid was opened"),
-                                 (4, "the emergency stop was pressed (the safety chain opened)"))
-                if detail & bit]
-        text = "%s: motion stopped" % " and ".join(what)
+        # (the lid is in the chain: an open lid opens it too, so the chain alone means the
+        # emergency stop)
+        what = [w for bit, w in ((1, "the light curtain"), (2, "the lid"),
+                                 (4, "the emergency stop: the safety chain"))
+                if detail & bit and not (bit == 4 and detail & 2)]
+        text = "the guard was broken (%s): motion stopped" % " and ".join(what)
     return text.format(track=track, detail=detail)
 
 
