@@ -22,7 +22,7 @@ from hw_sim.door import Door
 from hw_sim.guard import Panel
 from hw_sim.i2c import Bus, Mcp23017
 from hw_sim.lift import Lift
-from hw_sim.lines import NEVER, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
+from hw_sim.lines import NEVER, IN, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
 from hw_sim.mixer import Mixer
 from hw_sim.power import Power
 from hw_sim.tiles import Tiles
@@ -34,6 +34,10 @@ PLAYERS = ("auto", "manual")  # the simulated people around the table
 # what a person's hands do to fix what a fault left (Table.hand)
 HAND_OPS = ("clear-jam", "put-tile", "take-tile", "take-stray", "clear-guard", "clear-lift",
             "fix-switch", "plug")
+# each op's method of Table (Table.hand)
+_HAND = {"clear-jam": "_clear_jam", "put-tile": "_put_tile", "take-tile": "_take_tile",
+         "take-stray": "_take_stray", "clear-guard": "_clear_guard", "clear-lift": "_clear_lift",
+         "fix-switch": "_fix_switch", "plug": "_plug"}
 
 SIM_DEFAULTS = {
     "offer_mean_ms": 600,  # a track is offered a tile every 0.6 s on average...
@@ -276,6 +280,69 @@ class Table:
         self.wiring = []  # controller configuration mismatches seen by the stand-ins
         self.hand_overs = 0
         self.faults.start(self)
+        self._looked = self._sight()  # what a person saw when they last looked (look())
+
+    # -- a person watching and touching the table (the wiring survey's rehearsal) ------------
+    def _sight(self):
+        """What a person can see: each axis's position (ms of travel), the mixer's (the
+        disc's) starts, and how often each other motor's or coil's line changed."""
+        four = self.profile.get("family") == "fourport"
+        st = {("disc" if four else "mixer"): self.mixer.starts,
+              ("centre" if four else "door"): self.door.position_ms()}
+        lifts = getattr(self, "lifts", None) or [self.lift]
+        for k, lf in enumerate(lifts):
+            st["lift%d" % (k + 1) if four else "lift"] = lf.position_ms()
+        for name, ln in self.lines.items():
+            base = name
+            for sfx in ("_on", "_pwm", "_fwd", "_rev"):
+                if name.endswith(sfx):
+                    base = name[:-len(sfx)]
+            if base in st or base == "mixer" or base == "door" or (base == name and ln.kind != OUT):
+                continue
+            if base == name and not base.startswith(("gate", "stacker", "pusher")):
+                continue  # (a direction, the status light, the watchdog)
+            st["line:" + base] = st.get("line:" + base, 0) + ln.changes
+        return st
+
+    def look(self):
+        """What a person watching the table saw move since they last looked, in the wiring
+        survey's words (hostd/bringup/survey.py): [{"device", "motion"}]: the mixer (the
+        disc) turned, a lift went up or down, the door opened or closed (the centre panel
+        went up or down), a coil pulled in or a motor without an end ran (a feed, a cam,
+        the dice: with the motors' supply on).  A motor pressing against its end moves
+        nothing.  (The status light is not looked at: the firmware shows its own patterns
+        on it, and the survey leaves it as the profile has it.)"""
+        now = self._sight()
+        was, self._looked = self._looked, now
+        out = []
+        for name in now:
+            d = now[name] - was[name]
+            if not d:
+                continue
+            if name.startswith("lift") or name in ("door", "centre"):
+                if abs(d) >= 100.0:  # (ms of travel: a motor's last few ms after it stopped, no)
+                    up, down = ("open", "close") if name == "door" else ("up", "down")
+                    out.append({"device": name, "motion": up if d > 0 else down})
+            elif name in ("mixer", "disc"):
+                out.append({"device": name, "motion": None})
+            elif self.supply:
+                out.append({"device": name[5:], "motion": None})
+        return out
+
+    def hold(self, signal, ms=1000, after_ms=0):
+        """A person presses a switch, covers a sensor, breaks the light curtain or opens
+        the lid (input ``signal``, as the table is wired): its level the other way from
+        ``after_ms`` for ``ms`` milliseconds of table time, then back."""
+        ln = self.lines.get(signal)
+        if ln is None or ln.kind != IN:
+            raise ValueError("no input %r on this table; accepted: %s" % (
+                signal, ", ".join(n for n, l in self.lines.items() if l.kind == IN)))
+        if not (0 < ms <= 60000) or not (0 <= after_ms <= 60000):
+            raise ValueError("ms: 1..60000 and after_ms: 0..60000, got %r and %r" % (ms, after_ms))
+        at = self.clock.us + int(after_ms * 1000)
+        self.panel.schedule(at, ln, 1 - ln.level)
+        self.panel.schedule(at + int(ms * 1000), ln, ln.level)
+        return {"signal": signal, "ms": ms, "after_ms": after_ms}
 
     @property
     def supply(self):
@@ -535,84 +602,92 @@ class Table:
         both): step out of the light curtain, close the lid; clear-lift: take the
         obstruction out of the lift's way; fix-switch: free a stuck lift end switch;
         plug: plug the table's cable back in."""
-        now = self.clock.us
-        if op == "clear-jam":
-            if not (1 <= track <= self.ntracks):
-                raise ValueError("no track %r; accepted: 1..%d" % (track, self.ntracks))
-            if not self.tracks[track - 1].free_jam(now):
-                raise ValueError("track %d is not jammed" % track)
-            return {"track": track}
-        if op == "put-tile":
-            n = len(self.lost) if count <= 0 else min(count, len(self.lost))
-            if n == 0:
-                raise ValueError("no tile is missing from the table")
-            back, self.lost = self.lost[:n], self.lost[n:]
-            self.mixer.add(back)
-            return {"tiles": n}
-        if op == "take-tile":
-            # as many tiles as the table holds beyond its two sets (or `count`): the
-            # surplus ones where they are in the mixer, else tiles alike in the mixer
-            # (a copy went into the walls: a person takes out the one left over)
-            n_sets = len(self.set_ids[0]) + len(self.set_ids[1])
-            n = count if count > 0 else len(self.tiles) - n_sets - len(self.taken)
-            inside = self.mixer.contents()
-            extra = [t for t in inside if t >= n_sets][:n]
-            # a copy gone into the walls: the left-over tiles of its back colour first (a
-            # person takes out what the count says is extra: "blue 69, expected 68")
-            backs = [self.tiles.backs[t] for t in range(n_sets, len(self.tiles))
-                     if t not in self.taken]
-            for same in (True, False):
-                for t in inside:
-                    if len(extra) >= n:
-                        break
-                    if t < n_sets and t not in extra and (self.tiles.backs[t] in backs) == same:
-                        extra.append(t)
-            if not extra:
-                raise ValueError("no surplus tile is in the mixer")
-            for t in extra:
-                self.mixer.remove(t)
-                self.taken.append(t)
-            return {"tiles": len(extra)}
-        if op == "take-stray":
-            return self._take_stray(colour, count)
-        if op == "clear-guard":
-            p = self.panel
-            if which is not None and which != "curtain" and which != "lid":
-                raise ValueError("no guard input %r; accepted: curtain, lid" % (which,))
-            names = []
-            for name, ln in (("curtain", p.curtain), ("lid", p.lid)):
-                # already cleared, from now (the table has not moved on yet)
-                pending = p.scheduled(ln, 1, now)
-                if (which is None or which == name) and ln.level == 0 and not pending:
-                    p.schedule(now, ln, 1)
-                    names.append(name)
-            if not names:
-                raise ValueError("the light curtain is clear and the lid closed"
-                                 if which is None else "the %s is already safe" % which)
-            return {"cleared": names}
-        if op == "clear-lift":
-            lf = self.lift
-            if lf.block_hi == NEVER and lf.block_lo == -1:
-                raise ValueError("nothing blocks the lift")
-            lf.block_hi = NEVER
-            lf.block_lo = -1
-            lf.on_output(0, lf.duty)  # re-evaluate the motion
-            return {"lift": "free"}
-        if op == "fix-switch":
-            lf = self.lift
-            if lf.force_lo == -1 and lf.force_hi == -1:
-                raise ValueError("no lift end switch is stuck")
-            lf.free_switches()
-            return {"lift": "switches free"}
-        if op == "plug":
-            w = self.wire
-            if w is None or w.plugged:
-                raise ValueError("the table's cable is plugged in")
-            w.replug()
-            return {"plugged": True}
-        raise ValueError("unknown op %r; accepted: %s" % (op, ", ".join(HAND_OPS)))
+        name = _HAND.get(op)
+        if name is None:
+            raise ValueError("unknown op %r; accepted: %s" % (op, ", ".join(HAND_OPS)))
+        return getattr(self, name)(self.clock.us, track, count, which, colour)
 
-    def _take_stray(self, colour, count):
+    # -- a person's hands, one method an op (HAND_OPS; each: now, track, count, which, colour)
+    def _clear_jam(self, now, track, count, which, colour):
+        if not (1 <= track <= self.ntracks):
+            raise ValueError("no track %r; accepted: 1..%d" % (track, self.ntracks))
+        if not self.tracks[track - 1].free_jam(now):
+            raise ValueError("track %d is not jammed" % track)
+        return {"track": track}
+
+    def _put_tile(self, now, track, count, which, colour):
+        n = len(self.lost) if count <= 0 else min(count, len(self.lost))
+        if n == 0:
+            raise ValueError("no tile is missing from the table")
+        back, self.lost = self.lost[:n], self.lost[n:]
+        self.mixer.add(back)
+        return {"tiles": n}
+
+    def _take_tile(self, now, track, count, which, colour):
+        # as many tiles as the table holds beyond its two sets (or `count`): the
+        # surplus ones where they are in the mixer, else tiles alike in the mixer
+        # (a copy went into the walls: a person takes out the one left over)
+        n_sets = len(self.set_ids[0]) + len(self.set_ids[1])
+        n = count if count > 0 else len(self.tiles) - n_sets - len(self.taken)
+        inside = self.mixer.contents()
+        extra = [t for t in inside if t >= n_sets][:n]
+        # a copy gone into the walls: the left-over tiles of its back colour first (a
+        # person takes out what the count says is extra: "blue 69, expected 68")
+        backs = [self.tiles.backs[t] for t in range(n_sets, len(self.tiles))
+                 if t not in self.taken]
+        for same in (True, False):
+            for t in inside:
+                if len(extra) >= n:
+                    break
+                if t < n_sets and t not in extra and (self.tiles.backs[t] in backs) == same:
+                    extra.append(t)
+        if not extra:
+            raise ValueError("no surplus tile is in the mixer")
+        for t in extra:
+            self.mixer.remove(t)
+            self.taken.append(t)
+        return {"tiles": len(extra)}
+
+    def _clear_guard(self, now, track, count, which, colour):
+        p = self.panel
+        if which is not None and which != "curtain" and which != "lid":
+            raise ValueError("no guard input %r; accepted: curtain, lid" % (which,))
+        names = []
+        for name, ln in (("curtain", p.curtain), ("lid", p.lid)):
+            # already cleared, from now (the table has not moved on yet)
+            pending = p.scheduled(ln, 1, now)
+            if (which is None or which == name) and ln.level == 0 and not pending:
+                p.schedule(now, ln, 1)
+                names.append(name)
+        if not names:
+            raise ValueError("the light curtain is clear and the lid closed"
+                             if which is None else "the %s is already safe" % which)
+        return {"cleared": names}
+
+    def _clear_lift(self, now, track, count, which, colour):
+        lf = self.lift
+        if lf.block_hi == NEVER and lf.block_lo == -1:
+            raise ValueError("nothing blocks the lift")
+        lf.block_hi = NEVER
+        lf.block_lo = -1
+        lf.on_output(0, lf.duty)  # re-evaluate the motion
+        return {"lift": "free"}
+
+    def _fix_switch(self, now, track, count, which, colour):
+        lf = self.lift
+        if lf.force_lo == -1 and lf.force_hi == -1:
+            raise ValueError("no lift end switch is stuck")
+        lf.free_switches()
+        return {"lift": "switches free"}
+
+    def _plug(self, now, track, count, which, colour):
+        w = self.wire
+        if w is None or w.plugged:
+            raise ValueError("the table's cable is plugged in")
+        w.replug()
+        return {"plugged": True}
+
+    def _take_stray(self, now, track, count, which, colour):
         names = self.tiles.colours
         if colour is not None and colour not in names:
             raise ValueError("no back colour %r; the sets' are %s" % (colour, ", ".join(names)))
