@@ -67,6 +67,9 @@ EQUIVALENT = {
                                                   "placed once: = and += agree",
     "hostd.game.payments.x_win_payments__mutmut_85": "with honba 0 or honba_per_payer 0 the "
                                                      "honba paid is 0 x ...: nothing moves",
+    # hostd/hand/limits.py
+    "hostd.hand.limits.x_limit_of__mutmut_50": "fu x 2^(han+2) is never exactly 2000 for a "
+        "fu of 25 or a multiple of 10: > and >= agree on every hand",
     # hostd/hand/fu.py
     "hostd.hand.fu.x_fu_of__mutmut_26": "valued never holds None: counting None gives 0",
     "hostd.hand.fu.x_fu_of__mutmut_29": "a reading of sets always has its pair: the else is "

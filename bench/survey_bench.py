@@ -4,7 +4,8 @@ for each board and seed, a table wired another way than its profile says
 does (pressing each switch when it watches, saying what moved after each pulse), the
 inputs written and flashed first when they were not where the draft said; prints how
 many maps came out exactly the table's (every pin, every invert but the mixer-empty
-sensor's, whose level at rest depends on the tiles) and the table time the survey took.
+sensor's and the like, whose level at rest depends on the tiles) and the table time the
+survey took.
 
     .venv/bin/python bench/survey_bench.py [--seeds 20] [--boards reference-18,pico-18,pi-reference]
 """
@@ -23,7 +24,10 @@ sys.path.insert(0, str(ROOT))
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
-    ap.add_argument("--boards", default="reference-18,pico-18,pi-reference")
+    boards = "reference-18,pico-18,pi-reference"
+    if (ROOT / "firmware" / "boards" / "fourport-24v.json").exists():
+        boards += ",fourport-24v"  # (the four-port family, issue 47)
+    ap.add_argument("--boards", default=boards)
     args = ap.parse_args(argv)
     tmp = tempfile.TemporaryDirectory(prefix="jantaku-survey-bench-")
     os.environ["XDG_CONFIG_HOME"] = os.path.join(tmp.name, "cfg")
@@ -34,9 +38,12 @@ def main(argv=None):
     from firmware import profile as fprofile
     from tests.unit.test_survey import Person, rig
 
+    from hostd.bringup import survey as S
+
     def inverts(p):
+        unknown = [n for n, _, rest in S.catalogue(p)["inputs"] if rest is None]
         return {n: bool(o.get("invert")) for n, o in (p.get("pin_options") or {}).items()
-                if n != "mixer_empty" and o.get("invert")}
+                if n not in unknown and o.get("invert")}
 
     failures = 0
     for board in args.boards.split(","):

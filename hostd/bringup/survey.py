@@ -263,8 +263,8 @@ def plan(profile):
         "answers": answer_words(cat),
         "pulse_ms": PULSE_MS,
         # what a client needs to make the map from the answers (Survey(draft))
-        "draft": {k: profile[k] for k in ("id", "tracks", "pins", "pin_options", "hardware")
-                  if k in profile},
+        "draft": {k: profile[k] for k in ("id", "family", "tracks", "motors", "pins",
+                                          "pin_options", "hardware") if k in profile},
     }
 
 
