@@ -24,7 +24,7 @@ def configure_selftest(p):
                    help="test one device: curtain, lid, lift_bottom, lift_top, door_closed, "
                         "door_open, mixer_empty, entry, colour, lift_current, start_button, "
                         "dice_button, mixer, stacker, pusher, status_light, gate, lift, door; "
-                        "guard_stop (alone, with a person: the curtain broken while the lift "
+                        "guard_stop (alone, with a person and a test rod: the curtain broken while the lift "
                         "rises must stop it)")
     p.add_argument("--track", type=int, default=None, metavar="N",
                    help="with a per-track device (gate, entry, colour, stacker, pusher): track N only")
@@ -89,9 +89,11 @@ def cmd_selftest(args):
     if args.track is not None and args.device is None:
         raise UsageError("--track goes with --device (gate, entry, colour, stacker or pusher)")
     if args.device == "guard_stop":  # a person takes part (docs/COMMISSIONING.md, step 6)
-        sys.stderr.write("guard check: stand at the table; when the lift starts rising, put a "
-                         "hand into the light curtain, then take it out: the lift must stop at "
-                         "once\n")
+        sys.stderr.write("stop test: take the test rod (never a hand) and hold it by a lift "
+                         "opening, out of the light curtain; press the start button (or `jantaku "
+                         "continue`) when ready; as the lift rises put the rod into the curtain "
+                         "and leave it there until the lift has stopped. The table measures the "
+                         "stop (docs/SAFETY.md)\n")
     body = {"device": args.device, "track": args.track, "write_timings": args.write_timings}
     data, rc = _request(args, "POST", "/selftest", body, timeout=LONG)
     if rc:
