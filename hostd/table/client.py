@@ -786,6 +786,8 @@ class TableClient:
             "walls_inside": self.walls_inside() if self.link.connected else None,
             "identity": ident,
             "resets": self.link.resets,
+            # new sessions made because the link was out of step (a forged or lost ack)
+            "resyncs": self.link.resyncs,
             # a line that flooded or carried no frame (hostd/table/link.py LineFault), or null
             "line_fault": self.link.line_fault,
             # what a board that cannot start says (firmware/bootfail.py), or null
