@@ -349,9 +349,9 @@ def test_a_stream_longer_than_the_buffer_is_compacted_without_a_stray_byte():
     is handed up and not one byte is skipped as junk."""
     got = []
     d = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
-    frames = [c.encode_frame(i, m.STATUS, ()) for i in range(38)]
+    frames = [c.encode_frame(i, m.DOOR, (1,)) for i in range(34)]  # 9 bytes: 128 is no multiple
     d.feed(b"".join(frames))
-    assert got == frames and d.skipped == 0 and d.crc_errors == 0
+    assert got == frames and (d.skipped, d.crc_errors, d.len_errors) == (0, 0, 0)
 
 
 def test_decode_helpers_say_each_frame_and_refuse_anything_but_one():
@@ -367,3 +367,28 @@ def test_decode_helpers_say_each_frame_and_refuse_anything_but_one():
     with pytest.raises(m.ProtocolError) as e:
         c.decode_message(bytes(unknown))
     assert (e.value.code, e.value.field, e.value.msgid) == (m.E_UNKNOWN_MSG, m.NO_FIELD, 0x7D)
+
+
+def test_the_decoders_counters_and_refusals_say_exactly_what_happened():
+    with pytest.raises(ValueError, match="^decoder buffer must hold 2 frames$"):
+        c.Decoder(lambda buf, n: None, size=2 * c.MAX_FRAME - 1)
+    c.Decoder(lambda buf, n: None, size=2 * c.MAX_FRAME)
+    d = c.Decoder(lambda buf, n: None)
+    assert (d.frames, d.skipped, d.len_errors, d.crc_errors, d.gap_drops) == (0, 0, 0, 0, 0)
+    f = c.encode_frame(1, m.STATUS, ())
+    d.feed(b"\x01\x02\x03" + f)
+    assert (d.frames, d.skipped) == (1, 3)
+    d.feed(b"\x05" * 5)  # junk alone, after a frame: counted, not reset
+    d.feed(b"\x05" * 2)
+    assert d.skipped == 10
+    d.feed(b"\x7e\x03")  # a sync and an impossible LEN: known from these two bytes alone
+    assert d.len_errors == 1
+    d.feed(f[:4])
+    assert d.drop_partial() == 1 and d.gap_drops == 1
+
+
+def test_an_unknown_message_is_refused_by_the_encoder_by_its_number():
+    with pytest.raises(m.ProtocolError) as e:
+        c.Encoder().frame(0, 0x7D, ())
+    assert (e.value.code, e.value.field, e.value.msgid) == (m.E_UNKNOWN_MSG, m.NO_FIELD, 0x7D)
+    assert str(e.value) == "no message 0x7d"
