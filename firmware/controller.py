@@ -22,6 +22,9 @@ from protocol import messages as _m
 OK = _m.OK
 NO_FIELD = _m.NO_FIELD
 
+# GUARD_STOP.cut_us when the relay's feedback never fell (or there is none)
+NO_CUT = 0xFFFFFFFF
+
 # A track whose colour sensor fails this many reads in a row during a build
 # is a SENSOR fault (its tiles would all read unknown).
 SENSOR_ERRORS = const(3)
@@ -53,6 +56,12 @@ class NullEvents:
     def on_guard(self, curtain, lid):
         pass
 
+    def on_guard_stop(self, motor, inp, at_ms, off_us, cut_us):
+        pass
+
+    def on_safety(self, chain, power, relay_stuck):
+        pass
+
     def on_fault(self, code, track, detail):
         pass
 
@@ -65,10 +74,14 @@ class NullEvents:
     def on_log(self, level, text):
         pass
 
+    def on_pin_levels(self, count, levels):
+        pass
+
 
 class Controller:
     def __init__(self, profile, hal, sched, clock, *, events=None):
         self.profile = profile
+        self.hal = hal  # the pin objects by signal name (the wiring survey's, firmware/survey.py)
         self.events = events if events is not None else NullEvents()
         self._sched = sched
         self._clock = clock
@@ -149,6 +162,7 @@ class Controller:
         self._lift_from_built = False
         self._door_reported = -1
         self._guard_reported = -1
+        self._safety_reported = -1
         self._test_kind = 0
         self._test_index = 0
         self._test_return = codes.IDLE
@@ -163,6 +177,12 @@ class Controller:
         self._short_timer = sched.timer(self._short_cb)
         self._surplus_timer = sched.timer(self._surplus_cb)
         self._test_timer = sched.timer(self._test_cb)
+        self._gstop_cb = self._gstop_due
+        self._gstop_timer = sched.timer(self._gstop_cb)
+        self._gstop_ms = 2 * profile["safety"]["relay_ms"] + 10
+        self._gstop_motor = 0
+        self._gstop_input = 0
+        self._gstop_at = 0
 
     # ================================================================ boot
     def boot(self):
@@ -240,6 +260,9 @@ class Controller:
         w.up = False  # lowered before looking: an IRQ from now on raises it again
         if self.guard.changed:
             self._guard_service()
+        if self.guard.report_due:  # the relays' check after an edge: what it found
+            self.guard.report_due = False
+            self._report_guard()
         for tr, photo in self._entries:
             if photo.changed:  # an edge of its entry sensor to look at
                 tr.service()
@@ -267,6 +290,17 @@ class Controller:
         self.mixer.halted = False
         self._report_guard()
         s = self.state
+        if lift_halted or door_halted:
+            # a motion the safety layer stopped: reported with its timing once the
+            # relays had their time (GUARD_STOP, protocol minor 2)
+            ax = self.lift.axis if lift_halted else self.door.axis
+            self._gstop_motor = 1 if lift_halted else 2
+            self._gstop_input = self.guard.unsafe_bits()
+            at = ticks_diff(self.guard.trip_us, ax.start_us) // 1000
+            self._gstop_at = at if 0 <= at < 65535 else 65535
+            self._gstop_timer.start(self._gstop_ms)
+        elif not self._gstop_timer.active:
+            self.guard.end_timing()  # nothing moved: no stop to measure
         if lift_halted or door_halted or (mixer_halted and (s == codes.BUILDING or s == codes.MIXING)):
             self.lift.service()
             self.door.service()
@@ -276,6 +310,12 @@ class Controller:
             # detail: what read unsafe (CURTAIN 1, LID 2, CHAIN 4: the emergency stop)
             self._fault(codes.FAULT_GUARD, 0, self.guard.unsafe_bits())
 
+    def _gstop_due(self):
+        g = self.guard
+        cut = g.cut_us if g.cut_seen else NO_CUT
+        self.events.on_guard_stop(self._gstop_motor, self._gstop_input or 1, self._gstop_at, g.off_us, cut)
+        g.end_timing()
+
     def _report_guard(self):
         st = self.guard.get_status()
         curtain = 1 if st["curtain"] else 0
@@ -284,6 +324,13 @@ class Controller:
         if key != self._guard_reported:
             self._guard_reported = key
             self.events.on_guard(curtain, lid)
+        chain = 2 if st["chain"] is None else (1 if st["chain"] else 0)
+        power = 2 if st["power"] is None else (1 if st["power"] else 0)
+        stuck = 1 if st["relay_stuck"] else 0
+        key = chain | (power << 2) | (stuck << 4)
+        if key != self._safety_reported:
+            self._safety_reported = key
+            self.events.on_safety(chain, power, stuck)
 
     def _report_door(self):
         if not self.door.state_changed():
@@ -498,6 +545,8 @@ class Controller:
         self.link_up = False
         self.link_losses += 1
         self.light.host_gone()  # the host's pattern goes with it
+        if self.state == codes.TESTING and self._test_kind == 0:
+            self._end_pin_pulse()  # a survey's pulse ends with its host
         self.lift.stop()
         self.door.stop()
         s = self.state
@@ -515,6 +564,8 @@ class Controller:
         self.link_up = True
         if new:
             self.light.host_gone()
+            self._safety_reported = -1  # a new host: the chain's state again
+            self._report_guard()
             st = self.guard.get_status()
             if st["chain"] is None or st["power"] is None or st["watchdog"] is None:
                 # a profile without the safety chain's pins: the simulator's allowance
@@ -704,6 +755,9 @@ class Controller:
     def cmd_stop(self):
         self.wake.up = True  # a command: the next service() looks
         s = self.state
+        if s == codes.TESTING and self._test_kind == 0:
+            self._end_pin_pulse()
+            return OK, NO_FIELD
         self.door.stop()
         if s == codes.BUILDING:
             self._pause()
@@ -719,6 +773,9 @@ class Controller:
     def cmd_abort(self):
         self.wake.up = True  # a command: the next service() looks
         s = self.state
+        if s == codes.TESTING and self._test_kind == 0:
+            self._end_pin_pulse()  # a survey's pulse ends at once
+            return OK, NO_FIELD
         if s == codes.TESTING:
             return _m.E_BUSY, NO_FIELD
         self.mixer.stop()
@@ -774,9 +831,33 @@ class Controller:
         return selftest.start(self, kind, index)
 
     def _test_due(self):
+        if self._test_kind == 0:  # a wiring survey's pin pulse (firmware/survey.py)
+            from firmware import survey
+
+            survey.finish(self)
+            return
         from firmware import selftest
 
         selftest.finish(self, self._test_kind, self._test_index)
+
+    # the wiring survey (firmware/survey.py, imported on first use)
+    def cmd_pin_pulse(self, pin, ms, hold):
+        self.wake.up = True  # a command: the next service() looks
+        from firmware import survey
+
+        return survey.pulse(self, pin, ms, hold)
+
+    def cmd_pin_read(self, pins):
+        """(code, field, levels) of PIN_READ."""
+        from firmware import survey
+
+        return survey.read(self, pins)
+
+    def _end_pin_pulse(self):
+        self._test_timer.cancel()
+        from firmware import survey
+
+        survey.finish(self)
 
     def begin_test(self, kind, index, ms):
         """A self-test pulse on (kind, index) for `ms` ms: `testing` until the timer

@@ -49,6 +49,8 @@ class Endpoint:
         self._v_stroke = [0, 0, 0]
         self._v_door = [0]
         self._v_guard = [0, 0]
+        self._v_gstop = [0, 0, 0, 0, 0]
+        self._v_safety = [0, 0, 0]
         self._v_fault = [0, 0, 0]
         self._v_test = [0, 0, 0, 0]
         self._v_button = [0]
@@ -94,6 +96,8 @@ class Endpoint:
             _m.LIGHT: self._h_light,
             _m.SET_CALIBRATION: self._h_set_cal,
             _m.SET_COLOUR_NAMES: self._h_names,
+            _m.PIN_PULSE: self._h_pin_pulse,
+            _m.PIN_READ: self._h_pin_read,
         }
         ctl.events = self
         link.table_state = ctl.state
@@ -248,6 +252,16 @@ class Endpoint:
             self.link.set_colour_names(v[0])  # ABOUT from the next handshake on
         return r
 
+    def _h_pin_pulse(self, v):
+        return self.ctl.cmd_pin_pulse(v[0], v[1], v[2])
+
+    def _h_pin_read(self, v):
+        code, field, levels = self.ctl.cmd_pin_read(v[0])
+        if code == _m.OK:
+            # the reply, queued before the RESULT (SPEC §9), as a self-test's reading
+            self._send(_m.PIN_LEVELS, [len(v[0]), levels])
+        return code, field
+
     def _h_exit(self, v):
         if not self.repl:
             return _m.E_UNSUPPORTED, _m.NO_FIELD
@@ -307,6 +321,22 @@ class Endpoint:
         v[1] = ms
         v[2] = peak_current
         self._send(_m.LIFT_STROKE, v)
+
+    def on_guard_stop(self, motor, inp, at_ms, off_us, cut_us):
+        v = self._v_gstop
+        v[0] = motor
+        v[1] = inp
+        v[2] = at_ms
+        v[3] = off_us
+        v[4] = cut_us
+        self._send(_m.GUARD_STOP, v)
+
+    def on_safety(self, chain, power, relay_stuck):
+        v = self._v_safety
+        v[0] = chain
+        v[1] = power
+        v[2] = relay_stuck
+        self._send(_m.SAFETY, v)
 
     def on_door_state(self, state):
         self._v_door[0] = state

@@ -22,7 +22,7 @@ from hw_sim.door import Door
 from hw_sim.guard import Panel
 from hw_sim.i2c import Bus, Mcp23017
 from hw_sim.lift import Lift
-from hw_sim.lines import NEVER, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
+from hw_sim.lines import NEVER, IN, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
 from hw_sim.mixer import Mixer
 from hw_sim.power import Power
 from hw_sim.tiles import Tiles
@@ -280,6 +280,69 @@ class Table:
         self.wiring = []  # controller configuration mismatches seen by the stand-ins
         self.hand_overs = 0
         self.faults.start(self)
+        self._looked = self._sight()  # what a person saw when they last looked (look())
+
+    # -- a person watching and touching the table (the wiring survey's rehearsal) ------------
+    def _sight(self):
+        """What a person can see: each axis's position (ms of travel), the mixer's (the
+        disc's) starts, and how often each other motor's or coil's line changed."""
+        four = self.profile.get("family") == "fourport"
+        st = {("disc" if four else "mixer"): self.mixer.starts,
+              ("centre" if four else "door"): self.door.position_ms()}
+        lifts = getattr(self, "lifts", None) or [self.lift]
+        for k, lf in enumerate(lifts):
+            st["lift%d" % (k + 1) if four else "lift"] = lf.position_ms()
+        for name, ln in self.lines.items():
+            base = name
+            for sfx in ("_on", "_pwm", "_fwd", "_rev"):
+                if name.endswith(sfx):
+                    base = name[:-len(sfx)]
+            if base in st or base == "mixer" or base == "door" or (base == name and ln.kind != OUT):
+                continue
+            if base == name and not base.startswith(("gate", "stacker", "pusher")):
+                continue  # (a direction, the status light, the watchdog)
+            st["line:" + base] = st.get("line:" + base, 0) + ln.changes
+        return st
+
+    def look(self):
+        """What a person watching the table saw move since they last looked, in the wiring
+        survey's words (hostd/bringup/survey.py): [{"device", "motion"}]: the mixer (the
+        disc) turned, a lift went up or down, the door opened or closed (the centre panel
+        went up or down), a coil pulled in or a motor without an end ran (a feed, a cam,
+        the dice: with the motors' supply on).  A motor pressing against its end moves
+        nothing.  (The status light is not looked at: the firmware shows its own patterns
+        on it, and the survey leaves it as the profile has it.)"""
+        now = self._sight()
+        was, self._looked = self._looked, now
+        out = []
+        for name in now:
+            d = now[name] - was[name]
+            if not d:
+                continue
+            if name.startswith("lift") or name in ("door", "centre"):
+                if abs(d) >= 100.0:  # (ms of travel: a motor's last few ms after it stopped, no)
+                    up, down = ("open", "close") if name == "door" else ("up", "down")
+                    out.append({"device": name, "motion": up if d > 0 else down})
+            elif name in ("mixer", "disc"):
+                out.append({"device": name, "motion": None})
+            elif self.supply:
+                out.append({"device": name[5:], "motion": None})
+        return out
+
+    def hold(self, signal, ms=1000, after_ms=0):
+        """A person presses a switch, covers a sensor, breaks the light curtain or opens
+        the lid (input ``signal``, as the table is wired): its level the other way from
+        ``after_ms`` for ``ms`` milliseconds of table time, then back."""
+        ln = self.lines.get(signal)
+        if ln is None or ln.kind != IN:
+            raise ValueError("no input %r on this table; accepted: %s" % (
+                signal, ", ".join(n for n, l in self.lines.items() if l.kind == IN)))
+        if not (0 < ms <= 60000) or not (0 <= after_ms <= 60000):
+            raise ValueError("ms: 1..60000 and after_ms: 0..60000, got %r and %r" % (ms, after_ms))
+        at = self.clock.us + int(after_ms * 1000)
+        self.panel.schedule(at, ln, 1 - ln.level)
+        self.panel.schedule(at + int(ms * 1000), ln, ln.level)
+        return {"signal": signal, "ms": ms, "after_ms": after_ms}
 
     @property
     def supply(self):

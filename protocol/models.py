@@ -286,6 +286,32 @@ class SetColourNames(Message):
     names: ColourNames = text("colour class names 1.. in order, comma-separated", 1, 28)
 
 
+class PinPulse(Message):
+    """The wiring survey (protocol minor 2, docs/FIRMWARE.md "The wiring survey"): the output
+    the profile names at pin number `pin` on for `ms` ms, with every other output off but
+    `hold` (a motor's direction, on from just before to just after; PIN_NONE: none).
+    Taken only in IDLE or FAULT with nothing built or configured (else NOT_ALLOWED), and
+    only when a motion may start: the curtain clear, the lid and the safety chain closed,
+    the motion supply on (else FAILED); a number that is no output of the profile:
+    UNSUPPORTED with its field.  The state is TESTING until the pulse ends."""
+
+    MSGID: ClassVar[int] = m.PIN_PULSE
+    pin: int = u16("pin number as the profile names it (an expander's: 256 + 16 x expander + pin)",
+                   0, m.PIN_MAX)
+    ms: int = u16("how long, ms", 10, m.PIN_PULSE_MAX_MS)
+    hold: int = u16("a second output held on meanwhile (65535: none)", 0, m.PIN_NONE)
+
+
+class PinRead(Message):
+    """The wiring survey (protocol minor 2): read the inputs the profile names at these pin
+    numbers; PIN_LEVELS is the reply (before RESULT).  A number that is no digital input of
+    the profile: UNSUPPORTED (field 0).  Any state."""
+
+    MSGID: ClassVar[int] = m.PIN_READ
+    pins: Items(0, m.PIN_MAX) = array("u16[]", "pin numbers, as PIN_PULSE's", 0, m.PIN_MAX, 1,
+                                      m.PIN_READ_MAX)
+
+
 # ------------------------------------------------------------------ events
 class Identity(Message):
     """The handshake reply: seq 0 of every session, and the answer to IDENTIFY."""
@@ -390,6 +416,42 @@ class LiftStroke(Message):
     ms: int = u16("the stroke's time in ms (65535: that or more; 0: no stroke was timed)")
     peak_current: int = u16("highest lift_current reading during the stroke, read_u16 "
                              "(0: no current sensor)")
+
+
+class GuardStop(Message):
+    """A lift or door motion stopped by the safety layer (protocol minor 2), measured by the
+    firmware from the unsafe edge: when it switched the motor off (its interrupt) and when
+    the motion relay's feedback said the supply was cut (the hardware path)."""
+
+    MSGID: ClassVar[int] = m.GUARD_STOP
+    motor: int = u8("1 = lift, 2 = door", 1, 2)
+    input: int = u8("what read unsafe: 1 curtain, 2 lid, 4 the chain (bits)", 1, 7)
+    at_ms: int = u16("ms into the motion at the break (65535: that or more)")
+    off_us: int = u32("from the break to the firmware's motor off, in us")
+    cut_us: int = u32("from the break to the relay's feedback going off, in us (4294967295: "
+                      "it did not, or the table has no feedback input)")
+
+
+class Safety(Message):
+    """The safety chain as the firmware reads it (protocol minor 2), sent at the start of a
+    session and on every change: the chain's end, the motion relay's feedback, a relay
+    whose feedback stayed on with the chain open."""
+
+    MSGID: ClassVar[int] = m.SAFETY
+    chain: int = u8("1 = closed (emergency stop released, lid closed), 0 = open, 2 = no "
+                    "interlock input (the simulator only)", 0, 2)
+    power: int = u8("1 = the lift's and door's supply is on, 0 = off, 2 = no feedback input", 0, 2)
+    relay_stuck: int = u8("1 = the relay's feedback stayed on with the chain open (welded "
+                          "contacts): no motion until it is replaced", 0, 1)
+
+
+class PinLevels(Message):
+    """PIN_READ's reply (protocol minor 2): the level each pin reads, as the firmware's pin
+    object gives it (a profile's invert applied)."""
+
+    MSGID: ClassVar[int] = m.PIN_LEVELS
+    count: int = u8("pins read", 1, m.PIN_READ_MAX)
+    levels: int = u32("bit i: the level of PIN_READ's pins[i]")
 
 
 class DoorState(Message):

@@ -543,13 +543,14 @@ class Daemon:
     async def people_push(self, push, tiles=None):
         """A self-test or a calibration (state bench) opened the centre: people push in
         `push` (hostd/core/state.py BENCH_PUSHES; `tiles`: how many, when known), for the
-        push window or until continue; the step's own state again after."""
+        push window or until continue; the step's own state again after.  True if people
+        said they were done (continue, the start button), False if the window ran out."""
         what = self.state.get("what")
         self._people_done.clear()
         until = time.time() + self.table.wall_seconds(self.push_window)
         self.m.set("bench", what=what, stage=Stage.PUSH, push=push, tiles=tiles, until=until)
         try:
-            await self.table.pause(self.push_window, stop=self._people_done)
+            return await self.table.pause(self.push_window, stop=self._people_done)
         finally:
             if self.state.name == "bench":
                 self.m.set("bench", what=what)
@@ -584,6 +585,15 @@ class Daemon:
         selftest.check_request(device, track, ident.get("tracks") or 4)  # 400 before all else
         rep = await self.bench_step("selftest", steps.selftest(device, track,
                                                                write_timings=write_timings))
+        return await self.answer(**rep)
+
+    async def survey(self, action, pin=None, hold=None, ms=None, pins=None):
+        """One move of the wiring survey (hostd/core/bench.py survey): plan, pulse,
+        watch or write; a bench step like the self-test's (no session open)."""
+        from hostd.core import bench as steps
+
+        work = steps.survey(action, pin=pin, hold=hold, ms=ms, pins=pins)  # 400 before all else
+        rep = await self.bench_step("survey", work)
         return await self.answer(**rep)
 
     async def calibrate(self, sets, ruleset="riichi", ask=False):
