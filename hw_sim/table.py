@@ -32,7 +32,7 @@ from hw_sim.reference.track import Track
 PLAYERS = ("auto", "manual")  # the simulated people around the table
 # what a person's hands do to fix what a fault left (Table.hand)
 HAND_OPS = ("clear-jam", "put-tile", "take-tile", "take-stray", "clear-guard", "clear-lift",
-            "fix-switch", "plug")
+            "fix-switch", "plug", "fix-count")
 
 SIM_DEFAULTS = {
     "offer_mean_ms": 600,  # a track is offered a tile every 0.6 s on average...
@@ -197,18 +197,51 @@ class Table:
         # table top (hand("take-stray"))
         self.taken = []
         self.faults = _faults.FaultPlan(faults, seed=seed, tracks=self.ntracks, colours=colours.names)
-        # mechanisms
+        # mechanisms, of the profile's family (docs/SIMULATOR.md §9)
+        self.family = profile.get("family") or "reference"
+        fourport = self.family == "fourport"
         self.tracks = []
         for n in range(1, self.ntracks + 1):
-            self.tracks.append(Track(self, n, seed=seed, timings=timings, sim=s, colours=colours))
+            if fourport:
+                from hw_sim.fourport.side import Side
+
+                self.tracks.append(Side(self, n, seed=seed, timings=timings, sim=s, colours=colours,
+                                        motors=profile["motors"], strokes_per_stack=profile["strokes_per_stack"]))
+            else:
+                self.tracks.append(Track(self, n, seed=seed, timings=timings, sim=s, colours=colours))
         off_min = s["offer_min_ms"] * 1000
         off_max = (2 * s["offer_mean_ms"] - s["offer_min_ms"]) * 1000
         if off_max < off_min:
             raise ValueError("offer_mean_ms must be at least offer_min_ms")
-        self.mixer = Mixer(self, seed=seed, tracks=self.ntracks, offer_min_us=off_min, offer_max_us=off_max)
-        self.lift = Lift(self, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
-                         zone_us=s["limit_zone_ms"] * 1000, current=s["current"])
-        self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000)
+        self.mixer = Mixer(self, seed=seed, tracks=self.ntracks, offer_min_us=off_min, offer_max_us=off_max,
+                           prefix="disc" if fourport else "mixer")
+        self.lifts = []  # the four-port machine's lifts, one per side
+        if fourport:
+            from hw_sim.fourport.motor import MotorLines
+            from hw_sim.fourport.lifts import SideLift
+            from hw_sim.fourport.dice import Dice
+            from hw_sim import mixer as _mixer
+
+            m = profile["motors"]
+            self.disc_lines = MotorLines(self, "disc", m["disc"]["drive"], self.mixer, _mixer.PWM_W, _mixer.DIR_W)
+            for k in range(self.ntracks):
+                self.lifts.append(SideLift(self, k, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
+                                           zone_us=s["limit_zone_ms"] * 1000, current=s["current"],
+                                           drive=m["lift"]["drive"]))
+            self.lift = self.lifts[0]  # (what speaks of "the lift": the first side's)
+            self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000,
+                             prefix="centre", drive=m["centre"]["drive"])
+            from hw_sim.lift import PWM_W as _AP, DIR_W as _AD
+
+            self.centre_lines = MotorLines(self, "centre", m["centre"]["drive"], self.door, _AP, _AD)
+            self.dice = Dice(self, m["dice"]["drive"])
+            self._side_loads = [None] * self.ntracks
+        else:
+            self.lift = Lift(self, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
+                             zone_us=s["limit_zone_ms"] * 1000, current=s["current"])
+            self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000)
+            self.dice = None
+        self.axes = (self.lifts if fourport else [self.lift]) + [self.door]
         self.panel = Panel(self)
         i2c = profile.get("i2c", {})
         cur = profile.get("current_adc")
@@ -220,7 +253,8 @@ class Table:
             x = Mcp23017(self, k)
             self.expanders.append(x)
             self.bus.devices[e["addr"]] = x
-        self.components = [self.mixer] + self.tracks + [self.lift, self.door, self.panel, self.faults]
+        self.components = ([self.mixer] + self.tracks + (self.lifts if fourport else [self.lift])
+                           + [self.door, self.panel, self.faults])
         # the earliest next_us of the components, cached until one changes
         # (hw_sim.lines.EventMark): next_ev holds while evmark is clean (a runner's
         # loop reads it then; next_event_us() refreshes it)
@@ -258,8 +292,7 @@ class Table:
         self.nbuilds = 0
         self.dropped_builds = 0
         self.safety = []
-        self._pending_lift = None
-        self._pending_door = None
+        self._pending = {}  # axis -> the guard break record waiting for its motor to stop
         self.guard_violations = []
         self.wiring = []  # controller configuration mismatches seen by the stand-ins
         self.hand_overs = 0
@@ -273,7 +306,7 @@ class Table:
         effect again (or stops) at once."""
         self.supply = bool(on)
         self.mixer.on_output(0, self.mixer.duty)
-        for axis in (self.lift, self.door):
+        for axis in self.axes:
             axis.on_output(0, axis.duty)
         for tr in self.tracks:
             tr.supply_changed()
@@ -432,6 +465,28 @@ class Table:
         self.top_walls.append(load)
         self.close_build(now)
 
+    # the four-port machine: each side's lift takes its own wall (hw_sim/fourport/lifts.py)
+    def side_wall_onto_lift(self, k, now):
+        tr = self.tracks[k]
+        if not tr.has_tiles():
+            return None
+        return [tr.take_wall()]
+
+    def side_wall_to_top(self, k, load, now):
+        self._side_loads[k] = load[0]
+        for lf in self.lifts:
+            if lf.load is not None:
+                return  # another side's wall is still on its way up
+        walls = [w if w is not None else [] for w in self._side_loads]
+        self._side_loads = [None] * self.ntracks
+        self.walls_to_top(walls, now)
+
+    def side_wall_back_inside(self, k, load, now):
+        self.tracks[k].put_wall(load[0])
+
+    def on_side_lift_start(self, lift, now):
+        self.faults.on_lift_start(now, lift.direction, self.nbuilds, lift)
+
     def walls_back_inside(self, load, now):
         for k in range(self.ntracks):
             self.tracks[k].put_wall(load[k])
@@ -571,19 +626,37 @@ class Table:
                                  if which is None else "the %s is already safe" % which)
             return {"cleared": names}
         if op == "clear-lift":
-            lf = self.lift
-            if lf.block_hi == NEVER and lf.block_lo == -1:
+            done = []
+            for lf in (self.lifts or [self.lift]):
+                if lf.block_hi == NEVER and lf.block_lo == -1:
+                    continue
+                lf.block_hi = NEVER
+                lf.block_lo = -1
+                lf.on_output(0, lf.duty)  # re-evaluate the motion
+                done.append(lf)
+            if not done:
                 raise ValueError("nothing blocks the lift")
-            lf.block_hi = NEVER
-            lf.block_lo = -1
-            lf.on_output(0, lf.duty)  # re-evaluate the motion
-            return {"lift": "free"}
+            return {"lift": "free"} if not self.lifts else {"lift": "free", "sides": [lf.side for lf in done]}
         if op == "fix-switch":
-            lf = self.lift
-            if lf.force_lo == -1 and lf.force_hi == -1:
+            done = []
+            for lf in (self.lifts or [self.lift]):
+                if lf.force_lo == -1 and lf.force_hi == -1:
+                    continue
+                lf.free_switches()
+                done.append(lf)
+            if not done:
                 raise ValueError("no lift end switch is stuck")
-            lf.free_switches()
-            return {"lift": "switches free"}
+            return ({"lift": "switches free"} if not self.lifts
+                    else {"lift": "switches free", "sides": [lf.side for lf in done]})
+        if op == "fix-count":
+            if not self.lifts:
+                raise ValueError("fix-count is the four-port machine's (its counting sensors); this "
+                                 "table has none")
+            fixed = [tr.n for tr in self.tracks if (track in (0, tr.n)) and tr.fix_count()]
+            if not fixed:
+                raise ValueError("no counting sensor is off its threshold" + (
+                    " on side %d" % track if track else ""))
+            return {"sides": fixed}
         if op == "plug":
             w = self.wire
             if w is None or w.plugged:
@@ -638,9 +711,14 @@ class Table:
                 tracks.append(tr.jam_tile)
         places["tracks"] = tracks
         lift = []
-        for wall in self.lift.load or ():
-            for st in wall:
-                lift.extend(st)
+        for lf in (self.lifts or [self.lift]):
+            for wall in lf.load or ():
+                for st in wall:
+                    lift.extend(st)
+        if self.lifts:
+            for w in self._side_loads:  # up already, waiting for the other sides' walls
+                for st in w or ():
+                    lift.extend(st)
         places["lift"] = lift
         seen = {}
         for name in places:
@@ -665,15 +743,12 @@ class Table:
     def on_guard_break(self, name, now):
         """Called just before the guard line goes unsafe (records are made
         here, outside the controller's IRQ handler)."""
-        for ax in (self.lift, self.door):
+        for ax in self.axes:
             if ax.motor_on:
                 rec = {"input": name, "motor": ax.kind, "at_us": now, "off_us": -1,
                        "position_ms": ax.position_ms(), "moving": ax.v != 0}
                 self.safety.append(rec)
-                if ax is self.lift:
-                    self._pending_lift = rec
-                else:
-                    self._pending_door = rec
+                self._pending[ax] = rec
 
     def on_guard_restore(self, name, now):
         pass
@@ -683,12 +758,7 @@ class Table:
             if not self.panel.safe():
                 self.guard_violations.append({"motor": axis.kind, "at_us": now})
             return
-        if axis is self.lift:
-            rec = self._pending_lift
-            self._pending_lift = None
-        else:
-            rec = self._pending_door
-            self._pending_door = None
+        rec = self._pending.pop(axis, None)
         if rec is not None:
             rec["off_us"] = now
 
@@ -719,6 +789,8 @@ class Table:
                     break
         if done < 0:
             return None
+        if self.family == "fourport":
+            return done + self.stacker_us  # one cam stroke stacks the last tile and pushes its stack
         return done + self.stacker_us + self.pusher_us
 
     def missed(self, b):
@@ -812,10 +884,11 @@ class Table:
             "table_top_tiles": len(self.top_tiles()),
             "lost_tiles": len(self.lost),
             "tracks": [tr.get_status() for tr in self.tracks],
-            "lift": self.lift.get_status(),
+            "lift": self._lift_status(),
             "door": self.door.get_status(),
             "guard": self.panel.get_status(),
             "wiring": list(self.wiring),
+            "family": self.family,
         }
 
     def get_status(self):
@@ -823,7 +896,7 @@ class Table:
             "now_s": self.clock.us / 1e6,
             "mixer": self.mixer.get_status(),
             "tracks": [tr.get_status() for tr in self.tracks],
-            "lift": self.lift.get_status(),
+            "lift": self._lift_status(),
             "door": self.door.get_status(),
             "guard": self.panel.get_status(),
             "build": self.build.n if self.build is not None else None,
@@ -836,6 +909,17 @@ class Table:
             "safety": self.safety_report(),
             "guard_violations": len(self.guard_violations),
         }
+
+    def _lift_status(self):
+        if not self.lifts:
+            return self.lift.get_status()
+        d = self.lifts[0].get_status()
+        d["lifts"] = [lf.get_status() for lf in self.lifts]
+        d["raises"] = sum(lf.raises for lf in self.lifts)
+        d["loaded"] = any(lf.load is not None for lf in self.lifts)
+        d["top"] = all(lf.high.level == 0 for lf in self.lifts)
+        d["bottom"] = all(lf.low.level == 0 for lf in self.lifts)
+        return d
 
     def driven(self):
         """The actuators the controller is driving now, by line name: motor PWMs

@@ -168,7 +168,7 @@ class GpiozeroHal:
         """Make every signal's device now (outputs off), the I2C bus and the expanders
         too: a pin the pin factory cannot drive is a ProfileError naming its signal,
         raised before anything moves (python -m firmware.pi_main calls this first)."""
-        for name in _hal.signal_names(self._p["tracks"]):
+        for name in _hal.profile_signals(self._p):
             kind = _hal.signal(name)[0]
             n = self._pins.get(name)
             if n is None or kind in (_hal.I2C, _hal.ADC):
@@ -291,7 +291,7 @@ class GpiozeroHal:
         return self._i2c
 
     def all_off(self):
-        for name in _hal.signal_names(self._p["tracks"]):
+        for name in _hal.profile_signals(self._p):
             kind = _hal.signal(name)[0]
             if kind == _hal.OUT:
                 o = self.output(name)

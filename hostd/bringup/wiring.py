@@ -45,6 +45,24 @@ PARTS = {
     "i2c_scl": ("bus", "I2C SCL: TCA9548A mux (TCS34725 colour sensor per track)"),
     "lift_current": ("motors", "lift current sense output (ACS712 or a shunt amplifier)"),
 }
+# the four-port family's (docs/FIRMWARE.md §11), keyed by the name with its side's number
+# replaced by <n> (and a motor's name by <motor>)
+PARTS_FOURPORT = {
+    "disc_empty": ("sensors", "disc-empty sensor (optical, sees the bare disc)"),
+    "count<n>": ("sensors", "side's counting sensor (reflective, potentiometer threshold), open-collector output"),
+    "colour<n>_int": ("sensors", "side's TCS34725 INT (open drain, active low)"),
+    "home<n>": ("switches", "side's cam home microswitch"),
+    "lift<n>_top": ("switches", "side's lift top limit switch"),
+    "lift<n>_bottom": ("switches", "side's lift bottom limit switch"),
+    "lift<n>_current": ("motors", "side's lift current sense (the H-bridge's sense output or a shunt amplifier)"),
+    "centre_closed": ("switches", "centre panel down switch"),
+    "centre_open": ("switches", "centre panel up switch"),
+    "<motor>_pwm": ("motors", "motor's H-bridge, PWM input"),
+    "<motor>_dir": ("motors", "motor's H-bridge, DIR input"),
+    "<motor>_on": ("motors", "motor's MOSFET / SSR / relay input (flyback diode on a DC motor)"),
+    "<motor>_fwd": ("motors", "motor's forward relay coil driver (interlocked with reverse)"),
+    "<motor>_rev": ("motors", "motor's reverse relay coil driver (interlocked with forward)"),
+}
 GROUPS = ("motors", "solenoids", "sensors", "switches", "safety", "panel", "bus")
 
 
@@ -53,7 +71,15 @@ def _base(name):
 
 
 def _part(name):
-    return PARTS.get(name) or PARTS[_base(name)]
+    p = PARTS.get(name)
+    if p is None and name not in hal.SIGNALS and _base(name) not in PARTS:
+        pat = hal._norm(name)[0]
+        p = PARTS_FOURPORT.get(pat)
+        if p is None:
+            p = PARTS_FOURPORT["<motor>" + name[name.rfind("_"):]]
+            p = (p[0], name[:name.rfind("_")] + " " + p[1])
+        return p
+    return p or PARTS[_base(name)]
 
 
 def _hardware(profile):
@@ -108,7 +134,7 @@ def rows(profile):
     docs/ARCHITECTURE.md §4."""
     out = []
     hw = _hardware(profile)
-    for name in hal.signal_names(profile["tracks"]):
+    for name in hal.profile_signals(profile):
         n = profile["pins"].get(name)
         if n is None:
             continue
@@ -130,7 +156,7 @@ def markdown(profile):
     cur = profile.get("current_adc")
     if cur:
         lines[-1] += "; ADS1115 at 0x%02X, the lift current on its channel %d" % (cur["addr"], cur["channel"])
-    nulls = [n for n in hal.signal_names(profile["tracks"]) if profile["pins"].get(n) is None]
+    nulls = [n for n in hal.profile_signals(profile) if profile["pins"].get(n) is None]
     lines[-1] += "."
     if nulls:
         lines += ["", "Not wired (null): %s." % ", ".join("`%s`" % n for n in nulls)]
