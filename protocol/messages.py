@@ -73,7 +73,6 @@ ERRORS = (
     "unsupported",
     "failed",
     "internal",
-    "count",
 )
 NO_FIELD = const(255)  # RESULT.field / error field when no single field is at fault
 
@@ -124,6 +123,7 @@ FAULTS = (
     "sensor",
     "colour",
     "internal",
+    "count",
 )
 
 # ---------------------------------------------------------------- other small enums
