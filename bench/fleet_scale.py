@@ -141,7 +141,7 @@ class Table:
         from hostd.table.sim import board_profile
         from hostd.cli.demo import sim_sets
         from hostd.core.journal import Journal
-        from hostd.core.rulesets import get_ruleset
+        from hostd.rules.rulesets import get_ruleset
         from hw_sim.inprocess import InProcessTable
 
         self.id = "t%02d" % i

@@ -28,7 +28,7 @@ async def a_status(tmp):
     from hostd.cli.demo import sim_sets
     from hostd.core.journal import Journal
     from hostd.fleet.mqtt import compact_status
-    from hostd.core.rulesets import get_ruleset
+    from hostd.rules.rulesets import get_ruleset
     from hostd.table.transport import InProcessTransport
     from hw_sim.inprocess import InProcessTable
 

@@ -16,12 +16,29 @@ import copy
 import difflib
 import json
 import os
+import re
 import shutil
 import time
 
 from firmware import profile as fprofile
 from hostd.bringup import hardware
 from hostd.errors import ConfigError
+
+#: the one pattern of an id that becomes a file's name (a board's profile, whoever named
+#: it: a person's --board, the table's IDENTITY): the profile's own rule for its "id"
+#: (firmware/profile_check.py ID, ID_CHARS), so nothing with "/", ".." or a dot leaves the
+#: folder it is looked up in
+BOARD_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,19}\Z")
+
+
+def board_id(value, where="board id"):
+    """``value`` if it is an id (BOARD_ID), else ConfigError saying what was wrong and what
+    is accepted.  Every path made of an id goes through it."""
+    if not isinstance(value, str) or not BOARD_ID.match(value):
+        from firmware.profile_check import id_rule
+
+        raise ConfigError("%s %r refused: an id is %s" % (where, value, id_rule()))
+    return value
 
 def user_dir():
     """Where a club's profiles live: $JANTAKU_CONFIG_DIR/boards, else the XDG config's."""
@@ -32,12 +49,12 @@ def user_dir():
     return os.path.join(base, "jantaku", "boards")
 
 
-def user_path(board_id):
-    return os.path.join(user_dir(), "%s.json" % board_id)
+def user_path(board_id_):
+    return os.path.join(user_dir(), "%s.json" % board_id(board_id_))
 
 
-def builtin_path(board_id):
-    return os.path.join(fprofile.boards_dir(), "%s.json" % board_id)
+def builtin_path(board_id_):
+    return os.path.join(fprofile.boards_dir(), "%s.json" % board_id(board_id_))
 
 
 #: how every command finds a board by its id (each one's help says it: flash, wiring, sim
@@ -58,11 +75,12 @@ def is_path(board):
     return "/" in board or board.endswith(".json")
 
 
-def path_for(board_id, shipped=None):
+def path_for(board_id_, shipped=None):
     """The club's copy if there is one, else the built-in profile (None if neither);
     ``shipped``: another folder of shipped profiles (a checkout's, for its tests)."""
-    own = os.path.join(shipped, "%s.json" % board_id) if shipped else builtin_path(board_id)
-    for p in (user_path(board_id), own):
+    board_id(board_id_)
+    own = os.path.join(shipped, "%s.json" % board_id_) if shipped else builtin_path(board_id_)
+    for p in (user_path(board_id_), own):
         if os.path.exists(p):
             return p
     return None
@@ -107,11 +125,12 @@ def read(board):
         raise ConfigError("board profile %s: %s" % (path, e)) from None
 
 
-def load(board_id):
+def load(board):
     """(validated profile, path, raw dict) of the connected table's board, its pins checked
     against its hardware (hostd/bringup/hardware: HardwareError lists every problem;
-    warnings are logged)."""
-    path = locate(board_id)
+    warnings are logged).  ``board`` is an id (BOARD_ID), never a path: it is what the
+    table said it is."""
+    path = locate(board_id(board, "the table's board id"))
     try:
         with open(path) as f:
             raw = json.load(f)
@@ -142,18 +161,18 @@ def _text(d):
     return json.dumps(d, indent=2, ensure_ascii=False) + "\n"
 
 
-def write(board_id, change):
+def write(board, change):
     """Apply change(raw dict) -> None to the board's profile and write it to the club's
     copy: validated first (nothing is written if it would not load), the previous file
     kept as <file>.bak-<time>, the diff returned.  Returns {"path", "backup", "diff"}."""
-    _, src, raw = load(board_id)
+    _, src, raw = load(board)
     new = copy.deepcopy(raw)
     change(new)
     try:
         fprofile.validate(copy.deepcopy(new))
     except ValueError as e:
         raise ConfigError("the new profile would not load (%s): nothing written" % e) from None
-    dest = user_path(board_id)
+    dest = user_path(board)
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     backup = None
     if os.path.exists(dest):

@@ -96,7 +96,7 @@ def calibration(sets, ruleset="riichi", ask=False):
     earlier calibration of the same names) unless `ask`; else the answer shows the two
     classes and `next` asks which is which."""
     names = cal.check_request(sets)
-    from hostd.core import rulesets
+    from hostd.rules import rulesets
 
     try:
         rs = rulesets.get_ruleset(ruleset)

@@ -87,7 +87,7 @@ def set_colour_arg(text):
 
 def load_ruleset(args):
     """The profile named by ``args.ruleset``; :class:`UsageError` if unknown."""
-    from hostd.core.rulesets import RulesetError, get_ruleset
+    from hostd.rules.rulesets import RulesetError, get_ruleset
 
     try:
         return get_ruleset(args.ruleset)

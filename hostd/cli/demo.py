@@ -12,11 +12,11 @@ import shutil
 import tempfile
 import time
 
-from hostd.core.dice import Dice
+from hostd.rules.dice import Dice
 from hostd.errors import NotReady
 from hostd.core.journal import Journal
 from hostd.table.link import LinkClient
-from hostd.core.rulesets import get_ruleset, tiles_for_set
+from hostd.rules.rulesets import get_ruleset, tiles_for_set
 from hostd.core.session import Session, check_sets
 from hostd.table.client import TableClient, TableFault
 from hostd.table.sim import board_profile, control_press, spawn_sim_serve, stop_sim_process

@@ -70,7 +70,7 @@ def _break_text(proc) -> str:
 
 
 def _faces_text(profile) -> list[str]:
-    from hostd.core.rulesets import face_sort_key
+    from hostd.rules.rulesets import face_sort_key
 
     groups: dict = {}
     for face, n in profile.faces.items():
@@ -80,7 +80,7 @@ def _faces_text(profile) -> list[str]:
 
 
 def cmd_rulesets(args) -> int:
-    from hostd.core.rulesets import RulesetError, get_ruleset, list_rulesets, mixed_deck
+    from hostd.rules.rulesets import RulesetError, get_ruleset, list_rulesets, mixed_deck
 
     try:
         profiles = [get_ruleset(n) for n in args.names] if args.names else list_rulesets()
@@ -144,7 +144,7 @@ def cmd_rulesets(args) -> int:
 # --------------------------------------------------------------------------- break
 
 def _dice_arg(text):
-    from hostd.core.dice import DiceError, parse_dice
+    from hostd.rules.dice import DiceError, parse_dice
 
     try:
         return parse_dice(text)
@@ -177,7 +177,7 @@ _SEAT_TEXT = {
 
 
 def cmd_break(args) -> int:
-    from hostd.core.dice import DiceError, break_wall, roll_for
+    from hostd.rules.dice import DiceError, break_wall, roll_for
 
     profile = load_ruleset(args)
     try:

@@ -412,6 +412,7 @@ async def _bridge(args, daemon):
                     **({"outbox_limit": args.mqtt_outbox} if args.mqtt_outbox else {}))
     await bridge.start()
     daemon.reporters["mqtt"] = bridge.get_status
+    daemon.warnings.extend(bridge.warnings())  # (logged by start(); in GET /health too)
     return bridge
 
 

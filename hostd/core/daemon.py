@@ -16,10 +16,11 @@ import time
 
 import structlog
 
-from hostd.core import events, rulesets
+from hostd.core import events
+from hostd.rules import rulesets
 from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can, refused_with, takes, why_not
-from hostd.core.dice import Dice, DiceError, check_dice
+from hostd.rules.dice import Dice, DiceError, check_dice
 from hostd.core.journal import UnknownSession
 from hostd.core.scorebook import Scorebook, export_game, journal_book, with_results
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
@@ -111,6 +112,7 @@ class Daemon:
         self._light_shown = "auto"  # the host pattern last sent to the status light
         self._judged = None  # the seq the command being answered was judged at
         self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
+        self.warnings = []  # what `health` tells the owner of how it is reached (the MQTT bridge's)
         self._scores = None  # (session id, Scorebook): the open session's game ledgers
         self._sides = (None, None)  # ((board id, boot nonce), its track_sides): read per boot
         # the last calibration's reading (hostd/bringup/calibrate.py Reading): kept until the

@@ -891,7 +891,7 @@ class Journal:
     def hand(self, session_id, record, brk=None):
         """Hand ``record["hand"]`` began on deck ``record["deck"]`` (walls raised):
         ``{"hand", "deck", "dice", "breaker", "turnaround_sim_seconds"}`` and the break
-        (``brk``: dict or hostd.core.dice break result).  Repeating a hand number returns the
+        (``brk``: dict or hostd.rules.dice break result).  Repeating a hand number returns the
         journalled row with ``"new": False`` and changes nothing."""
         number = int(record["hand"])
         deck = _deck(record["deck"])

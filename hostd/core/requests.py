@@ -11,7 +11,7 @@ COLOUR_PATTERN = r"^[A-Za-z][A-Za-z0-9-]{0,15}$"
 
 
 def _ruleset_names():
-    from hostd.core.rulesets import list_rulesets
+    from hostd.rules.rulesets import list_rulesets
 
     return [p.name for p in list_rulesets()]
 

@@ -6,7 +6,7 @@ Journals written before the one state (schema 3 and older phases: ``resplit_pend
 ``swap_pending`` ...) are read too: :func:`state_from_journal` turns an old phase into
 the state it meant.
 """
-from hostd.core.dice import announcement
+from hostd.rules.dice import announcement
 from hostd.core.state import DECKS, UNKNOWN, Stage, State, other
 from hostd.errors import NotReady
 from hostd.table.client import TableFault

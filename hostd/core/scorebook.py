@@ -4,7 +4,7 @@ placed at the table's sides, and the thrower and breaker of a hand named by play
 
 Players are keyed by the wind they sit at in the game's first hand (``east`` deals
 first).  Where they sit is a side **seen from the game's first thrower**, as the break
-names seats (hostd/core/dice.py: ``self``, ``right``, ``across``, ``left``; play goes
+names seats (hostd/rules/dice.py: ``self``, ``right``, ``across``, ``left``; play goes
 counter-clockwise, so ``south`` sits at ``east``'s right).  East's side is given (an
 entry ``{"kind": "seats", "first_dealer": "across"}``), else the ruleset's own seat
 selection: the breaker of the game's first throw where the breaker becomes the dealer
@@ -19,8 +19,8 @@ which are always right.
 """
 import structlog
 
-from hostd.core.dice import SEATS
-from hostd.core.rulesets import RulesetError, get_ruleset
+from hostd.rules.dice import SEATS
+from hostd.rules.rulesets import RulesetError, get_ruleset
 from hostd.errors import BadRequest, JantakuError, NotFound
 from hostd.game.ledger import HAND_ENDS, Ledger, LedgerError
 from hostd.game.seats import WINDS, seat_wind

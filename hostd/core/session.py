@@ -24,9 +24,9 @@ import asyncio
 import time
 
 from hostd.core.codes import describe_backs
-from hostd.core.dice import announcement
+from hostd.rules.dice import announcement
 from hostd.core.recovery import MAX_RESETS, Recovery
-from hostd.core.rulesets import RulesetError, check_colours, check_fits
+from hostd.rules.rulesets import RulesetError, check_colours, check_fits
 from hostd.core.state import DECKS, UNKNOWN, Machine, Stage, State, other, where
 from hostd.errors import BadRequest, JantakuError, NotReady, Refused
 from hostd.table.client import TableFault
@@ -88,7 +88,7 @@ class Session:
         # identical backs (the same colour twice): decks are split and checked by count;
         # colour readings are ignored (DESIGN §1, seed 000: the backs may look the same)
         self.alike = len(set(self.sets)) == 1
-        self.dice = dice  # hostd.core.dice roller: .roll(profile) -> list of ints
+        self.dice = dice  # hostd.rules.dice roller: .roll(profile) -> list of ints
         self._emit = on_event or (lambda ev: None)
         self.id = session_id
         self.tiles = profile.tiles_per_deck
@@ -106,7 +106,7 @@ class Session:
         self.split = 1  # the split of the game the decks are (a re-split after a reset: 2...)
         self.splits = []  # the earlier splits: {"game", "split", "decks"}
         self.games = []  # the games before this one: {"game", "first_hand", "decks"}
-        self.throw = None  # the hand in play's throw (hostd.core.dice.announcement)
+        self.throw = None  # the hand in play's throw (hostd.rules.dice.announcement)
         self._hand_over_mark = None  # when the hand over under way was first pressed
         self.push_window = float(push_window)  # table seconds the centre stays open
         self._continue = asyncio.Event()  # `continue`: people are done

@@ -102,6 +102,10 @@ class TableOut(BaseModel):
     walls_inside: Optional[bool] = Field(
         None, description="the table reports walls on its tracks (a build finished, paused or "
         "stopped part way, not raised since)")
+    line_fault: Optional[dict[str, Any]] = Field(
+        None, description="the table's line flooded (code line_flood) or carried no frame "
+        "(line_garbage) for seconds: the port is closed a while, then opened again; code, "
+        "message, count (on end), port_closed_s.  null once a session is made again")
     track_sides: Optional[list[Literal["front", "right", "back", "left"]]] = Field(
         None, description="where each track's wall comes up (track 1 first), seen from the "
         "table's front (the side with its buttons): the board profile's track_sides; null "

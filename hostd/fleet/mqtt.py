@@ -11,7 +11,11 @@ status from ``Daemon.status()``, and runs commands through the same handlers as 
     jantaku/<id>/events         every event of the push API (GET /events) as JSON, with a
                                 "seq" (1, 2, ... from the daemon's start), QoS 1, in order
     jantaku/<id>/command/<verb> commands (VERBS), a JSON object ("{}"; an "id" makes a
-                                repeated command run once); off unless commands=True
+                                repeated command run once); off unless commands=True;
+                                a retained one is never run (the broker would hand it
+                                out again at every connection): answered 400 retained;
+                                nor a zero-length one (how a retained message is
+                                cleared, delivered live): 400 empty_payload
     jantaku/<id>/reply          {"verb", "id", "status", "result"|"error"}: the API's answer
     homeassistant/.../config    Home Assistant's discovery (hostd/fleet/ha.py), retained, on each
                                 connection, unless discovery_prefix is None
@@ -292,6 +296,8 @@ class Bridge:
 
     # -- life -------------------------------------------------------------------------------
     async def start(self):
+        for w in self.warnings():
+            log.warning(w)
         events = self.daemon.subscribe()
         first = asyncio.ensure_future(events.__anext__())  # subscribed from now on
         await asyncio.sleep(0)
@@ -315,7 +321,27 @@ class Bridge:
         return {"broker": self.broker.url(), "table_id": self.table_id,
                 "connected": self.connected, "error": self.error, "queued": len(self.outbox),
                 "sent": self.sent, "dropped": self.outbox.dropped, "connects": self.connects,
-                "commands": self.commands, "discovery": self.discovery_prefix}
+                "commands": self.commands, "discovery": self.discovery_prefix,
+                "warnings": self.warnings()}
+
+    def warnings(self):
+        """What the owner should know of how commands reach this table: with commands on, a
+        broker reached without a user (anyone who reaches the broker may be able to command
+        the table, as far as its ACL lets anonymous clients) or without TLS (the commands and
+        the password cross the network in clear).  Said at start and in ``health``."""
+        if not self.commands:
+            return []
+        out = []
+        if self.broker.username is None:
+            out.append("mqtt: commands are on over a broker reached without a user (%s): "
+                       "whoever the broker lets in anonymously may move this table's motors; "
+                       "give the table its own user (mqtt://USER@HOST, docs/FLEET.md's ACL)"
+                       % self.broker.url())
+        if not self.broker.tls:
+            out.append("mqtt: commands are on over plain mqtt:// (%s): commands and the "
+                       "password cross the network in clear; use mqtts:// (docs/FLEET.md)"
+                       % self.broker.url())
+        return out
 
     # -- the daemon's side ------------------------------------------------------------------
     async def _pump(self, events, first):
@@ -499,7 +525,8 @@ class Bridge:
             verb = str(msg.topic).rsplit("/", 1)[-1]
             payload = msg.payload if isinstance(msg.payload, (bytes, bytearray)) else \
                 str(msg.payload or "").encode()
-            t = asyncio.create_task(self._command(verb, bytes(payload)))
+            t = asyncio.create_task(self._command(verb, bytes(payload),
+                                                 retained=bool(getattr(msg, "retain", False))))
             self._commands_running.add(t)
             t.add_done_callback(self._commands_running.discard)
         raise ConnectionError("the broker closed the connection")
@@ -525,8 +552,25 @@ class Bridge:
                       "turns them on with `jantaku run ... --mqtt-commands` (a hand over "
                       "from afar drops a hand in play)" % self.table_id)
 
-    async def _command(self, verb, payload):
-        if not self.commands:  # nothing of the payload is read, whatever the verb
+    def _retained(self, verb):
+        name = topic(self.table_id, "command", verb[:40])
+        return _error(400, "retained", "a retained message on %s is not a command: the broker "
+                      "keeps it and hands it out again at every connection, so it would run "
+                      "each time; it was not run. Publish commands without retain, and clear "
+                      "this one: mosquitto_pub -r -n -t %s" % (name, name))
+
+    def _empty(self, verb):
+        return _error(400, "empty_payload", "a zero-length message on %s is not a command: it is "
+                      "how a retained message is cleared (mosquitto_pub -r -n), and it was not "
+                      "run. A command with nothing to say is {}"
+                      % topic(self.table_id, "command", verb[:40]))
+
+    async def _command(self, verb, payload, retained=False):
+        if retained:  # (the broker's stored copy, on our subscription: never a fresh command)
+            body, refusal = None, self._retained(verb)
+        elif not payload:  # (a retained command's clearing: delivered live to subscribers)
+            body, refusal = None, self._empty(verb)
+        elif not self.commands:  # nothing of the payload is read, whatever the verb
             body, refusal = None, self._commands_off()
         else:
             body, refusal = parse_command(verb, payload)

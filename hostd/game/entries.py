@@ -19,7 +19,7 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StrictFloat
 from pydantic_core import PydanticCustomError
 
 from hostd.game.errors import BadEntry, RulesetForbids
-from hostd.game.rules import GameRules
+from hostd.rules.game import GameRules
 from hostd.game.seats import WINDS
 from hostd.game.values import FIELDS, check_value
 
@@ -181,7 +181,7 @@ class Pot(_Entry):
 class Rules(_Entry):
     """A game's options (docs/SCORING.md "Options"), before its first result."""
     kind: Literal["rules"]
-    ron_pays: str | None = None  # its values: GameRules.options (rules.with_options)
+    ron_pays: str | None = None  # its values: GameRules.options (ledger.with_options)
 
     def options(self) -> dict:
         return {k: v for k, v in self.model_dump(exclude={"kind"}).items() if v is not None}

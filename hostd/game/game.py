@@ -13,7 +13,7 @@ import copy
 from dataclasses import dataclass, field
 
 from hostd.game.payments import uma_chips, zero
-from hostd.game.rules import options_of
+from hostd.rules.game import options_of
 from hostd.game.seats import WINDS, next_player, offset, seat_wind
 
 

@@ -14,18 +14,47 @@ Pure code: no I/O, no clock. Undo keeps the state before each entry, so an undo 
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 from hostd.game.entries import normalise, parse_entry
 from hostd.game.errors import BadEntry, LedgerError, NotNow
 from hostd.game.game import Game, view
 from hostd.game.results import RESULTS
-from hostd.game.rules import options_of, rules_for, with_options
 from hostd.game.seats import WINDS
+from hostd.rules.game import RULES, GameRules, options_of
+from hostd.rules.rulesets import RulesetError, canonical_name
 
 __all__ = ["Ledger", "LedgerError", "HAND_ENDS"]
 
 #: The entries that end a hand at the table (a chombo's hand is played again: a new deal).
 HAND_ENDS = ("ron", "tsumo", "draw", "abortive", "chombo", "nagashi", "suukantsu")
+
+
+def rules_for(name: str) -> GameRules:
+    """The game rules of ``name`` (Ùzje's options and Mixed Deck change no scoring)."""
+    try:
+        canon = canonical_name(name)
+    except RulesetError as e:
+        raise BadEntry(str(e)) from None
+    return RULES[canon.split("+")[0]]
+
+
+def with_options(rules: GameRules, options: dict) -> GameRules:
+    """``rules`` with a game's options set (a ``rules`` entry); BadEntry naming what each
+    option accepts."""
+    if not isinstance(options, dict):
+        raise BadEntry("a rules entry's options are name: value")
+    for name, value in options.items():
+        accepted = rules.options.get(name)
+        if accepted is None:
+            raise BadEntry("%s has no option %r; %s" % (
+                rules.name, name, "its options: %s" % ", ".join(rules.options)
+                if rules.options else "it has none"))
+        if value not in accepted:
+            raise BadEntry("%s's %s is one of %s, not %r (docs/SCORING.md)" % (
+                rules.name, name, ", ".join(accepted), value),
+                key="option_value", name=name, accepted=list(accepted))
+    return dataclasses.replace(rules, **options)
 
 
 def _dealt(game: Game, result) -> dict:

@@ -12,7 +12,7 @@ East and West both round winds (tonshaaba) and its chips.
 """
 from __future__ import annotations
 
-from hostd.core.rulesets import RulesetError, canonical_name
+from hostd.rules.rulesets import RulesetError, canonical_name
 from hostd.hand.errors import HandError
 
 #: Speed Tonpuu's local yaku (seed 001, "Yaku Changes"); the names the option lists.

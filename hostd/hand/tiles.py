@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from hostd.hand.errors import HandError
-from hostd.core.rulesets import game_face, get_ruleset
+from hostd.rules.rulesets import game_face, get_ruleset
 
 #: The 34 faces a hand is analysed in, index 0..33: 1m..9m, 1p..9p, 1s..9s, 1z..7z.
 FACES = tuple("%d%s" % (r, s) for s in "mps" for r in range(1, 10)) + tuple(

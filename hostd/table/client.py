@@ -721,6 +721,8 @@ class TableClient:
             "walls_inside": self.walls_inside() if self.link.connected else None,
             "identity": ident,
             "resets": self.link.resets,
+            # a line that flooded or carried no frame (hostd/table/link.py LineFault), or null
+            "line_fault": self.link.line_fault,
             # what a board that cannot start says (firmware/bootfail.py), or null
             "boot_error": self.link.boot_error,
         }

@@ -40,6 +40,29 @@ class CommandRejected(JantakuError):
         self.msgid, self.result, self.field = msgid, code, field
 
 
+#: bytes decoded per turn of the pump: then it yields to the event loop (an HTTP request, an
+#: abort) whatever the line still holds; the rest waits in the port's buffer
+PUMP_BYTES = 2048
+#: a line fault (protocol/SPEC.md "A line that floods"): over FLOOD_BYTES_S bytes a second,
+#: or at least GARBAGE_BYTES a second and not one good frame, for LINE_FAULT_S seconds on
+#: end.  A table sends well under 5 KB/s (a build's tile events, heartbeats); a UART at
+#: 115200 baud carries 11.5 KB/s at most, USB CDC about 1 MB/s
+FLOOD_BYTES_S = 32 * 1024
+GARBAGE_BYTES = 256
+LINE_FAULT_S = 2
+#: seconds the port stays closed after a line fault (doubling to LINE_FAULT_MAX_S while it
+#: goes on): bytes sent meanwhile are thrown away when it opens again
+LINE_FAULT_BACKOFF_S = (1.0, 30.0)
+
+
+class LineFault(Exception):
+    """The table's line floods or carries no frames (``code``: line_flood, line_garbage)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
 BOOT_MARKER = b"jantaku: boot error: "  # firmware/bootfail.py MARKER
 #: the commands that start (or allow) motion: sent only once the host's journal holds what
 #: led to them (STOP, ABORT, STATUS, LIGHT and the like never wait)
@@ -66,6 +89,8 @@ class LinkClient:
         self.connected = False
         self.error = None  # why we are not connected, in words
         self.resets = 0  # firmware resets noticed (boot nonce changed)
+        self.line_fault = None  # {"code", "message", ...}: a LineFault not followed by a session
+        self.line_faults = 0  # LineFaults on end (the port's closed time doubles with them)
         self._pending = {}  # command seq -> (future, msgid, values)
         self._up = asyncio.Event()
         self._about = asyncio.Event()
@@ -88,24 +113,71 @@ class LinkClient:
             delay = self._backoff[0]
             self.link = plink.Link(self.transport.clock, self._write, self._on_message,
                                    role="host", on_link=self._on_link, on_bad=self._on_bad)
+            fault = None
             try:
                 await self._pump()
             except TransportLost as e:
                 self._down("link lost: %s" % e)
+            except LineFault as e:
+                fault = e
             finally:
                 self.transport.close()
                 self.link = None
+            if fault is not None:
+                await self._line_fault(fault)
+
+    async def _line_fault(self, fault):
+        """The port closed for a while after a LineFault: the daemon (its table, a thread
+        of its event loop) is not a line's to starve.  Said as the reason the table is not
+        connected, in `status` and `health` (table.line_fault)."""
+        self.line_faults += 1
+        hold = min(LINE_FAULT_BACKOFF_S[0] * 2 ** min(self.line_faults - 1, 8),
+                   LINE_FAULT_BACKOFF_S[1])
+        self.line_fault = {"code": fault.code, "message": str(fault), "count": self.line_faults,
+                           "port_closed_s": hold}
+        log.error("table line fault", fault=fault.code, why=str(fault), port_closed_s=hold)
+        self._down("%s (table fault %s): the port is closed for %g s, then opened again"
+                   % (fault, fault.code, hold))
+        await asyncio.sleep(hold)
 
     async def _pump(self):
         link = self.link
         dropped = None  # the table's count of events it could not send (SPEC §10)
+        clock = self.transport.clock
+        window = clock.ticks_ms()  # this second of the line's: its bytes and frames
+        got, frames = 0, link.decoder.frames
+        flood = garbage = 0  # seconds on end the line flooded, or sent no frame
+        virtual = getattr(self.transport, "virtual", False)
         while not self._stop:
             link.poll()
             data = await self.transport.read(min(link.next_due_ms(), 50))
-            if data:
-                link.feed(data)
+            # bounded: PUMP_BYTES decoded, then a turn of the event loop's for the rest of
+            # the daemon, every turn (a read that always has bytes never waits: without the
+            # turn a flooding line would leave /status and an abort unanswered)
+            # (the in-process table's read gives its turns itself, before virtual time moves)
+            for i in range(0, len(data), PUMP_BYTES):
+                part = data[i:i + PUMP_BYTES]
+                link.feed(part)
                 if not self.connected:
-                    self._look_for_boot_error(data)
+                    self._look_for_boot_error(part)
+                if not virtual or i + PUMP_BYTES < len(data):
+                    await asyncio.sleep(0)
+            got += len(data)
+            ms = plink.ticks_diff(clock.ticks_ms(), window)
+            if ms >= 1000:
+                made, frames = link.decoder.frames - frames, link.decoder.frames
+                rate = got * 1000 // ms
+                flood = flood + 1 if rate > FLOOD_BYTES_S else 0
+                garbage = garbage + 1 if rate >= GARBAGE_BYTES and not made else 0
+                window, got = clock.ticks_ms(), 0
+                if flood >= LINE_FAULT_S:
+                    raise LineFault("line_flood", "the table's line floods: %d bytes/s for %d s "
+                                    "(a table sends under %d; is something else on its port?)"
+                                    % (rate, flood, FLOOD_BYTES_S))
+                if garbage >= LINE_FAULT_S:
+                    raise LineFault("line_garbage", "the table's line carries %d bytes/s and not "
+                                    "one frame for %d s (a wrong baud rate, another device or "
+                                    "program on the port?)" % (rate, garbage))
             hb = link.peer_heartbeat
             if hb is not None and hb[4] != dropped:
                 if dropped is not None and hb[4] > dropped:
@@ -167,6 +239,7 @@ class LinkClient:
     def _on_link(self, ev):
         link = self.link
         if ev == plink.NEW:
+            self.line_fault, self.line_faults = None, 0
             self._about.clear()
             self.boot_error = None
             if link.identity is not None:  # the IDENTITY that made the session
@@ -262,7 +335,8 @@ class LinkClient:
         return ms / 1000.0 * self.transport.time_scale
 
     def get_status(self):
-        st = {"connected": self.connected, "error": self.error, "resets": self.resets}
+        st = {"connected": self.connected, "error": self.error, "resets": self.resets,
+              "line_fault": self.line_fault}
         if self.link is not None:
             st["link"] = self.link.stats()
         return st

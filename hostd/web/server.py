@@ -21,6 +21,8 @@ anyone for ever, and an abort always gets through (docs/API.md "Limits"):
 * request headers larger than MAX_HEADER_BYTES are refused, however they arrive: in
   several reads (h11's incomplete-event limit: 400) or in one (431
   ``headers_too_large``);
+* a request with both Content-Length and Transfer-Encoding is refused (400
+  ``conflicting_length``, the connection closed) before its body is read;
 * idle keep-alive connections close after KEEP_ALIVE_S;
 * request bodies are limited by the API itself (hostd.strictjson.MAX_BODY_BYTES);
 * JSON answers to GET carry a weak ETag and are answered 304 while it holds (``validated``);
@@ -114,6 +116,13 @@ class ConnectionApp:
             return await _error(431, "headers_too_large", "the request's line and headers are "
                                 "%d bytes; this API takes at most %d" % (size, MAX_HEADER_BYTES)
                                 )(send)
+        names = [k.lower() for k, _ in scope.get("headers", ())]
+        if b"transfer-encoding" in names and b"content-length" in names:
+            # two framings of one body: whichever this server took, a proxy in front may
+            # have taken the other (request smuggling); RFC 9112 §6.1 lets a server refuse
+            return await _error(400, "conflicting_length", "the request has both Content-Length "
+                                "and Transfer-Encoding: send one of them (Content-Length for "
+                                "this API's JSON bodies)")(send)
         if self.protocol.reserve and (scope["method"], scope["path"]) != ABORT:
             return await _error(
                 503, "abort_only", "this API has %d connections open, the most it serves; "

@@ -17,8 +17,8 @@ import time
 from fake_daemon import status_for
 from hostd.core.codes import Context, next_step
 from hostd.core.commands import can, takes
-from hostd.core.dice import DiceError, check_dice
-from hostd.core.rulesets import get_ruleset, list_rulesets
+from hostd.rules.dice import DiceError, check_dice
+from hostd.rules.rulesets import get_ruleset, list_rulesets
 from hostd.core.session import check_sets
 from hostd.core.state import State
 from hostd.errors import BadRequest, NotFound, NotNow, NotReady

@@ -11,7 +11,7 @@ from hostd.core.daemon import Daemon
 from hostd.table.sim import board_profile
 from hostd.cli.demo import sim_sets
 from hostd.core.journal import Journal
-from hostd.core.rulesets import get_ruleset
+from hostd.rules.rulesets import get_ruleset
 from hostd.table.transport import InProcessTransport
 from hw_sim.inprocess import InProcessTable
 

@@ -114,3 +114,30 @@ def test_every_command_that_takes_a_board_says_how_it_is_found(argv):
         sub = sub._subparsers._group_actions[0].choices[argv[1]]
     text = " ".join(sub.format_help().split())
     assert "the club's copy first" in text and "then the shipped profiles" in text, text
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "..", "/tmp/evil", "evil.json", "a/b",
+                                 "Reference-18", "-x", "x" * 21, "", "a\x00b", "a b"])
+def test_an_id_that_would_leave_the_boards_folder_is_refused(cfg, tmp_path, bad):
+    """Issue 53 point 6: a board id (the table's IDENTITY says it) becomes a file name only
+    if it matches the one pattern (BOARD_ID): "/" and ".." never reach a path, and a path
+    the table names is never read as its profile."""
+    evil = tmp_path / "evil.json"
+    evil.write_text(json.dumps({"id": "evil"}))
+    for call in (lambda: boardfile.load(bad), lambda: boardfile.user_path(bad),
+                 lambda: boardfile.builtin_path(bad), lambda: boardfile.path_for(bad),
+                 lambda: boardfile.write(bad, lambda d: None)):
+        with pytest.raises(ConfigError, match="refused: an id is 1..20 characters of a-z"):
+            call()
+    assert not cfg.exists() or not any(cfg.iterdir())
+
+
+def test_a_table_that_names_a_path_as_its_board_gets_no_profile(cfg, tmp_path):
+    """The daemon's own use: a profile of the connected table is looked up by its id only."""
+    from hostd.core.daemon import Daemon
+
+    evil = tmp_path / "x.json"
+    evil.write_text("{}")
+    assert Daemon._board_profile({"board": str(evil)}) is None
+    assert Daemon._board_profile({"board": "../" * 3 + "x"}) is None
+    assert Daemon._board_profile({"board": "reference-18"})["id"] == "reference-18"

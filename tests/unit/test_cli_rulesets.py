@@ -150,7 +150,7 @@ def test_bad_input_subprocess():
 
 def test_help_is_light_and_lists_the_subcommands():
     code = ("import sys, hostd.cli.main as c\n"
-            "bad = [m for m in ('pydantic', 'hostd.core.rulesets', 'hostd.core.dice') if m in sys.modules]\n"
+            "bad = [m for m in ('pydantic', 'hostd.rules.rulesets', 'hostd.rules.dice') if m in sys.modules]\n"
             "assert not bad, bad\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

@@ -1,4 +1,4 @@
-"""hostd.core.dice: dice sources, validation against a ruleset, the wall break per seed."""
+"""hostd.rules.dice: dice sources, validation against a ruleset, the wall break per seed."""
 import random
 import secrets
 
@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hostd.core import dice as D
-from hostd.core.dice import DiceError, DiceSpec, break_wall, breaker_for, check_dice, roll, roll_for
-from hostd.core.rulesets import BreakProcedure, get_ruleset, list_rulesets
+from hostd.rules import dice as D
+from hostd.rules.dice import DiceError, DiceSpec, break_wall, breaker_for, check_dice, roll, roll_for
+from hostd.rules.rulesets import BreakProcedure, get_ruleset, list_rulesets
 
 
 def test_parse_dice_spec():

@@ -5,7 +5,8 @@ import pytest
 from hostd.errors import BadRequest, Refused
 from hostd.game.entries import KINDS, normalise, parse_entry, winner_hands
 from hostd.game.errors import BadEntry, LedgerError, RulesetForbids
-from hostd.game.rules import RULES, rules_for
+from hostd.game.ledger import rules_for
+from hostd.rules.game import RULES
 
 
 @pytest.fixture
@@ -155,7 +156,7 @@ def test_every_rule_cites_its_seed_or_says_ruling():
 def test_docs_scoring_md_holds_each_rulesets_table():
     import pathlib
 
-    from hostd.game.rules import rules_table
+    from hostd.rules.game import rules_table
     text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "SCORING.md").read_text()
     for rules in RULES.values():
         assert rules_table(rules) in text, "docs/SCORING.md: regenerate %s's table" % rules.name

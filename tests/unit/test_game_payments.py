@@ -4,7 +4,7 @@ import pytest
 
 from hostd.game.entries import WinnerHand
 from hostd.game.payments import (chombo_payments, noten_payments, uma_chips, win_payments)
-from hostd.game.rules import RULES
+from hostd.rules.game import RULES
 
 
 def hand(player, **value):

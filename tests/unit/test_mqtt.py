@@ -375,7 +375,7 @@ def test_a_command_with_an_id_runs_once_and_bad_ones_are_answered(mqtt_broker):
         async with Watcher(mqtt_broker, "operator", "jantaku/t1/reply") as w:
             for _ in range(3):  # sent again and again, e.g. by a retrying tool
                 await w.client.publish("jantaku/t1/command/hand_over", b'{"id": "h-1"}', qos=1)
-            await w.client.publish("jantaku/t1/command/continue", b"", qos=1)
+            await w.client.publish("jantaku/t1/command/continue", b"{}", qos=1)
             await w.client.publish("jantaku/t1/command/abort", b'{"now": 1}', qos=1)
             await w.wait(lambda w: len(w.got) == 5, "five replies")
         await bridge.close()
@@ -394,6 +394,73 @@ def test_a_command_with_an_id_runs_once_and_bad_ones_are_answered(mqtt_broker):
     assert by_verb["continue"][0]["id"] is None
     assert by_verb["abort"][0]["status"] == 422
     assert by_verb["abort"][0]["error"]["message"].startswith("now: unknown field")
+
+
+def test_a_retained_command_never_runs_however_often_the_bridge_connects(mqtt_broker):
+    """Issue 53 point 2: `mosquitto_pub -r -q 1 -t jantaku/t1/command/hand_over -m '{}'`
+    once, then the daemon's bridge connects three times: the broker hands the stored copy
+    out at each subscription (retain flag set); it is never run, and each reply says why
+    and how to clear it.  A command published afresh (no retain) still runs."""
+    async def go():
+        d = FakeDaemon()
+        async with Watcher(mqtt_broker, "operator", "jantaku/t1/reply") as w:
+            await w.client.publish("jantaku/t1/command/hand_over", b"{}", qos=1, retain=True)
+            for _ in range(3):  # three connections of the daemon (a restart, a broker blip)
+                bridge = bridge_for(mqtt_broker, d, commands=True)
+                await bridge.start()
+                await ready(mqtt_broker)
+                n = len(w.got)
+                await w.wait(lambda w: len(w.got) > n - 1 and any(
+                    json.loads(p)["status"] == 400 for _, p, _ in w.got[n - 1:] if p), "a reply")
+                await bridge.close()
+            replies = [json.loads(p) for _, p, _ in w.got]
+            bridge = bridge_for(mqtt_broker, d, commands=True)
+            await bridge.start()
+            await ready(mqtt_broker)
+            await w.client.publish("jantaku/t1/command/hand_over", b"", qos=1, retain=True)
+            await w.client.publish("jantaku/t1/command/hand_over", b'{"id": 1}', qos=1)
+            await w.wait(lambda w: any(json.loads(p).get("status") == 200 for _, p, _ in w.got),
+                         "the fresh command's reply")
+            await bridge.close()
+            cleared = [json.loads(p) for _, p, _ in w.got[len(replies):]
+                       if json.loads(p).get("error", {}).get("code") == "empty_payload"]
+        return d, replies, cleared
+
+    d, replies, cleared = asyncio.run(go())
+    assert d.calls == [("hand_over", {})]  # the fresh one alone: not the clearing's message
+    assert len(cleared) == 1 and cleared[0]["status"] == 400
+    refused = [r for r in replies if r["status"] == 400]
+    assert len(refused) >= 3 and all(r["error"]["code"] == "retained" for r in refused)
+    assert "mosquitto_pub -r -n -t jantaku/t1/command/hand_over" in refused[0]["error"]["message"]
+
+
+def test_commands_over_an_anonymous_plain_broker_are_warned_at_start_and_in_health(log_buffer):
+    """Issue 53 point 7: --mqtt-commands over mqtt:// without a user: two warnings, logged
+    at start and in GET /health; none with commands off or a user over mqtts://."""
+    quiet = Bridge(FakeDaemon(), parse("mqtt://127.0.0.1:1"), "t1")
+    assert quiet.warnings() == []
+    safe = Bridge(FakeDaemon(), parse("mqtts://table-t1@127.0.0.1:1",
+                                      env={"JANTAKU_MQTT_PASSWORD": "x"}), "t1", commands=True)
+    assert safe.warnings() == []
+    d = FakeDaemon()
+    loud = Bridge(d, parse("mqtt://127.0.0.1:1"), "t1", commands=True, retry=(5, 5))
+    said = loud.warnings()
+    assert len(said) == 2 and "without a user" in said[0] and "plain mqtt://" in said[1]
+    assert loud.get_status()["warnings"] == said
+
+    async def go():
+        await loud.start()
+        await loud.close()
+        d.warnings = said
+        transport = httpx.ASGITransport(app=create_app(d))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+            return (await c.get("/health")).json()
+
+    health = asyncio.run(go())
+    assert health["warnings"] == said
+    logged = [json.loads(line) for line in log_buffer.getvalue().splitlines()]
+    assert any(e.get("level") == "warning" and "without a user" in e["event"]
+               for e in logged), logged
 
 
 def test_events_wait_for_a_broker_that_is_away_and_overflow_is_reported(mqtt_broker):

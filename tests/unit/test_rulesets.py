@@ -1,4 +1,4 @@
-"""hostd.core.rulesets: every profile against its seed (../shared/seeds), names, fit, tiles,
+"""hostd.rules.rulesets: every profile against its seed (../shared/seeds), names, fit, tiles,
 the Mixed Deck overlay. Numbers below were read off the seed texts; docs/RULESETS.md says
 where each one is."""
 import pathlib
@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 from pydantic import ValidationError
 
-from hostd.core import rulesets as R
-from hostd.core.rulesets import (
+from hostd.rules import rulesets as R
+from hostd.rules.rulesets import (
     RulesetError,
     RulesetProfile,
     TableFitError,

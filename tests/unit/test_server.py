@@ -266,3 +266,22 @@ def test_a_stop_signal_that_arrives_inside_a_request_stops_the_server(sig):
         signal.signal(sig, before)
         sock.close()
     assert seen == [sig]  # raised again for the handler from before, once stopped
+
+
+def test_a_request_with_two_framings_is_400_and_its_body_never_read():
+    """Issue 53 point 7: Content-Length beside Transfer-Encoding is refused (a proxy in
+    front may frame the body the other way: request smuggling), the connection closed,
+    and the command in it never done."""
+    d = Daemon()
+    with ServerThread(create_app(d)) as base:
+        port = port_of(base)
+        with connect(port) as s:
+            s.sendall(b"POST /dice HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                      b"\r\nAuthorization: Bearer " + TOKEN.encode() + b"\r\nContent-Length: 4"
+                      b"\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+            got = answer(s)
+            assert status(got) == 400, got[:300]
+            assert body_of(got)["error"]["code"] == "conflicting_length"
+            assert b"Content-Length and Transfer-Encoding" in got
+            assert closed(s)
+    assert not any(c[0] == "throw_dice" for c in d.calls)

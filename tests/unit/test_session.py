@@ -7,9 +7,9 @@ import pytest
 
 from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can
-from hostd.core.dice import Dice
+from hostd.rules.dice import Dice
 from hostd.core.journal import Journal
-from hostd.core.rulesets import TableFitError, get_ruleset
+from hostd.rules.rulesets import TableFitError, get_ruleset
 from hostd.core.session import CompositionMismatch, Session
 from hostd.core.state import Stage
 from hostd.table.client import TableFault

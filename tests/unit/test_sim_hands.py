@@ -193,7 +193,7 @@ def test_cli_sim_hands_on_a_served_table(tmp_path, capsys):
     control channel), as a person trying the simulator by hand would use them."""
     from hw_sim import serve
     from hostd.cli.demo import sim_sets
-    from hostd.core.rulesets import get_ruleset
+    from hostd.rules.rulesets import get_ruleset
     from hostd.table.sim import board_profile
 
     d = tempfile.mkdtemp(prefix="jt39s-")

@@ -14,7 +14,7 @@ from hostd.table.sim import board_profile
 from hostd.cli.demo import sim_sets
 from hostd.errors import BadRequest
 from hostd.table.link import LinkClient
-from hostd.core.rulesets import get_ruleset
+from hostd.rules.rulesets import get_ruleset
 from hostd.table.client import TableClient
 from hostd.table.transport import InProcessTransport
 from hw_sim.control import Control, request

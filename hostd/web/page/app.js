@@ -1395,7 +1395,7 @@
   const RIICHI_FAMILY = new Set(["riichi", "speed-tonpuu"]);
   const SCORING = { riichi: "han", "speed-tonpuu": "han", shenyang: "multipliers",
     wsom: "patterns", uzje: "fan" };
-  const KINDS = {  // the entry buttons each way of scoring has (hostd/game/rules.py kinds)
+  const KINDS = {  // the entry buttons each way of scoring has (hostd/rules/game.py kinds)
     han: ["riichi", "ron", "tsumo", "draw", "abortive", "chombo", "pass", "nagashi", "suukantsu",
       "undo"],
     multipliers: ["ron", "tsumo", "draw", "chombo", "pot", "undo"],
@@ -1405,7 +1405,7 @@
   const ALL_KINDS = ["riichi", "ron", "tsumo", "draw", "abortive", "chombo", "pass", "nagashi",
     "suukantsu", "pot", "undo"];
   const ONLY = { suukantsu: "speed-tonpuu" };  // a kind only one ruleset of its family has
-  // a game's options and their values, the default first (hostd/game/rules.py options)
+  // a game's options and their values, the default first (hostd/rules/game.py options)
   const OPTIONS = { shenyang: { ron_pays: ["discarder", "all"] } };
   const MULTIPLIERS = [["duiduihu", 1], ["dragon_kezi", 3], ["gang", 4], ["gangshang_kaihua", 1],
     ["gangshang_pao", 1], ["qianggang", 1], ["single_wait", 1], ["haidilaoyue", 1],

@@ -7,7 +7,7 @@ import anyio
 import structlog
 from fastapi import FastAPI, Query, Request
 from fastapi.sse import EventSourceResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from hostd.core.daemon import API_VERSION
 from hostd.core.status import Status
@@ -24,6 +24,9 @@ class HealthResponse(BaseModel):
     ok: bool
     version: str
     api: int
+    warnings: list[str] = Field([], description="what the owner should know of how the daemon "
+                                "is reached (e.g. MQTT commands over a plain, anonymous broker: "
+                                "docs/SECURITY.md); the same lines are logged at start")
 
 
 def add(app: FastAPI, daemon, *, version):
@@ -36,7 +39,8 @@ def add(app: FastAPI, daemon, *, version):
              operation_id="health_get")
     async def health():
         """Liveness: the API answers."""
-        return {"ok": True, "version": version, "api": API_VERSION}
+        return {"ok": True, "version": version, "api": API_VERSION,
+                "warnings": list(getattr(daemon, "warnings", ()))}
 
     @app.get("/status", response_model=Status, tags=["daemon"], operation_id="status")
     async def status():

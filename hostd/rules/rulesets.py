@@ -38,7 +38,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from hostd.core.dice import DiceError, parse_dice_spec
+from hostd.rules.dice import DiceError, parse_dice_spec
 from hostd.errors import BadRequest, Refused
 
 __all__ = [
@@ -146,7 +146,7 @@ def game_face(face: str) -> str:
 # --------------------------------------------------------------------------- models
 
 class BreakProcedure(BaseModel):
-    """How a throw breaks the wall (data, interpreted by ``hostd.core.dice.break_wall``).
+    """How a throw breaks the wall (data, interpreted by ``hostd.rules.dice.break_wall``).
 
     The dice total counts seats: ``origin_seat`` (seen from the thrower) is
     ``origin_value``, and each further 1 moves a seat in ``count_direction``. The seat

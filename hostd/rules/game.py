@@ -1,8 +1,8 @@
 """Each ruleset's game rules as data: what a game starts with, how long it lasts, what a
 hand pays beyond its value, who keeps the deal, how it ends (docs/SCORING.md).
 
-    rules_for(name) -> GameRules      # any spelling get_ruleset accepts; BadEntry if unknown
-    with_options(rules, {"ron_pays": "all"}) -> GameRules   # a game's options (rules entry)
+    RULES[name] -> GameRules          # by canonical name (the ledger's rules_for takes any
+                                      # spelling; hostd/game/ledger.py)
     options_of(rules) -> dict
 
 Every value cites its seed in ``sources`` (seed file, line, quote), or says "ruling"
@@ -12,11 +12,7 @@ Shenyang, 003 WSOM, 004 Ùzje (``/work/shared/seeds``; DESIGN.md §1).
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-
-from hostd.core.rulesets import RulesetError, canonical_name
-from hostd.game.errors import BadEntry
 
 #: The entry kinds every ruleset takes (undo is the ledger's own); beyond them: riichi,
 #: abortive, chombo, pass, nagashi, suukantsu (the riichi family's), pot and rules
@@ -258,23 +254,6 @@ UZJE = GameRules(
 RULES = {r.name: r for r in (RIICHI, SPEED_TONPUU, SHENYANG, WSOM, UZJE)}
 
 
-def with_options(rules: GameRules, options: dict) -> GameRules:
-    """``rules`` with a game's options set (a ``rules`` entry); BadEntry naming what each
-    option accepts."""
-    if not isinstance(options, dict):
-        raise BadEntry("a rules entry's options are name: value")
-    for name, value in options.items():
-        accepted = rules.options.get(name)
-        if accepted is None:
-            raise BadEntry("%s has no option %r; %s" % (
-                rules.name, name, "its options: %s" % ", ".join(rules.options)
-                if rules.options else "it has none"))
-        if value not in accepted:
-            raise BadEntry("%s's %s is one of %s, not %r (docs/SCORING.md)" % (
-                rules.name, name, ", ".join(accepted), value),
-                key="option_value", name=name, accepted=list(accepted))
-    return dataclasses.replace(rules, **options)
-
 
 def options_of(rules: GameRules) -> dict:
     """The game's options as they are (the state's ``options``)."""
@@ -284,12 +263,3 @@ def options_of(rules: GameRules) -> dict:
 def rules_table(rules: GameRules) -> str:
     """The ruleset's rules as the rows of docs/SCORING.md's table (a test keeps them so)."""
     return "\n".join("| `%s` | %s |" % kv for kv in rules.sources.items())
-
-
-def rules_for(name: str) -> GameRules:
-    """The game rules of ``name`` (Ùzje's options and Mixed Deck change no scoring)."""
-    try:
-        canon = canonical_name(name)
-    except RulesetError as e:
-        raise BadEntry(str(e)) from None
-    return RULES[canon.split("+")[0]]

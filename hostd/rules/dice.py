@@ -10,7 +10,7 @@ Two sources of dice:
 :func:`break_wall` turns a throw into the break of the wall, following the ruleset's
 break procedure (``RulesetProfile.break_procedure``, see docs/RULESETS.md):
 
-    >>> from hostd.core.rulesets import get_ruleset
+    >>> from hostd.rules.rulesets import get_ruleset
     >>> break_wall(get_ruleset("riichi"), (3, 4)).contract_dict()
     {'total': 7, 'breaker': 'across', 'break_from_right': 7, 'unit': 'stacks', 'dead_wall_tiles': 14}
 
@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from hostd.errors import BadRequest
 
 if TYPE_CHECKING:  # pragma: no cover
-    from hostd.core.rulesets import BreakProcedure, RulesetProfile
+    from hostd.rules.rulesets import BreakProcedure, RulesetProfile
 
 __all__ = [
     "SEATS",
