@@ -232,7 +232,7 @@ def svg(profile):
 
 
 # ------------------------------------------------------------------ the docs
-SHIPPED = ("reference-18", "pico-18", "pi-reference")
+SHIPPED = ("reference-18", "pico-18", "pi-reference", "fourport-24v")
 
 
 def render_doc(text):
