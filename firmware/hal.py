@@ -97,7 +97,7 @@ FOURPORT_SIGNALS = {
 }
 
 
-def _norm(name):
+def pattern(name):
     """'lift2_top' -> ('lift<n>_top', 2); a name without digits -> (name, 0)."""
     i = 0
     while i < len(name) and not name[i].isdigit():
@@ -118,7 +118,7 @@ def signal(name):
     for base in TRACK_SIGNALS:
         if name.startswith(base) and name[len(base):].isdigit():
             return TRACK_SIGNALS[base]
-    pat, _ = _norm(name)
+    pat, _ = pattern(name)
     s = FOURPORT_SIGNALS.get(pat)
     if s is not None:
         return s
@@ -153,7 +153,7 @@ def motor_names(tracks):
 
 def motor_kind(name):
     """'lift3' -> 'lift' (the key of the profile's motors section)."""
-    return _norm(name)[0].replace("<n>", "")
+    return pattern(name)[0].replace("<n>", "")
 
 
 def motor_pins(name, drive):
@@ -198,7 +198,7 @@ def chip_only(name):
     # the four-port machine's: counting and colour edges, the cams' home switches, the
     # lifts' switches, and every pin that stops a motor (the guard's IRQ stops them all);
     # a direction pin is set before a motion starts and may be slow
-    pat = _norm(name)[0]
+    pat = pattern(name)[0]
     if pat in ("count<n>", "colour<n>_int", "home<n>", "lift<n>_top", "lift<n>_bottom"):
         return True
     if name in SIGNALS or pat in FOURPORT_SIGNALS or name.endswith("_dir"):

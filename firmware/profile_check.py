@@ -319,7 +319,7 @@ def _pins(v, tracks, given_options, nexp):
         raise ProfileError("pins", "got %r, not an object" % (v,), acc_keys)
     for k in v:
         if k not in names:
-            if hal.signal(str(k)) is not None and k not in hal.SIGNALS and hal._norm(str(k))[0] not in [
+            if hal.signal(str(k)) is not None and k not in hal.SIGNALS and hal.pattern(str(k))[0] not in [
                     b + "<n>" for b in hal.TRACK_SIGNALS]:
                 raise ProfileError("pins." + str(k), "a signal of the fourport family in a reference profile "
                                    "(the families are not mixed)", 'the reference family\'s signals, or '
@@ -745,16 +745,16 @@ def _fourport_pins_into(found, out, v):
     mine = []
     for k in v:
         if k not in names:
-            if [m for m in vague if hal._norm(k)[0].startswith(hal._norm(m)[0] + "_")]:
+            if [m for m in vague if hal.pattern(k)[0].startswith(hal.pattern(m)[0] + "_")]:
                 continue  # a pin of a motor whose drive is wrong (reported at motors)
             sig = hal.signal(k)
-            if sig is not None and (k in hal.SIGNALS or hal._norm(k)[0] in [b + "<n>" for b in hal.TRACK_SIGNALS]):
+            if sig is not None and (k in hal.SIGNALS or hal.pattern(k)[0] in [b + "<n>" for b in hal.TRACK_SIGNALS]):
                 mine.append(ProfileError("pins." + str(k), "a signal of the reference family in a fourport "
                                          "profile (the families are not mixed)", acc_keys))
             elif sig is not None:
                 mine.append(ProfileError("pins." + str(k), "not a signal of this profile's motors' drives "
                                          "or sides (motors.%s says how it is driven)" % hal.motor_kind(k.split("_")[0])
-                                         if hal._norm(k)[0].split("_")[0].replace("<n>", "") in [m for m, _, _ in hal.FOURPORT_MOTORS]
+                                         if hal.pattern(k)[0].split("_")[0].replace("<n>", "") in [m for m, _, _ in hal.FOURPORT_MOTORS]
                                          else "not a signal of this profile's %d sides" % tracks, acc_keys))
             else:
                 mine.append(ProfileError("pins." + str(k), "unknown signal", acc_keys + ": " + ", ".join(names)))

@@ -40,14 +40,20 @@ class Side(Track):
 
     def pending(self):
         """Work for extra_service(): a cam stroke came home, or the colour sensor's INT moved."""
-        return self.cam._done_flag or self.seen.changed
+        return self.cam.pending() or self.seen.changed
 
     def extra_service(self):
-        if self.cam._done_flag:
+        if self.cam.pending():
             self.cam.service()
         if self.seen.changed:
             self.seen.changed = False
             p = self.photo
+            if not self.armed:
+                # not building (a reset's boot with a tile under way, a paused build's
+                # tiles still arriving): nothing to cross-check against, keep in step
+                if self.seen.count > p.count:
+                    self.seen.count = p.count
+                return
             if self.seen.count > p.count:
                 # the colour sensor saw a tile the counting sensor did not count
                 self.misses += 1

@@ -73,7 +73,7 @@ def _base(name):
 def _part(name):
     p = PARTS.get(name)
     if p is None and name not in hal.SIGNALS and _base(name) not in PARTS:
-        pat = hal._norm(name)[0]
+        pat = hal.pattern(name)[0]
         p = PARTS_FOURPORT.get(pat)
         if p is None:
             p = PARTS_FOURPORT["<motor>" + name[name.rfind("_"):]]
