@@ -138,10 +138,15 @@ class Side(Track):
     # -- events ------------------------------------------------------------------
     def _next(self):
         Track._next(self)
-        n = self.next_us
-        for t in (self.cam_home_at, self.cam_leave_at, self.int_fall, self.int_rise):
-            if t < n:
-                n = t
+        n = self.next_us  # (no tuple: this runs on the per-tile path, heap locked)
+        if self.cam_home_at < n:
+            n = self.cam_home_at
+        if self.cam_leave_at < n:
+            n = self.cam_leave_at
+        if self.int_fall < n:
+            n = self.int_fall
+        if self.int_rise < n:
+            n = self.int_rise
         self.next_us = n
         self._times[self._slot] = n
         self._mark.dirty = True
