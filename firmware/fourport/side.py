@@ -85,10 +85,8 @@ class Side(Track):
         self._ctl.on_mech_fault(codes.FAULT_JAM, self.num, 0x100 | self.cam.fails)
 
     def arm(self, target):
-        self.cam.halted = False
         self.feed.halted = False
-        if self.cam.job != 0:
-            self.cam.motor.run(1)  # a stroke the guard stopped goes on
+        self.cam.resume()  # a stroke the guard stopped goes on
         Track.arm(self, target)
 
     def reset(self):

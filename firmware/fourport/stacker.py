@@ -133,7 +133,16 @@ class CamStacker:
         if self.on_step is not None:
             self.on_step()
 
+    def resume(self):
+        """A stroke the guard stopped goes on (the build resumes)."""
+        self.halted = False
+        if self.job != IDLE:
+            self.motor.run(1)
+            self._timer.start(self._timeout_ms)
+
     def _timeout_due(self):
+        if self.halted:
+            return  # stopped by the guard: resume() times the rest of the stroke
         self.motor.stop()
         self.fails += 1
         self.job = IDLE

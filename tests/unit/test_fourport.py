@@ -111,3 +111,31 @@ def test_the_guard_stops_every_motor_at_once_disc_feeds_and_cams_included():
     d.run_for(20)
     assert t.table.driven() == []
     assert d.last["fault"][0] == m.F_GUARD
+
+
+def test_a_relay_pair_is_never_both_on_and_waits_its_dead_time_to_reverse():
+    from firmware.drivers.motor import RelayPair, OnOffMotor
+    from firmware.fakes import FakeClock, FakePin
+    from firmware.sched import Scheduler
+
+    clock = FakeClock()
+    sched = Scheduler(clock)
+    fwd, rev = FakePin("fwd", 0), FakePin("rev", 0)
+    m = RelayPair(fwd, rev, sched, dead_ms=50)
+    levels = []
+    m.run(1)
+    levels.append((fwd.level, rev.level))
+    m.run(0)  # a reversal: both off first
+    levels.append((fwd.level, rev.level))
+    clock.advance(49)
+    sched.run()
+    levels.append((fwd.level, rev.level))
+    clock.advance(2)
+    sched.run()
+    levels.append((fwd.level, rev.level))
+    m.stop()
+    levels.append((fwd.level, rev.level))
+    assert levels == [(1, 0), (0, 0), (0, 0), (0, 1), (0, 0)]
+    one = OnOffMotor(FakePin("on", 0))
+    with pytest.raises(ValueError):
+        one.run(0)  # one output turns one way only
