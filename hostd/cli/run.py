@@ -83,6 +83,11 @@ def configure_run(p):
     p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
                    help="a host name the API may be reached by besides its address and "
                         "localhost, e.g. the table host's LAN name (table.local); repeatable")
+    p.add_argument("--trusted-proxy", dest="trusted_proxies", action="append", default=[],
+                   metavar="ADDR", type=_proxy_arg,
+                   help="a TLS proxy whose X-Forwarded-For and X-Forwarded-Proto count (its "
+                        "address as its requests come in: 127.0.0.1 for caddy or nginx on this "
+                        "host; docs/DEPLOY.md); repeatable; none by default, loopback included")
     p.add_argument("--token-file", default=None, metavar="PATH",
                    help="where the API token is kept (mode 0600; generated if absent); needed "
                         "when listening beyond loopback (default: api-token beside the journal)")
@@ -192,6 +197,17 @@ def _check_sim_options(args):
             check_sets(args.colours, prof["colours"])
     except JantakuError as e:
         raise UsageError("--colours: %s" % e) from None
+
+
+def _proxy_arg(text):
+    import argparse
+
+    from hostd.web.server import trusted_proxy
+
+    try:
+        return trusted_proxy(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _check_mqtt_options(args):
@@ -340,7 +356,8 @@ async def _serve(args, port, colours, speed, db):
         return 1
     await daemon.start()
     bridge = await _bridge(args, daemon)
-    server = make_server(app, args.api_host, args.api_port, on_shutdown=app.state.end_streams)
+    server = make_server(app, args.api_host, args.api_port, on_shutdown=app.state.end_streams,
+                         trusted_proxies=args.trusted_proxies)
     extra = []
     try:
         extra = await _up(args, log, daemon, app, bridge, port, db, journal)

@@ -487,9 +487,24 @@ class Daemon:
             self._scores = (s.id, book)
         return s, self._scores[1]
 
-    def score(self, game=None):
+    def score(self, game=None, session=None):
         """GET /score: a game's ledger (default: the game in play), before any entry the
-        ruleset's starting points."""
+        ruleset's starting points.  ``session``: any session the journal keeps (a page
+        that asks for its session's ledger as an abort or the end closes it gets that
+        session's last game, not a refusal)."""
+        if session is not None and (self.session is None or session != self.session.id):
+            try:
+                book, summary = journal_book(self.journal, session)
+            except UnknownSession:
+                raise NotFound("no session %d in the journal: GET /history lists the "
+                               "sessions it keeps" % session) from None
+            games = sorted({g["game"] for g in summary["games"]} | set(book.games())) or [1]
+            if game is None:
+                game = games[-1]
+            if game not in games:
+                raise NotFound("session %d has games %d to %d, not %d"
+                               % (session, games[0], games[-1], game))
+            return book.state(game)
         s, book = self._book()
         if game is None:
             game = s.game

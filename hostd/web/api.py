@@ -65,7 +65,7 @@ token"):
   browser-session cookie that ``POST /pair`` gives for a one-time code, or the token,
   loopback included; requests without ``Origin`` (the CLI) are unchanged; the cookie is
   ``Secure`` when the request came over HTTPS (through a TLS proxy on this host, whose
-  X-Forwarded-Proto hostd/web/server.py trusts from loopback only), never over plain HTTP;
+  X-Forwarded-Proto hostd/web/server.py trusts from named proxies only), never over plain HTTP;
 * without a token, commands and pairing codes are for programs on this host only: a
   client that such a proxy names in X-Forwarded-For is refused (401);
 * each paired browser has a short random id: programs on the host list the browsers

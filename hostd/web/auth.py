@@ -72,11 +72,14 @@ def _bearer(authorization):
     return cred.strip()
 
 
-def _require_local(client):
+def _require_local(client, forwarded=None):
     """Without a token the API takes commands from this host only.  On a loopback bind
     every peer is local, except a browser's that a TLS proxy on this host names in
-    X-Forwarded-For (hostd/web/server.py): that one is refused (401), as on a LAN bind."""
-    if client is not None and not is_loopback(client):
+    X-Forwarded-For (``forwarded``: the header, trusted or not, hostd/web/server.py): that
+    one is refused (401), as on a LAN bind."""
+    if forwarded is not None:
+        client = forwarded.rsplit(",", 1)[-1].strip() or "a client"
+    if (client is not None and not is_loopback(client)) or forwarded is not None:
         raise Unauthorized("this daemon has no API token, so it takes commands only from "
                            "programs on its own host, and this request came from %s through "
                            "a proxy: start it with `jantaku run --token-file PATH` and send "
@@ -110,7 +113,8 @@ class Security:
         if request.scope.get(JUDGED):
             return  # judged from its headers already, before its body (before_body)
         self.judge(request.headers.get("origin"), request.headers.get("authorization"),
-                   request.cookies.get(COOKIE), peer(request))
+                   request.cookies.get(COOKIE), peer(request),
+                   request.headers.get("x-forwarded-for"))
 
     def before_body(self, paths):
         """For hostd/web/guards.py's BodyGuard: the callers of ``paths`` (the commands)
@@ -124,12 +128,12 @@ class Security:
             client = scope.get("client")
             self.judge(headers.get("origin"), headers.get("authorization"),
                        cookie_parser(headers.get("cookie", "")).get(COOKIE),
-                       client[0] if client else None)
+                       client[0] if client else None, headers.get("x-forwarded-for"))
             scope[JUDGED] = True  # the route's dependency does not judge (touch) it again
 
         return judge_scope
 
-    def judge(self, origin, authorization, cookie, client):
+    def judge(self, origin, authorization, cookie, client, forwarded=None):
         """Raise Unauthorized or Forbidden unless this caller may press the motor commands
         (docs/API.md "Security"): a paired browser; the token; without a token a program
         on this host."""
@@ -142,7 +146,7 @@ class Security:
                                "`jantaku run` (or `jantaku pair --new`) on the table's host",
                                code="not_paired")
         if self.token is None:
-            _require_local(client)
+            _require_local(client, forwarded)
             return
         if creds is None:
             if authorization:
@@ -164,7 +168,7 @@ class Security:
                 raise Forbidden("%s on the table's host (`%s`), not by a browser"
                                 % (done, cli), code="not_from_browser")
             if self.token is None:
-                _require_local(peer(request))
+                _require_local(peer(request), request.headers.get("x-forwarded-for"))
             elif not self.bearer_ok(_bearer(request.headers.get("authorization"))):
                 raise Unauthorized("%s needs the API token (--token or $JANTAKU_TOKEN)"
                                    % what)

@@ -7,11 +7,13 @@ pair --new``); the page sends it once in a POST body (``POST /pair``) and gets b
 readable by the page's scripts.  docs/API.md §Security has the rules.
 
 * a code lives CODE_TTL_S, is good once, and a new code replaces the old one;
-* wrong codes are rate-limited per client (MAX_TRIES per TRY_WINDOW_S for one peer
-  address, so one browser typing wrong codes keeps no other from pairing) and for all
-  clients together (MAX_TRIES_ALL per TRY_WINDOW_S, counted afresh for each new code), so
-  a code's life allows at most MAX_TRIES_ALL * CODE_TTL_S / TRY_WINDOW_S = 300 guesses
-  among the CODE_SPACE ~3.3·10⁹ codes: a chance of 1 in ~11 million (:func:`guess_chance`);
+* wrong codes are limited per client (MAX_TRIES per TRY_WINDOW_S for one peer address,
+  so one browser typing wrong codes keeps no other from pairing) and per code (at most
+  MAX_WRONG_PER_CODE = 300 in its life, then it is spent: a fresh one starts again), so a
+  code's life allows at most 300 guesses among the CODE_SPACE ~3.3·10⁹ codes: a chance of
+  1 in ~11 million (:func:`guess_chance`).  No count of all clients' refuses an address
+  that typed nothing wrong: wrong codes from other addresses (12 at 5 a minute) never
+  lock the right one out; only the code's 300 in its 5 minutes spend it;
 * sessions are kept under the SHA-256 digest of the cookie (a daemon's dump, log or
   journal holds no usable cookie), in memory and, given a ``store`` (the daemon's
   journal: hostd/core/journal.py ``browsers``), on disk with their wall-clock expiry, so
@@ -39,7 +41,7 @@ from hostd.errors import Forbidden, JantakuError, NotFound
 
 CODE_TTL_S = 300
 MAX_TRIES = 5  # wrong codes per TRY_WINDOW_S from one client (peer address)
-MAX_TRIES_ALL = 60  # wrong codes per TRY_WINDOW_S from every client together
+MAX_WRONG_PER_CODE = 300  # wrong codes in a code's life, from every client together
 TRY_WINDOW_S = 60
 MAX_CLIENTS = 256  # clients whose wrong codes are remembered; the oldest are dropped
 SESSION_TTL_S = 24 * 3600
@@ -60,16 +62,15 @@ class TooManyTries(JantakuError):
 
 
 def guess_chance():
-    """The chance that guessing finds a code within its life: the most wrong codes the
-    limit for all clients lets through in CODE_TTL_S, over the number of codes."""
+    """The chance that guessing finds a code within its life: the most wrong codes a code
+    lets through, over the number of codes."""
     return max_guesses() / CODE_SPACE
 
 
 def max_guesses():
-    """The most wrong codes a code's life lets through: MAX_TRIES_ALL in each
-    TRY_WINDOW_S of its CODE_TTL_S (the count starts afresh with each code, and a code of
-    age CODE_TTL_S is already too old)."""
-    return MAX_TRIES_ALL * -(-CODE_TTL_S // TRY_WINDOW_S)
+    """The most wrong codes a code's life lets through (the count starts afresh with each
+    code)."""
+    return MAX_WRONG_PER_CODE
 
 
 def _digest(value):
@@ -126,12 +127,10 @@ class _Tries:
     flood of addresses cannot make it grow without bound."""
 
     def __init__(self):
-        self.all = collections.deque()
+        self.code = 0  # wrong codes since the current code was made
         self.clients = collections.OrderedDict()  # client -> deque of times
 
     def _prune(self, now):
-        while self.all and now - self.all[0] >= TRY_WINDOW_S:
-            self.all.popleft()
         while self.clients:
             client, times = next(iter(self.clients.items()))
             if now - times[-1] < TRY_WINDOW_S and len(self.clients) <= MAX_CLIENTS:
@@ -146,24 +145,24 @@ class _Tries:
             return TooManyTries(
                 "this browser typed %d wrong pairing codes: wait a minute, then type the "
                 "code again" % MAX_TRIES)
-        if len(self.all) >= MAX_TRIES_ALL:
+        if self.code >= MAX_WRONG_PER_CODE:
             return TooManyTries(
-                "too many wrong pairing codes on the network (%d a minute from all browsers "
-                "together): wait a minute, or make a fresh code with `jantaku pair --new` on "
-                "the table's host" % MAX_TRIES_ALL)
+                "this pairing code had %d wrong guesses from the network and is spent: make "
+                "a fresh code with `jantaku pair --new` on the table's host"
+                % MAX_WRONG_PER_CODE)
         return None
 
     def wrong(self, client, now):
-        self.all.append(now)
+        self.code += 1
         times = self.clients.pop(client, None) or collections.deque(maxlen=MAX_TRIES)
         times.append(now)
         self.clients[client] = times  # now the newest
         self._prune(now)
 
     def new_code(self):
-        """Wrong guesses at the last code say nothing about the next: the limit for all
-        clients starts afresh (each browser's own does not)."""
-        self.all.clear()
+        """Wrong guesses at the last code say nothing about the next: the code's count
+        starts afresh (each browser's own does not)."""
+        self.code = 0
 
 
 # -- the sessions ---------------------------------------------------------------------------

@@ -7,6 +7,13 @@ anyone for ever, and an abort always gets through (docs/API.md "Limits"):
   opened (or of its previous response): a client sending one byte a second is cut off;
   a request's body must arrive whole within BODY_TIMEOUT_S of its headers
   (hostd/web/guards.py: 408 ``body_timeout``, the connection closed);
+* the header deadline shrinks under pressure: with more than half of MAX_CONNECTIONS
+  taken it falls linearly to MIN_HEADER_TIMEOUT_S with the last one, for the connections
+  already waiting as well (each new connection closes those waiting longer than it);
+* one client address holds at most PER_ADDRESS of the serving connections (a proxy the
+  owner names, ``uncapped``, aside): its next is a reserve connection (below), so one
+  address's slow or silent clients never take the others' slots, and its abort still
+  gets through;
 * at most MAX_CONNECTIONS connections serve requests at once, of which at most
   MAX_EVENT_STREAMS are event streams (hostd/web/guards.py: one more is 503
   ``too_many_streams`` with ``Retry-After``);
@@ -14,7 +21,9 @@ anyone for ever, and an abort always gets through (docs/API.md "Limits"):
   connection opened while MAX_CONNECTIONS are open is served only if it is an abort (its
   whole request within RESERVE_TIMEOUT_S), any other request on it is answered 503
   ``abort_only`` with ``Retry-After`` and closed; when the reserve is full too, a new
-  connection takes the place of the oldest one in it whose request is not complete.
+  connection takes the place of the oldest one whose request is not complete of the
+  address that holds the most of the reserve (a flood from a few addresses replaces its
+  own, not an abort's from elsewhere).
   Nothing but an abort can hold a reserve connection: not an event stream, not a command
   body that stalls after its headers (an abort's own included: its body must be there
   within RESERVE_TIMEOUT_S);
@@ -38,16 +47,20 @@ anyone for ever, and an abort always gets through (docs/API.md "Limits"):
   cancelled, each answered 503 ``stopping`` (or its stream ended), with one info line
   saying how many: no traceback.
 
-Behind a TLS proxy on the same host (caddy, nginx: docs/DEPLOY.md): ``X-Forwarded-Proto``
-and ``X-Forwarded-For`` are honoured from loopback only (TRUSTED_PROXIES), so the API sees
-the browser's scheme (``https``: its Origin matches, the pairing cookie is ``Secure``) and
-address (each browser's own limit on wrong pairing codes).  From any other address they
-are ignored; ``$FORWARDED_ALLOW_IPS`` (uvicorn's) cannot widen that.
+Behind a TLS proxy (caddy, nginx: docs/DEPLOY.md): ``X-Forwarded-Proto`` and
+``X-Forwarded-For`` are honoured only from the proxies the owner names
+(``trusted_proxies``, ``jantaku run --trusted-proxy 127.0.0.1``; none by default), so the
+API sees the browser's scheme (``https``: its Origin matches, the pairing cookie is
+``Secure``) and address (each browser's own limit on wrong pairing codes).  From any
+other address, loopback included, they are ignored (a program on the host cannot pass
+for a dozen browsers); ``$FORWARDED_ALLOW_IPS`` (uvicorn's) cannot widen that.  A named
+proxy's address has no per-address cap (its browsers all come from it).
 
 ``make_server(app, host, port, on_shutdown=None)`` returns a ``uvicorn.Server``;
 ``await server.serve()``.
 """
 import asyncio
+import collections
 import contextlib
 import hashlib
 import itertools
@@ -62,14 +75,19 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 
 HEADER_TIMEOUT_S = 10.0
+MIN_HEADER_TIMEOUT_S = 1.0  # the header deadline with every serving connection taken
 MAX_CONNECTIONS = 64
+PER_ADDRESS = 16  # serving connections one client address may hold (a named proxy's aside)
 ABORT_RESERVE = 8  # connections beyond MAX_CONNECTIONS, for POST /abort only
+#: connections the kernel holds before the daemon takes them: under a connection flood a
+#: full queue drops an abort's SYN (its client retries after 1 s, then 3 s); a long one
+#: keeps it in line behind the flood (Linux caps it at net.core.somaxconn, 4096)
+LISTEN_BACKLOG = 2048
 RESERVE_TIMEOUT_S = 2.0  # a reserve connection's whole request (an abort is a few bytes)
 RETRY_AFTER_S = 5  # what a 503 of the reserve or of the shutdown says
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_S = 5
 SHUTDOWN_S = 2  # then requests still running as the daemon stops are cancelled
-TRUSTED_PROXIES = "127.0.0.1,::1"  # whose X-Forwarded-Proto / -For count: a proxy on this host
 COMPRESS_MIN_BYTES = 500
 COMPRESS_LEVEL = 6  # a status of 5 KB in well under a millisecond on a Raspberry Pi
 ABORT = ("POST", "/abort")
@@ -162,30 +180,71 @@ class GuardedH11Protocol(H11Protocol):
     connections and a reserve of connections for POST /abort."""
 
     header_timeout_s = HEADER_TIMEOUT_S
+    min_header_timeout_s = MIN_HEADER_TIMEOUT_S
     max_connections = MAX_CONNECTIONS
+    per_address = PER_ADDRESS
     abort_reserve = ABORT_RESERVE
     reserve_timeout_s = RESERVE_TIMEOUT_S
+    uncapped = frozenset()  # addresses without a per-address cap: the proxies the owner names
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.app = ConnectionApp(self.app, self)
         self.reserve = False
         self.opened = next(_opened)
+        self.opened_at = 0.0
+        self.address = None
         self._header_timer = None
+        self._header_due = 0.0
+
+    def _serving(self):
+        return [p for p in self.connections if not getattr(p, "reserve", True)
+                and p is not self and not p.transport.is_closing()]
+
+    def header_deadline(self, serving):
+        """The header deadline with ``serving`` connections taken: HEADER_TIMEOUT_S while
+        half or fewer are, shrinking to MIN_HEADER_TIMEOUT_S as the last are taken (a client
+        that sends its headers at once never notices; one that holds a slot with nothing
+        holds it the shorter the fuller the server)."""
+        full = self.max_connections
+        if serving <= full // 2:
+            return self.header_timeout_s
+        left = max(full - serving, 0) / max(full - full // 2, 1)
+        return self.min_header_timeout_s + (self.header_timeout_s - self.min_header_timeout_s) * left
 
     def connection_made(self, transport):
         super().connection_made(transport)
-        serving = sum(1 for p in self.connections if not getattr(p, "reserve", True))
-        if serving < self.max_connections:
-            self._arm_header_timer(self.header_timeout_s)
+        self.opened_at = self.loop.time()
+        peer = transport.get_extra_info("peername")
+        self.address = peer[0] if isinstance(peer, (tuple, list)) and peer else None
+        serving = self._serving()
+        mine = sum(1 for p in serving if p.address == self.address)
+        capped = self.address not in self.uncapped and mine >= self.per_address
+        if len(serving) < self.max_connections and not capped:
+            deadline = self.header_deadline(len(serving) + 1)
+            self._arm_header_timer(deadline)
+            if deadline < self.header_timeout_s:
+                self._cut_late(serving, deadline)
             return
         self.reserve = True
         if not self._room_in_reserve():
             self.logger.warning("connection refused: %d connections are open and the %d kept "
-                                "for an abort are busy", serving, self.abort_reserve)
+                                "for an abort are busy", len(serving), self.abort_reserve)
             transport.close()
             return
         self._arm_header_timer(self.reserve_timeout_s)
+
+    def _cut_late(self, serving, deadline):
+        """Under pressure the deadline shrinks for those already waiting too: a connection
+        whose headers are not whole ``deadline`` after it opened is closed then (at once if
+        that is past)."""
+        now = self.loop.time()
+        for p in serving:
+            if p.cycle is not None or p._header_timer is None:
+                continue
+            due = p.opened_at + deadline
+            if due < p._header_due:
+                p._arm_header_timer(deadline, max(due - now, 0.0))
 
     def _unfinished(self):
         """Its request is not whole yet (headers or body still to come)."""
@@ -199,15 +258,22 @@ class GuardedH11Protocol(H11Protocol):
         waiting = [p for p in others if p._unfinished()]
         if not waiting:
             return False
-        oldest = min(waiting, key=lambda p: p.opened)
+        # the oldest of the address holding the most: a flood from a few addresses replaces
+        # its own connections, not the one an abort from elsewhere just opened
+        held = collections.Counter(p.address for p in others + [self])
+        oldest = min(waiting, key=lambda p: (-held[p.address], p.opened))
         self.logger.info("connection closed: its request was not complete and a newer "
                          "connection needs its place in the reserve kept for an abort")
         oldest.transport.close()
         return True
 
-    def _arm_header_timer(self, seconds):
+    def _arm_header_timer(self, seconds, after=None):
+        """The connection closed ``after`` seconds from now (default: ``seconds``) unless
+        its headers came; ``seconds`` is the deadline the log line says."""
         self._cancel_header_timer()
-        self._header_timer = self.loop.call_later(seconds, self._header_timeout, seconds)
+        after = seconds if after is None else after
+        self._header_due = self.loop.time() + after
+        self._header_timer = self.loop.call_later(after, self._header_timeout, seconds)
 
     def _cancel_header_timer(self):
         timer = getattr(self, "_header_timer", None)
@@ -236,7 +302,8 @@ class GuardedH11Protocol(H11Protocol):
         if self.reserve:
             self.transport.close()  # one request (an abort) per reserve connection
         elif not self.transport.is_closing():
-            self._arm_header_timer(self.header_timeout_s)  # the next request's headers
+            # the next request's headers, as a new connection's under the same pressure
+            self._arm_header_timer(self.header_deadline(len(self._serving()) + 1))
 
     def connection_lost(self, exc):
         self._cancel_header_timer()
@@ -301,14 +368,29 @@ def etags(if_none_match):
     return {t.strip().removeprefix("W/") for t in if_none_match.split(",") if t.strip()}
 
 
-def make_config(app, host="127.0.0.1", port=8737, **kw):
-    opts = dict(host=host, port=port, http=GuardedH11Protocol, log_config=None,
+def trusted_proxy(text):
+    """An address given as a proxy to trust (``--trusted-proxy``): an IP address, written
+    as uvicorn compares it; ValueError saying what is accepted."""
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text.strip().strip("[]")))
+    except ValueError:
+        raise ValueError("%r is not an IP address: give the proxy's address as its requests "
+                         "come in, e.g. 127.0.0.1 for a proxy on this host" % text) from None
+
+
+def make_config(app, host="127.0.0.1", port=8737, trusted_proxies=(), **kw):
+    trusted = tuple(trusted_proxy(a) for a in trusted_proxies)
+    protocol = type("GuardedH11Protocol", (GuardedH11Protocol,), {"uncapped": frozenset(trusted)})
+    opts = dict(host=host, port=port, http=protocol, log_config=None,
                 log_level="warning", lifespan="off", timeout_keep_alive=KEEP_ALIVE_S,
                 timeout_graceful_shutdown=SHUTDOWN_S,
                 h11_max_incomplete_event_size=MAX_HEADER_BYTES, server_header=False,
-                # X-Forwarded-Proto / -For from a proxy on this host only; the Host is
-                # always what came in (the proxy passes the browser's on: docs/DEPLOY.md)
-                proxy_headers=True, forwarded_allow_ips=TRUSTED_PROXIES)
+                # X-Forwarded-Proto / -For from the proxies the owner names only (none: not
+                # read at all); the Host is always what came in (the proxy passes the
+                # browser's on: docs/DEPLOY.md)
+                proxy_headers=bool(trusted), forwarded_allow_ips=",".join(trusted) or "")
     opts.update(kw)
     return uvicorn.Config(compressed(app), **opts)
 
@@ -371,8 +453,9 @@ class Server(uvicorn.Server):
             await asyncio.wait(tasks, timeout=1.0)
 
 
-def make_server(app, host="127.0.0.1", port=8737, on_shutdown=None, **kw):
-    return Server(make_config(app, host, port, **kw), on_shutdown=on_shutdown)
+def make_server(app, host="127.0.0.1", port=8737, on_shutdown=None, trusted_proxies=(), **kw):
+    return Server(make_config(app, host, port, trusted_proxies=trusted_proxies, **kw),
+                  on_shutdown=on_shutdown)
 
 
 def bind_socket(host, port):
@@ -386,7 +469,7 @@ def bind_socket(host, port):
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))
-        sock.listen(128)
+        sock.listen(LISTEN_BACKLOG)
         sock.set_inheritable(True)
     except OSError:
         sock.close()

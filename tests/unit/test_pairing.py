@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from hostd.web.api import create_app
-from hostd.web.pairing import (CODE_SPACE, CODE_TTL_S, MAX_CLIENTS, MAX_TRIES, MAX_TRIES_ALL,
+from hostd.web.pairing import (CODE_SPACE, CODE_TTL_S, MAX_CLIENTS, MAX_TRIES, MAX_WRONG_PER_CODE,
                            SESSION_TTL_S, TRY_WINDOW_S, Pairing, describe_agent,
                            guess_chance, max_guesses, normalise)
 from tests.unit.test_api import BASE, TOKEN, FakeDaemon
@@ -89,22 +89,34 @@ def test_one_client_typing_wrong_codes_keeps_no_other_from_pairing():
     assert p.check(p.exchange(code, client="10.0.0.7").cookie)  # the owner's phone
 
 
-def test_wrong_codes_from_many_addresses_meet_the_ceiling_for_all():
+def test_wrong_codes_from_other_addresses_never_lock_the_right_one_out():
+    """Issue 53 point 4: 12 addresses typing 5 wrong codes a minute each (60 a minute, for
+    four minutes) keep no fresh address from pairing with the right code."""
+    clock = Clock()
+    p = Pairing(clock)
+    code = p.new_code()
+    for minute in range(4):
+        for a in range(12):
+            for _ in range(MAX_TRIES):
+                assert refused(p.exchange, "ZZZZ-0000", client="10.0.1.%d" % a).status == 403
+            assert refused(p.exchange, "ZZZZ-0000", client="10.0.1.%d" % a).status == 429
+        clock.t += TRY_WINDOW_S
+    assert p.check(p.exchange(code, client="10.9.9.9").cookie)
+
+
+def test_a_code_with_300_wrong_guesses_is_spent_and_a_fresh_one_starts_again():
     clock = Clock()
     p = Pairing(clock)
     code = p.new_code()
     addresses = ("10.0.%d.%d" % divmod(i, 250) for i in range(10 ** 4))
     statuses = collections.Counter()
-    for address in itertools.islice(addresses, MAX_TRIES_ALL + 20):
+    for address in itertools.islice(addresses, MAX_WRONG_PER_CODE + 20):
         statuses[refused(p.exchange, "ZZZZ-0000", client=address).status] += 1
-    assert statuses == {403: MAX_TRIES_ALL, 429: 20}  # one wrong code each: the ceiling
-    e = refused(p.exchange, code, client="10.9.9.9")  # even the right one, from anyone
-    assert e.status == 429 and e.message.startswith(
-        "too many wrong pairing codes on the network") and "jantaku pair --new" in e.message
-    clock.t += TRY_WINDOW_S
-    assert refused(p.exchange, "ZZZZ-0000", client="10.9.9.9").status == 403  # a new minute
-    code = p.new_code()  # a fresh code: the count for all starts again; each browser's not
-    for _ in range(MAX_TRIES_ALL - 1):
+    assert statuses == {403: MAX_WRONG_PER_CODE, 429: 20}  # one wrong code each: the ceiling
+    e = refused(p.exchange, code, client="10.9.9.9")  # the code is spent
+    assert e.status == 429 and "is spent" in e.message and "jantaku pair --new" in e.message
+    code = p.new_code()  # a fresh code: its count starts again; each browser's not
+    for _ in range(MAX_WRONG_PER_CODE - 1):
         refused(p.exchange, "ZZZZ-0000", client=next(addresses))
     assert p.check(p.exchange(code, client=next(addresses)).cookie)
 
@@ -121,7 +133,7 @@ def test_a_code_life_allows_300_guesses_one_in_11_million():
             guesses += e.status == 403
         clock.t += 1
     assert guesses == max_guesses() == 300
-    assert "too old" in refused(p.exchange, "ZZZZ-0000", client="10.8.8.8").message
+    assert "is spent" in refused(p.exchange, "ZZZZ-0000", client="10.8.8.8").message
     assert CODE_SPACE == 24 ** 4 * 10 ** 4 == 3317760000
     assert round(1 / guess_chance()) == 11059200
 
@@ -135,8 +147,8 @@ def test_a_flood_of_addresses_does_not_grow_the_table(monkeypatch):
     for i in range(5000):  # over many minutes: the stale ones go
         refused(p.exchange, "ZZZZ-0000", client="10.%d.%d.1" % divmod(i, 250))
         clock.t += 1.5
-    assert len(p._tries.clients) <= MAX_TRIES_ALL
-    monkeypatch.setattr(pairing, "MAX_TRIES_ALL", 10 ** 6)  # and if the ceiling were higher
+    assert len(p._tries.clients) <= TRY_WINDOW_S / 1.5  # the last minute's
+    monkeypatch.setattr(pairing, "MAX_WRONG_PER_CODE", 10 ** 6)  # and if the ceiling were higher
     for i in range(5000):  # within one minute
         refused(p.exchange, "ZZZZ-0000", client="10.%d.%d.2" % divmod(i, 250))
     assert len(p._tries.clients) == MAX_CLIENTS
@@ -322,7 +334,7 @@ def test_behind_a_tls_proxy_on_the_host_the_cookie_is_secure_and_the_origin_matc
     from api_fuzz import ServerThread
 
     app = create_app(FakeDaemon(), allowed_hosts=["table.local"])
-    with ServerThread(app) as base:
+    with ServerThread(app, trusted_proxies=["127.0.0.1"]) as base:
         with httpx.Client(base_url=base, timeout=10) as c:
             code = c.post("/pair/new").json()["code"]
             behind = {"Host": "table.local", "X-Forwarded-Proto": "https",
@@ -342,16 +354,25 @@ def test_behind_a_tls_proxy_on_the_host_the_cookie_is_secure_and_the_origin_matc
             assert r.status_code == 200 and "secure" not in r.headers["set-cookie"].lower()
 
 
-def test_forwarded_headers_count_from_loopback_only(monkeypatch):
-    """The server's app as uvicorn wraps it: X-Forwarded-Proto from a LAN address changes
-    nothing (and $FORWARDED_ALLOW_IPS does not widen the trust)."""
+def test_forwarded_headers_count_from_the_named_proxies_only(monkeypatch):
+    """The server's app as uvicorn wraps it: X-Forwarded-Proto counts from a proxy the
+    owner names (--trusted-proxy) only: not from the LAN, not from loopback by default (a
+    program on the host cannot pass for another address), and $FORWARDED_ALLOW_IPS does
+    not widen the trust."""
     from hostd.web.server import make_config
 
     monkeypatch.setenv("FORWARDED_ALLOW_IPS", "*")
+    behind = {"Host": "table.local", "X-Forwarded-Proto": "https"}
     config = make_config(create_app(FakeDaemon(), allowed_hosts=["table.local"]))
     config.load()
+    assert not config.proxy_headers
+    local = pair_through(config.loaded_app, "http://table.local", "https://table.local",
+                         client=("127.0.0.1", 5000), headers=behind)
+    assert local.status_code == 403 and local.json()["error"]["code"] == "cross_origin"
+    config = make_config(create_app(FakeDaemon(), allowed_hosts=["table.local"]),
+                         trusted_proxies=["127.0.0.1", "::1"])
+    config.load()
     assert config.forwarded_allow_ips == "127.0.0.1,::1"
-    behind = {"Host": "table.local", "X-Forwarded-Proto": "https"}
     lan = pair_through(config.loaded_app, "http://table.local", "https://table.local",
                        client=("192.168.1.66", 5000), headers=behind)
     assert lan.status_code == 403 and lan.json()["error"]["code"] == "cross_origin"
@@ -361,6 +382,22 @@ def test_forwarded_headers_count_from_loopback_only(monkeypatch):
     local = pair_through(config.loaded_app, "http://table.local", "https://table.local",
                          client=("127.0.0.1", 5000), headers=behind)
     assert local.status_code == 200 and "secure" in local.headers["set-cookie"].lower()
+    with pytest.raises(ValueError, match="not an IP address"):
+        make_config(create_app(FakeDaemon()), trusted_proxies=["localhost"])
+
+
+def test_a_forged_x_forwarded_for_from_loopback_is_one_address_for_the_pairing_limit():
+    """Issue 53 point 4: from loopback with a different X-Forwarded-For each time (no proxy
+    named), wrong codes count against loopback's own limit: the sixth is 429."""
+    from api_fuzz import ServerThread
+
+    with ServerThread(create_app(FakeDaemon())) as base:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            c.post("/pair/new")
+            got = [c.post("/pair", json={"code": "ZZZZ-0000"},
+                          headers={"Origin": base, "X-Forwarded-For": "10.1.2.%d" % i}).status_code
+                   for i in range(MAX_TRIES + 1)]
+    assert got == [403] * MAX_TRIES + [429]
 
 
 def test_without_a_token_a_client_forwarded_by_a_proxy_is_not_local():

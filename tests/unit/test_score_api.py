@@ -259,6 +259,30 @@ def test_the_scores_of_an_ended_session_are_exported_by_id(riichi):
     assert out.returncode == 1 and "no session 9" in out.stderr
 
 
+def test_a_page_asking_for_its_sessions_ledger_as_the_session_ends_gets_it(riichi):
+    """The page asks for the ledger of the session it shows, by id: when an abort or the
+    end closes that session meanwhile, the answer is that session's last game (the page
+    once got 409, a console error, in the middle of an evening), and what the page showed
+    live is what it reads after."""
+    h, api = riichi
+    h.run(h.daemon.start_session("riichi"))
+    api.enter({"kind": "riichi", "player": "south"})
+    live = api.enter({"kind": "ron", "winner": "west", "from": "south", "han": 3, "fu": 30})
+    assert api.score(session=1) == live
+    h.settle()
+    h.call(h.daemon.end_session())
+    assert api("GET", "/score").status_code == 409  # no game in play
+    ended = api.score(session=1)
+    # the end's entry after the two entered live; the points as the page showed them
+    assert ended["game"] == 1 and ended["ended"] and not live["ended"]
+    assert ended["entries"] == live["entries"] + 1 and points(ended) == points(live)
+    assert api.score(session=1, game=1) == ended
+    r = api("GET", "/score?session=7")
+    assert r.status_code == 404 and "GET /history" in r.json()["error"]["message"]
+    r = api("GET", "/score?session=1&game=2")
+    assert r.status_code == 404 and "not 2" in r.json()["error"]["message"]
+
+
 def test_a_new_game_and_the_end_end_the_games_scores_with_the_sticks_given_out(riichi):
     """Point 5: game 1's saved totals added to 99,000 with a riichi stick on the table, and
     it was stored as not ended."""

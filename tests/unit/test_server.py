@@ -285,3 +285,92 @@ def test_a_request_with_two_framings_is_400_and_its_body_never_read():
             assert b"Content-Length and Transfer-Encoding" in got
             assert closed(s)
     assert not any(c[0] == "throw_dice" for c in d.calls)
+
+
+def connect_from(port, address):
+    """A connection from another loopback address (127.0.0.0/8 is all this host's)."""
+    s = socket.socket()
+    s.bind((address, 0))
+    s.settimeout(5)
+    s.connect(("127.0.0.1", port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def test_one_address_with_many_slow_clients_cannot_hold_the_others_slots(small, monkeypatch):
+    """Issue 53 point 3: 20 connections from one address that never finish their headers
+    hold at most PER_ADDRESS serving slots; another address's GET /status is answered at
+    once, and an abort from the flooding address itself still gets through."""
+    monkeypatch.setattr(server.GuardedH11Protocol, "per_address", 3)
+    with ServerThread(create_app(Daemon())) as base:
+        port = port_of(base)
+        slow = []
+        try:
+            for _ in range(20):
+                s = connect_from(port, "127.0.0.2")
+                s.sendall(b"GET /status HTTP/1.1\r\nHo")  # and never the rest
+                slow.append(s)
+            time.sleep(0.2)
+            for _ in range(3):
+                with connect_from(port, "127.0.0.3") as s:
+                    s.sendall(request("GET", "/status"))
+                    got = answer(s)
+                    assert status(got) == 200, got[:300]
+            with connect_from(port, "127.0.0.2") as s:
+                s.sendall(request("POST", "/abort"))
+                assert status(answer(s)) == 200
+        finally:
+            for s in slow:
+                s.close()
+
+
+def test_the_header_deadline_shrinks_as_the_server_fills(small, monkeypatch):
+    """With every serving slot held by connections that send nothing, from several
+    addresses, the deadline falls from 10 s to the minimum: they are closed within it,
+    and a whole request finds a slot again."""
+    monkeypatch.setattr(server.GuardedH11Protocol, "per_address", 2)
+    monkeypatch.setattr(server.GuardedH11Protocol, "min_header_timeout_s", 0.5)
+    assert server.GuardedH11Protocol.header_deadline(server.GuardedH11Protocol.__new__(
+        server.GuardedH11Protocol), 3) == 10.0
+    with ServerThread(create_app(Daemon())) as base:
+        port = port_of(base)
+        silent = []
+        try:
+            t0 = time.monotonic()
+            for i in range(6):  # six slots, three addresses
+                silent.append(connect_from(port, "127.0.0.%d" % (2 + i // 2)))
+            time.sleep(0.1)
+            assert all(closed(s, 3.0) for s in silent[:5])
+            assert time.monotonic() - t0 < 3.0  # not the 10 s of a quiet server
+            with connect_from(port, "127.0.0.9") as s:
+                s.sendall(request("GET", "/status"))
+                assert status(answer(s)) == 200
+        finally:
+            for s in silent:
+                s.close()
+
+
+def test_a_flood_of_connections_from_one_address_does_not_take_the_aborts_reserve(small):
+    """Every serving slot and the reserve taken by connections from one address, and more
+    of them opened all the time: an abort from another address replaces none of theirs'
+    (the flooding address's oldest is replaced first), and is answered."""
+    with ServerThread(create_app(Daemon())) as base:
+        port = port_of(base)
+        held = []
+        try:
+            for i in range(6):
+                held.append(connect_from(port, "127.0.0.%d" % (2 + i % 3)))
+            time.sleep(0.1)
+            answered = 0
+            for _ in range(5):
+                flood = [connect_from(port, "127.0.0.5") for _ in range(4)]
+                held += flood
+                with connect_from(port, "127.0.0.6") as s:
+                    flood2 = [connect_from(port, "127.0.0.5") for _ in range(3)]
+                    held += flood2
+                    s.sendall(request("POST", "/abort"))
+                    answered += status(answer(s)) == 200
+            assert answered == 5
+        finally:
+            for s in held:
+                s.close()

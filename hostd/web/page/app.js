@@ -1479,7 +1479,8 @@
     if (scoreLoading) { scoreAgain = true; return; }
     scoreLoading = true;
     try {
-      const r = await fetch("/score", { cache: "no-store" });
+      // by the session's id: an abort or the end that closes it meanwhile still answers
+      const r = await fetch("/score?session=" + encodeURIComponent(sid), { cache: "no-store" });
       if (r.ok) takeScore(await r.json(), sid);
     } catch (err) { /* the stream says the daemon is gone */ }
     finally {

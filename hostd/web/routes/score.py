@@ -49,13 +49,15 @@ ENTRY_ERRORS = {
 def add(app: FastAPI, daemon, security):
     @app.get(PATH, response_model=dict[str, Any], tags=["scores"], operation_id="score",
              responses=READ_ERRORS)
-    async def score(game: Optional[int] = Query(None, ge=1, le=10_000)):
+    async def score(game: Optional[int] = Query(None, ge=1, le=10_000),
+                    session: Optional[int] = Query(None, ge=1, le=MAX_SESSION)):
         """The game's ledger: `ruleset`, `game`, `round`, `hand`, `honba`, `dealer` (a
         player's key), `sticks`, `ended`, `placement`, `players` keyed by their first-hand
         wind (`name`, `wind` now, `side` seen from the game's first thrower, `points`,
         `chips`), `last` (the last entry's payments), `entries`.  Before any entry: the
-        ruleset's starting points.  `game`: an earlier game of the session."""
-        return daemon.score(game)
+        ruleset's starting points.  `game`: an earlier game of the session.  `session`:
+        any session the journal keeps (default: the open one; an ended one's last game)."""
+        return daemon.score(game, session)
 
     @app.post(PATH, response_model=dict[str, Any], tags=["scores"], operation_id="score_entry",
               dependencies=security.commands, responses=ENTRY_ERRORS)
