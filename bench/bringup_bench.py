@@ -71,7 +71,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
-    from hostd.bringup import steps as bringup
+    from hostd.core import bench as bringup
     from hostd import logging as jlog
 
     jlog.configure("warning", stream=sys.stderr)

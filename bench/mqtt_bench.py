@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from hostd import logging as jlog  # noqa: E402
 from hostd.fleet.broker import parse  # noqa: E402
-from hostd.fleet.view import collect  # noqa: E402
+from hostd.cli.fleet import collect  # noqa: E402
 from hostd.fleet.mqtt import Bridge  # noqa: E402
 from tests.mqtt_broker import MISSING, USERS, TestBroker  # noqa: E402
 from tests.unit.test_mqtt import FakeDaemon  # noqa: E402

@@ -61,7 +61,7 @@ CURRENT_ADC = {"addr": ("int", 0x48, 0x4B), "channel": ("int", 0, 3)}
 SCHEMA = {
     "id": "id",
     "description": ("str", 0, 1000),
-    # the hardware the pins are on (a definition of the host's, hostd/bringup/hardware/):
+    # the hardware the pins are on (a definition of the host's, hostd/boards/hardware/):
     # checked by the host, never by the board
     "hardware": "hardware",
     "tracks": ("int", 1, 8),

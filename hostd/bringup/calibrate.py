@@ -310,7 +310,7 @@ async def _hand_back(table, people, *, swap):
 
 async def read_sets(table, *, sets, board, stacks, people, min_clear=0, build_id=65010):
     """Read both sets on every track (nothing sent or written here: see
-    hostd/bringup/steps.py).  `people(push)`: the centre is open while people push in
+    hostd/core/bench.py).  `people(push)`: the centre is open while people push in
     `push` (other_set or walls), until they are done.
 
     Pass 1 reads a deck's walls from the mixer.  Both classes in it, well apart: both sets

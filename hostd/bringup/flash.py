@@ -152,9 +152,9 @@ def board_sources(root=ROOT):
 
 def load_profile(profile, root=ROOT):
     """(profile id, path of its JSON) after validating it with the firmware's own loader;
-    an id by the one lookup (hostd/bringup/boardfile.locate: the club's copy first, then
+    an id by the one lookup (hostd/boards/boardfile.locate: the club's copy first, then
     the shipped profiles of ``root``)."""
-    from hostd.bringup import boardfile
+    from hostd.boards import boardfile
     from hostd.errors import ConfigError
 
     src = DEFAULT_PROFILE if profile is None else str(profile)
@@ -175,12 +175,12 @@ def load_profile(profile, root=ROOT):
 
 
 def check_hardware(profile, out=print, root=ROOT):
-    """The profile's pins against its hardware (hostd/bringup/hardware), before anything is
+    """The profile's pins against its hardware (hostd/boards/hardware), before anything is
     compiled or copied: FlashError listing every problem; a profile for a Raspberry Pi (it
     runs under CPython) is refused; warnings go to ``out``.  Returns the hardware's
     definition (None when the profile names none)."""
     from firmware import profile as fw_profile
-    from hostd.bringup import hardware
+    from hostd.boards import hardware
 
     pid, path = load_profile(profile, root)
     prof = fw_profile.load(str(path))
@@ -205,7 +205,7 @@ def check_hardware(profile, out=print, root=ROOT):
 def check_board(hw, machine, out=print):
     """The board found (its ``sys.implementation._machine``) against the profile's hardware
     ``hw`` (None: the profile names none).  FlashError when they differ."""
-    from hostd.bringup import hardware
+    from hostd.boards import hardware
 
     if not machine:
         out("warning: the board does not say which board it is (sys.implementation._machine); "

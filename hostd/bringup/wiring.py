@@ -83,7 +83,7 @@ def _part(name):
 
 
 def _hardware(profile):
-    from hostd.bringup import hardware
+    from hostd.boards import hardware
 
     try:
         return hardware.load(profile["hardware"]) if profile.get("hardware") else None
@@ -256,7 +256,7 @@ def write_docs():
 
 
 def configure(p):
-    from hostd.bringup.boardfile import board_help
+    from hostd.boards.boardfile import board_help
 
     p.add_argument("--board", default="reference-18", metavar="ID|PATH",
                    help=board_help("reference-18"))
@@ -265,7 +265,7 @@ def configure(p):
 
 def cmd_wiring(args):
     """`jantaku wiring`: the profile's pin table (Markdown) on stdout, its diagram to --svg."""
-    from hostd.bringup import boardfile
+    from hostd.boards import boardfile
     from hostd.errors import ConfigError
 
     try:

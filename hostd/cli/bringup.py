@@ -1,5 +1,5 @@
 """`jantaku selftest`, `jantaku calibrate` and `jantaku name-sets`: bring-up of a table,
-through the running daemon (hostd/bringup/steps.py).  Registered in hostd.cli.main.COMMANDS; imported lazily."""
+through the running daemon (hostd/core/bench.py).  Registered in hostd.cli.main.COMMANDS; imported lazily."""
 import sys
 
 from hostd.cli.client import _print, _request, add_api_option
@@ -9,7 +9,7 @@ LONG = 900.0  # seconds: a self-test or a calibration answers when it is done
 
 def _board_said(p, what):
     """The command's help says which board profile it takes (the one lookup)."""
-    from hostd.bringup.boardfile import LOOKUP
+    from hostd.boards.boardfile import LOOKUP
 
     p.epilog = "%s The connected table's board profile is found by the id the table gives: %s." % (
         what, LOOKUP)

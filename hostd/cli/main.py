@@ -243,7 +243,7 @@ def _lazy(module, func):
 
 
 def _sim_board_help():
-    from hostd.bringup.boardfile import board_help
+    from hostd.boards.boardfile import board_help
 
     return ("the simulated table is wired as this board profile, its sets' backs its first "
             "two colour classes unless --colours: " + board_help(
@@ -409,7 +409,7 @@ def _raw_profile(board):
     there is no such file or it holds no JSON object."""
     import json
 
-    from hostd.bringup import boardfile
+    from hostd.boards import boardfile
     from hostd.errors import ConfigError
 
     if not board:
@@ -560,7 +560,7 @@ def cmd_sim(args) -> int:
 
 def _configure_flash(p):
     p.add_argument("--port", metavar="PATH", help="the board's serial port (not needed with --dry-run)")
-    from hostd.bringup.boardfile import board_help
+    from hostd.boards.boardfile import board_help
 
     p.add_argument("--board", default="reference-18", metavar="ID|PATH",
                    help="install this " + board_help("reference-18"))
@@ -614,8 +614,8 @@ COMMANDS: list[Command] = [
     Command("hand", "analyse a hand (hand check HAND): waits, tenpai, Mixed Deck yaku",
             _lazy("hostd.cli.hand", "configure"), _lazy("hostd.cli.hand", "cmd_hand")),
     Command("fleet", "every table on an MQTT broker (fleet status --mqtt URL): online, state, "
-            "session, hand, fault; fleet retire ID: one taken out of service", _lazy("hostd.fleet.view", "configure"),
-            _lazy("hostd.fleet.view", "cmd_fleet")),
+            "session, hand, fault; fleet retire ID: one taken out of service", _lazy("hostd.cli.fleet", "configure"),
+            _lazy("hostd.cli.fleet", "cmd_fleet")),
 ]
 
 

@@ -91,7 +91,7 @@ def configure_run(p):
     p.add_argument("--token-file", default=None, metavar="PATH",
                    help="where the API token is kept (mode 0600; generated if absent); needed "
                         "when listening beyond loopback (default: api-token beside the journal)")
-    from hostd.bringup.boardfile import LOOKUP
+    from hostd.boards.boardfile import LOOKUP
 
     p.add_argument("--pi", dest="pi_board", nargs="?", const="pi-reference", default=None,
                    metavar="ID|PATH",

@@ -623,7 +623,7 @@ class Daemon:
             await asyncio.gather(self._step, return_exceptions=True)
 
     async def bench_step(self, name, work):
-        """A self-test or a calibration (hostd/bringup/steps.py): only with no session
+        """A self-test or a calibration (hostd/core/bench.py): only with no session
         open and nothing running; it runs as the daemon's step (state bench) and answers
         with its report.  work(daemon) is the coroutine function."""
         async with self._lock:
@@ -681,7 +681,8 @@ class Daemon:
                                                  for d, p in where.items()})
 
     async def selftest(self, device=None, track=None, write_timings=False):
-        from hostd.bringup import selftest, steps
+        from hostd.bringup import selftest
+        from hostd.core import bench as steps
 
         ident = self.table.identity or {}
         selftest.check_request(device, track, ident.get("tracks") or 4)  # 400 before all else
@@ -690,10 +691,10 @@ class Daemon:
         return await self.answer(**rep)
 
     async def calibrate(self, sets, ruleset="riichi", ask=False):
-        """Read both sets (hostd/bringup/steps.py calibration); the reading is kept.  Named
+        """Read both sets (hostd/core/bench.py calibration); the reading is kept.  Named
         at once when one set was read at a time (class 1 is the first of `sets`, the set
         in the mixer) unless `ask`; else `next` asks which is which (name_sets)."""
-        from hostd.bringup import steps
+        from hostd.core import bench as steps
 
         rep = await self.bench_step("calibrate", steps.calibration(sets, ruleset, ask=ask))
         return await self._calibrated(rep)
@@ -701,7 +702,7 @@ class Daemon:
     async def name_sets(self, names=None, swap=False):
         """Name the kept reading's two classes (class 1 first), or swap the two colours
         of the last calibration (from the club's profile): nothing moves."""
-        from hostd.bringup import steps
+        from hostd.core import bench as steps
 
         if (names is None) == (not swap):
             raise BadRequest("give the names of class 1 and class 2 (names), or swap: true")
@@ -720,10 +721,10 @@ class Daemon:
 
     def track_sides(self):
         """Which side of the table each track's wall comes up at (the connected board's
-        profile, hostd/bringup/boardfile.track_sides), or None: no table, or no profile of
+        profile, hostd/boards/boardfile.track_sides), or None: no table, or no profile of
         that board here.  Read once per boot of the table (a profile changed is flashed,
         which resets the board)."""
-        from hostd.bringup import boardfile
+        from hostd.boards import boardfile
 
         ident = self.table.identity if self.link.connected else None
         if ident is None:
@@ -736,9 +737,9 @@ class Daemon:
 
     @staticmethod
     def _board_profile(ident):
-        """The connected board's profile as the host has it (hostd/bringup/boardfile.py),
+        """The connected board's profile as the host has it (hostd/boards/boardfile.py),
         or None: no table, or no profile of that board here."""
-        from hostd.bringup import boardfile
+        from hostd.boards import boardfile
 
         if ident is None:
             return None

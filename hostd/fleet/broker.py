@@ -1,7 +1,7 @@
 """Where the MQTT broker is and how to log in to it (CPython only).
 
 Shared by the daemon's bridge (hostd/fleet/mqtt.py, `jantaku run --mqtt URL`) and the fleet view
-(hostd/fleet/view.py, `jantaku fleet status --mqtt URL`); docs/FLEET.md.
+(hostd/cli/fleet.py, `jantaku fleet status --mqtt URL`); docs/FLEET.md.
 
     mqtt://HOST[:PORT]          plain TCP (port 1883)
     mqtts://HOST[:PORT]         TLS (port 8883), the server's certificate checked against

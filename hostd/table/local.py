@@ -26,7 +26,7 @@ def spawn_pi_firmware(board):
     """firmware.pi_main on a pseudo-terminal of its own; returns (Popen, its path)."""
     from hw_sim.lifetime import child_env, die_with_parent
 
-    from hostd.bringup import boardfile
+    from hostd.boards import boardfile
 
     try:
         board = boardfile.locate(board)  # the one lookup: the club's copy first

@@ -12,11 +12,11 @@ from hostd.errors import JantakuError, NotReady
 
 def board_profile(table_stacks=None, board=None):
     """The board profile ``board`` names (an id, by the one lookup: the club's copy first,
-    then the shipped profiles, hostd/bringup/boardfile.locate; or a JSON path), else the
+    then the shipped profiles, hostd/boards/boardfile.locate; or a JSON path), else the
     reference one, or the long-wall one when the ruleset needs it.  ValueError saying what
     is wrong."""
     from firmware import profile as fprofile
-    from hostd.bringup import boardfile
+    from hostd.boards import boardfile
     from hostd.errors import ConfigError
 
     name = board or ("reference-18" if not table_stacks or table_stacks <= 18 else "long-29")

@@ -1,10 +1,10 @@
-"""hostd.bringup.boardfile: the club's copy of the board profile, written with a backup and a diff."""
+"""hostd.boards.boardfile: the club's copy of the board profile, written with a backup and a diff."""
 import json
 import pathlib
 
 import pytest
 
-from hostd.bringup import boardfile
+from hostd.boards import boardfile
 from hostd.errors import ConfigError
 
 

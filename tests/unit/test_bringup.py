@@ -1,4 +1,4 @@
-"""hostd.bringup.steps + hostd.bringup.selftest: `jantaku selftest` and `jantaku calibrate` as the daemon
+"""hostd.core.bench + hostd.bringup.selftest: `jantaku selftest` and `jantaku calibrate` as the daemon
 runs them, against the in-process simulated table in virtual time (so measured strokes are
 the simulated table's, to the millisecond)."""
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from daemon_harness import Harness
-from hostd.bringup import steps as bringup
+from hostd.core import bench as bringup
 
 PINK = [0.45, 0.25, 0.30]
 YELLOW = [0.40, 0.42, 0.18]

@@ -815,7 +815,7 @@ def test_the_status_says_where_each_tracks_wall_comes_up(h, tmp_path, monkeypatc
     assert h.status()["table"]["track_sides"] == ["front", "right", "back", "left"]
     board = h.status()["table"]["identity"]["board"]
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
-    from hostd.bringup import boardfile
+    from hostd.boards import boardfile
 
     boardfile.write(board, lambda raw: raw.update(track_sides=["back", "left", "front", "right"]))
     h.sim.reset()  # the flash resets the board: read again

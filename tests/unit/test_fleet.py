@@ -1,11 +1,11 @@
-"""hostd.fleet.view: every table a broker knows, from the retained messages (a real Mosquitto,
+"""hostd.cli.fleet: every table a broker knows, from the retained messages (a real Mosquitto,
 tests/mqtt_broker.py; skipped without it), and how they are shown."""
 import asyncio
 import json
 
 import pytest
 
-from hostd.fleet import view as fleet
+from hostd.cli import fleet
 from hostd.fleet.broker import parse
 from hostd.cli.main import main
 from tests.mqtt_broker import USERS, mqtt_broker  # noqa: F401 (fixture)

@@ -318,7 +318,7 @@ def test_fleet_retire_removes_the_device_and_the_retained_status(mqtt_broker, ca
                           "(16 Home Assistant entities)" % url)
     assert retained(mqtt_broker) == {} and retained(mqtt_broker, topics="jantaku/#") == {}
     b = parse(mqtt_broker.url("viewer"), env=mqtt_broker.env("viewer"))
-    from hostd.fleet import view as fleet
+    from hostd.cli import fleet
 
     assert asyncio.run(fleet.collect(b, wait=2)) == {}  # gone from `fleet status` too
 

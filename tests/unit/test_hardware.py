@@ -1,4 +1,4 @@
-"""hostd.bringup.hardware: the definitions of the boards people buy, and a profile's pins
+"""hostd.boards.hardware: the definitions of the boards people buy, and a profile's pins
 checked against them, every problem at once, through `jantaku flash --dry-run` as a
 person would meet them."""
 import copy
@@ -11,8 +11,8 @@ import pytest
 
 from firmware import hal
 from firmware import profile as fprofile
-from hostd.bringup import boardfile
-from hostd.bringup import hardware as hw
+from hostd.boards import boardfile
+from hostd.boards import hardware as hw
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BOARDS = sorted(p.stem for p in (ROOT / "firmware" / "boards").glob("*.json"))

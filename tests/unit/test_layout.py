@@ -1,6 +1,6 @@
 """hostd's layout shows its layers (docs/ARCHITECTURE.md §2): packages at the top, no
 import cycle between its modules (imports inside functions count; `if TYPE_CHECKING:`
-imports do not), and no function longer than a screenful or two.  Across firmware/,
+imports do not), its packages in one order (each imports only those below it), and no function longer than a screenful or two.  Across firmware/,
 protocol/ and hw_sim/ no module touches another module's private members (issue 39)."""
 import ast
 import pathlib
@@ -120,6 +120,52 @@ def test_hostd_has_no_import_cycle():
     assert not found, "import cycles in hostd: %s" % "; ".join(" <-> ".join(c) for c in found)
 
 
+#: hostd's packages from the bottom up (docs/ARCHITECTURE.md §2): each imports only those
+#: before it, and the top level's own modules (errors.py ...) import no package.  A new
+#: package takes its place here.
+PACKAGE_ORDER = ("rules", "boards", "hand", "game", "table", "bringup", "core", "web", "fleet",
+                 "cli")
+
+
+def _package(module):
+    parts = module.split(".")
+    if len(parts) > 2 or (HOSTD / parts[-1] / "__init__.py").is_file():
+        return parts[1]
+    return None  # a top-level module (hostd/errors.py ...)
+
+
+def upward_imports(graph, order):
+    """Each import of a module by one of a package the order puts below its own (or of any
+    package by a top-level module), as 'importer -> imported'."""
+    rank = {p: i for i, p in enumerate(order)}
+    out = []
+    for a, bs in sorted(graph.items()):
+        pa = _package(a)
+        for b in sorted(bs):
+            pb = _package(b)
+            if pb is None or pa == pb:
+                continue
+            if pa is None or rank[pb] > rank[pa]:
+                out.append("%s -> %s" % (a, b))
+    return out
+
+
+def test_the_package_order_check_sees_an_upward_import():
+    graph = {"hostd.rules.dice": {"hostd.core.daemon"}, "hostd.core.daemon": {"hostd.rules.dice"},
+             "hostd.errors": set()}
+    assert upward_imports(graph, PACKAGE_ORDER) == ["hostd.rules.dice -> hostd.core.daemon"]
+
+
+def test_hostd_s_packages_import_only_those_below_them():
+    """No two packages import each other: the packages have one order, each importing only
+    the ones below it (rules imports nothing of ours but the top level's modules)."""
+    packages = sorted(p.name for p in HOSTD.iterdir() if (p / "__init__.py").is_file())
+    assert sorted(PACKAGE_ORDER) == packages, "give each package its place in PACKAGE_ORDER"
+    up = upward_imports(import_graph(), PACKAGE_ORDER)
+    assert not up, "imports against the package order %s: %s" % (" < ".join(PACKAGE_ORDER),
+                                                                "; ".join(up))
+
+
 def test_a_function_import_counts_and_type_checking_does_not():
     src = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from hostd.core import daemon\n"
            "def f():\n    from hostd.web import api\n")
@@ -177,7 +223,7 @@ def _private_uses(path):
 
 
 @pytest.mark.parametrize("rel", ["core/recovery.py", "core/resume.py", "bringup/selftest.py",
-                                 "bringup/steps.py"])
+                                 "core/bench.py"])
 def test_the_session_s_helpers_use_its_public_methods_only(rel):
     """The recovery, the resume and the bench steps drive the Session (or the Daemon)
     through its public methods, never another object's `_name`."""

@@ -21,7 +21,7 @@ import shutil
 import time
 
 from firmware import profile as fprofile
-from hostd.bringup import hardware
+from hostd.boards import hardware
 from hostd.errors import ConfigError
 
 #: the one pattern of an id that becomes a file's name (a board's profile, whoever named
@@ -127,7 +127,7 @@ def read(board):
 
 def load(board):
     """(validated profile, path, raw dict) of the connected table's board, its pins checked
-    against its hardware (hostd/bringup/hardware: HardwareError lists every problem;
+    against its hardware (hostd/boards/hardware: HardwareError lists every problem;
     warnings are logged).  ``board`` is an id (BOARD_ID), never a path: it is what the
     table said it is."""
     path = locate(board_id(board, "the table's board id"))

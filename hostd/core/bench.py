@@ -1,16 +1,17 @@
-"""Bring-up of a real table, as the daemon runs it (layer: session): self-test,
+"""The bench: bring-up of a real table as the daemon runs it (layer: session): self-test,
 colour calibration, measured timings.  The API's /selftest and /calibrate call these
 through Daemon.bench_step (no session open, nothing else running).
 
 How a new calibration reaches the table (docs/FIRMWARE.md §3.2): the daemon sends
 SET_CALIBRATION (per track) and SET_COLOUR_NAMES, which the firmware uses at once (RAM),
-and writes the club's copy of the board profile (hostd/bringup/boardfile.py, backup + diff).  A
+and writes the club's copy of the board profile (hostd/boards/boardfile.py, backup + diff).  A
 board keeps it across a restart once `jantaku flash --board <that file>` installed it; the
 simulated table keeps it until it restarts.
 """
-from hostd.bringup import boardfile
+from hostd.boards import boardfile
 from hostd.bringup import calibrate as cal
 from hostd.bringup import selftest as st
+from hostd.core.codes import table_fault_todo
 from hostd.errors import BadRequest, ConfigError, Refused
 from hostd.table.link import CommandRejected
 from hostd.table.client import TableFault
@@ -79,8 +80,6 @@ def stopped_words(e, what, again):
     """A step of the bench (`what`) stopped by a table fault: what happened, that nothing
     was written, and what people do about it: the fault's own words (the state is then the
     table's fault, its action clear_fault), then `again`."""
-    from hostd.core.codes import table_fault_todo
-
     if e.kind == "short":
         todo = ("the mixer ran empty before a deck's walls were read: put the sets to read in "
                 "it (both mixed, or one set with the other on the table top), clear the fault, "
