@@ -3,6 +3,7 @@
 # Touches only pwm.duty_u16(v) and dir_pin.value(v).  stop() is safe to call
 # from an IRQ handler (it allocates nothing).
 from firmware.hal import duty_u16
+from firmware.compat import ticks_diff
 
 
 class DCMotor:
@@ -72,6 +73,9 @@ class RelayPair:
         self._fwd = fwd
         self._rev = rev
         self._dead_ms = dead_ms
+        self._clock = sched.clock
+        self._off_us = sched.clock.ticks_us()  # when both relays last went off
+        self._off_dir = -1  # the direction that was on then (-1: none yet)
         self.running = False
         self.direction = 1
         self._want = -1  # the direction waiting out the dead time, -1: none
@@ -85,13 +89,19 @@ class RelayPair:
         off = self._rev if direction else self._fwd
         if self.running and direction == self.direction:
             return
-        was = self.running and direction != self.direction
+        wait = 0
+        if self.running and direction != self.direction:
+            wait = self._dead_ms  # reversing under way: both off for the dead time first
+        elif not self.running and self._off_dir >= 0 and self._off_dir != direction:
+            gone = ticks_diff(self._clock.ticks_us(), self._off_us) // 1000
+            if 0 <= gone < self._dead_ms:
+                wait = self._dead_ms - gone  # stopped a moment ago the other way
         off.value(0)
         self.direction = direction
         self.running = True
-        if was:
-            self._want = direction  # reversing: both off for the dead time first
-            self._timer.start(self._dead_ms)
+        if wait:
+            self._want = direction
+            self._timer.start(wait)
             return
         on.value(1)
 
@@ -101,8 +111,12 @@ class RelayPair:
         self._want = -1
 
     def stop(self):
+        """Both relays off (IRQ-safe: pins, ints and a clock read)."""
         self._fwd.value(0)
         self._rev.value(0)
+        if self.running:
+            self._off_us = self._clock.ticks_us()
+            self._off_dir = self.direction
         self.running = False
         self._want = -1
 

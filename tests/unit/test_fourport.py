@@ -135,7 +135,13 @@ def test_a_relay_pair_is_never_both_on_and_waits_its_dead_time_to_reverse():
     levels.append((fwd.level, rev.level))
     m.stop()
     levels.append((fwd.level, rev.level))
-    assert levels == [(1, 0), (0, 0), (0, 0), (0, 1), (0, 0)]
+    clock.advance(10)
+    m.run(1)  # the other way 10 ms after a stop: the rest of the dead time first
+    levels.append((fwd.level, rev.level))
+    clock.advance(41)
+    sched.run()
+    levels.append((fwd.level, rev.level))
+    assert levels == [(1, 0), (0, 0), (0, 0), (0, 1), (0, 0), (0, 0), (1, 0)]
     one = OnOffMotor(FakePin("on", 0))
     with pytest.raises(ValueError):
         one.run(0)  # one output turns one way only
