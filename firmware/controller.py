@@ -14,7 +14,7 @@ from firmware.reference.mixer import Mixer
 from firmware.reference.track import Track
 from firmware.reference.lift import Lift
 from firmware.reference.door import Door
-from firmware.drivers.guard import Guard
+from firmware.drivers.safety import Safety, CURTAIN as _CURTAIN, LID as _LID, CHAIN as _CHAIN
 from firmware.drivers.buttons import Buttons
 from firmware.drivers import light as _light
 from protocol import messages as _m
@@ -125,8 +125,13 @@ class Controller:
         # (track, its entry sensor) pairs: service() looks at each sensor's
         # `changed` flag after every IRQ and runs Track.service() on an edge
         self._entries = [(tr, tr.photo) for tr in self.tracks]
-        # the guard's IRQ halts every motor: the lift and door, and a family's others
-        self.guard = Guard(hal, [self.lift, self.door] + self._stops, wake=self.wake)
+        # the safety layer (firmware/drivers/safety.py): any unsafe input stops the lift
+        # and the door from its IRQ, the lid or the chain the mixer too; it toggles the
+        # watchdog that keeps the motors' supply on.  A family's other motors (the
+        # four-port disc, feeds, cams and dice: right under the table top's openings)
+        # stop on any unsafe input too.
+        self.guard = Safety(hal, sched, profile, motion=[self.lift, self.door] + self._stops,
+                            drive=(self.mixer,), wake=self.wake)
         self.buttons = Buttons(hal, clock, wake=self.wake)
         # its patterns (firmware/drivers/light.py); a self-test pulses its pin (light.pin) directly
         self.light = _light.Light(hal.output("status_light"), sched)
@@ -283,30 +288,22 @@ class Controller:
         self.guard.ack()
         lift_halted = self.lift.axis.halted
         door_halted = self.door.axis.halted
-        other = False  # a family's other motors the guard stopped (disc, feeds, cams, dice)
-        for st in self._stops:
+        mixer_halted = self.mixer.halted
+        self.mixer.halted = False
+        for st in self._stops:  # a family's other motors the guard stopped
             if st.halted:
                 st.halted = False
-                other = True
+                mixer_halted = True
         self._report_guard()
-        if other and not (lift_halted or door_halted):
-            detail = self._guard_detail()
-            if self.state == codes.BUILDING:
-                self._fault(codes.FAULT_GUARD, 0, detail)
-            elif self.state == codes.MIXING:
-                self._stop_mixing()
-                self._fault(codes.FAULT_GUARD, 0, detail)
-        if lift_halted or door_halted:
+        s = self.state
+        if lift_halted or door_halted or (mixer_halted and (s == codes.BUILDING or s == codes.MIXING)):
             self.lift.service()
             self.door.service()
             self.lift.axis.halted = False
             self.door.axis.halted = False
             self.lift.cycling = False
-            self._fault(codes.FAULT_GUARD, 0, self._guard_detail())
-
-    def _guard_detail(self):
-        st = self.guard.get_status()
-        return (0 if st["curtain"] else 1) | (0 if (st["lid"] is None or st["lid"]) else 2)
+            # detail: what read unsafe (CURTAIN 1, LID 2, CHAIN 4: the emergency stop)
+            self._fault(codes.FAULT_GUARD, 0, self.guard.unsafe_bits())
 
     def _report_guard(self):
         st = self.guard.get_status()
@@ -547,6 +544,12 @@ class Controller:
         self.link_up = True
         if new:
             self.light.host_gone()
+            st = self.guard.get_status()
+            if st["chain"] is None or st["power"] is None or st["watchdog"] is None:
+                # a profile without the safety chain's pins: the simulator's allowance
+                # only (a board's main.py refuses it, naming the key); said to every host
+                # session at its start
+                self.events.on_log(_m.LOG_WARN, "no safety chain pins: simulator only")
         self._update_light()
 
     def cmd_light(self, pattern):
@@ -591,6 +594,8 @@ class Controller:
             return OK, NO_FIELD
         if s != codes.IDLE:
             return _m.E_NOT_ALLOWED, NO_FIELD
+        if not self.guard.may_drive():  # the lid open or the chain open
+            return _m.E_NOT_ALLOWED, NO_FIELD
         if self.door.moving():
             return _m.E_BUSY, NO_FIELD
         for tr in self.tracks:
@@ -625,6 +630,8 @@ class Controller:
             if build_id == self.build_id:
                 return OK, NO_FIELD  # already building it
             return _m.E_BUSY, 0
+        if not self.guard.may_drive():  # the lid open or the chain open: the mixer stays off
+            return _m.E_NOT_ALLOWED, NO_FIELD
         if s == codes.PAUSED:
             if build_id != self.build_id:
                 return _m.E_NOT_ALLOWED, 0
@@ -687,7 +694,7 @@ class Controller:
             return _m.E_NOT_ALLOWED, NO_FIELD
         if self.lift.moving():
             return _m.E_BUSY, NO_FIELD
-        if not self.guard.safe():
+        if not self.guard.may_move():  # a guard input, the chain, or no motion supply
             return _m.E_NOT_ALLOWED, NO_FIELD
         code = self.lift.cycle()
         if code:
@@ -711,7 +718,7 @@ class Controller:
         # PAUSED too: the mixer is stopped, and people may have to push tiles in
         if s != codes.IDLE and s != codes.BUILT and s != codes.LIFTING and s != codes.PAUSED:
             return _m.E_NOT_ALLOWED, NO_FIELD
-        if want_open and not self.guard.safe():
+        if want_open and not self.guard.may_move():
             return _m.E_NOT_ALLOWED, NO_FIELD
         if want_open:
             code = self.door.open()

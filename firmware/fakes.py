@@ -52,9 +52,10 @@ class FakePin:
         self.writes += 1
         return None
 
-    def irq(self, handler=None, trigger=12):
+    def irq(self, handler=None, trigger=12, hard=False):
         self.handler = handler
         self.trigger = trigger
+        self.hard = hard
         return self
 
     def set(self, level):

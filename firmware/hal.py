@@ -47,12 +47,24 @@ SIGNALS = {
     "door_open": (IN, PULL_UP, True),
     "guard_curtain": (IN, PULL_DOWN, False),
     "lid": (IN, PULL_DOWN, True),
+    # the safety chain (docs/SAFETY.md): its end read back (1 = every contact closed: the
+    # emergency stop released, the lid closed), the motion relay's feedback contact (1 =
+    # the lift's and door's supply is on) and the watchdog the firmware's loop toggles
+    # (its edges keep the relays' coil supply up).  Null only for the simulator: a real
+    # board refuses a profile without them (firmware/profile.py safety_missing()).
+    "interlock": (IN, PULL_DOWN, True),
+    "power_feedback": (IN, PULL_DOWN, True),
+    "watchdog": (OUT, None, True),
     "start_button": (IN, PULL_UP, True),
     "dice_button": (IN, PULL_UP, True),
     "status_light": (OUT, None, True),
     "i2c_sda": (I2C, None, True),
     "i2c_scl": (I2C, None, True),
 }
+
+# The safety chain's signals: a profile may leave them out (null for the simulator);
+# a real board's entry point refuses one without them (firmware/profile.py).
+SAFETY_SIGNALS = ("interlock", "power_feedback", "watchdog")
 
 TRACK_SIGNALS = {
     "gate": (OUT, None, False),
@@ -73,7 +85,8 @@ def track_signals(tracks):
 
 # ---- the four-port family (docs/FIRMWARE.md §11) -------------------------------------
 # Signals every family has (the guard, the buttons, the light, the bus)
-COMMON = ("guard_curtain", "lid", "start_button", "dice_button", "status_light", "i2c_sda", "i2c_scl")
+COMMON = ("guard_curtain", "lid", "interlock", "power_feedback", "watchdog", "start_button", "dice_button",
+          "status_light", "i2c_sda", "i2c_scl")
 FAMILIES = ("reference", "fourport")
 # a motor output says how it is driven (profile "motors"): its pins' suffixes and kinds
 DRIVES = {
@@ -193,7 +206,7 @@ def chip_only(name):
     guard, the entry beams, the gates and the lift's limit switches (their IRQs are the
     safety and the per-tile path)."""
     if (name == "guard_curtain" or name == "lid" or name == "lift_top" or name == "lift_bottom"
-            or name.startswith("entry") or name.startswith("gate")):
+            or name in SAFETY_SIGNALS or name.startswith("entry") or name.startswith("gate")):
         return True
     # the four-port machine's: counting and colour edges, the cams' home switches, the
     # lifts' switches, and every pin that stops a motor (the guard's IRQ stops them all);

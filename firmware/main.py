@@ -45,6 +45,9 @@ def main(src=None, *, port=None, shares_repl=False):
     hal = None
     try:
         prof = _profile.load(src)
+        # a real board: never without the safety chain (docs/SAFETY.md); the error names
+        # the key and is shown on the port like any boot error
+        _profile.require_safety(prof)
         hal = MachineHal(machine, prof)
         hal.all_off()  # before anything else: every motor and solenoid off
         if _safe_mode(hal):

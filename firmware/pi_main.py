@@ -150,6 +150,9 @@ def run(src="pi-reference", *, pin_factory=None, port=None, i2c=None, max_steps=
         pin_factory.pin_class = MockPWMPin  # the motors' PWM needs PWM-capable mock pins
         if i2c is None:
             i2c = NoI2C()  # no bus: the sensors read absent
+    else:
+        # real pins: never without the safety chain (docs/SAFETY.md), naming the key
+        _profile.require_safety(prof)
     hal = GpiozeroHal(pin_factory, prof, i2c=i2c)  # refuses a profile a Pi cannot wire
     said = None
     try:

@@ -92,3 +92,26 @@ def load(src=None):
 def max_tiles_per_track(profile):
     """The most tiles one track can hold: two-high stacks, max_stacks per wall."""
     return 2 * profile["max_stacks"]
+
+
+def safety_missing(profile):
+    """The safety chain's keys a validated profile leaves null ("pins.interlock",
+    "pins.power_feedback", "pins.watchdog"): the simulator runs without them (and says
+    so at start); a real board refuses to start (require_safety())."""
+    from firmware.hal import SAFETY_SIGNALS
+
+    out = []
+    for name in SAFETY_SIGNALS:
+        if profile["pins"].get(name) is None:
+            out.append("pins." + name)
+    return out
+
+
+def require_safety(profile):
+    """ProfileError naming the first safety key a real board's profile leaves out."""
+    miss = safety_missing(profile)
+    if miss:
+        raise ProfileError(miss[0], "null or missing: a real board does not start without the safety chain "
+                           "(the interlock input, the relay's feedback, the watchdog output; "
+                           "docs/SAFETY.md; only the simulator runs without them)",
+                           "a pin of the chip (docs/WIRING.md \"The safety chain\")")

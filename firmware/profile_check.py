@@ -56,6 +56,31 @@ EXPANDER_ADDR = ("int", 0x20, 0x27)
 EXPANDERS_MAX = 8
 EXPANDER_INDEX = ("int", 0, EXPANDERS_MAX - 1)  # a pin's {"expander": e, "pin": p}
 EXPANDER_PIN = ("int", 0, 15)
+# The safety chain's figures (docs/SAFETY.md): the watchdog's toggle and hold, the
+# relays' release time, each axis's coast after its power goes and its travel, and the
+# limits the measured stop (selftest guard_stop) must stay under.
+SAFETY = {
+    "watchdog_toggle_ms": ("int", 5, 1000),
+    "watchdog_hold_ms": ("int", 20, 5000),
+    "relay_ms": ("int", 1, 500),
+    "lift_coast_ms": ("int", 0, 2000),
+    "door_coast_ms": ("int", 0, 2000),
+    "lift_travel_mm": ("int", 1, 2000),
+    "door_travel_mm": ("int", 1, 2000),
+    "stop_limit_ms": ("int", 1, 5000),
+    "overrun_limit_mm": ("num", 0.1, 200.0),
+}
+SAFETY_DEFAULTS = {
+    "watchdog_toggle_ms": 100,
+    "watchdog_hold_ms": 300,
+    "relay_ms": 20,
+    "lift_coast_ms": 80,
+    "door_coast_ms": 40,
+    "lift_travel_mm": 120,
+    "door_travel_mm": 80,
+    "stop_limit_ms": 150,
+    "overrun_limit_mm": 5.0,
+}
 CURRENT_ADC_KIND = "ads1115"
 CURRENT_ADC = {"addr": ("int", 0x48, 0x4B), "channel": ("int", 0, 3)}
 SCHEMA = {
@@ -86,6 +111,11 @@ SCHEMA = {
     "timeouts_ms": _TIMEOUTS,
     "thresholds": {
         "lift_stall_current_u16": ("int", 1, 65535),
+        # what the threshold means (docs/FIRMWARE.md §3): the stall current in amperes and
+        # the current sense's volts per ampere; the threshold must be their counts on the
+        # profile's ADC (checked in _cross, within STALL_TOLERANCE)
+        "lift_stall_a": ("num", 0.1, 100.0),
+        "lift_sense_v_per_a": ("num", 0.001, 10.0),
     },
     "calibration": "calibration",
     "port": "port",
@@ -96,6 +126,8 @@ SCHEMA = {
     # where each track's wall comes up, one side per track (read by the host's page,
     # never by the board; docs/FIRMWARE.md §3)
     "track_sides": "track_sides",
+    # the safety chain's and the stop's figures (docs/SAFETY.md)
+    "safety": SAFETY,
     # the mechanism family (docs/FIRMWARE.md §11): "reference" (this project's table) or
     # "fourport" (the four-port machines people own); the pins' names follow it
     "family": "family",
@@ -129,10 +161,35 @@ OPTIONAL = {
     "family": "reference",
     "motors": None,
     "strokes_per_stack": 2,
+    # the reference table's: a 10 mOhm shunt and an INA180A2 (x 50), a 5.24 A cut-out
+    "thresholds.lift_stall_a": 5.24,
+    "thresholds.lift_sense_v_per_a": 0.5,
+    "safety": dict(SAFETY_DEFAULTS),
 }
+for _k in SAFETY_DEFAULTS:
+    OPTIONAL["safety." + _k] = SAFETY_DEFAULTS[_k]
 MOTOR_SUPPLIES = ("dc", "ac")
 
 PORT_KINDS = ("usb", "uart", "serial")
+
+# The lift current's ADCs (firmware/current_reference.py has the same figures): a chip's
+# pin (RP2040/RP2350: read_u16 0..65535 over 3.3 V) and an ADS1115 (+-4.096 V, raw << 1)
+CHIP_ADC = (3.3, 65535)
+ADS1115_ADC = (4.096, 65536)
+STALL_TOLERANCE = 0.01  # the threshold within 1 % of the stall current's counts
+
+
+def stall_counts(p):
+    """What the current sense's read_u16() gives at thresholds.lift_stall_a on the
+    profile's ADC (None without a current sense)."""
+    th = p["thresholds"]
+    if p.get("current_adc") is not None:
+        adc = ADS1115_ADC
+    elif p["pins"].get("lift_current") is not None:
+        adc = CHIP_ADC
+    else:
+        return None
+    return int(th["lift_stall_a"] * th["lift_sense_v_per_a"] / adc[0] * adc[1] + 0.5)
 
 
 def id_rule():
@@ -201,7 +258,8 @@ def _section(key, v, spec, found):
         if k in v:
             out[k] = _value(sub, v[k], spec[k], found)
         elif sub in OPTIONAL:
-            out[k] = OPTIONAL[sub]
+            d = OPTIONAL[sub]
+            out[k] = dict(d) if isinstance(d, dict) else d
         else:
             found.append(ProfileError(sub, "missing", _describe(spec[k])))
     return out
@@ -331,6 +389,9 @@ def _pins(v, tracks, given_options, nexp):
     for k in names:
         key = "pins." + k
         kind, pull, optional = hal.signal(k)
+        if k not in v and k in hal.SAFETY_SIGNALS:
+            out[k] = None  # left out: null (the simulator only; firmware/profile.py)
+            continue
         if k not in v:
             raise ProfileError(key, "missing", _PIN_ACC + (" or null" if optional else ""))
         p = v[k]
@@ -643,6 +704,22 @@ def _cross(p):
     if o["jam_backoff"] < t["pusher"]:
         raise ProfileError("timeouts_ms.jam_backoff", "%d is shorter than timings_ms.pusher (%d)" % (o["jam_backoff"], t["pusher"]),
                            "a back-off at least one full pusher stroke long")
+    want = stall_counts(p)
+    thr = p["thresholds"]["lift_stall_current_u16"]
+    if want is not None and abs(thr - want) > want * STALL_TOLERANCE:
+        th = p["thresholds"]
+        raise ProfileError("thresholds.lift_stall_current_u16",
+                           "%d counts is %.2f A on this ADC (%s), not thresholds.lift_stall_a %.2f A "
+                           "at %g V/A" % (thr, thr / want * th["lift_stall_a"],
+                                          "an ADS1115, current_adc" if p.get("current_adc") else "the chip's, pins.lift_current",
+                                          th["lift_stall_a"], th["lift_sense_v_per_a"]),
+                           "%d (the stall current's counts, within 1 %%), or lift_stall_a and "
+                           "lift_sense_v_per_a that say what the threshold means" % want)
+    sf = p["safety"]
+    if sf["watchdog_hold_ms"] <= 2 * sf["watchdog_toggle_ms"]:
+        raise ProfileError("safety.watchdog_hold_ms", "%d is not longer than two toggles (2 x safety.watchdog_toggle_ms = %d)"
+                           % (sf["watchdog_hold_ms"], 2 * sf["watchdog_toggle_ms"]),
+                           "a hold longer than two toggle periods (one late loop must not drop the motors' power)")
     if o["limit_release"] >= o["lift"]:
         raise ProfileError("timeouts_ms.limit_release", "%d is not shorter than timeouts_ms.lift" % o["limit_release"],
                            "less than the stroke timeout")

@@ -173,6 +173,8 @@ def default(key, board):
                 "pull": "the signal's (its row above)"}[sub[9:]]
     if "[]." in key:
         return "required in each entry"
+    if top == "pins" and sub in hal.SAFETY_SIGNALS:  # left out: null (the simulator only)
+        return "`null`"
     if top == "pins":  # a pin number is the board's, not an example to copy
         sig = hal.signal(sub.replace("<n>", "1").replace("<motor>", "disc"))
         return ("required (null allowed)" if sig[2] else "required") + (

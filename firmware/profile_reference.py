@@ -80,6 +80,12 @@ KEYS = {
     "thresholds.lift_stall_current_u16": (
         "ADC counts (u16)", "the lift's current sense above it is a stall; counts of "
         "`read_u16()`, 0..65535 over the ADC's range (amperes: below this table)"),
+    "thresholds.lift_stall_a": ("A", "the lift's stall current the threshold stands for: the "
+                                     "threshold must be its counts on the profile's ADC within "
+                                     "1 % (the profile check computes them)"),
+    "thresholds.lift_sense_v_per_a": ("V/A", "the lift's current sense: volts per ampere at the "
+                                             "ADC (the reference's 10 mOhm shunt and INA180A2, "
+                                             "x 50: 0.5)"),
     "calibration.integration_ms": (TIME, "the TCS34725's integration time, in its steps of 2.4 ms"),
     "calibration.max_distance": (
         "chromaticity distance", "classification radius: the Euclidean distance from a "
@@ -111,6 +117,22 @@ KEYS = {
                             "first thrower to sit there) counter-clockwise: the page marks the "
                             "tracks on its drawing of the table; null: track 1 at the front, 2 on "
                             "its right, 3 at the back, 4 on its left (up to 4 tracks)"),
+    "safety.watchdog_toggle_ms": (TIME, "the firmware toggles `pins.watchdog` this often, from "
+                                        "its main loop"),
+    "safety.watchdog_hold_ms": (TIME, "the retriggerable relay (or charge pump) holds the motors' "
+                                      "supply this long after the last edge (the part's figure; "
+                                      "more than two toggles)"),
+    "safety.relay_ms": (TIME, "the safety relays' release time (datasheet): chain open to "
+                              "contacts open"),
+    "safety.lift_coast_ms": (TIME, "the lift runs on this long once its power goes (measured: "
+                                   "`jantaku selftest --device guard_stop`)"),
+    "safety.door_coast_ms": (TIME, "the door runs on this long once its power goes"),
+    "safety.lift_travel_mm": ("mm", "the lift's stroke (the overrun in mm is its share of it)"),
+    "safety.door_travel_mm": ("mm", "the door's travel"),
+    "safety.stop_limit_ms": (TIME, "guard_stop passes only if the lift is still within this of "
+                                   "the break"),
+    "safety.overrun_limit_mm": ("mm", "guard_stop passes only if the lift ran on less than this "
+                                      "after the break"),
     "current_adc": ("object", "the lift current from an I2C ADC on the main bus instead of "
                               "`pins.lift_current` (boards without an ADC pin); null: none"),
     "current_adc.kind": ("text", "the ADC: ads1115"),
@@ -149,6 +171,13 @@ PINS = {
     "door_open": "door's open switch (0 when reached); null: opens for `door_move`",
     "guard_curtain": "light curtain over the lift openings (1 = clear)",
     "lid": "lid switch (1 = closed); null: the curtain alone",
+    "interlock": ("the safety chain's end before the curtain (1 = the emergency stop released and "
+                  "the lid closed; docs/SAFETY.md); null: the simulator only, a real board refuses"),
+    "power_feedback": ("the motion relay's feedback contact (1 = the lift's and door's supply on); "
+                       "null: the simulator only, a real board refuses"),
+    "watchdog": ("the watchdog output the firmware's loop toggles every "
+                 "`safety.watchdog_toggle_ms` (its edges hold the relays); null: the simulator "
+                 "only, a real board refuses"),
     "start_button": "start button (0 while pressed); null: none",
     "dice_button": "dice button (0 while pressed); null: none",
     "status_light": "status light (1 = on); null: none",

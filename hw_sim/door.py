@@ -7,9 +7,9 @@ from hw_sim.lift import Axis
 class Door(Axis):
     kind = "door"
 
-    def __init__(self, table, *, move_us, zone_us, prefix="door", drive=None):
+    def __init__(self, table, *, move_us, zone_us, coast_us=0, prefix="door", drive=None):
         Axis.__init__(self, table, prefix, prefix + "_closed", prefix + "_open", stroke_us=move_us,
-                      zone_us=zone_us, drive=drive)
+                      zone_us=zone_us, coast_us=coast_us, drive=drive)
         self.was_open = False
         self.opens = 0
 

@@ -73,9 +73,12 @@ class Panel(EventSource):
                 self.table.on_guard_break(line.name, now)
             if (line is self.curtain or line is self.lid) and level == 1 and line.level == 0:
                 line.set(1)
+                self.table.power.inputs_changed(now)  # the chain closes again
                 self.table.on_guard_restore(line.name, now)
                 continue
             line.set(level)
+            if line is self.curtain or line is self.lid:
+                self.table.power.inputs_changed(now)  # the chain opens: the relays drop
         self.next_us = ev[0][0] if ev else NEVER
         self._times[self._slot] = self.next_us
         self._mark.dirty = True

@@ -21,8 +21,17 @@ class Axis(EventSource):
 
     kind = "axis"
 
-    def __init__(self, table, prefix, low_name, high_name, *, stroke_us, zone_us, drive=None):
+    def __init__(self, table, prefix, low_name, high_name, *, stroke_us, zone_us, coast_us=0, drive=None):
         self.table = table
+        # inertia: once its power goes (the driver's PWM to 0, or the rail dead) a
+        # moving axis runs on, slowing evenly to rest in coast_us (covering coast_us / 2
+        # of travel) unless an end or an obstruction stops it first
+        self.coast_us = coast_us
+        self.coast_c = 0  # the coast under way: its duration (0: none)
+        self.coast_t0 = 0
+        self.coast_p0 = 0
+        self.coast_dir = 0
+        self.stopped_us = -1  # the last instant it moved (the end of a motion or a coast)
         self.clock = table.clock
         self.S = stroke_us
         self.Z = zone_us
@@ -46,6 +55,32 @@ class Axis(EventSource):
 
     # -- position ------------------------------------------------------------
     def _update(self, now):
+        c = self.coast_c
+        if c:
+            dt = now - self.coast_t0
+            if dt >= c:
+                d = c // 2
+            else:
+                d = dt - (dt * dt) // (2 * c)
+            p = self.coast_p0 + d * self.coast_dir
+            end = dt >= c
+            if self.coast_dir > 0:
+                lim = self.S if self.block_hi > self.S else self.block_hi
+                if p >= lim:
+                    p = lim
+                    end = True
+            else:
+                lim = 0 if self.block_lo < 0 else self.block_lo
+                if p <= lim:
+                    p = lim
+                    end = True
+            self.pos = p
+            self.t0 = now
+            if end:
+                self.coast_c = 0
+                self.v = 0
+                self._stopped(now)
+            return
         if self.v:
             p = self.pos + self.v * (now - self.t0)
             if p < 0:
@@ -54,6 +89,19 @@ class Axis(EventSource):
                 p = self.S
             self.pos = p
         self.t0 = now
+
+    def _stopped(self, now):
+        self.stopped_us = now
+        self.table.on_axis_stopped(self, now)
+
+    def _set_v(self, v, now):
+        if self.v and not v:
+            self._stopped(now)
+        self.v = v
+
+    def _powered(self):
+        """This axis's rail is live (the motion rail: hw_sim/power.py)."""
+        return self.table.power.motion
 
     def _velocity(self):
         if not self.motor_on:
@@ -74,6 +122,17 @@ class Axis(EventSource):
             return self.pos >= self.block_hi and self.pos < self.S
         return self.pos <= self.block_lo and self.pos > 0
 
+    def _coast_time(self, target):
+        """When the coast under way reaches position `target` (the coast's end if it
+        does not)."""
+        c = self.coast_c
+        d = (target - self.coast_p0) * self.coast_dir
+        if d * 2 >= c:
+            return self.coast_t0 + c
+        import math
+
+        return self.coast_t0 + int(c - math.sqrt(c * c - 2 * c * d)) + 1
+
     def _next(self):
         v = self.v
         if v == 0:
@@ -93,7 +152,7 @@ class Axis(EventSource):
                 best = S - Z
             if self.block_hi > p and self.block_hi < best:
                 best = self.block_hi
-            self.next_us = self.t0 + (best - p)
+            self.next_us = self._coast_time(best) if self.coast_c else self.t0 + (best - p)
             self._times[self._slot] = self.next_us
             self._mark.dirty = True
         else:
@@ -104,7 +163,7 @@ class Axis(EventSource):
                 best = Z
             if self.block_lo < p and self.block_lo > best:
                 best = self.block_lo
-            self.next_us = self.t0 + (p - best)
+            self.next_us = self._coast_time(best) if self.coast_c else self.t0 + (p - best)
             self._times[self._slot] = self.next_us
             self._mark.dirty = True
 
@@ -143,8 +202,19 @@ class Axis(EventSource):
             self.duty = v
         else:
             self.direction = v
-        self.motor_on = self.duty >= MIN_DUTY and self.table.supply  # (no supply: no motion)
-        self.v = self._velocity()
+        self.motor_on = self.duty >= MIN_DUTY and self._powered()  # (no supply: no motion)
+        if self.motor_on:
+            self.coast_c = 0  # driven again: any coast ends
+            self._set_v(self._velocity(), now)
+        elif self.coast_c == 0:
+            if self.v and self.coast_us:
+                # power gone while moving: it coasts to rest
+                self.coast_c = self.coast_us
+                self.coast_t0 = now
+                self.coast_p0 = self.pos
+                self.coast_dir = self.v
+            else:
+                self._set_v(0, now)
         self._next()
         if self.motor_on and (not was_on or was_dir != self.direction) and self.direction:
             self.moves += 1
@@ -155,7 +225,8 @@ class Axis(EventSource):
 
     def fire(self, now):
         self._update(now)
-        self.v = self._velocity()
+        if not self.coast_c:
+            self._set_v(self._velocity(), now)
         self._next()
         self.at_position(now)
         self._switches()
@@ -174,9 +245,10 @@ class Axis(EventSource):
 class Lift(Axis):
     kind = "lift"
 
-    def __init__(self, table, *, seed, stroke_us, zone_us, current, prefix="lift", drive=None, stream=1):
+    def __init__(self, table, *, seed, stroke_us, zone_us, current, coast_us=0, prefix="lift", drive=None,
+                 stream=1):
         Axis.__init__(self, table, prefix, prefix + "_bottom", prefix + "_top", stroke_us=stroke_us,
-                      zone_us=zone_us, drive=drive)
+                      zone_us=zone_us, coast_us=coast_us, drive=drive)
         self.rng = _rng.Rng(seed, _rng.NOISE + stream)
         self.cur_idle = current["idle"]
         self.cur_run = current["run"]

@@ -53,8 +53,14 @@ class ScriptedController:
         self.door_dir = P(pins["door_dir"], P.OUT, value=0)
         self.door_closed = P(pins["door_closed"], P.IN, P.PULL_UP)
         self.door_open = P(pins["door_open"], P.IN, P.PULL_UP)
-        self.curtain = P(pins["guard_curtain"], P.IN, P.PULL_DOWN)
-        self.lid = P(pins["lid"], P.IN, P.PULL_DOWN)
+        opts = profile.get("pin_options") or {}
+
+        def pull(name):  # the profile's own (an external resistor: none), else a pull-down
+            o = opts.get(name)
+            return P.PULL_DOWN if o is None or o.get("pull", "down") == "down" else None
+
+        self.curtain = P(pins["guard_curtain"], P.IN, pull("guard_curtain"))
+        self.lid = P(pins["lid"], P.IN, pull("lid"))
         self._guard_h = self._guard
         self.curtain.irq(self._guard_h, P.IRQ_FALLING)
         self.lid.irq(self._guard_h, P.IRQ_FALLING)
@@ -103,6 +109,18 @@ class ScriptedController:
         self.halted = False
         self._timers = []  # [due_us, fn, arg]
         self.events = []
+        # the safety chain's watchdog (hw_sim/power.py): toggled as the firmware's loop
+        # does, so the relays hold the motors' supply
+        self.watchdog = None
+        if pins.get("watchdog") is not None:
+            self.watchdog = P(pins["watchdog"], P.OUT, value=0)
+            self._wd_us = profile["safety"]["watchdog_toggle_ms"] * 1000
+            self._wd_h = self._toggle
+            self._toggle(None)
+
+    def _toggle(self, arg):
+        self.watchdog.value(1 - self.watchdog.value())
+        self._after(self._wd_us, self._wd_h)
 
     # -- runner interface ------------------------------------------------------
     def step(self):

@@ -24,6 +24,7 @@ from hw_sim.i2c import Bus, Mcp23017
 from hw_sim.lift import Lift
 from hw_sim.lines import NEVER, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
 from hw_sim.mixer import Mixer
+from hw_sim.power import Power
 from hw_sim.tiles import Tiles
 from hw_sim.reference.track import Track
 
@@ -58,6 +59,9 @@ SIM_DEFAULTS = {
     "sensor_bias_pm": 0,
     # ... and drifts by up to -N..+N per mille more per 1000 reads (a dirty sensor)
     "sensor_drift_pm": 0,
+    # the watchdog's hold bridged (a bench without a controller toggling it: the physics'
+    # own tests drive the lines by hand): the relays follow the chain alone
+    "watchdog_jumper": False,
 }
 
 
@@ -215,6 +219,11 @@ class Table:
             raise ValueError("offer_mean_ms must be at least offer_min_ms")
         self.mixer = Mixer(self, seed=seed, tracks=self.ntracks, offer_min_us=off_min, offer_max_us=off_max,
                            prefix="disc" if fourport else "mixer")
+        # inertia: each axis coasts for the profile's figure once its power goes
+        # (safety.lift_coast_ms, door_coast_ms: measured on the real table, docs/SAFETY.md)
+        sf = profile.get("safety") or {}
+        lift_coast = sf.get("lift_coast_ms", 0) * 1000
+        door_coast = sf.get("door_coast_ms", 0) * 1000
         self.lifts = []  # the four-port machine's lifts, one per side
         if fourport:
             from hw_sim.fourport.motor import MotorLines
@@ -227,10 +236,10 @@ class Table:
             for k in range(self.ntracks):
                 self.lifts.append(SideLift(self, k, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
                                            zone_us=s["limit_zone_ms"] * 1000, current=s["current"],
-                                           drive=m["lift"]["drive"]))
+                                           drive=m["lift"]["drive"], coast_us=lift_coast))
             self.lift = self.lifts[0]  # (what speaks of "the lift": the first side's)
             self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000,
-                             prefix="centre", drive=m["centre"]["drive"])
+                             prefix="centre", drive=m["centre"]["drive"], coast_us=door_coast)
             from hw_sim.lift import PWM_W as _AP, DIR_W as _AD
 
             self.centre_lines = MotorLines(self, "centre", m["centre"]["drive"], self.door, _AP, _AD)
@@ -238,11 +247,15 @@ class Table:
             self._side_loads = [None] * self.ntracks
         else:
             self.lift = Lift(self, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
-                             zone_us=s["limit_zone_ms"] * 1000, current=s["current"])
-            self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000)
+                             zone_us=s["limit_zone_ms"] * 1000, current=s["current"], coast_us=lift_coast)
+            self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000,
+                             coast_us=door_coast)
             self.dice = None
         self.axes = (self.lifts if fourport else [self.lift]) + [self.door]
         self.panel = Panel(self)
+        # the motors' and solenoids' supply: 24 V, the safety chain's relays, the
+        # watchdog's hold (hw_sim/power.py): one model every reader asks
+        self.power = Power(self, profile, self.panel, jumper=s["watchdog_jumper"])
         i2c = profile.get("i2c", {})
         cur = profile.get("current_adc")
         self.bus = Bus(mux_addr=i2c.get("mux_addr", 0x70), sensor_addr=i2c.get("sensor_addr", 0x29),
@@ -253,8 +266,8 @@ class Table:
             x = Mcp23017(self, k)
             self.expanders.append(x)
             self.bus.devices[e["addr"]] = x
-        self.components = ([self.mixer] + self.tracks + (self.lifts if fourport else [self.lift])
-                           + [self.door, self.panel, self.faults])
+        self.components = ([self.mixer] + self.tracks + (self.lifts or [self.lift])
+                           + [self.door, self.panel, self.power, self.faults])
         # the earliest next_us of the components, cached until one changes
         # (hw_sim.lines.EventMark): next_ev holds while evmark is clean (a runner's
         # loop reads it then; next_event_us() refreshes it)
@@ -296,15 +309,23 @@ class Table:
         self.guard_violations = []
         self.wiring = []  # controller configuration mismatches seen by the stand-ins
         self.hand_overs = 0
-        # the motors' and solenoids' supply (the 24 V rail): off, no motor turns and no
-        # solenoid pulls in, whatever the controller drives (fault supply-off)
-        self.supply = True
         self.faults.start(self)
 
+    @property
+    def supply(self):
+        """The drive rail is live: the mixer turns and the solenoids pull in when driven
+        (the 24 V there and the safety relay K1 closed: hw_sim/power.py)."""
+        return self.power.drive
+
     def set_supply(self, on):
-        """Switch the motors' and solenoids' supply; what the controller drives takes
-        effect again (or stops) at once."""
-        self.supply = bool(on)
+        """Switch the 24 V supply itself (fault supply-off); the rails follow
+        (hw_sim/power.py): what the controller drives takes effect again (or stops) at
+        once."""
+        self.power.set_v24(on)
+
+    def power_changed(self, now):
+        """A rail went live or dead (hw_sim/power.py): every mechanism re-evaluates what
+        the controller drives."""
         self.mixer.on_output(0, self.mixer.duty)
         for axis in self.axes:
             axis.on_output(0, axis.duty)
@@ -745,8 +766,8 @@ class Table:
         here, outside the controller's IRQ handler)."""
         for ax in self.axes:
             if ax.motor_on:
-                rec = {"input": name, "motor": ax.kind, "at_us": now, "off_us": -1,
-                       "position_ms": ax.position_ms(), "moving": ax.v != 0}
+                rec = {"input": name, "motor": ax.kind, "at_us": now, "off_us": -1, "stop_us": -1,
+                       "position_ms": ax.position_ms(), "end_ms": -1.0, "moving": ax.v != 0}
                 self.safety.append(rec)
                 self._pending[ax] = rec
 
@@ -758,9 +779,21 @@ class Table:
             if not self.panel.safe():
                 self.guard_violations.append({"motor": axis.kind, "at_us": now})
             return
-        rec = self._pending.pop(axis, None)
-        if rec is not None:
+        rec = self._pending.get(axis)
+        if rec is not None and rec["off_us"] < 0:
             rec["off_us"] = now
+        if rec is not None and axis.v == 0:
+            self.on_axis_stopped(axis, now)
+
+    def on_axis_stopped(self, axis, now):
+        """An axis stopped moving (its motion or its coast ended): a guard break's record
+        gets the last movement and where it came to rest."""
+        rec = self._pending.get(axis)
+        if rec is None or rec["off_us"] < 0:
+            return  # still driven (an end reached under power): not this record's stop
+        rec["stop_us"] = now
+        rec["end_ms"] = axis.pos / 1000
+        del self._pending[axis]
 
     # -- reports ------------------------------------------------------------
     def bound_us(self, b):
@@ -855,8 +888,14 @@ class Table:
             lat = None
             if rec["off_us"] >= 0:
                 lat = (rec["off_us"] - rec["at_us"]) / 1000
+            stop = None
+            run_on = None
+            if rec["stop_us"] >= 0:
+                stop = (rec["stop_us"] - rec["at_us"]) / 1000
+                run_on = abs(rec["end_ms"] - rec["position_ms"])
             out.append({"input": rec["input"], "motor": rec["motor"], "at_s": rec["at_us"] / 1e6,
-                        "position_ms": rec["position_ms"], "moving": rec["moving"], "latency_ms": lat})
+                        "position_ms": rec["position_ms"], "moving": rec["moving"], "latency_ms": lat,
+                        "stop_ms": stop, "run_on_ms": run_on})
         return out
 
     def report(self, full=True):
@@ -924,11 +963,11 @@ class Table:
     def driven(self):
         """The actuators the controller is driving now, by line name: motor PWMs
         above 0, solenoids (gates, stackers, pushers) energised.  Empty: nothing
-        moves.  Direction lines and the status light are not actuators."""
+        moves.  Direction lines, the status light and the watchdog are not actuators."""
         out = []
         for name, ln in self.lines.items():
             if ln.level and (ln.kind == PWM or (ln.kind == OUT and not name.endswith("_dir")
-                                                and name != "status_light")):
+                                                and name != "status_light" and name != "watchdog")):
                 out.append(name)
         out.sort()
         return out

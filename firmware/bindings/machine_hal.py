@@ -42,9 +42,11 @@ class Inverted:
     def off(self):
         self.pin.value(1)
 
-    def irq(self, handler=None, trigger=None):
+    def irq(self, handler=None, trigger=None, hard=False):
         if trigger is None:
             trigger = self.pin.IRQ_FALLING | self.pin.IRQ_RISING
+        if hard:  # (a port without hard IRQs raises TypeError: the caller falls back)
+            return self.pin.irq(handler, trigger, hard=True)
         return self.pin.irq(handler, trigger)
 
 

@@ -13,6 +13,7 @@ class Mixer:
         self._empty = hal.input("mixer_empty")
         self._wake = wake
         self.starts = 0
+        self.halted = False  # stopped by the safety IRQ while running (lid, chain)
         self.changed = False  # an edge of mixer_empty not yet taken (set by the IRQ)
         self._handler = self._irq  # bound once
         pin = self._empty
@@ -25,6 +26,7 @@ class Mixer:
             w.up = True
 
     def start(self):
+        self.halted = False
         if not self.motor.running:
             self.starts += 1
         self.motor.run(1)
@@ -33,6 +35,9 @@ class Mixer:
         self.motor.stop()
 
     def halt(self):
+        """The safety IRQ: off at once (allocation-free)."""
+        if self.motor.running:
+            self.halted = True
         self.motor.stop()
 
     @property

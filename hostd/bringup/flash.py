@@ -187,7 +187,7 @@ def check_hardware(profile, out=print, root=ROOT):
     where = "board profile %s" % path
     out("profile: %s" % path)
     try:
-        warnings = hardware.require(prof, where=where)
+        warnings = hardware.require(prof, where=where, real=True)
     except hardware.HardwareError as e:
         raise FlashError(str(e) + "\nnothing was copied to the board") from None
     hw = None if prof["hardware"] is None else hardware.load(prof["hardware"])

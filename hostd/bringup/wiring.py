@@ -37,7 +37,12 @@ PARTS = {
     "door_closed": ("switches", "door closed switch"),
     "door_open": ("switches", "door open switch"),
     "guard_curtain": ("safety", "light curtain output, through an optocoupler"),
-    "lid": ("safety", "lid switch"),
+    "lid": ("safety", "lid switch (a second contact of it is in the safety chain)"),
+    "interlock": ("safety", "the safety chain's end before the curtain (emergency stop, lid): "
+                            "through an optocoupler (docs/SAFETY.md)"),
+    "power_feedback": ("safety", "motion relay K2's feedback contact (NO), through an optocoupler"),
+    "watchdog": ("safety", "watchdog: the retriggerable relay's (or charge pump's) input that holds "
+                           "K1's and K2's coils"),
     "start_button": ("panel", "start button"),
     "dice_button": ("panel", "dice button"),
     "status_light": ("panel", "status light: LED through a transistor"),
@@ -118,6 +123,10 @@ def _electrical(profile, name):
             return what + "; clear = %s (safe)" % hi
         if name == "lid":
             return what + "; closed = %s (safe)" % hi
+        if name == "interlock":
+            return what + "; chain closed = %s (safe)" % hi
+        if name == "power_feedback":
+            return what + "; motors' supply on = %s" % hi
         return what + "; pressed = %s" % lo
     if kind == hal.PWM:
         return "PWM %d Hz%s" % (profile["pwm_freq"], ", inverted" if invert else "")
@@ -126,6 +135,8 @@ def _electrical(profile, name):
     if kind == hal.I2C:
         return "I2C %d, %d Hz (open drain: 4.7 kOhm pull-ups to 3.3 V)" % (profile["i2c"]["bus"],
                                                                            profile["i2c"]["freq"])
+    if name == "watchdog":
+        return "output, toggled every %d ms by the firmware's loop" % profile["safety"]["watchdog_toggle_ms"]
     return "output, on = %s" % ("low" if invert else "high")
 
 

@@ -7,10 +7,10 @@ from hw_sim.fourport.motor import MotorLines
 
 
 class SideLift(Lift):
-    def __init__(self, table, k, *, seed, stroke_us, zone_us, current, drive):
+    def __init__(self, table, k, *, seed, stroke_us, zone_us, current, drive, coast_us=0):
         n = k + 1
         Lift.__init__(self, table, seed=seed, stroke_us=stroke_us, zone_us=zone_us, current=current,
-                      prefix="lift%d" % n, drive=drive, stream=n)
+                      coast_us=coast_us, prefix="lift%d" % n, drive=drive, stream=n)
         self.k = k
         self.side = n
         self.kind = "lift%d" % n

@@ -19,8 +19,12 @@ def check(name, cond):
     print("OK", name)
 
 
-with open("firmware/boards/reference-18.json") as f:
-    prof = json.load(f)
+from firmware import profile as _fp
+
+prof = _fp.load("firmware/boards/reference-18.json")  # validated: pins as numbers, defaults
+_fp.release()  # the checks' code goes (as on a board)
+_fp = None
+gc.collect()
 S = standard_set()
 tab = Table(prof, [S, S], seed=1, keep_builds=1)
 clock = tab.clock

@@ -24,7 +24,9 @@ def profile(**over):
 
 
 def bare_table(seed=1, faults=(), mixed_deck=False, **kw):
-    """The physics alone (no controller): drive its lines by hand."""
+    """The physics alone (no controller): drive its lines by hand (the watchdog's hold
+    bridged: nothing toggles it)."""
+    kw["sim"] = dict(kw.get("sim") or {}, watchdog_jumper=True)
     return Table(profile(), [SET, SET], seed=seed, faults=faults, mixed_deck=mixed_deck, **kw)
 
 

@@ -71,7 +71,11 @@ def test_separate_link_clock_is_not_in_next_due():
     p = load(None)
     fw = Firmware(p, FakeHal(p), clock=FakeClock(), link_clock=FakeClock(), port=FakePort())
     fw.step()
-    assert fw.next_due_us() is None  # idle: no mechanics timer
+    # idle: no mechanics timer but the watchdog's toggle (the link's are not here)
+    every = p["safety"]["watchdog_toggle_ms"] * 1000
+    assert fw.next_due_us() == fw.clock.ticks_us() + every
+    fw.ctl.guard.stop_watchdog()
+    assert fw.next_due_us() is None
 
 
 def test_get_status_and_shutdown():

@@ -312,10 +312,22 @@ def test_guard_during_lift_stops_at_once_and_faults():
 def test_guard_break_without_motion_is_no_fault_but_blocks_motion():
     r = Rig()
     build(r, 2)
+    r.pin("guard_curtain").set(0)  # a hand over a wall during the hand: the build goes on
+    r.step()
+    assert r.ctl.state == codes.BUILDING and r.hal.level("mixer_pwm")
+    assert names(r, "guard")[-1] == ("guard", 0, 1)
+    r.pin("guard_curtain").set(1)
+    r.pin("lid").set(0)  # the lid over the mixer: the mixer stops in the IRQ, the build pauses
+    assert r.hal.level("mixer_pwm") == 0
+    r.step()
+    assert r.ctl.state == codes.FAULT and r.ctl.fault == codes.FAULT_GUARD and r.ctl.fault_detail == 2
+    assert names(r, "guard")[-1] == ("guard", 1, 0)
+    r.pin("lid").set(1)
+    r.step()
+    assert r.ctl.cmd_clear_fault(0) == OK and r.ctl.state == codes.PAUSED
     r.pin("lid").set(0)
     r.step()
-    assert r.ctl.state == codes.BUILDING
-    assert names(r, "guard")[-1] == ("guard", 1, 0)
+    assert r.ctl.cmd_build(r.ctl.build_id) == (m.E_NOT_ALLOWED, m.NO_FIELD)  # not with the lid open
     r2 = Rig()
     r2.pin("guard_curtain").set(0)
     r2.step()

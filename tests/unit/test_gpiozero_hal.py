@@ -109,6 +109,8 @@ def test_whole_firmware_on_mock_pins_builds(factory):
     for n in (0, 1):  # lift_bottom, door_closed pressed (0)
         factory.pin(n).drive_low()
     factory.pin(15).drive_high()
+    factory.pin(17).drive_high()  # the safety chain closed (interlock)
+    factory.pin(23).drive_high()  # and its relay's feedback on
     factory.pin(4).drive_low()
     fw.step()
     assert ctl.state == codes.IDLE

@@ -3,7 +3,7 @@ from firmware import hal
 
 def test_signal_table_matches_the_contract():
     names = hal.signal_names(4)
-    assert len(names) == 19 + 16
+    assert len(names) == 22 + 16  # 3 of them the safety chain's
     assert hal.signal("entry3") == (hal.IN, hal.PULL_UP, False)
     assert hal.signal("guard_curtain") == (hal.IN, hal.PULL_DOWN, False)
     assert hal.signal("lid")[1] == hal.PULL_DOWN
@@ -13,7 +13,11 @@ def test_signal_table_matches_the_contract():
     assert hal.signal("nonsense") is None and hal.signal("gatex") is None
     optional = sorted(n for n in names if hal.signal(n)[2])
     assert optional == sorted(["mixer_dir", "door_open", "lid", "start_button", "dice_button", "status_light",
-                               "lift_current", "i2c_sda", "i2c_scl"])
+                               "lift_current", "i2c_sda", "i2c_scl",
+                               "interlock", "power_feedback", "watchdog"])
+    # the safety chain's: on the chip's own pins (an interrupt, a toggle from the loop)
+    assert all(hal.chip_only(n) for n in hal.SAFETY_SIGNALS)
+    assert hal.signal("interlock") == (hal.IN, hal.PULL_DOWN, True)
 
 
 def test_track_signals_and_duty():

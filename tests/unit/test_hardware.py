@@ -100,7 +100,8 @@ def test_reference_on_a_pico_lists_every_pin_it_cannot_have(reference):
     got = {p.key: p for p in rep.problems}
     assert set(got) == {"pins.lift_current", "pins.door_pwm", "pins.door_dir", "pins.door_closed",
                         "pins.start_button", "pins.dice_button", "pins.status_light", "pins.i2c_sda",
-                        "pins.i2c_scl", "pins.entry2"}
+                        "pins.i2c_scl", "pins.entry2", "pins.interlock", "pins.power_feedback",
+                        "pins.watchdog"}
     assert "GPIO 40 does not exist" in str(got["pins.lift_current"])
     assert "accepted: a GPIO of 0-22, 26-28" in str(got["pins.lift_current"])
     assert "GPIO 25 is not free: Pico: the LED" in str(got["pins.door_closed"])
@@ -149,7 +150,7 @@ def test_the_daemons_board_file_refuses_a_profile_that_does_not_fit(tmp_path, mo
     (tmp_path / "jantaku" / "boards" / "reference-18.json").write_text(json.dumps(raw))
     with pytest.raises(hw.HardwareError) as e:
         boardfile.load("reference-18")
-    assert "does not fit its hardware (10 problems)" in str(e.value)
+    assert "does not fit its hardware (13 problems)" in str(e.value)  # 3 of the safety chain's
     assert "pins.i2c_scl (GPIO 33) on Raspberry Pi Pico 2 / Pico 2 W" in str(e.value)
 
 
@@ -175,11 +176,13 @@ def test_flash_dry_run_refuses_every_problem_in_one_report(tmp_path):
     compiled or staged."""
     p = _club(tmp_path, "rpi-pico", mixer_dir=None, door_open=None, lid=None, start_button=None,
               dice_button=None, status_light=None, lift_current=None, entry4=8, door_pwm=16,
-              guard_curtain=28, i2c_sda=26, i2c_scl=27)
+              guard_curtain=28, i2c_sda=26, i2c_scl=27, interlock=None, power_feedback=None, watchdog=None)
     r = _flash_dry_run(p)
     assert r.returncode != 0, r.stdout
     err = r.stderr
-    assert "does not fit its hardware (6 problems)" in err, err
+    # 6 of the pins, 3 of the safety chain's left out (a board never runs without it)
+    assert "does not fit its hardware (9 problems)" in err, err
+    assert "pins.watchdog on Raspberry Pi Pico / Pico W: null or missing: a real board" in err, err
     pico = "on Raspberry Pi Pico / Pico W: "
     for want in ("pins.entry2 (GPIO 34) " + pico + "GPIO 34 does not exist; accepted: a GPIO of 0-22, 26-28",
                  "pins.door_dir (GPIO 24) " + pico + "GPIO 24 is not free: Pico: VBUS sense",
@@ -193,9 +196,9 @@ def test_flash_dry_run_refuses_every_problem_in_one_report(tmp_path):
 
 
 def test_flash_dry_run_refuses_an_adc_signal_on_a_digital_pin(tmp_path):
-    r = _flash_dry_run(_club(tmp_path, "solderparty-rp2350-stamp-xl", lift_current=36))
+    r = _flash_dry_run(_club(tmp_path, "solderparty-rp2350-stamp-xl", lift_current=38))
     assert r.returncode != 0
-    assert ("pins.lift_current (GPIO 36) on Solder Party RP2350 Stamp XL: GPIO 36 has no ADC; "
+    assert ("pins.lift_current (GPIO 38) on Solder Party RP2350 Stamp XL: GPIO 38 has no ADC; "
             "accepted: an ADC pin: 40-47") in r.stderr, r.stderr
 
 

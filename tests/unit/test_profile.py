@@ -302,6 +302,10 @@ def test_current_adc():
     d["current_adc"] = {"kind": "ads1115", "addr": 72, "channel": 0}
     assert err(d).key == "current_adc"  # lift_current is a pin too
     d["pins"]["lift_current"] = None
+    # the Pico ADC's threshold is 6.5 A on an ADS1115 (issue 48): refused, the right counts named
+    e = err(d)
+    assert e.key == "thresholds.lift_stall_current_u16" and "6.50 A" in str(e) and "41920" in e.accepted
+    d["thresholds"]["lift_stall_current_u16"] = 41920
     assert P.load(d)["current_adc"]["addr"] == 72
     d["current_adc"]["channel"] = 4
     assert err(d).key == "current_adc.channel"
@@ -396,13 +400,17 @@ def test_a_pin_as_an_object_carries_polarity_and_pull():
     p = P.load(d)
     assert p["pins"]["lift_top"] == 21 and p["pins"]["gate1"] == 3  # numbers, as before
     assert p["pin_options"] == {"lift_top": {"invert": True, "pull": "up"}, "gate1": {"invert": True},
-                                "guard_curtain": {"invert": False, "pull": None}}
+                                "guard_curtain": {"invert": False, "pull": None},
+                                # reference-18's own: external pull-downs (RP2350 erratum E9)
+                                "lid": {"invert": False, "pull": None},
+                                "interlock": {"invert": False, "pull": None},
+                                "power_feedback": {"invert": False, "pull": None}}
     assert P.load(p) == p  # validated, it passes as is
     from firmware import hal
 
     assert hal.options(p, "lift_top") == (True, "up") and hal.options(p, "guard_curtain") == (False, None)
     assert hal.options(p, "lift_bottom") == (False, "up")  # the signal's own
-    assert P.load(ref())["pin_options"] == {}
+    assert P.load("long-29")["pin_options"] == P.load(ref())["pin_options"]  # the same board's
 
 
 @pytest.mark.parametrize("pin, key, words", [

@@ -32,14 +32,21 @@ def bases():
     adc = ref()
     adc["pins"]["lift_current"] = None
     adc["current_adc"] = {"kind": "ads1115", "addr": 72, "channel": 0}
+    adc["thresholds"]["lift_stall_current_u16"] = 41920  # the same 5.24 A on an ADS1115
     per_track = ref()
     per_track["calibration"]["tracks"] = [
         {"refs": copy.deepcopy(usb["calibration"]["refs"]), "max_distance": 0.1} for _ in range(4)]
     objects = ref()  # pins given as objects (docs/FIRMWARE.md §3.6)
     objects["pins"]["lift_top"] = {"pin": 21, "invert": True, "pull": None}
-    objects["pins"]["gate1"] = {"pin": 35, "invert": True}
+    objects["pins"]["gate1"] = {"pin": 38, "invert": True}
     objects["pins"]["start_button"] = {"expander": 0, "pin": 3}  # a slow signal; GPIO 3 is free
     objects["expanders"] = [{"kind": "mcp23017", "addr": 32}]
+    # every pin a number (no pin_options): a board whose safety inputs take the chip's own
+    # pull-downs (an RP2040's; the RP2350's erratum E9 needs external ones)
+    plain = ref()
+    for k, v in list(plain["pins"].items()):
+        if isinstance(v, dict):
+            plain["pins"][k] = v["pin"]
     with open(P.boards_dir() + "/fourport-24v.json") as f:
         fourport = json.load(f)  # the four-port family (docs/FIRMWARE.md §11)
     relays = copy.deepcopy(fourport)  # (first: the base of the motor pins' rows)  # every drive: H-bridges, on/off, a relay pair
@@ -51,7 +58,7 @@ def bases():
     for i, (k, v) in enumerate(sorted(relays["pins"].items())):
         if isinstance(v, dict):
             relays["pins"][k] = 100 + i
-    return [usb, uart, serial, adc, per_track, objects, relays, fourport]
+    return [usb, uart, serial, adc, per_track, objects, plain, relays, fourport]
 
 
 OBJECT_PIN = "lift_top"  # an input of the chip: invert, pull and pin apply
@@ -131,6 +138,8 @@ def concrete(key):
             continue
         if top == "current_adc" and not b["current_adc"]:
             continue
+        if top == "pin_options" and [1 for v in b["pins"].values() if isinstance(v, dict)]:
+            continue  # (its pin objects would give it some)
         return path, b
     raise AssertionError(key)
 

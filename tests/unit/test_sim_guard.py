@@ -1,5 +1,6 @@
 """hw_sim.guard: curtain, lid, buttons and light; safety latencies are recorded."""
-from sim_helpers import bare_table
+from hw_sim.table import Table
+from sim_helpers import SET, bare_table, profile
 
 
 class Stopper:
@@ -42,7 +43,19 @@ def test_late_stop_is_measured_and_unstopped_is_none():
     tab.advance_to(300_000)
     rep = {r["motor"]: r for r in tab.safety_report()}
     assert rep["lift"]["latency_ms"] == 7.5 and rep["lift"]["input"] == "lid"
-    assert rep["door"]["latency_ms"] is None
+    # nobody stopped the door: the safety relay did, its release time after the break
+    assert rep["door"]["latency_ms"] == tab.profile["safety"]["relay_ms"]
+    # a table built without the relays (a profile without pins.interlock: the simulator's
+    # allowance): the door nobody stopped runs on, unstopped
+    p = profile()
+    p["pins"]["interlock"] = None
+    p["pin_options"].pop("interlock")
+    tab = Table(p, [SET, SET], seed=1, sim={"watchdog_jumper": True})
+    tab.lines["door_dir"].drive(1)
+    tab.lines["door_pwm"].drive(65535)
+    tab.panel.break_guard(100_000, 50, "lid")
+    tab.advance_to(300_000)
+    assert [r["latency_ms"] for r in tab.safety_report()] == [None]
 
 
 def test_motor_started_while_unsafe_is_a_violation():

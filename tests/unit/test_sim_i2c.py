@@ -57,7 +57,7 @@ def test_ads1115_reads_the_lift_current():
     p = profile()
     p["pins"]["lift_current"] = None
     p["current_adc"] = {"kind": "ads1115", "addr": 0x48, "channel": 0}
-    tab = Table(p, [SET, SET], seed=1)
+    tab = Table(p, [SET, SET], seed=1, sim={"watchdog_jumper": True})  # no controller toggles it
     bus = tab.bus
     bus.writeto_mem(0x48, 0x01, bytes([0xC3, 0xE3]))
     assert bus.readfrom_mem(0x48, 0x01, 2) == bytes([0xC3, 0xE3])

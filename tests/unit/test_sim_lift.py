@@ -44,8 +44,13 @@ def test_stopping_mid_stroke_holds_position():
     up(tab)
     tab.advance_to(1_000_000)
     tab.lines["lift_pwm"].drive(0)
+    # its inertia: it coasts to rest in safety.lift_coast_ms, covering half that of travel
+    coast = tab.profile["safety"]["lift_coast_ms"]
+    tab.advance_to(1_000_000 + coast * 500)
+    assert 1000 < tab.lift.position_ms() < 1000 + coast / 2
     tab.advance_to(5_000_000)
-    assert tab.lift.position_ms() == 1000
+    assert tab.lift.position_ms() == 1000 + coast / 2
+    assert tab.lift.stopped_us == 1_000_000 + coast * 1000
     assert tab.lift.next_us > 10**15
 
 

@@ -188,7 +188,7 @@ def _check_port(rep, hw, port):
                     if good else "another port.id: this hardware has no UART %d" % port["id"]))
 
 
-def check(profile, *, hardware=None):
+def check(profile, *, hardware=None, real=False):
     """Every problem and warning of the validated ``profile`` against its ``hardware`` key
     (or ``hardware``, a definition dict or id, to check against another)."""
     hw_id = hardware if hardware is not None else profile.get("hardware")
@@ -219,13 +219,52 @@ def check(profile, *, hardware=None):
             used.append(("pins." + name, pin, caps))
     _check_pwm_channels(rep, hw, used)
     _check_port(rep, hw, profile["port"])
+    _check_e9(rep, hw, profile)
+    _check_safety_chain(rep, hw, profile, real)
     return rep
 
 
-def require(profile, *, where=None, hardware=None):
+# the inputs whose "safe" reading is high (docs/SAFETY.md): a pull-down makes a cut wire
+# read unsafe
+SAFETY_INPUTS = ("guard_curtain", "lid", "interlock", "power_feedback")
+
+
+def _check_e9(rep, hw, profile):
+    """RP2350 erratum E9: with only the internal pull-down a released input can stay near
+    2 V and read high: a broken curtain or an open chain could read safe.  Its safety
+    inputs need an external pull-down (a resistor to ground) and no internal pull."""
+    if not str(hw.get("chip", "")).startswith("RP2350"):
+        return
+    for name in SAFETY_INPUTS:
+        pin = profile["pins"].get(name)
+        if pin is None or pin >= hal.EXPANDER_PINS:
+            continue
+        if hal.options(profile, name)[1] == hal.PULL_DOWN:
+            rep.problems.append(Problem(
+                "pins." + name, pin, hw["name"],
+                "GPIO %d relies on the %s's internal pull-down: RP2350 erratum E9 can hold a released "
+                "input near 2 V, reading high, so a broken safety input could read safe" % (pin, hw["chip"]),
+                '{"pin": %d, "pull": null} with an external pull-down (4.7 kOhm to ground; docs/SAFETY.md)' % pin))
+
+
+def _check_safety_chain(rep, hw, profile, real):
+    """A real board never runs without the safety chain's pins (interlock, feedback,
+    watchdog): a problem when the profile is for a board (`real`: flashing it), else a
+    warning (the simulator runs without them and says so)."""
+    from firmware import profile as fprofile
+
+    for key in fprofile.safety_missing(profile):
+        p = Problem(key, None, hw["name"], "null or missing: a real board does not start without the "
+                    "safety chain (docs/SAFETY.md); the simulator runs without it",
+                    "a pin of the chip (docs/WIRING.md \"The safety chain\")")
+        (rep.problems if real else rep.warnings).append(p)
+
+
+def require(profile, *, where=None, hardware=None, real=False):
     """The Report's warnings (Problem list) if the profile fits its hardware, else
-    HardwareError listing every problem."""
-    rep = check(profile, hardware=hardware)
+    HardwareError listing every problem.  real: the profile goes onto a board (`jantaku
+    flash`): a missing safety chain is a problem, not a warning."""
+    rep = check(profile, hardware=hardware, real=real)
     if rep.problems:
         raise HardwareError(rep.problems, where)
     return rep.warnings
