@@ -145,3 +145,51 @@ def test_a_relay_pair_is_never_both_on_and_waits_its_dead_time_to_reverse():
     one = OnOffMotor(FakePin("on", 0))
     with pytest.raises(ValueError):
         one.run(0)  # one output turns one way only
+
+
+def _building(t, d, ms=3000):
+    assert d.command("configure_build", 1, [34, 34, 34, 34], 17, [1], 1)[0] == 0
+    assert d.command("build", 1)[0] == 0
+    d.run_for(ms)
+    on = t.table.driven()
+    assert "disc_on" in on and [n for n in on if n.startswith("feed")]
+
+
+def test_a_four_port_firmware_frozen_mid_build_loses_every_motor_within_the_bound():
+    """The safety chain (issue 48) on the four-port machine: a hung main loop stops
+    toggling the watchdog, the relays drop the supply, and the disc, the feeds and the cams
+    stop with no software in the path."""
+    t, d = table()
+    tab = t.table
+    sf = tab.profile["safety"]
+    _building(t, d)
+    t.fw.step = lambda: None
+    t.fw.next_due_us = lambda: None
+    t0 = tab.clock.us
+    entered = [tr.entered for tr in tab.tracks]
+    d.run_for(2000)
+    drop = [x for x in tab.power.drops if x[0] >= t0]
+    assert drop and drop[0][2] == "watchdog"
+    assert drop[0][0] - t0 <= (sf["watchdog_hold_ms"] + sf["relay_ms"]) * 1000
+    assert not tab.power.drive and not tab.mixer.running
+    after = [tr.entered for tr in tab.tracks]
+    strokes = [tr.strokes for tr in tab.tracks]
+    d.run_for(2000)
+    assert [tr.entered for tr in tab.tracks] == after  # no tile moves any more
+    assert [tr.strokes for tr in tab.tracks] == strokes  # no cam turns
+    assert sum(after) - sum(entered) <= 4  # (tiles already at a slot)
+
+
+def test_four_port_lifts_run_on_the_motion_rail_the_curtain_cuts():
+    """The four lifts are on the motion rail (K2): a broken curtain cuts it in the relay's
+    time even if the firmware did nothing, and every lift stops."""
+    t, d = table()
+    assert d.build(1, [34, 34, 34, 34], 17, (1,), 1) is not None
+    assert d.command("lift")[0] == 0
+    d.run_for(1000)
+    tab = t.table
+    assert all(lf.motor_on for lf in tab.lifts)
+    tab.panel.break_guard(tab.clock.us, 2000, "curtain")
+    d.run_for(tab.profile["safety"]["relay_ms"] + 1)
+    assert not tab.power.motion and not any(lf.motor_on for lf in tab.lifts)
+    assert d.last["fault"][0] == m.F_GUARD
