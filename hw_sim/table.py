@@ -217,35 +217,22 @@ class Table:
         off_max = (2 * s["offer_mean_ms"] - s["offer_min_ms"]) * 1000
         if off_max < off_min:
             raise ValueError("offer_mean_ms must be at least offer_min_ms")
-        self.mixer = Mixer(self, seed=seed, tracks=self.ntracks, offer_min_us=off_min, offer_max_us=off_max,
-                           prefix="disc" if fourport else "mixer")
+        self.offer_min_us = off_min
+        self.offer_max_us = off_max
         # inertia: each axis coasts for the profile's figure once its power goes
         # (safety.lift_coast_ms, door_coast_ms: measured on the real table, docs/SAFETY.md)
         sf = profile.get("safety") or {}
         lift_coast = sf.get("lift_coast_ms", 0) * 1000
         door_coast = sf.get("door_coast_ms", 0) * 1000
         self.lifts = []  # the four-port machine's lifts, one per side
+        self.fourport = None  # its parts (hw_sim/fourport/compose.py)
         if fourport:
-            from hw_sim.fourport.motor import MotorLines
-            from hw_sim.fourport.lifts import SideLift
-            from hw_sim.fourport.dice import Dice
-            from hw_sim import mixer as _mixer
+            from hw_sim.fourport.compose import FourPort
 
-            m = profile["motors"]
-            self.disc_lines = MotorLines(self, "disc", m["disc"]["drive"], self.mixer, _mixer.PWM_W, _mixer.DIR_W)
-            for k in range(self.ntracks):
-                self.lifts.append(SideLift(self, k, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
-                                           zone_us=s["limit_zone_ms"] * 1000, current=s["current"],
-                                           drive=m["lift"]["drive"], coast_us=lift_coast))
-            self.lift = self.lifts[0]  # (what speaks of "the lift": the first side's)
-            self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000,
-                             prefix="centre", drive=m["centre"]["drive"], coast_us=door_coast)
-            from hw_sim.lift import PWM_W as _AP, DIR_W as _AD
-
-            self.centre_lines = MotorLines(self, "centre", m["centre"]["drive"], self.door, _AP, _AD)
-            self.dice = Dice(self, m["dice"]["drive"])
-            self._side_loads = [None] * self.ntracks
+            self.fourport = FourPort(self, profile, seed=seed, sim=s, lift_coast=lift_coast,
+                                     door_coast=door_coast)
         else:
+            self.mixer = Mixer(self, seed=seed, tracks=self.ntracks, offer_min_us=off_min, offer_max_us=off_max)
             self.lift = Lift(self, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
                              zone_us=s["limit_zone_ms"] * 1000, current=s["current"], coast_us=lift_coast)
             self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000,
@@ -486,28 +473,6 @@ class Table:
         self.top_walls.append(load)
         self.close_build(now)
 
-    # the four-port machine: each side's lift takes its own wall (hw_sim/fourport/lifts.py)
-    def side_wall_onto_lift(self, k, now):
-        tr = self.tracks[k]
-        if not tr.has_tiles():
-            return None
-        return [tr.take_wall()]
-
-    def side_wall_to_top(self, k, load, now):
-        self._side_loads[k] = load[0]
-        for lf in self.lifts:
-            if lf.load is not None:
-                return  # another side's wall is still on its way up
-        walls = [w if w is not None else [] for w in self._side_loads]
-        self._side_loads = [None] * self.ntracks
-        self.walls_to_top(walls, now)
-
-    def side_wall_back_inside(self, k, load, now):
-        self.tracks[k].put_wall(load[0])
-
-    def on_side_lift_start(self, lift, now):
-        self.faults.on_lift_start(now, lift.direction, self.nbuilds, lift)
-
     def walls_back_inside(self, load, now):
         for k in range(self.ntracks):
             self.tracks[k].put_wall(load[k])
@@ -670,14 +635,10 @@ class Table:
             return ({"lift": "switches free"} if not self.lifts
                     else {"lift": "switches free", "sides": [lf.side for lf in done]})
         if op == "fix-count":
-            if not self.lifts:
+            if self.fourport is None:
                 raise ValueError("fix-count is the four-port machine's (its counting sensors); this "
                                  "table has none")
-            fixed = [tr.n for tr in self.tracks if (track in (0, tr.n)) and tr.fix_count()]
-            if not fixed:
-                raise ValueError("no counting sensor is off its threshold" + (
-                    " on side %d" % track if track else ""))
-            return {"sides": fixed}
+            return self.fourport.fix_count(track)
         if op == "plug":
             w = self.wire
             if w is None or w.plugged:
@@ -736,10 +697,8 @@ class Table:
             for wall in lf.load or ():
                 for st in wall:
                     lift.extend(st)
-        if self.lifts:
-            for w in self._side_loads:  # up already, waiting for the other sides' walls
-                for st in w or ():
-                    lift.extend(st)
+        if self.fourport is not None:  # up already, waiting for the other sides' walls
+            lift.extend(self.fourport.waiting_tiles())
         places["lift"] = lift
         seen = {}
         for name in places:
@@ -950,15 +909,7 @@ class Table:
         }
 
     def _lift_status(self):
-        if not self.lifts:
-            return self.lift.get_status()
-        d = self.lifts[0].get_status()
-        d["lifts"] = [lf.get_status() for lf in self.lifts]
-        d["raises"] = sum(lf.raises for lf in self.lifts)
-        d["loaded"] = any(lf.load is not None for lf in self.lifts)
-        d["top"] = all(lf.high.level == 0 for lf in self.lifts)
-        d["bottom"] = all(lf.low.level == 0 for lf in self.lifts)
-        return d
+        return self.lift.get_status() if self.fourport is None else self.fourport.lift_status()
 
     def driven(self):
         """The actuators the controller is driving now, by line name: motor PWMs

@@ -17,7 +17,7 @@ class SideLift(Lift):
         self.motor_lines = MotorLines(table, "lift%d" % n, drive, self, PWM_W, DIR_W)
 
     def on_start(self, now):
-        self.table.on_side_lift_start(self, now)
+        self.table.fourport.lift_start(self, now)
 
     def at_position(self, now):
         t = self.table
@@ -25,14 +25,14 @@ class SideLift(Lift):
             if self.load is not None:
                 load = self.load
                 self.load = None
-                t.side_wall_back_inside(self.k, load, now)
+                t.fourport.wall_back_inside(self.k, load, now)
             self.at_bottom = True
         elif self.at_bottom:
             self.at_bottom = False
             if self.v > 0:
-                self.load = t.side_wall_onto_lift(self.k, now)
+                self.load = t.fourport.wall_onto_lift(self.k, now)
         if self.pos >= self.S - self.Z and self.load is not None:
             load = self.load
             self.load = None
             self.raises += 1
-            t.side_wall_to_top(self.k, load, now)
+            t.fourport.wall_to_top(self.k, load, now)
