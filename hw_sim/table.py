@@ -34,6 +34,10 @@ PLAYERS = ("auto", "manual")  # the simulated people around the table
 # what a person's hands do to fix what a fault left (Table.hand)
 HAND_OPS = ("clear-jam", "put-tile", "take-tile", "take-stray", "clear-guard", "clear-lift",
             "fix-switch", "plug", "fix-count")
+# each op's method of Table (Table.hand)
+_HAND = {"clear-jam": "_clear_jam", "put-tile": "_put_tile", "take-tile": "_take_tile",
+         "take-stray": "_take_stray", "clear-guard": "_clear_guard", "clear-lift": "_clear_lift",
+         "fix-switch": "_fix_switch", "plug": "_plug", "fix-count": "_fix_count"}
 
 SIM_DEFAULTS = {
     "offer_mean_ms": 600,  # a track is offered a tile every 0.6 s on average...
@@ -555,99 +559,111 @@ class Table:
         clear-guard (which: curtain, lid, None =
         both): step out of the light curtain, close the lid; clear-lift: take the
         obstruction out of the lift's way; fix-switch: free a stuck lift end switch;
-        plug: plug the table's cable back in."""
-        now = self.clock.us
-        if op == "clear-jam":
-            if not (1 <= track <= self.ntracks):
-                raise ValueError("no track %r; accepted: 1..%d" % (track, self.ntracks))
-            if not self.tracks[track - 1].free_jam(now):
-                raise ValueError("track %d is not jammed" % track)
-            return {"track": track}
-        if op == "put-tile":
-            n = len(self.lost) if count <= 0 else min(count, len(self.lost))
-            if n == 0:
-                raise ValueError("no tile is missing from the table")
-            back, self.lost = self.lost[:n], self.lost[n:]
-            self.mixer.add(back)
-            return {"tiles": n}
-        if op == "take-tile":
-            # as many tiles as the table holds beyond its two sets (or `count`): the
-            # surplus ones where they are in the mixer, else tiles alike in the mixer
-            # (a copy went into the walls: a person takes out the one left over)
-            n_sets = len(self.set_ids[0]) + len(self.set_ids[1])
-            n = count if count > 0 else len(self.tiles) - n_sets - len(self.taken)
-            inside = self.mixer.contents()
-            extra = [t for t in inside if t >= n_sets][:n]
-            # a copy gone into the walls: the left-over tiles of its back colour first (a
-            # person takes out what the count says is extra: "blue 69, expected 68")
-            backs = [self.tiles.backs[t] for t in range(n_sets, len(self.tiles))
-                     if t not in self.taken]
-            for same in (True, False):
-                for t in inside:
-                    if len(extra) >= n:
-                        break
-                    if t < n_sets and t not in extra and (self.tiles.backs[t] in backs) == same:
-                        extra.append(t)
-            if not extra:
-                raise ValueError("no surplus tile is in the mixer")
-            for t in extra:
-                self.mixer.remove(t)
-                self.taken.append(t)
-            return {"tiles": len(extra)}
-        if op == "take-stray":
-            return self._take_stray(colour, count)
-        if op == "clear-guard":
-            p = self.panel
-            if which is not None and which != "curtain" and which != "lid":
-                raise ValueError("no guard input %r; accepted: curtain, lid" % (which,))
-            names = []
-            for name, ln in (("curtain", p.curtain), ("lid", p.lid)):
-                # already cleared, from now (the table has not moved on yet)
-                pending = p.scheduled(ln, 1, now)
-                if (which is None or which == name) and ln.level == 0 and not pending:
-                    p.schedule(now, ln, 1)
-                    names.append(name)
-            if not names:
-                raise ValueError("the light curtain is clear and the lid closed"
-                                 if which is None else "the %s is already safe" % which)
-            return {"cleared": names}
-        if op == "clear-lift":
-            done = []
-            for lf in (self.lifts or [self.lift]):
-                if lf.block_hi == NEVER and lf.block_lo == -1:
-                    continue
-                lf.block_hi = NEVER
-                lf.block_lo = -1
-                lf.on_output(0, lf.duty)  # re-evaluate the motion
-                done.append(lf)
-            if not done:
-                raise ValueError("nothing blocks the lift")
-            return {"lift": "free"} if not self.lifts else {"lift": "free", "sides": [lf.side for lf in done]}
-        if op == "fix-switch":
-            done = []
-            for lf in (self.lifts or [self.lift]):
-                if lf.force_lo == -1 and lf.force_hi == -1:
-                    continue
-                lf.free_switches()
-                done.append(lf)
-            if not done:
-                raise ValueError("no lift end switch is stuck")
-            return ({"lift": "switches free"} if not self.lifts
-                    else {"lift": "switches free", "sides": [lf.side for lf in done]})
-        if op == "fix-count":
-            if self.fourport is None:
-                raise ValueError("fix-count is the four-port machine's (its counting sensors); this "
-                                 "table has none")
-            return self.fourport.fix_count(track)
-        if op == "plug":
-            w = self.wire
-            if w is None or w.plugged:
-                raise ValueError("the table's cable is plugged in")
-            w.replug()
-            return {"plugged": True}
-        raise ValueError("unknown op %r; accepted: %s" % (op, ", ".join(HAND_OPS)))
+        plug: plug the table's cable back in; fix-count (track, 0 = any): a four-port side's
+        counting sensor turned back to its threshold."""
+        name = _HAND.get(op)
+        if name is None:
+            raise ValueError("unknown op %r; accepted: %s" % (op, ", ".join(HAND_OPS)))
+        return getattr(self, name)(self.clock.us, track, count, which, colour)
 
-    def _take_stray(self, colour, count):
+    # -- a person's hands, one method an op (HAND_OPS; each: now, track, count, which, colour)
+    def _clear_jam(self, now, track, count, which, colour):
+        if not (1 <= track <= self.ntracks):
+            raise ValueError("no track %r; accepted: 1..%d" % (track, self.ntracks))
+        if not self.tracks[track - 1].free_jam(now):
+            raise ValueError("track %d is not jammed" % track)
+        return {"track": track}
+
+    def _put_tile(self, now, track, count, which, colour):
+        n = len(self.lost) if count <= 0 else min(count, len(self.lost))
+        if n == 0:
+            raise ValueError("no tile is missing from the table")
+        back, self.lost = self.lost[:n], self.lost[n:]
+        self.mixer.add(back)
+        return {"tiles": n}
+
+    def _take_tile(self, now, track, count, which, colour):
+        # as many tiles as the table holds beyond its two sets (or `count`): the
+        # surplus ones where they are in the mixer, else tiles alike in the mixer
+        # (a copy went into the walls: a person takes out the one left over)
+        n_sets = len(self.set_ids[0]) + len(self.set_ids[1])
+        n = count if count > 0 else len(self.tiles) - n_sets - len(self.taken)
+        inside = self.mixer.contents()
+        extra = [t for t in inside if t >= n_sets][:n]
+        # a copy gone into the walls: the left-over tiles of its back colour first (a
+        # person takes out what the count says is extra: "blue 69, expected 68")
+        backs = [self.tiles.backs[t] for t in range(n_sets, len(self.tiles))
+                 if t not in self.taken]
+        for same in (True, False):
+            for t in inside:
+                if len(extra) >= n:
+                    break
+                if t < n_sets and t not in extra and (self.tiles.backs[t] in backs) == same:
+                    extra.append(t)
+        if not extra:
+            raise ValueError("no surplus tile is in the mixer")
+        for t in extra:
+            self.mixer.remove(t)
+            self.taken.append(t)
+        return {"tiles": len(extra)}
+
+    def _clear_guard(self, now, track, count, which, colour):
+        p = self.panel
+        if which is not None and which != "curtain" and which != "lid":
+            raise ValueError("no guard input %r; accepted: curtain, lid" % (which,))
+        names = []
+        for name, ln in (("curtain", p.curtain), ("lid", p.lid)):
+            # already cleared, from now (the table has not moved on yet)
+            pending = p.scheduled(ln, 1, now)
+            if (which is None or which == name) and ln.level == 0 and not pending:
+                p.schedule(now, ln, 1)
+                names.append(name)
+        if not names:
+            raise ValueError("the light curtain is clear and the lid closed"
+                             if which is None else "the %s is already safe" % which)
+        return {"cleared": names}
+
+    def _clear_lift(self, now, track, count, which, colour):
+        done = []
+        for lf in (self.lifts or [self.lift]):  # (four-port: each side's lift)
+            if lf.block_hi == NEVER and lf.block_lo == -1:
+                continue
+            lf.block_hi = NEVER
+            lf.block_lo = -1
+            lf.on_output(0, lf.duty)  # re-evaluate the motion
+            done.append(lf)
+        if not done:
+            raise ValueError("nothing blocks the lift")
+        return {"lift": "free"} if not self.lifts else {"lift": "free", "sides": [lf.side for lf in done]}
+
+    def _fix_switch(self, now, track, count, which, colour):
+        done = []
+        for lf in (self.lifts or [self.lift]):
+            if lf.force_lo == -1 and lf.force_hi == -1:
+                continue
+            lf.free_switches()
+            done.append(lf)
+        if not done:
+            raise ValueError("no lift end switch is stuck")
+        return ({"lift": "switches free"} if not self.lifts
+                else {"lift": "switches free", "sides": [lf.side for lf in done]})
+
+    def _fix_count(self, now, track, count, which, colour):
+        """four-port: a person turns side `track`'s counting sensor's potentiometer back
+        (0: every side's that is off)."""
+        if self.fourport is None:
+            raise ValueError("fix-count is the four-port machine's (its counting sensors); this "
+                             "table has none")
+        return self.fourport.fix_count(track)
+
+    def _plug(self, now, track, count, which, colour):
+        w = self.wire
+        if w is None or w.plugged:
+            raise ValueError("the table's cable is plugged in")
+        w.replug()
+        return {"plugged": True}
+
+    def _take_stray(self, now, track, count, which, colour):
         names = self.tiles.colours
         if colour is not None and colour not in names:
             raise ValueError("no back colour %r; the sets' are %s" % (colour, ", ".join(names)))

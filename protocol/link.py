@@ -11,7 +11,7 @@
 #                     device it is a command and its return value is the command's
 #                     result: None or 0 = ok, an error code (messages.E_*), or a
 #                     (code, field_index) pair; the link sends the RESULT event.
-#   on_link(event)    LOST, UP, NEW, PEER_RESET or INCOMPATIBLE (below); optional
+#   on_link(event)    LOST, UP, NEW, PEER_RESET, INCOMPATIBLE or RESYNC (below); optional
 #   on_bad(msgid, code, field)
 #                     a frame with a good CRC that did not match the table; optional
 #
@@ -28,7 +28,10 @@ NEW = 2  # a new session: sequence numbers restarted (host: IDENTITY received;
 #          device: a host connected with a new nonce).  Unacked frames were discarded.
 PEER_RESET = 3  # host only: the table rebooted or forgot our session; reconnecting
 INCOMPATIBLE = 4  # host only: the table speaks no protocol version we speak (see .error)
-LINK_EVENTS = ("lost", "up", "new", "peer_reset", "incompatible")
+RESYNC = 5  # host only: the table acked behind what it had acked (it lacks frames the host
+#             took as delivered: a forged or corrupt ack); a new session is being made,
+#             the table's state untouched (SPEC §6 "Out of step")
+LINK_EVENTS = ("lost", "up", "new", "peer_reset", "incompatible", "resync")
 
 # MicroPython ticks arithmetic (period 2**30); valid for any clock whose period is a
 # multiple of 2**30 as long as compared instants are less than 2**29 ms apart.
@@ -185,6 +188,7 @@ class Link:
         self.naks = 0  # fast retransmits on a repeated ack
         self.dups = 0  # duplicate sequenced frames received (re-acked)
         self.gaps = 0  # frames ahead of the expected seq (dropped, re-acked as NAK)
+        self.resyncs = 0  # host: sessions made again because the table acked behind
         self.deferred = 0  # device: commands left unacked until the tx window had room
         self.bad = 0  # frames that did not match the table
         if self._dev:
@@ -353,6 +357,7 @@ class Link:
             "naks": self.naks,
             "dups": self.dups,
             "gaps": self.gaps,
+            "resyncs": self.resyncs,
             "deferred": self.deferred,
             "bad": self.bad,
             "frames": d.frames,
@@ -420,6 +425,12 @@ class Link:
         n = self._count
         d = (a - self._base) & 0xFF
         if d > n:
+            if not self._dev and (self._base - a) & 0xFF <= self._win:
+                # behind what it acked: the table lacks frames we took as delivered, and
+                # would drop every later one as a gap for good (SPEC §6 "Out of step")
+                self.resyncs += 1
+                self._connect(True)
+                self._event(RESYNC)
             return  # stale or from another session
         if d == 0:
             if n and a != self._nak_at:

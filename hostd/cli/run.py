@@ -83,6 +83,10 @@ def configure_run(p):
     p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
                    help="a host name the API may be reached by besides its address and "
                         "localhost, e.g. the table host's LAN name (table.local); repeatable")
+    p.add_argument("--lan-reads", choices=("paired", "open"), default="paired",
+                   help="who on another machine may read history and scores, which name the "
+                        "players: paired browsers and the token (paired, the default), or "
+                        "anyone who reaches the API (open)")
     p.add_argument("--trusted-proxy", dest="trusted_proxies", action="append", default=[],
                    metavar="ADDR", type=_proxy_arg,
                    help="a TLS proxy whose X-Forwarded-For and X-Forwarded-Proto count (its "
@@ -348,7 +352,8 @@ async def _serve(args, port, colours, speed, db):
     daemon = _daemon(args, port, colours, speed, journal)
     try:
         app = create_app(daemon, token=token, bind_host=args.api_host,
-                         allowed_hosts=args.allow_hosts, invites=args.invites)
+                         allowed_hosts=args.allow_hosts, invites=args.invites,
+                         lan_reads=args.lan_reads)
     except ConfigError as e:
         sock.close()
         journal.close()

@@ -16,12 +16,13 @@ import time
 
 import structlog
 
-from hostd.core import events
+from hostd.core.bus import EventBus
 from hostd.rules import rulesets
 from hostd.core.codes import Context, fault_of, next_step
 from hostd.core.commands import can, refused_with, takes, why_not
 from hostd.rules.dice import Dice, DiceError, check_dice
 from hostd.core.journal import UnknownSession
+from hostd.core.panel import Panel
 from hostd.core.scorebook import Scorebook, export_game, journal_book, with_results
 from hostd.core.session import PUSH_WINDOW_S, STUCK, Session, check_sets
 from hostd.core.state import Machine, Stage, State, where
@@ -34,48 +35,7 @@ log = structlog.get_logger("jantaku.daemon")
 API_VERSION = 2
 KEEP_DAYS = 90  # days an ended session keeps its event detail in the journal
 MAX_EMPTY_ROUNDS = 4  # drain rounds of `session end --empty` (two sets fill two rounds)
-
-
-class Subscription:
-    """One listener's events: an async iterator over its own queue (a stalled listener
-    loses events, never the daemon: Daemon.publish).  ``end()`` ends the iteration after
-    the events already queued (an HTTP server that stops ends its event streams so);
-    ``aclose()``, or the iteration cancelled, stops the listening."""
-
-    _END = object()
-
-    def __init__(self, subscribers):
-        self._subscribers = subscribers
-        self._queue = asyncio.Queue()
-        subscribers.add(self._queue)
-
-    def __aiter__(self):
-        return self
-
-    async def __anext__(self):
-        if self._queue is None:
-            raise StopAsyncIteration
-        try:
-            ev = await self._queue.get()
-        except BaseException:  # cancelled: the listener is gone
-            self._stop()
-            raise
-        if ev is self._END:
-            self._stop()
-            raise StopAsyncIteration
-        return ev
-
-    def end(self):
-        if self._queue is not None:
-            self._queue.put_nowait(self._END)
-
-    def _stop(self):
-        if self._queue is not None:
-            self._subscribers.discard(self._queue)
-            self._queue = None
-
-    async def aclose(self):
-        self._stop()
+ABORT_RETRY_S = 1.0  # table seconds between two sends of an abort the table has not confirmed
 
 
 DEFAULT_COLOURS = ("blue", "green")  # before a table says its own (the reference profile's)
@@ -97,19 +57,18 @@ class Daemon:
         self.link = LinkClient(transport, on_event=self._on_table_event,
                                on_change=self._on_link_change,
                                before_motion=self.journal.synced)
+        # the table's own controls: the status light and the start and dice buttons
+        self.panel = Panel(self, spawn=self._spawn, emit=self._on)
         self.table = TableClient(self.link, colours=self._colours or DEFAULT_COLOURS,
-                                 on_event=self._on, on_button=self._pressed)
+                                 on_event=self._on, on_button=self.panel.pressed)
         self.session = None
         self.known = None  # where the last session left the tiles, for the next start
         self.last_end = None  # how the last session ended: {"id", "how", "reason"}
         self._people_done = asyncio.Event()  # `continue` while the top is being cleared
         self._step = None  # the running step (task)
-        self._subscribers = set()
-        self._outbox = []  # (journal write number, event): fanned out once it is committed
-        self._fanning = None  # the task fanning the outbox out
+        self.bus = EventBus(journal)  # the events to the journal and the front ends
         self._tasks = []
         self._lock = asyncio.Lock()  # one operator command at a time
-        self._light_shown = "auto"  # the host pattern last sent to the status light
         self._judged = None  # the seq the command being answered was judged at
         self.reporters = {}  # name -> get_status(): more parts of status() (e.g. "mqtt")
         self.warnings = []  # what `health` tells the owner of how it is reached (the MQTT bridge's)
@@ -180,7 +139,7 @@ class Daemon:
     def _state_changed(self, state, seq):
         self.publish({"type": "state", "state": dict(state.to_dict(), seq=seq),
                       "next": self.next_step(), "can": self.can(), "fault": self.fault()})
-        self._light()
+        self.panel.show()
 
     def _sync(self):
         """Between sessions, the state follows the table: a fault it reports (a person
@@ -251,37 +210,6 @@ class Daemon:
     def _on_table_event(self, msgid, values):
         self.table.on_event(msgid, values)
 
-    def _light_wanted(self):
-        """The status light's host pattern (docs/FIRMWARE.md "The status light"): people
-        are asked, or the hand's walls are up without a throw; else the firmware's own."""
-        nxt = self.next_step()
-        if nxt["action"] in ("continue", "clear_fault") or self.state.name == "stopped":
-            return "people"
-        if nxt["action"] == "dice":
-            return "dice"
-        return "auto"
-
-    def _light(self, pattern=None):
-        """Send the light's pattern when it changes (`refused`: a one-shot, always)."""
-        want = pattern or self._light_wanted()
-        if want == self._light_shown and want != "refused":
-            return
-        if want != "refused":
-            self._light_shown = want
-        if not self.link.connected:
-            return  # the table client sends the last pattern again when it is back
-        self._spawn(self._send_light(want))
-
-    async def _send_light(self, pattern):
-        try:
-            await self.table.set_light(pattern)
-        except JantakuError as e:  # the light is a courtesy: never a step's failure
-            log.info("the status light was not set", pattern=pattern, error=str(e))
-
-    def _pressed(self, button):
-        """The table's start or dice button was pressed: one press, one action."""
-        self._spawn(self._on_button(button))
-
     def _spawn(self, coro):
         """A task of the daemon's (cancelled by close()); finished ones are let go."""
         self._tasks = [t for t in self._tasks if not t.done()]
@@ -294,7 +222,7 @@ class Daemon:
         self.m.bump()  # what is accepted changes with the connection
         self._sync()
         if what in ("connected", "up", "reset") and self.state.name == "aborting":
-            self._spawn(self._send_pending_abort())
+            self._pending_abort()
 
     def _on(self, event):
         """An event of the daemon's own parts (the table client, the session) or of its
@@ -307,48 +235,17 @@ class Daemon:
             event = dict(self._named_throw(self.session, event), type="dice")
         self.publish(event)
         if kind not in ("tile", "build_progress", "state"):
-            self._light()
+            self.panel.show()
 
     def publish(self, event):
-        """Fan ``event`` out, as hostd/core/events.py declares it: to the journal (but
-        those not journalled), and to the front ends in order once the journal holds what
-        it reports.  Nothing else: the daemon's reactions are in :meth:`_on`."""
-        kind = event.get("type")
-        drift = events.check(event)
-        if drift:
-            log.error("event_undeclared", problem=drift)
-        if events.journalled(kind) and self.session is not None and self.session.id:
-            self.journal.event(self.session.id, kind, **{k: v for k, v in event.items()
-                                                         if k not in ("type", "session")})
-        if not self._outbox and not self.journal.uncommitted:
-            self._fan_out(event)  # nothing waits for the disk: at once, in order
-            return
-        self._outbox.append((self.journal.queued, event))
-        if self._fanning is None or self._fanning.done():
-            self._fanning = asyncio.get_running_loop().create_task(self._fan_out_committed())
-
-    def _fan_out(self, event):
-        for q in list(self._subscribers):
-            if q.qsize() < 1000:  # a stalled client loses events, never the daemon
-                q.put_nowait(event)
-
-    async def _fan_out_committed(self):
-        """Events reach the front ends once the journal holds the state they report
-        (hostd/core/writer.py), in the order they were published."""
-        while self._outbox:
-            upto = self._outbox[-1][0]
-            try:
-                await self.journal.synced(upto)
-            except JantakuError as e:
-                log.error("journal_failed", error=str(e))
-            batch = [ev for n, ev in self._outbox if n <= upto]
-            self._outbox = self._outbox[len(batch):]
-            for ev in batch:
-                self._fan_out(ev)
+        """Fan ``event`` out (hostd/core/bus.py): to the journal, for the open session, and
+        to the front ends once the journal holds what it reports.  Nothing else: the
+        daemon's reactions are in :meth:`_on`."""
+        self.bus.publish(event, self.session.id if self.session is not None else None)
 
     def subscribe(self):
         """The daemon's events from now on, in order, for one listener (`async for`)."""
-        return Subscription(self._subscribers)
+        return self.bus.subscribe()
 
     async def start(self):
         self._tasks.append(asyncio.create_task(self.link.run(), name="link"))
@@ -421,8 +318,7 @@ class Daemon:
                              return_exceptions=True)
         await self.table.close()
         self.journal.close()  # commits what is queued, then ends the writer thread
-        if self._fanning is not None:
-            await asyncio.gather(self._fanning, return_exceptions=True)
+        await self.bus.drain()
 
     # -- what a person sees -----------------------------------------------------------------
     def rulesets(self):
@@ -1000,6 +896,7 @@ class Daemon:
                 self._ended(s, "aborted", "aborted by request" + (" (%s)" % fault if fault else ""))
             if not confirmed:
                 self.m.set("aborting", session=s.id if s is not None else None)
+                self._pending_abort()
             else:
                 self._to_idle()
             return await self.answer(aborted=s.id if s is not None else None, confirmed=confirmed)
@@ -1014,47 +911,39 @@ class Daemon:
             self._on({"type": "abort_pending", "message": str(e)})
             return False
 
+    def _pending_abort(self):
+        """The unconfirmed abort sent again until the table confirms it (one task at a time)."""
+        task = getattr(self, "_abort_task", None)
+        if task is None or task.done():
+            self._abort_task = asyncio.ensure_future(self._send_pending_abort())
+            self._tasks.append(self._abort_task)
+
     async def _send_pending_abort(self):
-        async with self._lock:
+        """Sent again and again (ABORT_RETRY_S apart, the lock let go between tries) until
+        the table confirms it: a line that stalled one way past the command's timeout, or
+        a link out of step, leaves no abort unconfirmed once it carries again."""
+        while True:
             if self.state.name != "aborting":
                 return
-            try:
-                await self.link.wait_connected(timeout=10)
-                await self.table.abort()
-            except JantakuError as e:
-                log.warning("the pending abort was not confirmed yet", error=str(e))
-                return
-            self._to_idle()
-            self._on({"type": "abort_confirmed"})
+            if not self.link.connected:  # (waited for without the lock: other commands are
+                try:  # answered meanwhile, "not connected")
+                    await self.link.wait_connected(timeout=10)
+                except JantakuError:
+                    continue
+            async with self._lock:
+                if self.state.name != "aborting":
+                    return
+                try:
+                    await self.table.abort()
+                except JantakuError as e:
+                    log.warning("the pending abort was not confirmed yet: sent again",
+                                error=str(e), in_s=ABORT_RETRY_S)
+                else:
+                    self._to_idle()
+                    self._on({"type": "abort_confirmed"})
+                    return
+            await self.table.pause(ABORT_RETRY_S)
 
-    # -- the table's buttons -------------------------------------------------------------------
-    async def _on_button(self, name):
-        """A press of the table's start or dice button does what the table waits for
-        (docs/FAULTS.md "Buttons"); a press it cannot take is refused, and says why."""
-        try:
-            if name == "dice":
-                did = "throw: %s" % (await self.throw_dice(by="button"))["text"]
-            else:
-                did = await self._press_start()
-        except JantakuError as e:
-            self._light("refused")  # the light says the press was not taken
-            self._on({"type": "button", "button": name, "taken": False, "why": str(e),
-                          "next": self.next_step()})
-            return
-        self._on({"type": "button", "button": name, "taken": True, "did": did})
-
-    async def _press_start(self):
-        """The start button: the hand over (again, after a stopped lift), else continue
-        when people were asked; refused otherwise."""
-        allowed = self.can()
-        if "hand_over" in allowed:
-            await self.hand_over(by="button")
-            return "hand over"
-        if "continue" in allowed:
-            await self.continue_()  # people are done: the centre closes, the step goes on
-            return "continue"
-        self.judge("hand_over")  # raises, with the reason
-        return "nothing"
 
 
 def _first_throw(s, game):

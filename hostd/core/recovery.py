@@ -118,8 +118,7 @@ class Recovery:
             await s.motion(s.table.raise_walls, open_door=False)
             await s.table.settle()
         await s.motion(s.table.drop_top)
-        s.journal.transition(s.id, "resplit", decks_before=s.decks)
-        s.new_split(resplit=True)
+        s.splitter.again()  # hostd/core/split.py
         faults = list(self.faults)
         await s.build_first(top=None)  # a reset again: everything back in, split again
         if s.state.name == "built":

@@ -202,7 +202,7 @@ async def _resume_build(s, st, unfinished):
             return "resumed"
         record = await s.build(deck, expect_empty=True)
     if first_split:
-        await s.finish_first_split(record)
+        await s.splitter.finish_first(record)
     else:
         s.to_state("built", deck=deck, top=top, hand=s.hand)
     return "resumed"

@@ -26,6 +26,7 @@ import time
 from hostd.core.codes import describe_backs
 from hostd.rules.dice import announcement
 from hostd.core.recovery import MAX_RESETS, Recovery
+from hostd.core.split import Split
 from hostd.rules.rulesets import RulesetError, check_colours, check_fits
 from hostd.core.state import DECKS, UNKNOWN, Machine, Stage, State, other, where
 from hostd.errors import BadRequest, JantakuError, NotReady, Refused
@@ -113,6 +114,7 @@ class Session:
         self._lock = asyncio.Lock()
         self.m = machine or Machine()
         self.recovery = Recovery(self)
+        self.splitter = Split(self)  # the Mixed Deck split's steps (hostd/core/split.py)
 
     # -- the state --------------------------------------------------------------------------
     @property
@@ -298,7 +300,7 @@ class Session:
                 if resume["kind"] == "short-top" or (  # (a journal of before: "short")
                         resume["kind"] == "short" and self._not_pushed(resume["missing"])):
                     # so many are missing that they are on the table top, not pushed in
-                    await self._push_window("building", stage=Stage.PUSH)
+                    await self.push_in("building", stage=Stage.PUSH)
                 result = await self.table.resume_build(resume["table_build"])
             else:
                 result = await self.table.build(
@@ -319,7 +321,7 @@ class Session:
             if stray is not None:
                 # the walls hold a colour over the deck's count: a tile not of the sets went
                 # into walls, and what is left in the mixer is of the sets (people's step:
-                # _resplit_stray)
+                # Split.resplit_stray)
                 e.kind, e.colour = "stray", stray
                 e.message = ("%s: a %s tile that is not of the sets went into the walls, and "
                              "what was left in the mixer is of the sets" % (e.message, stray))
@@ -594,10 +596,10 @@ class Session:
             self.update_state(before={d: ("top" if p in STUCK else p) for d, p in before.items()},
                               raise_walls=False)
         if plan.get("stray"):
-            await self._find_stray(plan["stray"])
+            await self.splitter.find_stray(plan["stray"])
             plan.pop("stray")  # found: a collect carried on after a stop asks no more
         if plan.get("window"):
-            await self._push_window("preparing", stage=Stage.PUSH)
+            await self.push_in("preparing", stage=Stage.PUSH)
             self.update_state(push_window=False)
         if self.mixed_deck:  # both sets in the mixer now
             self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS})
@@ -620,66 +622,19 @@ class Session:
             if not first_split:
                 self.to_state("built", deck="A", top=top, hand=self.hand)
                 return
-            if await self.finish_first_split(record, again=False):
+            if await self.splitter.finish_first(record, again=False):
                 return
         raise NotReady("deck A took every tile in the mixer %d times in a row: the two sets "
                        "are not both in it" % MAX_MIXER_SHORT, code="mixer_short")
 
-    async def finish_first_split(self, record, again=True):
-        """The first build of a Mixed Deck split is done (and checked): if the mixer ran
-        empty it was no split (False, after asking people for every tile; `again`: build A
-        again then); else A is built (True)."""
-        if record.get("mixer_empty"):
-            await self._mixer_short()
-            if again:
-                await self.build_first(top=None)
-                return True
-            return False
-        self.to_state("built", deck="A", top=None, hand=self.hand)
-        return True
-
-    async def _mixer_short(self):
-        fid = self.record_fault("mixer-short", None, len(self.builds),
-                                "deck A took every tile in the mixer: the two sets were not both "
-                                "in it; its walls come up and every tile must go into the centre")
-        before = {"A": "inside", "B": UNKNOWN}
-        self.to_state("preparing", stage=Stage.RAISE, reason="mixer_short", before=before,
-                      raise_walls=True, push_window=True)
-        await self.motion(self.table.bring_walls_up)
-        self.update_state(before={"A": "top", "B": UNKNOWN}, raise_walls=False)
-        await self._push_window("preparing", stage=Stage.PUSH, timed=False)
-        self.update_state(stage=Stage.START, before={d: "mixer" for d in DECKS},
-                          push_window=False)
-        self.mark_recovered(fid)
-
-    async def _resplit_stray(self, colour, fault_ids):
-        """A tile not of the sets went into walls already built (a `stray` stop): the table
-        can't tell which tile, so every tile is collected as for a new game (the walls
-        inside come up, the centre shut), people find the stray on the table top (a face
-        with a copy too many among the `colour` backs) and take it out, then push every
-        tile into the centre (the one left in the mixer is of the sets: it stays), and
-        both decks are split again (another split of the game, as after a restart).  The
-        hand in play, if any, ends here."""
-        before = self.where()
-        self.journal.transition(self.id, "resplit", decks_before=self.decks, reason="stray")
-        self.new_split(resplit=True)
-        if self.table.state in ("paused", "fault"):  # the stopped build is over: forget it
-            await self.table.abort()
-        await self.run_plan({"raise": True, "window": True, "before": before, "stray": colour})
-        if self.state.name == "built":
-            for fid in fault_ids or ():
-                self.mark_recovered(fid)
-
-    async def _find_stray(self, colour):
-        """People's step with every tile on the table top and the centre shut: find the
-        tile not of the sets (its back `colour`) and take it out, until `continue`."""
+    async def await_people(self, **changes):
+        """People's step: the state's parameters changed (what they are asked), then
+        wait for their `continue`."""
         self._continue.clear()
-        self.update_state(stage=Stage.FIND, reason="stray", colour=colour)
+        self.update_state(**changes)
         await self._continue.wait()
-        if self.state.name == "preparing" and self.state.get("stage") == Stage.FIND:
-            self.update_state(stage=Stage.START, reason=None, colour=None)
 
-    async def _push_window(self, name, *, timed=True, **params):
+    async def push_in(self, name, *, timed=True, **params):
         """The centre open for `push_window` table seconds (or until `continue`; without
         `timed`, only until `continue`) while people push tiles in; what falls in is
         checked by the next build's count."""
@@ -787,7 +742,7 @@ class Session:
             self.to_state(resume.name, **resume.params)  # carrying on: the state says so at once
             await self.table_ready()
             if st["kind"] == "stray":
-                return await self._resplit_stray(fault.get("colour"), fault.get("ids"))
+                return await self.splitter.resplit_stray(fault.get("colour"), fault.get("ids"))
             if resume.name == "preparing":
                 return await self.run_plan(plan_left(resume))
             if resume.name == "hand_over":
@@ -809,7 +764,7 @@ class Session:
                 return await self.build_first(top=None)
             self.to_state("building", deck="A", top=None, hand=self.hand, stage=Stage.BUILD)
             record = await self.build("A", expect_empty=False, resume=build, split=True)
-            await self.finish_first_split(record)
+            await self.splitter.finish_first(record)
             return None
         if build is None and not self.hands and deck == "A":
             return await self.build_first(top=top)

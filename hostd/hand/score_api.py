@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Annotated, Optional
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from hostd.hand.api import CallBody, CallResult, Ruling
 from hostd.hand.score import score
@@ -61,7 +61,7 @@ class ScoreOptions(BaseModel):
         None, max_length=10, description=OPTIONS["chips"][1])
 
 
-class HandScoreRequest(BaseModel):
+class _HandScoreBody(BaseModel):
     """A won hand to score."""
 
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
@@ -85,17 +85,13 @@ class HandScoreRequest(BaseModel):
                                                               "scoring options")
     calls: list[CallBody] = Field(default_factory=list,
                                   description="called melds and kans, at most 4")
-    riichi: bool = False
-    double_riichi: bool = False
-    open_riichi: bool = False
-    ippatsu: bool = False
-    haitei: bool = False
-    houtei: bool = False
-    rinshan: bool = False
-    chankan: bool = False
-    tenhou: bool = False
-    chiihou: bool = False
-    renhou: bool = False
+
+
+#: the body with the situational flags (hostd.hand.win.SITUATIONS, each false unless
+#: given) after its other fields
+HandScoreRequest = create_model("HandScoreRequest", __base__=_HandScoreBody,
+                                __doc__=_HandScoreBody.__doc__, __module__=__name__,
+                                **{s: (bool, False) for s in SITUATIONS})
 
 
 class Yaku(BaseModel):

@@ -12,11 +12,6 @@ from hostd.hand.errors import HandError
 from hostd.hand.scoring_rules import WINDS
 from hostd.hand.tiles import TILE_INDEX, read_tiles
 
-#: The situational flags a win may carry, in the order they are checked and listed.
-SITUATIONS = ("riichi", "double_riichi", "open_riichi", "ippatsu", "haitei", "houtei",
-              "rinshan", "chankan", "tenhou", "chiihou", "renhou")
-
-
 class Win(NamedTuple):
     """A win: its tile (as written, ``face`` its analysed index), tsumo or ron, the
     seat and round winds (indexes 0-3: east..north) and the situational flags."""
@@ -46,6 +41,11 @@ class Win(NamedTuple):
     def in_riichi(self) -> bool:
         return self.riichi or self.double_riichi
 
+
+#: The situational flags a win may carry (:class:`Win`'s, from riichi on), in the order
+#: they are checked and listed; the API's body (hostd/hand/score_api.py) and the CLI's
+#: options are made from it.
+SITUATIONS = tuple(Win.__annotations__)[tuple(Win.__annotations__).index("riichi"):]
 
 _WIND_INDEX = {w: k for k, w in enumerate(WINDS)}
 

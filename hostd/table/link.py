@@ -63,6 +63,11 @@ class LineFault(Exception):
         self.code = code
 
 
+#: commands in a row without a RESULT within their timeout (10 s; the table answers one in
+#: milliseconds, its long work comes as events) while the table is heard,
+#: before the host makes a new session (protocol/SPEC.md §6 "Out of step")
+RESYNC_AFTER_TIMEOUTS = 1
+
 BOOT_MARKER = b"jantaku: boot error: "  # firmware/bootfail.py MARKER
 #: the commands that start (or allow) motion: sent only once the host's journal holds what
 #: led to them (STOP, ABORT, STATUS, LIGHT and the like never wait)
@@ -77,7 +82,7 @@ class LinkClient:
                  command_timeout=10.0, before_motion=None):
         self.transport = transport
         # awaited before a command that starts motion (MOTION) is sent: the daemon's
-        # journal committing what led to it (hostd/core/writer.py); a stop never waits
+        # journal committing what led to it (hostd/core/journal/writer.py); a stop never waits
         self._before_motion = before_motion
         self._on_event = on_event  # (msgid, values) for every event but RESULT
         self._on_change = on_change or (lambda what, detail: None)
@@ -92,6 +97,9 @@ class LinkClient:
         self.line_fault = None  # {"code", "message", ...}: a LineFault not followed by a session
         self.line_faults = 0  # LineFaults on end (the port's closed time doubles with them)
         self._pending = {}  # command seq -> (future, msgid, values)
+        self._deadlines = {}  # command seq -> (link clock ms when it times out, future)
+        self._timeouts = 0  # commands in a row that got no RESULT in time
+        self.resyncs = 0  # new sessions made because the link was out of step
         self._up = asyncio.Event()
         self._about = asyncio.Event()
         self._stop = False
@@ -150,6 +158,7 @@ class LinkClient:
         virtual = getattr(self.transport, "virtual", False)
         while not self._stop:
             link.poll()
+            self._expire_due()
             data = await self.transport.read(min(link.next_due_ms(), 50))
             # bounded: PUMP_BYTES decoded, then a turn of the event loop's for the rest of
             # the daemon, every turn (a read that always has bytes never waits: without the
@@ -220,6 +229,7 @@ class LinkClient:
     # -- link callbacks ---------------------------------------------------------------------
     def _on_message(self, msgid, values):
         if msgid == m.RESULT:
+            self._timeouts = 0
             seq, cmd, code, field = values
             pending = self._pending.pop(seq, None)
             if pending is not None and not pending[0].done():
@@ -260,9 +270,21 @@ class LinkClient:
             self._down("the table went silent")
         elif ev == plink.PEER_RESET:
             self._down("the table restarted; reconnecting", reset=True)
+        elif ev == plink.RESYNC:
+            self._resynced("the table acknowledged behind what it had acknowledged (a forged "
+                           "or corrupt ack)")
         elif ev == plink.INCOMPATIBLE:
             self._down(link.error or "the table speaks another protocol version")
             log.error("protocol version mismatch", error=self.error)
+
+    def _resynced(self, why):
+        """The link was out of step and a new session is being made: what waited fails as
+        after a lost link, and the table client carries on once the session is up (the
+        table's state is untouched by a new session)."""
+        self.resyncs += 1
+        log.warning("table link out of step: connecting again", why=why)
+        self._down("out of step with the table (%s): connecting again, the operation kept"
+                   % why)
 
     def _on_bad(self, msgid, code, field):
         log.warning("bad frame from table", msgid=m.name_of(msgid),
@@ -310,19 +332,40 @@ class LinkClient:
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
         self._pending[seq] = (fut, msgid, tuple(values))
-        # the future itself is awaited, its timeout a timer: asyncio.wait_for (Python
+        # the future itself is awaited, its timeout a deadline on the link's clock that
+        # the pump looks at every turn (virtual time in-process: a table that never answers
+        # is noticed after 10 table seconds, not wall seconds): asyncio.wait_for (Python
         # 3.11) returns the result of a future done in the same loop pass as a cancel
         # and drops the cancel, so a step cancelled (an abort, the daemon closing) as a
         # RESULT came went on to wait for an event from a link that was gone
-        expired = loop.call_later(timeout or self._timeout, _expire, fut)
+        clock = self.transport.clock
+        self._deadlines[seq] = (plink.ticks_add(clock.ticks_ms(),
+                                                int((timeout or self._timeout) * 1000)), fut)
         try:
             return await fut
         except asyncio.TimeoutError:
             self._pending.pop(seq, None)
+            self._timeouts += 1
+            if self._timeouts >= RESYNC_AFTER_TIMEOUTS and self.link is link and self.connected:
+                self._timeouts = 0
+                link.connect()  # heard, yet deaf to our commands: a new session
+                self._resynced("%s got no result within %.0f s while the table was heard"
+                               % (m.name_of(msgid), timeout or self._timeout))
             raise TableGone("the table did not answer %s within %.0f s"
                             % (m.name_of(msgid), timeout or self._timeout)) from None
         finally:
-            expired.cancel()
+            if self._deadlines.get(seq, (0, None))[1] is fut:
+                del self._deadlines[seq]
+
+    def _expire_due(self):
+        """Commands whose RESULT did not come by their deadline (the link's clock)."""
+        if not self._deadlines:
+            return
+        now = self.transport.clock.ticks_ms()
+        for seq, (due, fut) in list(self._deadlines.items()):
+            if plink.ticks_diff(now, due) >= 0:
+                del self._deadlines[seq]
+                _expire(fut)
 
     def mark(self):
         """An instant on the link clock, for `seconds_since`."""
@@ -336,6 +379,7 @@ class LinkClient:
 
     def get_status(self):
         st = {"connected": self.connected, "error": self.error, "resets": self.resets,
+              "resyncs": self.resyncs,
               "line_fault": self.line_fault}
         if self.link is not None:
             st["link"] = self.link.stats()

@@ -124,14 +124,17 @@ def accepted_for(path):
     return _ACCEPTED.get(path, "a JSON object as docs/API.md gives for %s" % path[:60])
 
 
-def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=(), invites=True):
+def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=(), invites=True,
+               lan_reads="paired"):
     """The API for ``daemon`` (see the module doc for what it must provide).
 
     ``token``: the bearer token motor commands need (required unless ``bind_host`` is
     loopback; when given it is enforced on every bind).  ``bind_host``: the address the
     server will listen on.  ``allowed_hosts``: extra names the API may be reached by
     (Host header), e.g. the table's hostname on a LAN bind.  ``invites``: a paired
-    browser may make a pairing code for another (`POST /pair/invite`).
+    browser may make a pairing code for another (`POST /pair/invite`).  ``lan_reads``:
+    who on another machine may read history and scores, which name the players
+    ("paired": paired browsers and the token; "open": anyone who reaches the API).
     """
     loopback = is_loopback(bind_host)
     if token is not None and (not isinstance(token, str) or len(token) < MIN_TOKEN_CHARS):
@@ -153,7 +156,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=(), i
     hosts.update(h.lower().strip("[]").rstrip(".") for h in allowed_hosts)
     pairing = Pairing(store=getattr(daemon, "journal", None))  # kept across restarts
     app.state.pairing = pairing
-    security = Security(token, pairing)
+    security = Security(token, pairing, lan_reads)
     app.add_middleware(BodyGuard, accepted=accepted_for,
                        before_body=security.before_body(
                            [c.path for c in COMMANDS] + [score_routes.PATH]))
@@ -162,7 +165,7 @@ def create_app(daemon, *, token=None, bind_host="127.0.0.1", allowed_hosts=(), i
     _add_error_handlers(app)
     add_offline_docs(app)
     add_page(app)  # GET /: the table's page (hostd/web/webpage.py), assets under /page/
-    app.state.end_streams = daemon_routes.add(app, daemon, version=VERSION)
+    app.state.end_streams = daemon_routes.add(app, daemon, version=VERSION, security=security)
     commands.add(app, daemon, security)
     pairing_routes.add(app, pairing, security)
     score_routes.add(app, daemon, security)  # the game's ledger: entering needs pairing

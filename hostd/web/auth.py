@@ -59,6 +59,11 @@ def load_or_create_token(path):
     return token, True
 
 
+#: who may read history and scores from another machine (``jantaku run --lan-reads``):
+#: paired browsers and the token (the default), or anyone who reaches the API
+LAN_READS = ("paired", "open")
+
+
 def peer(request):
     """The client's address (a TLS proxy's client's, when hostd/web/server.py trusts it)."""
     return request.client.host if request.client else None
@@ -97,9 +102,12 @@ class Security:
     from a browser, pairing or the token) and ``host_only(...)`` (a program on the host,
     never a browser)."""
 
-    def __init__(self, token, pairing):
+    def __init__(self, token, pairing, lan_reads="paired"):
+        if lan_reads not in LAN_READS:
+            raise ValueError("lan_reads: %r; accepted: %s" % (lan_reads, ", ".join(LAN_READS)))
         self.token = token
         self.pairing = pairing
+        self.lan_reads = lan_reads
         self.bearer = HTTPBearer(auto_error=False, description="the daemon's API token")
         # (HTTPBearer, only where a token is configured, puts the scheme in OpenAPI)
         self.commands = [Depends(self._require)] + ([Depends(self.bearer)] if token else [])
@@ -158,6 +166,33 @@ class Security:
         if not self.bearer_ok(creds):
             log.warning("token_refused")
             raise Forbidden("API token refused")
+
+    def may_read_private(self, request):
+        """Whether this caller may read what names people (history, scores): a program or
+        browser on this host (loopback, not forwarded by a proxy), a paired browser, the
+        token; anyone when the owner said so (``lan_reads="open"``)."""
+        if self.lan_reads == "open":
+            return True
+        forwarded = request.headers.get("x-forwarded-for")
+        client = peer(request)
+        if forwarded is None and (client is None or is_loopback(client)):
+            return True
+        if self.pairing.check(request.cookies.get(COOKIE)):
+            return True
+        return self.bearer_ok(_bearer(request.headers.get("authorization")))
+
+    def private_read(self):
+        """A dependency: history and scores (players' names) for callers that
+        :meth:`may_read_private`, else 401 ``not_paired`` saying what would do."""
+        async def require_reader(request: Request):
+            if not self.may_read_private(request):
+                raise Unauthorized(
+                    "history and scores name the players: from another machine they are for "
+                    "paired browsers (type the pairing code shown by `jantaku run` or "
+                    "`jantaku pair --new`) or the API token; the table's owner may open them "
+                    "to the network with `jantaku run --lan-reads open`", code="not_paired")
+
+        return [Depends(require_reader)]
 
     def host_only(self, done, what, cli):
         """A dependency: for a program on the host (the CLI) only, never for a browser,

@@ -16,7 +16,7 @@ readable by the page's scripts.  docs/API.md §Security has the rules.
   lock the right one out; only the code's 300 in its 5 minutes spend it;
 * sessions are kept under the SHA-256 digest of the cookie (a daemon's dump, log or
   journal holds no usable cookie), in memory and, given a ``store`` (the daemon's
-  journal: hostd/core/journal.py ``browsers``), on disk with their wall-clock expiry, so
+  journal: hostd/core/journal/browsers.py), on disk with their wall-clock expiry, so
   a daemon restart keeps every browser paired; each has a short random ``id`` (not
   derived from the cookie) by which the host lists (``jantaku pair --list``) and ends
   (``jantaku pair --revoke ID``) it; a browser ends its own (``POST /pair/forget``);

@@ -1,4 +1,4 @@
-"""The journal off the event loop (hostd/core/writer.py), on a disk as slow as a bad SD
+"""The journal off the event loop (hostd/core/journal/writer.py), on a disk as slow as a bad SD
 card: the real daemon runs under strace, which makes every fsync and fdatasync (each
 commit with synchronous=FULL makes one) take 500 ms.  An abort during a build still
 reaches the table at once and is answered, confirmed, within 1 s; /status answers within

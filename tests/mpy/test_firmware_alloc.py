@@ -152,6 +152,43 @@ except MemoryError:
 micropython.heap_unlock()
 check("guard IRQ is allocation-free and stops the motors",
       ok and hal.pins["lift_pwm"].duty == 0 and hal.pins["door_pwm"].duty == 0)
+check("the safety IRQ is a hard one where the port has it", fw.ctl.guard.hard)
+
+# the lid and the chain (the emergency stop) stop the mixer too, still allocation-free
+for name in ("lid", "interlock"):
+    hal.pins["guard_curtain"].set(1)
+    hal.pins["lid"].set(1)
+    hal.pins["interlock"].set(1)
+    fw.ctl.guard.ack()
+    fw.ctl.mixer.motor.run(1)
+    fw.ctl.lift.axis.motor.run(1)
+    gc.collect()
+    micropython.heap_lock()
+    try:
+        hal.pins[name].set(0)
+        ok = True
+    except MemoryError:
+        ok = False
+    micropython.heap_unlock()
+    check("%s IRQ is allocation-free and stops the mixer and the lift" % name,
+          ok and hal.pins["mixer_pwm"].duty == 0 and hal.pins["lift_pwm"].duty == 0)
+hal.pins["lid"].set(1)
+hal.pins["interlock"].set(1)
+
+# the watchdog's toggle (a scheduler timer of the main loop) allocates nothing
+wd = hal.pins["watchdog"]
+before = wd.writes
+gc.collect()
+micropython.heap_lock()
+try:
+    for _ in range(5):
+        clock.advance(prof["safety"]["watchdog_toggle_ms"])
+        fw.sched.run()
+    ok = True
+except MemoryError:
+    ok = False
+micropython.heap_unlock()
+check("the watchdog toggles from the loop, allocation-free", ok and wd.writes >= before + 5)
 
 # an inverted pin (a profile's {"pin": n, "invert": true}): a photo gate on it counts a
 # tile on the wire's rising edge, and an inverted gate output is written, under the lock

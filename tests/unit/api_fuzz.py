@@ -83,7 +83,7 @@ class FuzzDaemon:
             self.ledgers[key] = Ledger(self.session["ruleset"])
         return self.ledgers[key]
 
-    def score(self, game=None):
+    def score(self, game=None, session=None):
         return dict(self._ledger(game).state(), game=game or self.session["game"])
 
     def score_export(self, game=None, session=None):

@@ -318,7 +318,7 @@ def test_session_end_empty_takes_two_rounds_for_both_sets_in_the_mixer(tmp_path)
     h = Harness(tmp_path, seed=6, mixed_loading=True)
     try:
         asked = []
-        h.daemon._subscribers.add(_Recorder(asked))
+        h.daemon.bus.subscribers.add(_Recorder(asked))
         assert h.sim.table.mixer.count() == 272
         answer, err = h.call(h.daemon.end_session(empty=True))
         assert err is None and answer["ended"] is None
@@ -363,7 +363,7 @@ def test_what_to_do_next_through_a_hand_over(h):
     h.call(d.hand_over())
     h.settle()
     seen = []
-    d._subscribers.add(_Next(seen, d))
+    d.bus.subscribers.add(_Next(seen, d))
     h.call(d.hand_over())
     h.settle()
     said = {}
@@ -412,7 +412,7 @@ def test_identical_backs_in_the_normal_rotation(tmp_path):
 # -- the table's buttons and the throw (issue: the table's own controls) ----------------------
 def _events(h):
     got = []
-    h.daemon._subscribers.add(_Recorder(got))
+    h.daemon.bus.subscribers.add(_Recorder(got))
     return got
 
 
@@ -797,7 +797,7 @@ def test_a_hand_over_a_recovery_waited_for_keeps_who_asked_for_it(tmp_path):
         h.settle(until=lambda: d.link.connected and d.state.name == "recovering", max_s=60)
         assert d.state["stage"] == "waiting" and d.state["by"] is None
         seen = []
-        h.daemon._subscribers.add(_Recorder(seen))
+        h.daemon.bus.subscribers.add(_Recorder(seen))
         _press(h, "start")
         hands = h.journal.session_summary(d.session.id)["hands"]
         assert hands[-1]["hand"] == 3 and hands[-1]["by"] == "button", hands[-1]

@@ -495,3 +495,91 @@ def test_held_out_random_faults_lead_back_to_the_third_hand_over(tmp_path, n):
         check_tiles(h, p)
     finally:
         h.close()
+
+
+# -- the line itself: a forged ack, a one-way stall (issue 53 point 5) ------------------------
+
+class LineTamper:
+    """Between the daemon and the in-process table: drops what the host sends while
+    `deaf_until_ms` (a one-way stall, host to table), or drops the host's `forge_at`-th
+    sequenced command from now and answers it with a forged ack (a good CRC) the table
+    never sent."""
+
+    def __init__(self, h):
+        from protocol import codec, messages
+
+        self.h, self.codec, self.m = h, codec, messages
+        self.tr = h.transport
+        self.deaf_until_ms = -1
+        self.forge_at = None
+        self.forged = 0
+        self._inject = b""
+        self._write, self._read = self.tr.write, self.tr.read
+        self.tr.write, self.tr.read = self.write, self.read
+
+    def write(self, data):
+        if self.h.sim.now_ms() < self.deaf_until_ms:
+            return
+        seq, msgid, _ = self.codec.decode_message(bytes(data))
+        if self.forge_at is not None and msgid >= self.m.FIRST_SEQUENCED:
+            self.forge_at -= 1
+            if self.forge_at == 0:
+                self.forge_at = None
+                self.forged += 1
+                self._inject += self.codec.encode_frame((seq + 1) & 0xFF, self.m.ACK, ())
+                return
+        self._write(data)
+
+    async def read(self, max_ms):
+        data = await self._read(max_ms)
+        data, self._inject = self._inject + data, b""
+        return data
+
+
+@pytest.mark.parametrize("at", [3, 12])
+def test_a_forged_ack_and_people_get_back_to_play(tmp_path, at):
+    """A forged ack for a command the table never got: the daemon's link sees the table ack
+    behind, makes a new session (no reset: the walls are trusted), carries on what the
+    outage cut, and the people reach the third hand over with exact counts."""
+    h = Harness(tmp_path, seed=5)
+    try:
+        tamper = LineTamper(h)
+        tamper.forge_at = at
+        p = Person(h, PLAY)
+        p.run()
+        check_tiles(h, p)
+        assert tamper.forged == 1
+        assert h.daemon.link.resyncs >= 1 and h.daemon.link.resets == 0
+        assert h.driven() == []
+    finally:
+        h.close()
+
+
+@pytest.mark.parametrize("resync", [True, False])
+def test_an_abort_through_a_one_way_stall_is_sent_again_until_the_table_confirms_it(
+        tmp_path, monkeypatch, resync):
+    """The host's bytes stop reaching the table for 12 s while the table is still heard: the
+    abort pressed then gets no result within 10 s (pending, `aborting`); once the line
+    carries again it is sent again until the table confirms it, with nobody pressing it:
+    by the link's new session (resync), and by the daemon's own re-sends without one."""
+    from hostd.table import link as hlink
+
+    if not resync:
+        monkeypatch.setattr(hlink, "RESYNC_AFTER_TIMEOUTS", 10 ** 6)
+    h = Harness(tmp_path, seed=6)
+    try:
+        tamper = LineTamper(h)
+        d = h.daemon
+        got, err = h.call(d.start_session("riichi", True), CALL_S)
+        assert err is None, err
+        h.settle(until=lambda: h.sim.table.driven(), max_s=30)  # motors running
+        tamper.deaf_until_ms = h.sim.now_ms() + 12000
+        got, err = h.call(d.abort(), CALL_S)
+        assert err is None and got["confirmed"] is False and d.state.name == "aborting"
+        took = h.settle(until=lambda: d.state.name == "idle", max_s=60)
+        assert h.sim.now_ms() > tamper.deaf_until_ms
+        assert took < 30, took
+        h.wait_s(2.0)
+        assert h.driven() == [], h.driven()
+    finally:
+        h.close()

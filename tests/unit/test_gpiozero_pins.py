@@ -31,6 +31,8 @@ def pi_profile():
     p = json.loads((ROOT / "firmware" / "boards" / "reference-18.json").read_text())
     p.update({"id": "pi-sim-2", "tracks": 2, "pins": dict(PI_PINS),
               "current_adc": {"kind": "ads1115", "addr": 72, "channel": 0}})
+    p["thresholds"]["lift_stall_current_u16"] = 41920  # 5.24 A on the ADS1115
+    p.pop("safety", None)
     return fp.load(p)
 
 

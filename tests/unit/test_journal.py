@@ -551,8 +551,8 @@ def _schema_v2():
     from hostd.core import journal as jmod
 
     out = []
-    for stmt in jmod._SCHEMA:
-        if "CREATE TABLE games" in stmt or stmt is jmod._SCORES:  # (scores: version 6)
+    for stmt in jmod.schema.SCHEMA:
+        if "CREATE TABLE games" in stmt or stmt is jmod.schema.SCORES:  # (scores: version 6)
             continue
         stmt = "\n".join(line for line in stmt.split("\n")
                          if not line.strip().startswith(("game ", "started_by ", "dice_by ",
@@ -567,8 +567,8 @@ def _schema_v3():
     from hostd.core import journal as jmod
 
     out = []
-    for stmt in jmod._SCHEMA:
-        if stmt is jmod._SCORES:  # (version 6)
+    for stmt in jmod.schema.SCHEMA:
+        if stmt is jmod.schema.SCORES:  # (version 6)
             continue
         stmt = "\n".join(line for line in stmt.split("\n")
                          if not line.strip().startswith("split "))
@@ -627,7 +627,7 @@ def test_a_version_1_journal_is_migrated_and_finished_becomes_ended(path):
 def test_a_version_5_journal_gains_the_ledger_and_its_open_session_keeps_scores(path):
     from hostd.core import journal as jmod
 
-    db = _old_journal(path, [s for s in jmod._SCHEMA if s is not jmod._SCORES], 5)
+    db = _old_journal(path, [s for s in jmod.schema.SCHEMA if s is not jmod.schema.SCORES], 5)
     db.execute("INSERT INTO sessions (ruleset, mixed_deck, sets, state, phase, created_at) "
                "VALUES ('riichi', 0, '[\"blue\", \"green\"]', 'open', 'built', 1.0)")
     db.execute("INSERT INTO games (session_id, game, first_hand, started_at) VALUES (1, 1, 1, 1.0)")

@@ -223,7 +223,7 @@ def _private_uses(path):
 
 
 @pytest.mark.parametrize("rel", ["core/recovery.py", "core/resume.py", "bringup/selftest.py",
-                                 "core/bench.py"])
+                                 "core/bench.py", "core/panel.py", "core/split.py"])
 def test_the_session_s_helpers_use_its_public_methods_only(rel):
     """The recovery, the resume and the bench steps drive the Session (or the Daemon)
     through its public methods, never another object's `_name`."""

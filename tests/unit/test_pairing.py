@@ -796,7 +796,7 @@ def test_a_version_4_journal_gains_the_browsers_table(tmp_path):
 
     path = str(tmp_path / "journal.sqlite")
     db = sqlite3.connect(path, isolation_level=None)
-    for stmt in jmod._SCHEMA:
+    for stmt in jmod.schema.SCHEMA:
         if "CREATE TABLE IF NOT EXISTS browsers" not in stmt:
             db.execute(stmt)
     db.execute("PRAGMA application_id=%d" % jmod.APPLICATION_ID)
@@ -898,3 +898,43 @@ def test_a_paired_phone_invites_another(tmp_path):
 
     r = run(go_off())
     assert r.status_code == 403 and r.json()["error"]["code"] == "invites_off"
+
+
+def test_history_and_scores_from_another_machine_need_pairing_by_default():
+    """Issue 53 point 7: on a LAN bind, GET /history, /score and /score/export from another
+    address are 401 not_paired (and the status leaves the score out) until the browser
+    pairs; a program on the host reads them as before; --lan-reads open opens them."""
+    d = FakeDaemon()
+    d.st["session"] = {"id": 7, "ruleset": "riichi", "mixed_deck": True,
+                       "sets": ["blue", "green"], "colours_checked": True, "game": 1,
+                       "game_hand": 1, "hand": 1, "split": 1, "decks": {}, "games": [],
+                       "builds": [], "hands": [], "faults": [], "dice": None,
+                       "score": {"players": {"E": {"name": "Aiko"}}}}
+    d.score = lambda game=None, session=None: {"players": {"E": {"name": "Aiko"}}}
+    d.history = lambda limit=20, before=None: {"sessions": [{"id": 7}]}
+    lan = ("192.168.1.66", 5000)
+
+    async def reads(app, client, cookie=None, export=False):
+        transport = httpx.ASGITransport(app=app, client=client)
+        paths = ("/history", "/score") + (("/score/export",) if export else ())
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8737",
+                                     cookies={"jantaku_session": cookie} if cookie else None) as c:
+            out = {p: await c.get(p) for p in paths}
+            out["/status"] = await c.get("/status")
+            return out
+
+    app = create_app(d, token="t" * 32, bind_host="0.0.0.0")
+    got = run(reads(app, lan, export=True))  # (refused before the daemon is asked)
+    for path in ("/history", "/score", "/score/export"):
+        assert got[path].status_code == 401 and got[path].json()["error"]["code"] == "not_paired"
+        assert "--lan-reads open" in got[path].json()["error"]["message"]
+    assert got["/status"].status_code == 200 and got["/status"].json()["session"]["score"] is None
+    local = run(reads(app, ("127.0.0.1", 5000)))
+    assert all(r.status_code == 200 for r in local.values())
+    assert local["/status"].json()["session"]["score"]["players"]["E"]["name"] == "Aiko"
+    cookie = app.state.pairing.exchange(app.state.pairing.new_code(), client=lan[0]).cookie
+    paired = run(reads(app, lan, cookie))
+    assert all(r.status_code == 200 for r in paired.values()), paired
+    assert paired["/status"].json()["session"]["score"]["players"]["E"]["name"] == "Aiko"
+    opened = run(reads(create_app(d, token="t" * 32, bind_host="0.0.0.0", lan_reads="open"), lan))
+    assert all(r.status_code == 200 for r in opened.values())

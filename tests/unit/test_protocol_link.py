@@ -740,3 +740,48 @@ def test_a_runtime_without_a_random_source_still_gets_a_new_nonce_each_boot(monk
     finally:
         random.setstate(state)
     assert len(set(got)) == 3 and 0 not in got and all(0 < v <= 0xFFFFFFFF for v in got)
+
+
+def test_a_forged_ack_puts_the_host_out_of_step_and_it_connects_again():
+    """Issue 53 point 5: one forged ack (a good CRC) acknowledging commands the table never
+    got: the table drops every later command as a gap and acks behind; the host sees an ack
+    behind its oldest unacked frame, says RESYNC and makes a new session, after which
+    commands are delivered again (the table's state untouched: no reboot)."""
+    p = Pair(seed=53)
+    p.connect()
+    p.host.send(m.STOP, ())
+    p.run_until(lambda: len(p.commands) == 1)
+    p.run_until(lambda: p.host.in_flight == 0)
+    # the next command is lost on the line and a forger acks it
+    real_write = p.host._write
+    p.host._write = lambda buf, n: None
+    assert p.host.send(m.STOP, ())
+    p.host._write = real_write
+    p.host.feed(c.encode_frame((p.host.sent_seq + 1) & 0xFF, m.ACK, ()))
+    assert p.host.in_flight == 0  # taken as delivered
+    p.host.send(m.LIFT, ())  # a gap for the table: dropped, acked behind
+    p.run_until(lambda: L.RESYNC in p.host_events)
+    assert p.host.resyncs == 1 and p.host_events.count(L.NEW) == 1
+    p.run_until(lambda: p.host_events.count(L.NEW) == 2)
+    assert not p.host.peer_rebooted  # the same boot: a new session, not a reset
+    assert p.host.send(m.LIFT, ())
+    p.run_until(lambda: len(p.commands) == 2)
+    assert [mid for mid, _ in p.commands] == [m.STOP, m.LIFT]
+
+
+def test_the_table_ignores_an_ack_behind_and_a_host_ack_ahead_is_stale():
+    """Only the host resynchronises: a device fed an ack behind its window ignores it, and
+    an ack ahead of the host's frames in flight (stale) changes nothing."""
+    d = Manual()
+    d.connect()
+    d.out()
+    d.link.send(m.STATE, (1, 0))
+    d.feed(0, m.ACK)  # (a NAK: 0 is its oldest unacked) ...
+    d.feed(200, m.ACK)  # ... and one far behind: ignored
+    assert L.RESYNC not in d.events and d.link.session == NONCE
+    h = Manual(role="host")
+    h.link.poll()
+    h.feed(0, m.IDENTITY, (1, 0, "0.1", "b", 7, NONCE, 4, 18, 2))
+    h.link.send(m.BUILD, (1,))
+    h.feed(100, m.ACK)  # far ahead of the one in flight: stale
+    assert h.events == [L.NEW] and h.link.in_flight == 1

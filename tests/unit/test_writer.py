@@ -1,4 +1,4 @@
-"""The journal's writer thread (hostd/core/writer.py) and the journal on it: units run in
+"""The journal's writer thread (hostd/core/journal/writer.py) and the journal on it: units run in
 order, those queued during a commit share the next one, `synced` waits for exactly what
 was queued before it, and a failure stops every later write."""
 import asyncio
@@ -8,7 +8,7 @@ import time
 import pytest
 
 from hostd.core.journal import Journal
-from hostd.core.writer import Writer
+from hostd.core.journal.writer import Writer
 from hostd.errors import JournalError
 
 

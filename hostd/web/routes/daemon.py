@@ -29,7 +29,7 @@ class HealthResponse(BaseModel):
                                 "docs/SECURITY.md); the same lines are logged at start")
 
 
-def add(app: FastAPI, daemon, *, version):
+def add(app: FastAPI, daemon, *, version, security=None):
     """The read routes on `app`; returns end_streams(), which the server calls as it
     stops (each event stream ends after the events it has queued)."""
 
@@ -42,14 +42,22 @@ def add(app: FastAPI, daemon, *, version):
         return {"ok": True, "version": version, "api": API_VERSION,
                 "warnings": list(getattr(daemon, "warnings", ()))}
 
+    private = security.private_read() if security is not None else []
+
     @app.get("/status", response_model=Status, tags=["daemon"], operation_id="status")
-    async def status():
+    async def status(request: Request):
         """The one status: the table's state (`state`), what happens next (`next`), the
         commands the daemon would accept now (`can`), the open fault, the table and the
-        session."""
-        return await maybe_await(daemon.status())
+        session.  From another machine, unless paired (or the token, or `--lan-reads
+        open`), the session's `score` (the players' names and points) is left out."""
+        st = await maybe_await(daemon.status())
+        if security is not None and (st.get("session") or {}).get("score") is not None \
+                and not security.may_read_private(request):
+            st = dict(st, session=dict(st["session"], score=None))
+        return st
 
-    @app.get("/history", response_model=dict[str, Any], tags=["daemon"], operation_id="history")
+    @app.get("/history", response_model=dict[str, Any], tags=["daemon"], operation_id="history",
+             dependencies=private)
     async def history(limit: int = Query(20, ge=1, le=MAX_HISTORY_LIMIT),
                       before: Optional[int] = Query(None, ge=1, le=MAX_HISTORY_ID)):
         """Past sessions from the journal, newest first: ruleset, how each ended, its

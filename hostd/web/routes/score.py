@@ -48,7 +48,7 @@ ENTRY_ERRORS = {
 
 def add(app: FastAPI, daemon, security):
     @app.get(PATH, response_model=dict[str, Any], tags=["scores"], operation_id="score",
-             responses=READ_ERRORS)
+             responses=READ_ERRORS, dependencies=security.private_read())
     async def score(game: Optional[int] = Query(None, ge=1, le=10_000),
                     session: Optional[int] = Query(None, ge=1, le=MAX_SESSION)):
         """The game's ledger: `ruleset`, `game`, `round`, `hand`, `honba`, `dealer` (a
@@ -71,7 +71,8 @@ def add(app: FastAPI, daemon, security):
         return await daemon.score_entry(body)
 
     @app.get(PATH + "/export", tags=["scores"], operation_id="score_export",
-             response_model=None, responses={**READ_ERRORS, 200: {
+             response_model=None, dependencies=security.private_read(),
+             responses={**READ_ERRORS, 200: {
                  "description": "the game's ledger: JSON (`format=json`) or CSV",
                  "content": {"application/json": {}, "text/csv": {}}}})
     async def score_export(game: Optional[int] = Query(None, ge=1, le=10_000),
