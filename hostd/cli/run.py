@@ -120,9 +120,8 @@ def configure_run(p):
     p.add_argument("--sim-fault", action="append", default=[], metavar="SPEC", type=fault_arg,
                    help="with --sim: inject a fault, KIND[:key=value,...] (docs/SIMULATOR.md); "
                         "repeatable")
-    p.add_argument("--sim-board", default=None, metavar="ID|PATH",
-                   help="with --sim: the simulated table's board profile (default reference-18; "
-                        "fourport-24v: the four-port machine, docs/FIRMWARE.md §11)")
+    p.add_argument("--sim-board", default=None, metavar="ID|PATH", help="with --sim: the simulated "
+                   "table's board profile (default reference-18; fourport-24v: a four-port machine)")
     p.add_argument("--sim-players", choices=("auto", "manual"), default="auto",
                    help="with --sim: the simulated people: auto push the played tiles in; "
                         "manual leave it to you (`jantaku sim push`, then `jantaku continue`)")
