@@ -146,15 +146,12 @@ class SMBusI2C:
             buf[i] = data[i]
 
 
-class GpiozeroHal:
+class GpiozeroHal(_hal.Binding):
     def __init__(self, pin_factory, profile, *, i2c=None):
+        _hal.Binding.__init__(self, profile)
         self._f = pin_factory
-        self._p = profile
-        self._pins = profile["pins"]
-        self._cache = {}
-        self._i2c = i2c
-        self._i2c_given = i2c is not None
-        self._i2c_made = False
+        if i2c is not None:  # a bus given (tests): the one the binding uses
+            self._i2c, self._i2c_made = i2c, True
         self.devices = []
         from firmware.bindings.machine_hal import Inverted
         from firmware.drivers.expander import Expanders
@@ -209,16 +206,7 @@ class GpiozeroHal:
         its scheduler exists)."""
         self._x.start(sched)
 
-    def _num(self, name, kind):
-        if name not in self._pins:
-            raise ProfileError("pins." + name, "no such signal", "a signal of docs/ARCHITECTURE.md §4")
-        if _hal.signal(name)[0] != kind:
-            raise ValueError("%s is not a %s signal" % (name, kind))
-        return self._pins[name]
-
-    def output(self, name):
-        if name in self._cache:
-            return self._cache[name]
+    def _output(self, name):
         n = self._num(name, _hal.OUT)
         obj = None
         if n is not None and n >= _hal.EXPANDER_PINS:
@@ -228,23 +216,16 @@ class GpiozeroHal:
                                       initial_value=False, pin_factory=self._f)
             self.devices.append(dev)
             obj = _Out(dev)
-        self._cache[name] = obj
         return obj
 
-    def pwm(self, name):
-        if name in self._cache:
-            return self._cache[name]
+    def _pwm(self, name):
         n = self._num(name, _hal.PWM)
         dev = PWMOutputDevice(n, active_high=not _hal.options(self._p, name)[0], initial_value=0,
                               frequency=self._p["pwm_freq"], pin_factory=self._f)
         self.devices.append(dev)
-        obj = _Pwm(dev)
-        self._cache[name] = obj
-        return obj
+        return _Pwm(dev)
 
-    def input(self, name):
-        if name in self._cache:
-            return self._cache[name]
+    def _input(self, name):
         n = self._num(name, _hal.IN)
         obj = None
         if n is not None and n >= _hal.EXPANDER_PINS:
@@ -263,12 +244,9 @@ class GpiozeroHal:
                 dev = DigitalInputDevice(n, pull_up=None, active_state=True, pin_factory=self._f)
                 obj = _In(dev, invert)
             self.devices.append(dev)
-        self._cache[name] = obj
         return obj
 
-    def adc(self, name):
-        if name in self._cache:
-            return self._cache[name]
+    def _adc(self, name):
         obj = None
         cfg = self._p.get("current_adc")
         if name == "lift_current" and cfg is not None:
@@ -278,27 +256,12 @@ class GpiozeroHal:
             if bus is None:
                 raise ProfileError("current_adc", "needs the I2C bus", "I2C pins in the profile")
             obj = Ads1115(bus, addr=cfg["addr"], channel=cfg["channel"])
-        self._cache[name] = obj
         return obj
 
-    def i2c(self):
-        if self._i2c_given or self._i2c_made:
-            return self._i2c
-        self._i2c_made = True
+    def _make_i2c(self):
         if self._pins["i2c_sda"] is None:
             return None
-        self._i2c = SMBusI2C(self._p["i2c"]["bus"])
-        return self._i2c
-
-    def all_off(self):
-        for name in _hal.profile_signals(self._p):
-            kind = _hal.signal(name)[0]
-            if kind == _hal.OUT:
-                o = self.output(name)
-                if o is not None:
-                    o.value(0)
-            elif kind == _hal.PWM:
-                self.pwm(name).duty_u16(0)
+        return SMBusI2C(self._p["i2c"]["bus"])
 
     def close(self):
         for d in self.devices:

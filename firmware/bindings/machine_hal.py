@@ -17,7 +17,6 @@
 # mechanisms read and write the signal as usual; an inverted output starts at
 # its wire's high level, which is its "off".
 from firmware import hal as _hal
-from firmware.profile import ProfileError
 
 
 class Inverted:
@@ -69,24 +68,12 @@ class InvertedPwm:
         self.pwm.duty_u16(65535)
 
 
-class MachineHal:
+class MachineHal(_hal.Binding):
     def __init__(self, machine, profile):
+        _hal.Binding.__init__(self, profile)
         self._m = machine
-        self._p = profile
-        self._pins = profile["pins"]
-        self._cache = {}
-        self._i2c = None
-        self._i2c_made = False
         self._x = None  # the profile's Expanders: imported and made with the first pin on one
         self._sched = None  # (a board without an expander never loads their code)
-
-    def _num(self, name, kind):
-        if name not in self._pins:
-            raise ProfileError("pins." + name, "no such signal", "a signal of docs/ARCHITECTURE.md §4")
-        sig = _hal.signal(name)
-        if sig[0] != kind:
-            raise ValueError("%s is a %s signal, not %s" % (name, sig[0], kind))
-        return self._pins[name]
 
     def _expander_pin(self, name):
         """The expander pin of signal `name`, wrapped when the profile inverts it: the
@@ -112,9 +99,7 @@ class MachineHal:
         if self._x is not None:
             self._x.start(sched)
 
-    def output(self, name):
-        if name in self._cache:
-            return self._cache[name]
+    def _output(self, name):
         n = self._num(name, _hal.OUT)
         obj = None
         if n is not None and n >= _hal.EXPANDER_PINS:
@@ -125,12 +110,9 @@ class MachineHal:
                 obj = Inverted(P(n, P.OUT, value=1))  # off from the start
             else:
                 obj = P(n, P.OUT, value=0)
-        self._cache[name] = obj
         return obj
 
-    def pwm(self, name):
-        if name in self._cache:
-            return self._cache[name]
+    def _pwm(self, name):
         n = self._num(name, _hal.PWM)
         P = self._m.Pin
         if _hal.options(self._p, name)[0]:
@@ -139,12 +121,9 @@ class MachineHal:
             obj = self._m.PWM(P(n, P.OUT, value=0))
         obj.freq(self._p["pwm_freq"])
         obj.duty_u16(0)
-        self._cache[name] = obj
         return obj
 
-    def input(self, name):
-        if name in self._cache:
-            return self._cache[name]
+    def _input(self, name):
         n = self._num(name, _hal.IN)
         obj = None
         if n is not None and n >= _hal.EXPANDER_PINS:
@@ -161,12 +140,9 @@ class MachineHal:
             obj = P(n, P.IN, p)
             if invert:
                 obj = Inverted(obj)
-        self._cache[name] = obj
         return obj
 
-    def adc(self, name):
-        if name in self._cache:
-            return self._cache[name]
+    def _adc(self, name):
         obj = None
         cfg = self._p.get("current_adc")
         if name == "lift_current" and cfg is not None:
@@ -177,29 +153,13 @@ class MachineHal:
             n = self._num(name, _hal.ADC)
             if n is not None:
                 obj = self._m.ADC(self._m.Pin(n))
-        self._cache[name] = obj
         return obj
 
-    def i2c(self):
-        if self._i2c_made:
-            return self._i2c
-        self._i2c_made = True
+    def _make_i2c(self):
         sda = self._pins["i2c_sda"]
         scl = self._pins["i2c_scl"]
         if sda is None or scl is None:
             return None
         c = self._p["i2c"]
         P = self._m.Pin
-        self._i2c = self._m.I2C(c["bus"], scl=P(scl), sda=P(sda), freq=c["freq"])
-        return self._i2c
-
-    def all_off(self):
-        """Create every output of the profile with its level 0 (duty 0)."""
-        for name in _hal.profile_signals(self._p):
-            kind = _hal.signal(name)[0]
-            if kind == _hal.OUT:
-                o = self.output(name)
-                if o is not None:
-                    o.value(0)
-            elif kind == _hal.PWM:
-                self.pwm(name).duty_u16(0)
+        return self._m.I2C(c["bus"], scl=P(scl), sda=P(sda), freq=c["freq"])
