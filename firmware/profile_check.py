@@ -377,8 +377,7 @@ def _pins(v, tracks, given_options, nexp):
         raise ProfileError("pins", "got %r, not an object" % (v,), acc_keys)
     for k in v:
         if k not in names:
-            if hal.signal(str(k)) is not None and k not in hal.SIGNALS and hal.pattern(str(k))[0] not in [
-                    b + "<n>" for b in hal.TRACK_SIGNALS]:
+            if hal.signal(str(k)) is not None and k not in hal.SIGNALS and not hal.reference_track(str(k)):
                 raise ProfileError("pins." + str(k), "a signal of the fourport family in a reference profile "
                                    "(the families are not mixed)", 'the reference family\'s signals, or '
                                    '"family": "fourport" with its motors and pins')

@@ -14,6 +14,7 @@ import pathlib
 import sys
 
 from firmware import hal
+from firmware.fourport import pins as _fp
 from firmware import profile_check as S
 from firmware.current_reference import lift_current_text
 from firmware.profile_reference import ADDR, KEYS, PINS
@@ -59,10 +60,10 @@ def _pins():
     for base, (kind, _, optional) in hal.TRACK_SIGNALS.items():
         yield "pins.%s<n>" % base, _pin_range(kind, optional)
     # the four-port family's (docs/FIRMWARE.md §11)
-    for pat, (kind, _, optional) in hal.FOURPORT_SIGNALS.items():
+    for pat, (kind, _, optional) in _fp.FOURPORT_SIGNALS.items():
         yield "pins." + pat, _pin_range(kind, optional)
-    for d in hal.DRIVES:
-        for sfx, kind in hal.DRIVES[d]:
+    for d in _fp.DRIVES:
+        for sfx, kind in _fp.DRIVES[d]:
             yield "pins.<motor>" + sfx, _pin_range(kind, False)
     # a pin given as an object (docs/FIRMWARE.md §3.6)
     yield "pins.<signal>.pin", "%s (%s on an expander)" % (_range(S.PIN), _range(S.EXPANDER_PIN))
@@ -114,8 +115,8 @@ def _family():
 
 
 def _motors():
-    yield "motors", "null (reference) or an object of %s" % ", ".join(m for m, _, _ in hal.FOURPORT_MOTORS)
-    yield "motors.<motor>.drive", " \\| ".join(hal.DRIVES)
+    yield "motors", "null (reference) or an object of %s" % ", ".join(m for m, _, _ in _fp.FOURPORT_MOTORS)
+    yield "motors.<motor>.drive", " \\| ".join(_fp.DRIVES)
     yield "motors.<motor>.supply", " \\| ".join(S.MOTOR_SUPPLIES)
 
 

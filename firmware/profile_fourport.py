@@ -3,6 +3,7 @@
 # imports it only for a profile that names the family or gives motors, so a reference
 # board never loads it (and profile.release() drops it with the checks).
 from firmware import hal
+from firmware.fourport import pins as _fp
 from firmware.profile import ProfileError
 from firmware.profile_check import PIN_ACC as _PIN_ACC, PIN, MOTOR_SUPPLIES, is_int as _is_int, \
     pin_object as _pin_object, chip_only as _chip_only
@@ -16,7 +17,7 @@ def motors_into(found, out, v):
     """The motors section, every problem in it at once (added to found; the first raised
     so the section counts as wrong)."""
     fam = out["family"]
-    kinds = [m for m, _, _ in hal.FOURPORT_MOTORS]
+    kinds = [m for m, _, _ in _fp.FOURPORT_MOTORS]
     if fam != "fourport":
         if v is not None:
             raise ProfileError("motors", "the %s family has no motors section (its motors are named by "
@@ -30,7 +31,7 @@ def motors_into(found, out, v):
     for k in v:
         if k not in kinds:
             mine.append(ProfileError("motors." + str(k), "unknown motor", "one of " + ", ".join(kinds)))
-    for m, _side, two_way in hal.FOURPORT_MOTORS:
+    for m, _side, two_way in _fp.FOURPORT_MOTORS:
         key = "motors." + m
         e = v.get(m)
         if not isinstance(e, dict):
@@ -43,7 +44,7 @@ def motors_into(found, out, v):
                 bad = True
         drive = e.get("drive")
         supply = e.get("supply")
-        if drive not in hal.DRIVES:
+        if drive not in _fp.DRIVES:
             mine.append(ProfileError(key + ".drive", "missing" if drive is None else "got %r" % (drive,),
                                      "hbridge, onoff or relays"))
             bad = True
@@ -71,7 +72,7 @@ def motors_into(found, out, v):
 
 # a motor is stopped by its switches: the inputs each motor cannot do without
 def _motor_switches(name):
-    kind = hal.motor_kind(name)
+    kind = _fp.motor_kind(name)
     n = name[len(kind):]
     if kind == "stacker":
         return ["home" + n]
@@ -90,24 +91,24 @@ def pins_into(found, out, v):
     """A four-port profile's pins: every problem at once (added to found)."""
     tracks = out["tracks"]
     drives = out.pop("_motor_drives", None) or {}
-    vague = [m for m in hal.motor_names(tracks) if hal.motor_kind(m) not in drives]
-    names = hal.fourport_signal_names(tracks, drives, skip_missing=True)
+    vague = [m for m in _fp.motor_names(tracks) if _fp.motor_kind(m) not in drives]
+    names = _fp.signal_names(tracks, drives, skip_missing=True)
     acc_keys = "the fourport family's signals for %d sides and these motors' drives" % tracks
     if not isinstance(v, dict):
         raise ProfileError("pins", "got %r, not an object" % (v,), acc_keys)
     mine = []
     for k in v:
         if k not in names:
-            if [m for m in vague if hal.pattern(k)[0].startswith(hal.pattern(m)[0] + "_")]:
+            if [m for m in vague if _fp.pattern(k)[0].startswith(_fp.pattern(m)[0] + "_")]:
                 continue  # a pin of a motor whose drive is wrong (reported at motors)
             sig = hal.signal(k)
-            if sig is not None and (k in hal.SIGNALS or hal.pattern(k)[0] in [b + "<n>" for b in hal.TRACK_SIGNALS]):
+            if sig is not None and (k in hal.SIGNALS or _fp.pattern(k)[0] in [b + "<n>" for b in hal.TRACK_SIGNALS]):
                 mine.append(ProfileError("pins." + str(k), "a signal of the reference family in a fourport "
                                          "profile (the families are not mixed)", acc_keys))
             elif sig is not None:
                 mine.append(ProfileError("pins." + str(k), "not a signal of this profile's motors' drives "
-                                         "or sides (motors.%s says how it is driven)" % hal.motor_kind(k.split("_")[0])
-                                         if hal.pattern(k)[0].split("_")[0].replace("<n>", "") in [m for m, _, _ in hal.FOURPORT_MOTORS]
+                                         "or sides (motors.%s says how it is driven)" % _fp.motor_kind(k.split("_")[0])
+                                         if _fp.pattern(k)[0].split("_")[0].replace("<n>", "") in [m for m, _, _ in _fp.FOURPORT_MOTORS]
                                          else "not a signal of this profile's %d sides" % tracks, acc_keys))
             else:
                 mine.append(ProfileError("pins." + str(k), "unknown signal", acc_keys + ": " + ", ".join(names)))
@@ -121,7 +122,7 @@ def pins_into(found, out, v):
         kind, pull, optional = hal.signal(k)
         if k not in v:
             if not optional and kind == hal.IN:
-                owner = [m for m in hal.motor_names(tracks) if k in _motor_switches(m)]
+                owner = [m for m in _fp.motor_names(tracks) if k in _motor_switches(m)]
                 if owner:
                     mine.append(ProfileError(key, "missing: motor %s is stopped by it (a motor without its "
                                              "switches is refused)" % owner[0], _PIN_ACC))
@@ -132,7 +133,7 @@ def pins_into(found, out, v):
         try:
             if p is None:
                 if not optional:
-                    owner = [m for m in hal.motor_names(tracks) if k in _motor_switches(m)]
+                    owner = [m for m in _fp.motor_names(tracks) if k in _motor_switches(m)]
                     raise ProfileError(key, "null is not allowed" + (
                         ": motor %s is stopped by it" % owner[0] if owner else ", the firmware cannot do without it"),
                         _PIN_ACC)

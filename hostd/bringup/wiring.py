@@ -10,6 +10,7 @@ import pathlib
 import sys
 
 from firmware import hal
+from firmware.fourport import pins as _fp
 from firmware import profile as fprofile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -78,7 +79,7 @@ def _base(name):
 def _part(name):
     p = PARTS.get(name)
     if p is None and name not in hal.SIGNALS and _base(name) not in PARTS:
-        pat = hal.pattern(name)[0]
+        pat = _fp.pattern(name)[0]
         p = PARTS_FOURPORT.get(pat)
         if p is None:
             p = PARTS_FOURPORT["<motor>" + name[name.rfind("_"):]]
