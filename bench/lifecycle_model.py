@@ -5,7 +5,7 @@ every step.  Prints the sequences and steps run, how many ended back in play, ho
 needed a person (and what `next` asked of them), and any falsifying sequence.  With
 `--machine bring-up` (or `both`, the default: the two by turns) the builder's commands
 too: self-tests, calibrations read however the table is loaded, their sets named in
-either order or swapped (tests/unit/daemon_model.py BenchMachine).
+either order or swapped, the wiring survey's moves (tests/unit/daemon_model.py BenchMachine).
 
     .venv/bin/python bench/lifecycle_model.py [--seconds 300] [--steps 12] [--machine both]
 """
@@ -56,8 +56,9 @@ def main(argv=None):
     print("  answers checked against can:       %d (%d judged on a state that had moved on)"
           % (st["judged"], st["stale"]))
     print("  refusals whose words were checked: %d" % st["refusals"])
-    print("  bring-up commands:                 %d (%d self-tests, %d readings, %d namings "
-          "taken)" % (st["bench"], st["selftests"], st["readings"], st["named"]))
+    print("  bring-up commands:                 %d (%d self-tests, %d readings, %d namings, "
+          "%d survey moves taken)" % (st["bench"], st["selftests"], st["readings"], st["named"],
+                                      st["surveys"]))
     print("  back to play from the final state: %d" % st["recovered"])
     print("  a person had to act first:         %d" % st["person"])
     asks = collections.Counter()

@@ -65,10 +65,14 @@ class NullEvents:
     def on_log(self, level, text):
         pass
 
+    def on_pin_levels(self, count, levels):
+        pass
+
 
 class Controller:
     def __init__(self, profile, hal, sched, clock, *, events=None):
         self.profile = profile
+        self.hal = hal  # the pin objects by signal name (the wiring survey's, firmware/survey.py)
         self.events = events if events is not None else NullEvents()
         self._sched = sched
         self._clock = clock
@@ -527,6 +531,8 @@ class Controller:
         self.link_up = False
         self.link_losses += 1
         self.light.host_gone()  # the host's pattern goes with it
+        if self.state == codes.TESTING and self._test_kind == 0:
+            self._end_pin_pulse()  # a survey's pulse ends with its host
         self.lift.stop()
         self.door.stop()
         s = self.state
@@ -733,6 +739,9 @@ class Controller:
     def cmd_stop(self):
         self.wake.up = True  # a command: the next service() looks
         s = self.state
+        if s == codes.TESTING and self._test_kind == 0:
+            self._end_pin_pulse()
+            return OK, NO_FIELD
         self.door.stop()
         if s == codes.BUILDING:
             self._pause()
@@ -748,6 +757,9 @@ class Controller:
     def cmd_abort(self):
         self.wake.up = True  # a command: the next service() looks
         s = self.state
+        if s == codes.TESTING and self._test_kind == 0:
+            self._end_pin_pulse()  # a survey's pulse ends at once
+            return OK, NO_FIELD
         if s == codes.TESTING:
             return _m.E_BUSY, NO_FIELD
         self.mixer.stop()
@@ -803,9 +815,33 @@ class Controller:
         return selftest.start(self, kind, index)
 
     def _test_due(self):
+        if self._test_kind == 0:  # a wiring survey's pin pulse (firmware/survey.py)
+            from firmware import survey
+
+            survey.finish(self)
+            return
         from firmware import selftest
 
         selftest.finish(self, self._test_kind, self._test_index)
+
+    # the wiring survey (firmware/survey.py, imported on first use)
+    def cmd_pin_pulse(self, pin, ms, hold):
+        self.wake.up = True  # a command: the next service() looks
+        from firmware import survey
+
+        return survey.pulse(self, pin, ms, hold)
+
+    def cmd_pin_read(self, pins):
+        """(code, field, levels) of PIN_READ."""
+        from firmware import survey
+
+        return survey.read(self, pins)
+
+    def _end_pin_pulse(self):
+        self._test_timer.cancel()
+        from firmware import survey
+
+        survey.finish(self)
 
     def begin_test(self, kind, index, ms):
         """A self-test pulse on (kind, index) for `ms` ms: `testing` until the timer

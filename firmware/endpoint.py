@@ -94,6 +94,8 @@ class Endpoint:
             _m.LIGHT: self._h_light,
             _m.SET_CALIBRATION: self._h_set_cal,
             _m.SET_COLOUR_NAMES: self._h_names,
+            _m.PIN_PULSE: self._h_pin_pulse,
+            _m.PIN_READ: self._h_pin_read,
         }
         ctl.events = self
         link.table_state = ctl.state
@@ -247,6 +249,16 @@ class Endpoint:
         if r[0] == _m.OK:
             self.link.set_colour_names(v[0])  # ABOUT from the next handshake on
         return r
+
+    def _h_pin_pulse(self, v):
+        return self.ctl.cmd_pin_pulse(v[0], v[1], v[2])
+
+    def _h_pin_read(self, v):
+        code, field, levels = self.ctl.cmd_pin_read(v[0])
+        if code == _m.OK:
+            # the reply, queued before the RESULT (SPEC §9), as a self-test's reading
+            self._send(_m.PIN_LEVELS, [len(v[0]), levels])
+        return code, field
 
     def _h_exit(self, v):
         if not self.repl:

@@ -12,7 +12,10 @@
 # {"op": "take-tile"} (optional "count", default every one), {"op": "take-stray"}
 # (optional "colour", default any; "count", default every one), {"op": "clear-guard"}
 # (optional "input": "curtain" | "lid", default both), {"op": "clear-lift"},
-# {"op": "fix-switch"}, {"op": "plug"}.
+# {"op": "fix-switch"}, {"op": "plug"}.  The wiring survey's person (hw_sim.table.Table.look,
+# hold): {"op": "look"} says what moved since the last look; {"op": "hold", "signal":
+# "lift_top", "ms": 1000, "after_ms": 0} presses a switch (covers a sensor, breaks the
+# curtain) as the table is wired.
 import json
 import os
 import socket
@@ -20,7 +23,7 @@ import socket
 from hw_sim.guard import BUTTONS, PRESS_MS
 from hw_sim.table import HAND_OPS
 
-OPS = ("push", "press") + HAND_OPS
+OPS = ("push", "press", "look", "hold") + HAND_OPS
 
 
 def control_path(link):
@@ -80,6 +83,21 @@ class Control:
                 return {"ok": False, "error": "no button %r; accepted: %s" % (button, ", ".join(BUTTONS))}
             self.table.press(button, PRESS_MS)
             return {"ok": True, "pressed": button, "ms": PRESS_MS}
+        if op == "look" or op == "hold":
+            t = getattr(self.table, "table", None)  # (the in-process table's physics)
+            if t is None:
+                return {"ok": False, "error": "%s needs the cpython firmware runtime" % op}
+            if op == "look":
+                return {"ok": True, "moved": t.look()}
+            for key in ("ms", "after_ms"):
+                v = req.get(key, 1000 if key == "ms" else 0)
+                if not isinstance(v, int) or isinstance(v, bool):
+                    return {"ok": False, "error": "%s must be a whole number of ms, got %r" % (key, v)}
+            try:
+                return dict(t.hold(str(req.get("signal")), req.get("ms", 1000),
+                                   req.get("after_ms", 0)), ok=True)
+            except ValueError as e:
+                return {"ok": False, "error": str(e)}
         if op in HAND_OPS:
             return self._hand(op, req)
         return {"ok": False, "error": "unknown op %r; accepted: %s" % (op, ", ".join(OPS))}

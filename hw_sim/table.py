@@ -22,7 +22,7 @@ from hw_sim.door import Door
 from hw_sim.guard import Panel
 from hw_sim.i2c import Bus, Mcp23017
 from hw_sim.lift import Lift
-from hw_sim.lines import NEVER, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
+from hw_sim.lines import NEVER, IN, OUT, PWM, Epoch, EventMark, Line, KIND_NAMES
 from hw_sim.mixer import Mixer
 from hw_sim.power import Power
 from hw_sim.tiles import Tiles
@@ -301,6 +301,53 @@ class Table:
         self.wiring = []  # controller configuration mismatches seen by the stand-ins
         self.hand_overs = 0
         self.faults.start(self)
+        self._looked = self._sight()  # what a person saw when they last looked (look())
+
+    # -- a person watching and touching the table (the wiring survey's rehearsal) ------------
+    def _sight(self):
+        st = {"mixer": self.mixer.starts, "lift": self.lift.position_ms(),
+              "door": self.door.position_ms()}
+        for k in range(1, self.ntracks + 1):
+            for base in ("gate", "stacker", "pusher"):
+                name = base + str(k)
+                st[name] = self.lines[name].changes
+        return st
+
+    def look(self):
+        """What a person watching the table saw move since they last looked, in the wiring
+        survey's words (hostd/bringup/survey.py): [{"device", "motion"}]: the mixer turned,
+        the lift went up or down, the door opened or closed, a coil pulled in (with the
+        motors' supply on).  A motor pressing against its end moves nothing.  (The status
+        light is not looked at: the firmware shows its own patterns on it, and the survey
+        leaves it as the profile has it.)"""
+        now = self._sight()
+        was, self._looked = self._looked, now
+        out = []
+        if now["mixer"] != was["mixer"]:
+            out.append({"device": "mixer", "motion": None})
+        for axis, up, down in (("lift", "up", "down"), ("door", "open", "close")):
+            d = now[axis] - was[axis]
+            if abs(d) >= 100.0:  # (ms of travel: a motor's last few ms after it stopped, no)
+                out.append({"device": axis, "motion": up if d > 0 else down})
+        for name in now:
+            if name[:4] in ("gate", "stac", "push") and now[name] != was[name] and self.supply:
+                out.append({"device": name, "motion": None})
+        return out
+
+    def hold(self, signal, ms=1000, after_ms=0):
+        """A person presses a switch, covers a sensor, breaks the light curtain or opens
+        the lid (input ``signal``, as the table is wired): its level the other way from
+        ``after_ms`` for ``ms`` milliseconds of table time, then back."""
+        ln = self.lines.get(signal)
+        if ln is None or ln.kind != IN:
+            raise ValueError("no input %r on this table; accepted: %s" % (
+                signal, ", ".join(n for n, l in self.lines.items() if l.kind == IN)))
+        if not (0 < ms <= 60000) or not (0 <= after_ms <= 60000):
+            raise ValueError("ms: 1..60000 and after_ms: 0..60000, got %r and %r" % (ms, after_ms))
+        at = self.clock.us + int(after_ms * 1000)
+        self.panel.schedule(at, ln, 1 - ln.level)
+        self.panel.schedule(at + int(ms * 1000), ln, ln.level)
+        return {"signal": signal, "ms": ms, "after_ms": after_ms}
 
     @property
     def supply(self):

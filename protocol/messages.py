@@ -16,7 +16,7 @@ except ImportError:  # CPython
 
 # ---------------------------------------------------------------- protocol version
 PROTOCOL_VERSION = const(1)  # major: what CONNECT asks for and IDENTITY answers
-PROTOCOL_MINOR = const(2)  # minor: only adds messages (SPEC.md "Versioning"); 1: LIGHT; 2: fault COUNT, device home
+PROTOCOL_MINOR = const(2)  # minor: only adds messages (SPEC.md "Versioning"); 1: LIGHT; 2: PIN_PULSE, fault COUNT, device home
 VERSION_MIN = const(1)  # the oldest major this code can speak
 VERSION_MAX = const(1)  # the newest major this code can speak
 
@@ -247,6 +247,14 @@ LIGHT = const(0x1D)  # minor 1
 # (0x28..: taken well away from 0x1D.., where the next core commands go)
 SET_CALIBRATION = const(0x28)
 SET_COLOUR_NAMES = const(0x29)
+# the wiring survey's (minor 2): a claimed output on for a moment, claimed inputs read, by pin
+# number (the profile's: a chip's own 0..255, an expander's EXPANDER_PINS + 16 x expander + pin)
+PIN_PULSE = const(0x2A)
+PIN_READ = const(0x2B)
+PIN_NONE = const(0xFFFF)  # PIN_PULSE.hold: no second output
+PIN_MAX = const(0x17F)  # the highest pin number a profile can name (expander 7, pin 15)
+PIN_READ_MAX = const(26)  # pins per PIN_READ (its frame's payload)
+PIN_PULSE_MAX_MS = const(2000)
 REF_SCALE = const(10000)  # SET_CALIBRATION's r, g, b and radius: parts per 10000
 
 IDENTITY = const(0x40)
@@ -265,6 +273,7 @@ BUTTON = const(0x4C)
 LOG = const(0x4D)
 ABOUT = const(0x4E)
 LIFT_STROKE = const(0x4F)  # minor 1
+PIN_LEVELS = const(0x50)  # minor 2
 
 # ---------------------------------------------------------------- THE table
 # (msgid, name, kind, fields).  Names are snake_case; the constant above is NAME.upper().
@@ -331,6 +340,13 @@ MESSAGES = (
         ),
     ),
     (SET_COLOUR_NAMES, "set_colour_names", CMD, (_s("names", 28, 1),)),
+    (
+        PIN_PULSE,
+        "pin_pulse",
+        CMD,
+        (_f("pin", U16, 0, PIN_MAX), _f("ms", U16, 10, PIN_PULSE_MAX_MS), _f("hold", U16, 0, PIN_NONE)),
+    ),
+    (PIN_READ, "pin_read", CMD, (_a("pins", U16S, 0, PIN_MAX, 1, PIN_READ_MAX),)),
     # events, table -> host
     (
         IDENTITY,
@@ -411,6 +427,7 @@ MESSAGES = (
     (ABOUT, "about", EVT, (_s("implementation", 12, 1), _s("version", 12, 1), _s("colours", 28, 1))),
     (LIFT_STROKE, "lift_stroke", EVT,
      (_f("position", U8, LIFT_TOP, LIFT_BOTTOM), _f("ms", U16), _f("peak_current", U16))),
+    (PIN_LEVELS, "pin_levels", EVT, (_f("count", U8, 1, PIN_READ_MAX), _f("levels", U32))),
 )
 
 # ---------------------------------------------------------------- lookups

@@ -286,6 +286,32 @@ class SetColourNames(Message):
     names: ColourNames = text("colour class names 1.. in order, comma-separated", 1, 28)
 
 
+class PinPulse(Message):
+    """The wiring survey (protocol minor 2, docs/FIRMWARE.md "The wiring survey"): the output
+    the profile names at pin number `pin` on for `ms` ms, with every other output off but
+    `hold` (a motor's direction, on from just before to just after; PIN_NONE: none).
+    Taken only in IDLE or FAULT with nothing built or configured (else NOT_ALLOWED), and
+    only when a motion may start: the curtain clear, the lid and the safety chain closed,
+    the motion supply on (else FAILED); a number that is no output of the profile:
+    UNSUPPORTED with its field.  The state is TESTING until the pulse ends."""
+
+    MSGID: ClassVar[int] = m.PIN_PULSE
+    pin: int = u16("pin number as the profile names it (an expander's: 256 + 16 x expander + pin)",
+                   0, m.PIN_MAX)
+    ms: int = u16("how long, ms", 10, m.PIN_PULSE_MAX_MS)
+    hold: int = u16("a second output held on meanwhile (65535: none)", 0, m.PIN_NONE)
+
+
+class PinRead(Message):
+    """The wiring survey (protocol minor 2): read the inputs the profile names at these pin
+    numbers; PIN_LEVELS is the reply (before RESULT).  A number that is no digital input of
+    the profile: UNSUPPORTED (field 0).  Any state."""
+
+    MSGID: ClassVar[int] = m.PIN_READ
+    pins: Items(0, m.PIN_MAX) = array("u16[]", "pin numbers, as PIN_PULSE's", 0, m.PIN_MAX, 1,
+                                      m.PIN_READ_MAX)
+
+
 # ------------------------------------------------------------------ events
 class Identity(Message):
     """The handshake reply: seq 0 of every session, and the answer to IDENTIFY."""
@@ -390,6 +416,15 @@ class LiftStroke(Message):
     ms: int = u16("the stroke's time in ms (65535: that or more; 0: no stroke was timed)")
     peak_current: int = u16("highest lift_current reading during the stroke, read_u16 "
                              "(0: no current sensor)")
+
+
+class PinLevels(Message):
+    """PIN_READ's reply (protocol minor 2): the level each pin reads, as the firmware's pin
+    object gives it (a profile's invert applied)."""
+
+    MSGID: ClassVar[int] = m.PIN_LEVELS
+    count: int = u8("pins read", 1, m.PIN_READ_MAX)
+    levels: int = u32("bit i: the level of PIN_READ's pins[i]")
 
 
 class DoorState(Message):

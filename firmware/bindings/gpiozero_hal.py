@@ -33,6 +33,7 @@
 from gpiozero import DigitalInputDevice, DigitalOutputDevice, GPIOZeroError, PWMOutputDevice
 
 from firmware import hal as _hal
+from firmware.bindings.binding import Binding
 from firmware.profile import ProfileError
 
 # what to do when the I2C bus is not there (Raspberry Pi OS ships with it off)
@@ -146,9 +147,9 @@ class SMBusI2C:
             buf[i] = data[i]
 
 
-class GpiozeroHal(_hal.Binding):
+class GpiozeroHal(Binding):
     def __init__(self, pin_factory, profile, *, i2c=None):
-        _hal.Binding.__init__(self, profile)
+        Binding.__init__(self, profile)
         self._f = pin_factory
         if i2c is not None:  # a bus given (tests): the one the binding uses
             self._i2c, self._i2c_made = i2c, True

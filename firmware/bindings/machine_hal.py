@@ -17,6 +17,7 @@
 # mechanisms read and write the signal as usual; an inverted output starts at
 # its wire's high level, which is its "off".
 from firmware import hal as _hal
+from firmware.bindings.binding import Binding
 
 
 class Inverted:
@@ -68,9 +69,9 @@ class InvertedPwm:
         self.pwm.duty_u16(65535)
 
 
-class MachineHal(_hal.Binding):
+class MachineHal(Binding):
     def __init__(self, machine, profile):
-        _hal.Binding.__init__(self, profile)
+        Binding.__init__(self, profile)
         self._m = machine
         self._x = None  # the profile's Expanders: imported and made with the first pin on one
         self._sched = None  # (a board without an expander never loads their code)

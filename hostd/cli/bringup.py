@@ -302,3 +302,216 @@ def cmd_health(args):
         return rc
     _print(args, data, health_text)
     return 0 if data.get("ok") else 1
+
+
+# -- the wiring survey ----------------------------------------------------------------------
+
+def configure_survey(p):
+    add_api_option(p)
+    _board_said(p, "The survey starts from the connected table's board profile as the draft "
+                   "(its channels: which pins go to one driver, which to a MOSFET or relay, "
+                   "which are inputs) and writes the map it finds into the club's copy (a "
+                   "backup and a diff); docs/RETROFIT.md \"The survey\".")
+    p.add_argument("--answers", metavar="FILE", default=None,
+                   help="take the answers from a JSON file instead of asking: {\"outputs\": "
+                        "{\"<pin>\": [\"<what moved with DIR low>\", \"<with DIR high>\"] or "
+                        "\"<what moved>\"}, \"skip\": [\"<input signal the table lacks>\"]}; "
+                        "the inputs are still watched while you press each switch")
+    p.add_argument("--only", choices=("inputs", "outputs"), default=None,
+                   help="survey only the inputs or only the outputs (the other part keeps the "
+                        "profile's pins)")
+    p.add_argument("--no-write", action="store_true",
+                   help="show the map found; write nothing")
+    p.add_argument("--watch-s", type=float, default=15.0, metavar="S",
+                   help="how long to wait for each switch (default 15)")
+    p.add_argument("--json", action="store_true", help="one JSON object at the end")
+
+
+def _say(text):
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _ask(question):
+    """A line from the person (stdin), or None at its end: the question on a line of its
+    own, then the prompt "> " (a program answering it waits for that)."""
+    sys.stderr.write("? %s\n> " % question)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    return None if not line else line.strip()
+
+
+def _survey_post(args, body):
+    from hostd.bringup.survey import SurveyError
+
+    data, rc = _request(args, "POST", "/survey", body, timeout=LONG)
+    if rc:
+        raise SurveyError((data or {}).get("error", {}).get("message", "the daemon refused"),
+                          code="survey_stopped")
+    return data
+
+
+def _scripted(args):
+    import json
+
+    from hostd.cli.common import UsageError
+
+    if args.answers is None:
+        return None
+    try:
+        with open(args.answers) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        raise UsageError("--answers %s: %s" % (args.answers, e)) from None
+    if not isinstance(d, dict) or set(d) - {"outputs", "skip"}:
+        raise UsageError("--answers: a JSON object with \"outputs\" and \"skip\"; got %s"
+                         % (sorted(d) if isinstance(d, dict) else type(d).__name__))
+    outs = d.get("outputs") or {}
+    return {"outputs": {str(k): (v if isinstance(v, list) else [v]) for k, v in outs.items()},
+            "skip": list(d.get("skip") or [])}
+
+
+def _survey_inputs(args, sv, plan, script, refusals):
+    from hostd.bringup import survey as S
+
+    _say("Inputs: the table at rest (the lift down, the centre closed, the lid closed, the "
+         "light curtain clear, nothing in a beam). For each: do what it says, when asked.")
+    rows = sv.cat["inputs"]
+    for k, (signal, do, _) in enumerate(rows):
+        while True:
+            if script is not None:
+                if signal in script["skip"]:
+                    sv.skip(signal)
+                    _say("[%d/%d] %s: skipped (the table has none)" % (k + 1, len(rows), S.spoken(signal)))
+                    break
+                _say("[%d/%d] %s: %s (watching %.0f s)" % (k + 1, len(rows), S.spoken(signal), do,
+                                                          args.watch_s))
+            else:
+                a = _ask("[%d/%d] %s: %s. Enter to start watching (then do it), skip, or quit:"
+                         % (k + 1, len(rows), S.spoken(signal), do))
+                if a is None or a == "quit":
+                    raise S.SurveyError("the survey was ended: nothing written", code="survey_ended")
+                if a == "skip":
+                    try:
+                        sv.skip(signal)
+                        break
+                    except S.SurveyError as e:
+                        _say("  refused: %s" % e)
+                        continue
+            w = _survey_post(args, {"action": "watch", "ms": int(args.watch_s * 1000)})
+            try:
+                got = sv.input_found(signal, w)
+            except S.SurveyError as e:
+                if signal in ("guard_curtain", "lid") and sv.found.get(signal) is not None:
+                    raise  # the guard elsewhere than the draft says: nothing may move
+                _say("  refused: %s" % e)
+                if script is not None:
+                    refusals.append(str(e))
+                    break
+                continue
+            _say("  %s is on %s%s" % (S.spoken(signal), got["label"],
+                                      " (wired the other way round: invert)" if got["invert"] else ""))
+            break
+
+
+def _survey_outputs(args, sv, plan, script, refusals):
+    from hostd.bringup import survey as S
+
+    _say("Outputs: the motors' supply on, people clear of the table. Each output moves for "
+         "a moment; say what moved: %s." % ", ".join(plan["answers"]))
+    chans = plan["channels"]
+    for k, ch in enumerate(chans):
+        where = "/".join(ch["labels"])
+        keys = [str(ch["pins"][0]), ch["labels"][0].split(" ")[0], ch["labels"][0]]
+        while True:
+            said = []
+            for pin, hold in S.pulses(ch):
+                if len(ch["pins"]) == 1:
+                    _say("[%d/%d] %s on for %d ms" % (k + 1, len(chans), where, plan["pulse_ms"]))
+                else:
+                    _say("[%d/%d] %s: the driver's PWM on for %d ms, its DIR %s" % (
+                        k + 1, len(chans), where, plan["pulse_ms"],
+                        "held high" if hold is not None else "low"))
+                _survey_post(args, {"action": "pulse", "pin": pin, "hold": hold})
+                if script is not None:
+                    given = next((script["outputs"][key] for key in keys if key in script["outputs"]), None)
+                    a = given[len(said)] if given is not None and len(said) < len(given) else S.NOTHING
+                else:
+                    a = _ask("what moved? (%s; again; quit)" % ", ".join(plan["answers"]))
+                    if a is None or a == "quit":
+                        raise S.SurveyError("the survey was ended: nothing written",
+                                            code="survey_ended")
+                    if a == "again":
+                        break
+                    try:
+                        S.parse_answer(sv.cat, a)
+                    except S.SurveyError as e:
+                        _say("  %s" % e)
+                        break
+                said.append(a)
+            if len(said) < len(S.pulses(ch)):
+                continue  # again
+            try:
+                got = sv.output(ch, said)
+            except S.SurveyError as e:
+                _say("  refused: %s" % e)
+                if script is not None:
+                    refusals.append(str(e))
+                    break
+                continue
+            _say("  %s: the %s%s" % (where, S.spoken(got["device"]),
+                                     "" if got.get("invert") is None else
+                                     (" (its DIR the other way round: invert)" if got["invert"]
+                                      else "")))
+            break
+
+
+def cmd_survey(args):
+    from hostd.bringup import survey as S
+
+    script = _scripted(args)
+    try:
+        plan = _survey_post(args, {"action": "plan"})
+    except S.SurveyError as e:
+        _say("jantaku survey: %s" % e)
+        return 1
+    sv = S.Survey(plan["draft"])
+    _say("Wiring survey of %s (%s): %d output channels, %d inputs."
+         % (plan["board"], plan["profile_file"], len(plan["channels"]), len(plan["inputs"])))
+    refusals = []
+    try:
+        if args.only != "outputs":
+            _survey_inputs(args, sv, plan, script, refusals)
+        else:
+            sv.keep_draft("inputs")
+        if args.only != "inputs":
+            if refusals:
+                raise S.SurveyError("the inputs were not all found: nothing moves until they are")
+            _survey_outputs(args, sv, plan, script, refusals)
+        else:
+            sv.keep_draft("outputs")
+        pins = sv.pins_map(plan["raw_pins"]) if not refusals else None
+    except S.SurveyError as e:
+        refusals.append(str(e))
+        pins = None
+    out = {"ok": pins is not None, "found": {s: n for s, n in sv.found.items()},
+           "invert": sv.invert, "skipped": sv.skipped, "refused": refusals}
+    if pins is None:
+        _say("jantaku survey: nothing written:\n  " + "\n  ".join(refusals))
+    elif args.no_write:
+        out["pins"] = pins
+        _say("the map found (not written, --no-write):")
+    else:
+        w = _survey_post(args, {"action": "write", "pins": pins})
+        out["pins"] = pins
+        out["profile"] = w.get("profile")
+        _say("written: %s (backup %s)\n%s" % (w["profile"]["path"], w["profile"]["backup"],
+                                             w["profile"]["note"]))
+    import json
+
+    if args.json:
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    elif pins is not None:
+        for s in sorted(pins):
+            sys.stdout.write("%s: %s\n" % (s, json.dumps(pins[s])))
+    return 0 if out["ok"] else 1

@@ -328,6 +328,12 @@ def _configure_sim(p):
     s.add_argument("--fault", action="append", default=[], metavar="SPEC", type=fault_arg,
                    help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
     s.add_argument("--board", metavar="ID|PATH", default=None, help=_sim_board_help())
+    s.add_argument("--shuffle-wiring", type=int, default=None, metavar="SEED",
+                   help="the table is wired another way than the board profile says (its "
+                        "motors' drivers, coils and switches shuffled by SEED; the light "
+                        "curtain and the lid kept), while the firmware boots the profile as "
+                        "given: the wiring survey's rehearsal (`jantaku survey`, "
+                        "docs/RETROFIT.md)")
     s.add_argument("--table-stacks", type=int, default=None, metavar="N",
                    help="most stacks per wall of the simulated table (default 18, or 29 when "
                         "the ruleset needs it)")
@@ -362,6 +368,18 @@ def _configure_sim(p):
     pr = sub.add_parser("press", help="a person presses a button of the simulated table")
     pr.add_argument("button", metavar="BUTTON", help="start or dice")
     pr.add_argument("--link", metavar="PATH", required=True,
+                    help="the port path `sim serve` printed (PORT <path>)")
+    lk = sub.add_parser("look", help="what a person watching the simulated table saw move "
+                                      "since they last looked (the wiring survey's answers)")
+    lk.add_argument("--link", metavar="PATH", required=True,
+                    help="the port path `sim serve` printed (PORT <path>)")
+    ho = sub.add_parser("hold", help="a person presses a switch, covers a sensor, breaks the "
+                                     "curtain or opens the lid of the simulated table (as it is "
+                                     "wired), then lets go")
+    ho.add_argument("signal", metavar="INPUT", help="e.g. lift_top, entry2, guard_curtain")
+    ho.add_argument("--ms", type=int, default=1000, help="for how long (table ms, default 1000)")
+    ho.add_argument("--after-ms", type=int, default=0, help="from this many table ms on (default 0)")
+    ho.add_argument("--link", metavar="PATH", required=True,
                     help="the port path `sim serve` printed (PORT <path>)")
     # a person's hands fixing what a fault left (hw_sim.table.Table.hand); then the command
     # the daemon's `fault.action` names (`jantaku clear-fault`, `jantaku continue`)
@@ -465,6 +483,50 @@ def _sim_hand(args) -> int:
     return EXIT_OK
 
 
+def _sim_person(args) -> int:
+    """The wiring survey's person at a running `sim serve`: look (what moved since the last
+    look) or hold (press a switch, cover a sensor, as the table is wired)."""
+    from hw_sim.control import request
+
+    fields = ({"signal": args.signal, "ms": args.ms, "after_ms": args.after_ms}
+              if args.sim_command == "hold" else {})
+    try:
+        r = request(args.link, args.sim_command, **fields)
+    except OSError as e:
+        sys.stderr.write("jantaku sim %s: %s\n" % (args.sim_command, e))
+        return EXIT_FAILURE
+    if not r.get("ok"):
+        sys.stderr.write("jantaku sim %s: %s\n" % (args.sim_command, r.get("error")))
+        return EXIT_FAILURE
+    if args.sim_command == "hold":
+        sys.stdout.write("held %s for %d ms\n" % (args.signal, args.ms))
+    else:
+        sys.stdout.write("\n".join(" ".join(x for x in (m["device"], m["motion"]) if x)
+                                    for m in r["moved"]) or "nothing")
+        sys.stdout.write("\n")
+    return EXIT_OK
+
+
+def _shuffled_board(args, board, stacks, firmware_profile):
+    """`sim serve --shuffle-wiring SEED`: (the table's wiring, the profile its firmware
+    boots): the board profile as given for the firmware, shuffled for the table
+    (hw_sim/rewire.py)."""
+    if firmware_profile is not None or args.firmware_runtime != "cpython":
+        raise UsageError("--shuffle-wiring needs a valid --board and the cpython firmware "
+                         "runtime")
+    from firmware import profile as fprofile
+    from hw_sim.rewire import shuffled
+
+    raw = _raw_profile(args.board or board["id"])
+    if raw is None:
+        raise UsageError("--shuffle-wiring: the board profile %s is not a JSON file here"
+                         % (args.board or board["id"]))
+    if stacks:
+        raw["max_stacks"] = board["max_stacks"]
+    table = fprofile.validate(shuffled(raw, args.shuffle_wiring))
+    return table, fprofile.validate(raw)  # (the firmware's: as a board loads it)
+
+
 def cmd_sim(args) -> int:
     if args.sim_command == "press":
         from hw_sim.control import request
@@ -482,6 +544,8 @@ def cmd_sim(args) -> int:
             return EXIT_FAILURE
         sys.stdout.write("pressed %s\n" % args.button)
         return EXIT_OK
+    if args.sim_command in ("look", "hold"):
+        return _sim_person(args)
     if args.sim_command in dict(SIM_HANDS):
         return _sim_hand(args)
     if args.sim_command == "push":
@@ -529,6 +593,8 @@ def cmd_sim(args) -> int:
                          % str(e).replace("\n", " "))
         board = board_profile(stacks)
         firmware_profile = raw
+    if args.shuffle_wiring is not None:
+        board, firmware_profile = _shuffled_board(args, board, stacks, firmware_profile)
     sim = {}
     if args.set_colour:
         if len(args.set_colour) != 2:

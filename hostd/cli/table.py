@@ -161,6 +161,7 @@ SPECS = {
     "selftest": Spec(_lazy_options("selftest"), run=_lazy_run("selftest")),
     "calibrate": Spec(_lazy_options("calibrate"), run=_lazy_run("calibrate")),
     "name_sets": Spec(_lazy_options("name_sets"), run=_lazy_run("name_sets")),
+    "survey": Spec(_lazy_options("survey"), run=_lazy_run("survey")),
 }
 
 

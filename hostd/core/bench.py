@@ -15,6 +15,7 @@ from hostd.core.codes import table_fault_todo
 from hostd.errors import BadRequest, ConfigError, Refused
 from hostd.table.link import CommandRejected
 from hostd.table.client import TableFault
+from protocol import messages as m
 
 TIMEOUT_MARGIN = 1.5  # a measured stroke's timeout: this many times the stroke...
 TIMEOUT_MIN_EXTRA_MS = 500  # ...and at least this much above it
@@ -117,7 +118,8 @@ def calibration(sets, ruleset="riichi", ask=False):
         table = daemon.table
         await table.query_status()  # its counts, not the last build's events
         try:
-            if table.walls_inside():  # taken as they are: up to the table top first
+            # walls the table built (not counts a draft's map made of presses): up first
+            if table.state in ("built", "paused"):
                 await table.bring_walls_up()
             reading = await cal.read_sets(table, sets=names, board=board,
                                           stacks=rs.stacks_per_wall, people=daemon.people_push,
@@ -216,3 +218,126 @@ async def name_sets(daemon, names=None, swap=False):
     daemon.publish({"type": "calibration", "ok": rep["ok"], "named": True, "sets": list(names),
                     "swapped": True})
     return rep
+
+
+async def _unfaulted(call, *args):
+    """A survey's read or status, again when a FAULT the survey's own press or pulse made
+    the table see came meanwhile (it fails whatever waits; the survey carries on)."""
+    for _ in range(4):
+        try:
+            return await call(*args)
+        except TableFault:
+            continue
+    return await call(*args)
+
+
+async def _survey_fault(table):
+    """A fault the survey's own press or pulse made the table see (its firmware reads the
+    pins by the draft's names: a tile held in a beam is a tile on the track the draft says,
+    a switch pressed the end of the axis it says): cleared, and said; None if none."""
+    await _unfaulted(table.query_status)
+    if table.state != "fault" or not table.fault:
+        return None
+    kind = table.fault.get("kind")
+    try:
+        await table.clear_fault()
+    except CommandRejected:
+        return {"kind": kind, "cleared": False}
+    return {"kind": kind, "cleared": True}
+
+
+def survey(action, pin=None, hold=None, ms=None, pins=None):
+    """One move of the wiring survey (hostd/bringup/survey.py), on the connected table's
+    board profile (the draft): ``plan`` (its channels, inputs and the catalogue's words;
+    nothing moves), ``pulse`` (one output channel's pin for a moment, ``hold`` held on:
+    its DIR), ``watch`` (every input of the draft read until one changes and comes back,
+    or ``ms`` pass), ``write`` (``pins``, the new pins section, into the club's copy)."""
+    from hostd.bringup import survey as sv
+
+    if action == "pulse":
+        if pin is None:
+            raise BadRequest("pulse needs pin: a pin number of an output channel (action plan "
+                             "lists them)")
+        ms = sv.PULSE_MS if ms is None else ms
+        if not 10 <= ms <= 2000:
+            raise BadRequest("ms: a pulse lasts 10..2000 ms, got %d" % ms)
+    elif action == "watch":
+        ms = sv.WATCH_MS if ms is None else ms
+        if not 100 <= ms <= 60000:
+            raise BadRequest("ms: a watch lasts 100..60000 ms, got %d" % ms)
+    elif action == "write":
+        if not isinstance(pins, dict) or not pins:
+            raise BadRequest("write needs pins: the new pins section (signal: pin), as "
+                             "`jantaku survey` makes it from the answers")
+    elif action != "plan":
+        raise BadRequest("action: one of plan, pulse, watch, write; got %r" % (action,))
+
+    async def work(daemon):
+        board = _board(daemon)
+        profile, path, raw = boardfile.load(board)
+        if action == "plan":
+            return dict(sv.plan(profile), ok=True, board=board, profile_file=path,
+                        raw_pins=raw["pins"])
+        if action == "write":
+            def change(d):
+                d["pins"] = dict(pins)
+            try:
+                w = boardfile.write(board, change)
+            except ConfigError as e:
+                raise BadRequest(str(e)) from None
+            w["note"] = ("the firmware reads its pins at start: install the file on the board "
+                         "(`jantaku flash --board %s`), then `jantaku selftest`" % w["path"])
+            daemon.publish({"type": "survey", "written": True})
+            return {"ok": True, "written": True, "profile": w, "profile_file": w["path"]}
+        table = daemon.table
+        if action == "pulse":
+            outs = {n for c in sv.channels(profile) for n in c["pins"]}
+            if pin not in outs or (hold is not None and (hold not in outs or hold == pin)):
+                raise BadRequest("pin%s: an output of the profile's channels, %s; got %s" % (
+                    "/hold" if hold is not None else "",
+                    ", ".join(str(n) for n in sorted(outs)),
+                    pin if hold is None else "%s/%s" % (pin, hold)))
+            await _unfaulted(table.query_status)
+            # walls the table built (not counts a draft's map made of presses): up first
+            if table.state in ("built", "paused"):
+                await table.bring_walls_up()
+            try:
+                await table.pin_pulse(pin, ms, hold)
+            except TableFault:  # (what moved reached a switch the draft names otherwise)
+                await table.pause(ms / 1000.0 + 0.1)
+            except CommandRejected as e:
+                if e.result == m.E_FAILED:
+                    raise Refused("the light curtain is broken, the lid or the safety chain "
+                                  "open, or the motors' supply off: nothing moves (clear it, "
+                                  "switch the supply on, then pulse again)") from None
+                if e.result == m.E_NOT_ALLOWED:
+                    raise Refused("the table moves a pin only at rest with nothing inside "
+                                  "(no walls, no build): bring the walls up (`jantaku "
+                                  "selftest --device lift`) or restart the table, then survey"
+                                  ) from None
+                raise
+            return {"ok": True, "pin": pin, "hold": hold, "ms": ms,
+                    "table_fault": await _survey_fault(table)}
+        # watch
+        inputs = sorted(sv.input_pins(profile))
+        rest = await _unfaulted(table.pin_read, inputs)
+        t0 = table.mark()  # (table time: a simulated table's, virtual or sped up, too)
+        changed = {}
+        while table.seconds_since(t0) < ms / 1000.0 and not changed:
+            await table.pause(sv.POLL_MS / 1000.0)
+            now = await _unfaulted(table.pin_read, inputs)
+            changed = {n: rest[n] for n in inputs if now[n] != rest[n]}
+        released = None
+        if changed:  # the person lets go: back at rest, so the next watch starts from it
+            released = False
+            t1 = table.mark()
+            while table.seconds_since(t1) < sv.RELEASE_S:
+                await table.pause(sv.POLL_MS / 1000.0)
+                now = await _unfaulted(table.pin_read, inputs)
+                if all(now[n] == rest[n] for n in changed):
+                    released = True
+                    break
+        return {"ok": True, "ms": ms, "released": released, "table_fault": await _survey_fault(table),
+                "changed": [{"pin": n, "rest": lvl} for n, lvl in sorted(changed.items())],
+                "rest": {str(n): rest[n] for n in inputs}}
+    return work

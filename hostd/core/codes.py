@@ -32,6 +32,8 @@ NEXT = {
     "table_fault": (("kind", "track"), "The table reports a fault: {fault}: {todo}."),
     "self_test": ((), "The self-test is running: wait."),
     "calibrating": ((), "The calibration is running: wait."),
+    "surveying": ((), "The wiring survey is pulsing an output or watching the inputs: say "
+                      "what moved, or press the switch it asks for."),
     "return_test_tiles": (("tiles", "until"), "Push the {tiles} tiles the self-test raised onto "
                                               "the table top back into the open centre (only "
                                               "those): it closes {until}."),
@@ -256,7 +258,8 @@ def _by_state(state, ctx, table_fault):
         return _next("push_other_set" if p.get("push") == "other_set" else "push_walls_back",
                      "continue", until=p.get("until"))
     if name == "bench":
-        return _next("calibrating" if p.get("what") == "calibrate" else "self_test")
+        return _next({"calibrate": "calibrating", "survey": "surveying"}.get(p.get("what"),
+                                                                              "self_test"))
     if name == "emptying":
         if p.get("stage") == Stage.CLEAR_TOP:
             return _next("clear_top", "continue", tiles=p.get("tiles"), until=p.get("until"))
@@ -406,6 +409,7 @@ def _examples():
                         {"kind": "jam", "track": 2, "message": "track 2 is jammed"}),
         "self_test": (State("bench", {"what": "selftest"}), True, None),
         "calibrating": (State("bench", {"what": "calibrate"}), True, None),
+        "surveying": (State("bench", {"what": "survey"}), True, None),
         "return_test_tiles": (State("bench", {"what": "selftest", "stage": Stage.PUSH,
                                               "push": "test_tiles", "tiles": 16}), True, None),
         "push_other_set": (State("bench", {"what": "calibrate", "stage": Stage.PUSH,

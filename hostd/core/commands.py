@@ -153,6 +153,10 @@ def _calibrate(daemon, req):
     return daemon.calibrate(req.sets, req.ruleset, ask=req.ask)
 
 
+def _survey(daemon, req):
+    return daemon.survey(req.action, pin=req.pin, hold=req.hold, ms=req.ms, pins=req.pins)
+
+
 def _name_sets(daemon, req):
     return daemon.name_sets(req.names, swap=req.swap)
 
@@ -307,6 +311,18 @@ COMMANDS = (
             path="/name-sets", cli="name-sets", page=True,
             accepted='{"names": ["<class 1\'s colour>", "<class 2\'s colour>"]} (two of the '
                      'calibration\'s sets), or {"swap": true}'),
+    Command("survey", "the wiring survey: find which motor, coil and switch each pin reaches "
+            "(an output moved for a moment while a person says what moved, the inputs watched "
+            "while they press each switch) and write the map into the board profile",
+            run=_survey, request="SurveyRequest", motors=True,
+            # (a table fault too: a draft's map makes the firmware see faults that are not
+            # there, a beam read on a pin that reaches a pressed switch)
+            accepted_in=(When(("idle", "table_fault")),),
+            refused=((SESSION_STATES, _SESSION_OPEN + "survey the wiring"),),
+            path="/survey", cli="survey", page=False,
+            accepted='{"action": "plan" | "pulse" | "watch" | "write", "pin": n, "hold": n, '
+                     '"ms": n, "pins": {"<signal>": pin}} (pulse: pin, and hold for a driver\'s '
+                     'DIR; watch: ms; write: pins)'),
 )
 BY_NAME = {c.name: c for c in COMMANDS}
 NAMES = tuple(BY_NAME)

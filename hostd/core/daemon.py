@@ -586,6 +586,15 @@ class Daemon:
                                                                write_timings=write_timings))
         return await self.answer(**rep)
 
+    async def survey(self, action, pin=None, hold=None, ms=None, pins=None):
+        """One move of the wiring survey (hostd/core/bench.py survey): plan, pulse,
+        watch or write; a bench step like the self-test's (no session open)."""
+        from hostd.core import bench as steps
+
+        work = steps.survey(action, pin=pin, hold=hold, ms=ms, pins=pins)  # 400 before all else
+        rep = await self.bench_step("survey", work)
+        return await self.answer(**rep)
+
     async def calibrate(self, sets, ruleset="riichi", ask=False):
         """Read both sets (hostd/core/bench.py calibration); the reading is kept.  Named
         at once when one set was read at a time (class 1 is the first of `sets`, the set

@@ -339,6 +339,12 @@ class Selftest(Event):
     pulsed: Optional[int] = _f("how many were pulsed and not confirmed", None)
 
 
+class Survey(Event):
+    WHEN: ClassVar[str] = "the wiring survey wrote the pins it found (no session: not journalled)"
+    type: Literal["survey"]
+    written: bool = _f("the club's profile was written")
+
+
 class Calibration(Event):
     WHEN: ClassVar[str] = ("a calibration read the sets, or its classes were named or swapped "
                            "(no session: not journalled)")
@@ -357,7 +363,7 @@ MODELS = {m.model_fields["type"].annotation.__args__[0]: m for m in (
     BuildStarted, BuildProgress, Tile, BuildDone, BuildFailed, FaultEvent, FaultRecovered,
     HandOver, Hand, Dice, Button, Drain, Swap, Resplit, Collect, Stopped, StepFailed,
     SessionEnded, AbortPending, AbortConfirmed, Emptied, Game, Score, BuildHealth, LiftStroke,
-    Selftest, Calibration)}
+    Selftest, Calibration, Survey)}
 
 
 def journalled(kind):

@@ -1,7 +1,7 @@
 """The commands' request models (pydantic), one per command of the list
 (hostd/core/commands.py): strict, an unknown field refused, each field described for
 the OpenAPI document."""
-from typing import Annotated, ClassVar, Optional
+from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -101,6 +101,62 @@ class SelfTestRequest(_Strict):
                                  description="with a per-track device (gate, entry, colour, "
                                              "stacker, pusher): that track only")
     write_timings: bool = Field(False, description="write the measured strokes into the profile")
+
+
+class SurveyRequest(_Strict):
+    """One move of the wiring survey (hostd/bringup/survey.py): a body is needed."""
+
+    BODY_REQUIRED: ClassVar[bool] = True
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"oneOf": [
+        {"properties": {"action": {"const": "plan"}, "pin": {"type": "null"},
+                        "hold": {"type": "null"}, "ms": {"type": "null"},
+                        "pins": {"type": "null"}}},
+        {"required": ["pin"],
+         "properties": {"action": {"const": "pulse"}, "pin": {"type": "integer"},
+                        "ms": {"anyOf": [{"type": "null"}, {"type": "integer", "maximum": 2000}]},
+                        "pins": {"type": "null"}}},
+        {"properties": {"action": {"const": "watch"}, "pin": {"type": "null"},
+                        "hold": {"type": "null"},
+                        "ms": {"anyOf": [{"type": "null"}, {"type": "integer", "minimum": 100}]},
+                        "pins": {"type": "null"}}},
+        {"required": ["pins"],
+         "properties": {"action": {"const": "write"}, "pin": {"type": "null"},
+                        "hold": {"type": "null"}, "ms": {"type": "null"},
+                        "pins": {"type": "object", "minProperties": 1}}}]})
+
+    action: Literal["plan", "pulse", "watch", "write"] = Field(
+        description="plan: the profile's channels and inputs, the answers' words (nothing "
+                    "moves); pulse: one output on for a moment; watch: every input read until "
+                    "one changes and comes back; write: the pins found into the profile")
+    pin: Optional[int] = Field(None, ge=0, le=0x17F, description="pulse: the output's pin "
+                               "number, as the profile numbers it (an expander's 256 + 16 x "
+                               "expander + pin)")
+    hold: Optional[int] = Field(None, ge=0, le=0x17F, description="pulse: a driver's DIR pin "
+                                "held on meanwhile")
+    ms: Optional[int] = Field(None, ge=10, le=60000, description="pulse: how long (10..2000, "
+                              "default 400); watch: how long to wait (100..60000, default 15000)")
+    pins: Optional[dict[str, Union[int, dict, None]]] = Field(
+        None, description="write: the profile's new pins section (signal: pin number, "
+                          "{\"pin\": n, \"invert\": true}, {\"expander\": e, \"pin\": p} or null)")
+
+    @model_validator(mode="after")
+    def _what_it_needs(self):
+        takes = {"plan": (), "pulse": ("pin", "hold", "ms"), "watch": ("ms",),
+                 "write": ("pins",)}[self.action]
+        extra = [k for k in ("pin", "hold", "ms", "pins") if getattr(self, k) is not None
+                 and k not in takes]
+        if extra:
+            raise ValueError("%s takes %s, not %s" % (self.action, ", ".join(takes) or "nothing",
+                                                      ", ".join(extra)))
+        if self.action == "pulse" and self.pin is None:
+            raise ValueError("pulse needs pin")
+        if self.action == "pulse" and self.ms is not None and self.ms > 2000:
+            raise ValueError("a pulse lasts 10..2000 ms")
+        if self.action == "watch" and self.ms is not None and self.ms < 100:
+            raise ValueError("a watch lasts 100..60000 ms")
+        if self.action == "write" and not self.pins:
+            raise ValueError("write needs pins")
+        return self
 
 
 SetName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,12}$",

@@ -66,7 +66,7 @@ PARAM_TYPES = {
     "idle": (("walls_inside", Optional[bool]), ("where", Places),
              ("reading", Optional[Literal[READINGS]])),
     "table_fault": (("kind", Optional[str]), ("track", Count)),
-    "bench": (("what", Optional[Literal["selftest", "calibrate"]]),
+    "bench": (("what", Optional[Literal["selftest", "calibrate", "survey"]]),
               ("stage", Optional[Literal[Stage.PUSH]]),
               ("push", Optional[Literal[BENCH_PUSHES]]), ("tiles", Count), ("until", Until)),
     "emptying": (("stage", Optional[Literal[Stage.RAISE, Stage.DRAIN, Stage.CLEAR_TOP]]),

@@ -488,6 +488,45 @@ class TableClient:
             self._end(op)
         return v[2], v[3]
 
+    def _survey_spoken(self):
+        ident = self.link.identity or {}
+        if ident.get("minor", 0) < 2:
+            raise JantakuError("the table's firmware has no wiring survey (protocol minor %d, "
+                               "it came with minor 2): flash this version's firmware "
+                               "(`jantaku flash`)" % ident.get("minor", 0), code="not_supported")
+
+    async def pin_pulse(self, pin, ms, hold=None):
+        """PIN_PULSE (the wiring survey): the output the profile puts on pin number ``pin``
+        on for ``ms`` ms, ``hold`` (a pin number) held on meanwhile; returns once the pulse
+        is over (the table's state back from testing)."""
+        self._survey_spoken()
+        over = self.expect(lambda i, v: i == m.STATE and v[1] == m.S_TESTING)
+        try:
+            await self.link.command(m.PIN_PULSE, (pin, ms, m.PIN_NONE if hold is None else hold))
+            await asyncio.wait_for(asyncio.shield(over), ms / 1000.0 + 5.0)
+        except asyncio.TimeoutError:
+            raise JantakuError("the table did not end a %d ms pulse of pin %d within 5 s more"
+                               % (ms, pin), code="not_connected") from None
+        finally:
+            over.cancel()
+
+    async def pin_read(self, pins):
+        """PIN_READ (the wiring survey): {pin number: level} of inputs the profile names."""
+        self._survey_spoken()
+        out = {}
+        pins = list(pins)
+        for k in range(0, len(pins), m.PIN_READ_MAX):
+            part = pins[k:k + m.PIN_READ_MAX]
+            reply = self.expect(lambda i, v: i == m.PIN_LEVELS)
+            try:
+                await self.link.command(m.PIN_READ, (part,))
+                v = await reply
+            finally:
+                reply.cancel()
+            for i, n in enumerate(part):
+                out[n] = (v[1] >> i) & 1
+        return out
+
     async def set_calibration(self, track, max_distance, refs):
         """New references (class order, normalised r, g, b) and radius for one track (0 =
         every track), used by the table at once (SET_CALIBRATION)."""

@@ -72,7 +72,7 @@ BOOT_MARKER = b"jantaku: boot error: "  # firmware/bootfail.py MARKER
 #: the commands that start (or allow) motion: sent only once the host's journal holds what
 #: led to them (STOP, ABORT, STATUS, LIGHT and the like never wait)
 MOTION = (m.MIX, m.BUILD, m.LIFT, m.DOOR, m.SELF_TEST, m.CALIBRATE, m.CLEAR_FAULT,
-          m.CONFIGURE_BUILD)
+          m.CONFIGURE_BUILD, m.PIN_PULSE)
 
 
 class LinkClient:

@@ -175,6 +175,13 @@ class FuzzDaemon:
             self._judge("name_sets")  # (a swap is taken in idle by its option)
         return self._answer(ok=False, named=False, table="no table here")
 
+    async def survey(self, action, pin=None, hold=None, ms=None, pins=None):
+        from hostd.core import bench
+
+        bench.survey(action, pin=pin, hold=hold, ms=ms, pins=pins)  # 400 before all else
+        self._judge("survey")
+        return self._answer(ok=True, action=action)
+
     async def subscribe(self):
         for i in range(3):
             yield {"type": "build_progress", "build": 1, "tiles": i, "of": 136}

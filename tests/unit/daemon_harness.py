@@ -20,7 +20,8 @@ MOVING = ("mixer_pwm", "lift_pwm", "door_pwm")
 
 class Harness:
     def __init__(self, tmp_path, *, seed=3, faults=(), players="auto", mixed_loading=False,
-                 push_window=3.0, ruleset="riichi", colours=None, sim=None, board=None):
+                 push_window=3.0, ruleset="riichi", colours=None, sim=None, board=None,
+                 firmware_profile=None):
         self.loop = asyncio.new_event_loop()
         self.db = str(tmp_path / ("journal-%d.sqlite" % seed))
         self.colours = colours or ("blue", "green")  # the sets loaded, and the daemon's default
@@ -31,7 +32,8 @@ class Harness:
         self.sim = InProcessTable(board, sim_sets(profile, self.colours),
                                   seed=seed,
                                   faults=tuple(faults), mixed_deck=mixed_loading,
-                                  keep_builds=4, players=players, sim=sim)
+                                  keep_builds=4, players=players, sim=sim,
+                                  firmware_profile=firmware_profile)
         self.push_window = push_window
         self.seed = seed
         self.daemon = None

@@ -58,13 +58,14 @@ NAMED = (("then continue", "continue", {}), ("continue tries again", "continue",
          ("clear the fault", "clear_fault", {}), ("end with empty", "end", {"empty": True}),
          ("end it", "end", {}), ("replace it", "start", {"replace": True}),
          ("abort", "abort", {}), ("calibrate first", "calibrate", {}),
-         ("swap the names", "name_sets", {"swap": True}))
+         ("swap the names", "name_sets", {"swap": True}),
+         ("jantaku selftest --device lift", "selftest", {}))
 # the centre open for people, or people looking for a stray tile on the table top
 ASKING = ("push_all", "push_rest", "mixer_short", "clear_top", "find_stray")
 
 STATS = {"sequences": 0, "steps": 0, "recovered": 0, "person": 0, "findings": [],
          "judged": 0, "stale": 0, "bench": 0, "refusals": 0, "selftests": 0, "readings": 0,
-         "named": 0}
+         "named": 0, "surveys": 0}
 
 
 class DaemonMachine(RuleBasedStateMachine):
@@ -405,6 +406,31 @@ class BenchMachine(DaemonMachine):
     @rule()
     def calibrate_as_it_comes(self):  # (twice the chance: the scripted form)
         self._calibrate(False)
+
+    @rule(what=st.sampled_from(("plan", "pulse", "pulse", "watch", "write")),
+          k=st.integers(0, 63))
+    def survey(self, what, k):
+        """A move of the wiring survey (plan, one output pulsed, the inputs watched with
+        nobody pressing, the pins written as they are), however the table was left."""
+        from hostd.boards import boardfile
+        from hostd.bringup import survey
+
+        STATS["bench"] += 1
+        d = self.h.daemon
+        board = (d.table.identity or {}).get("board") or "reference-18"
+        profile, _, raw = boardfile.load(board)
+        body = {"action": what}
+        if what == "pulse":
+            chans = survey.channels(profile)
+            pulses = survey.pulses(chans[k % len(chans)])
+            pin, hold = pulses[(k // len(chans)) % len(pulses)]
+            body.update(pin=pin, hold=hold, ms=100)
+        elif what == "watch":
+            body["ms"] = 200
+        elif what == "write":
+            body["pins"] = raw["pins"]
+        answer, err = self._command("survey", lambda: d.survey(**body), max_s=BENCH_S)
+        STATS["surveys"] += err is None
 
     @rule(first=st.integers(0, 1), swap=st.booleans())
     def name_sets(self, first, swap):

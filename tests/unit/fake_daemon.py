@@ -108,6 +108,9 @@ class FakeDaemon:
     async def name_sets(self, names=None, swap=False):
         return await self._cmd("name_sets", names=names, swap=swap)
 
+    async def survey(self, action, pin=None, hold=None, ms=None, pins=None):
+        return await self._cmd("survey", action=action, pin=pin, hold=hold, ms=ms, pins=pins)
+
     def publish(self, event):  # (the MQTT tests' subscribers)
         for q in list(getattr(self, "_queues", ())):
             q.put_nowait(event)

@@ -45,7 +45,7 @@ def test_read_endpoints():
     h, s, r = run(go())
     assert h.status_code == 200 and h.json()["ok"] is True and h.json()["api"] == 2
     assert s.json()["state"]["name"] == "idle" and s.json()["next"]["code"] == "start_session"
-    assert s.json()["can"] == ["start", "abort", "selftest", "calibrate"]
+    assert s.json()["can"] == ["start", "abort", "selftest", "calibrate", "survey"]
     assert [x["name"] for x in r.json()] == ["riichi", "wsom"]
     for resp in (h, s, r):
         no_cors(resp)

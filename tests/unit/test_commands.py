@@ -10,16 +10,16 @@ from hostd.core.commands import BY_NAME, COMMANDS, NAMES, can, offered_by
 from hostd.core.state import State
 
 
-def test_the_list_is_the_eleven_commands_each_with_its_model_and_route():
+def test_the_list_is_the_twelve_commands_each_with_its_model_and_route():
     assert NAMES == ("start", "hand_over", "dice", "continue", "clear_fault", "game_new", "end",
-                     "abort", "selftest", "calibrate", "name_sets")
+                     "abort", "selftest", "calibrate", "name_sets", "survey")
     for c in COMMANDS:
         assert c.request.model_config.get("extra") == "forbid", c.name
         assert c.path.startswith("/") and c.cli and c.summary
     assert [c.name for c in COMMANDS if not c.motors] == ["dice", "name_sets"]
     # (naming the sets tells the table their references: it needs the table)
     assert [c.name for c in COMMANDS if not c.needs_table] == ["dice"]
-    assert offered_by("page") == [n for n in NAMES if n not in ("selftest", "calibrate")]
+    assert offered_by("page") == [n for n in NAMES if n not in ("selftest", "calibrate", "survey")]
 
 
 def test_the_api_has_one_route_per_command_and_no_other_command_route():

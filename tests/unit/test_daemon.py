@@ -565,7 +565,7 @@ def test_a_start_while_the_table_reports_a_fault_is_refused_with_the_faults_own_
         assert err is None and answer["confirmed"]
         st = h.status()
         assert st["state"]["name"] == "table_fault" and st["can"] == ["clear_fault", "abort",
-                                                                      "selftest"]
+                                                                      "selftest", "survey"]
         assert st["next"]["action"] == "clear_fault" and st["fault"]["track"] == 2
         _, err = h.call(d.start_session("riichi", True))
         assert err.status == 409 and err.code == "table_fault"
@@ -684,7 +684,7 @@ def test_a_daemon_started_on_a_table_that_reports_a_fault_says_so(tmp_path):
         h.wait_s(0.5)
         st = h.status()
         assert st["state"]["name"] == "table_fault" and st["can"] == ["clear_fault", "abort",
-                                                                      "selftest"]
+                                                                      "selftest", "survey"]
         _, err = h.call(h.daemon.start_session("riichi", True))
         assert err.status == 409 and err.code == "table_fault"
     finally:

@@ -27,7 +27,8 @@ def test_every_action_from_every_state_answers_and_play_can_resume():
 
 @pytest.mark.long
 def test_bring_up_commands_in_any_order_never_trap_a_builder():
-    """Issue 49: the self-test, the calibration and naming its sets, in any order with the
+    """Issue 49: the self-test, the calibration and naming its sets, the wiring survey's
+    moves (issue 47), in any order with the
     session's commands on a loaded table (faults too): every answer within bounded time,
     `can` never lies, the fault's and next's action always accepted, every refusal names
     only what is accepted, and play resumes at the end (or a person is asked)."""
@@ -46,9 +47,9 @@ def test_bring_up_commands_in_any_order_never_trap_a_builder():
         if st["selftests"] > 5 and st["readings"] > 3 and st["named"] > 1:
             break
     print("bring-up model: %d sequences, %d steps (%d bring-up commands: %d self-tests, %d "
-          "readings, %d namings taken), %d back to play, %d needed a person, %d refusals "
-          "checked" % (st["sequences"], st["steps"], st["bench"], st["selftests"],
-                       st["readings"], st["named"], st["recovered"], st["person"],
-                       st["refusals"]))
-    assert st["selftests"] > 5 and st["readings"] > 3 and st["named"] > 1
+          "readings, %d namings, %d survey moves taken), %d back to play, %d needed a person, "
+          "%d refusals checked" % (st["sequences"], st["steps"], st["bench"], st["selftests"],
+                                   st["readings"], st["named"], st["surveys"], st["recovered"],
+                                   st["person"], st["refusals"]))
+    assert st["selftests"] > 5 and st["readings"] > 3 and st["named"] > 1 and st["surveys"] > 3
     assert st["recovered"] > 0 and st["refusals"] > 0

@@ -256,3 +256,38 @@ def test_shenyang_ron_pays_all_every_other_player_pays_the_discarder_double():
     assert book == {"west": 96, "south": -32, "east": -32, "north": -32}
     book, _, _ = pays("shenyang", hands, discarder="south", closed=["north"])
     assert book == {"west": 32, "south": -32, "east": 0, "north": 0}  # the default
+
+
+# -- the edges a one-character change would move (bench/mutation.py, issue 53 point 8) -------
+
+def test_each_hands_detail_names_its_winner_and_what_it_was_worth():
+    """The details the ledger keeps (and the page shows) per winner, per ruleset."""
+    _, _, d = pays("riichi", [hand("south", han=3, fu=30)], discarder="west")
+    assert d == [{"player": "south", "limit": None, "base": 960, "han": 3, "fu": 30}]
+    _, _, d = pays("wsom", [hand("north", patterns=170)], discarder="west")
+    assert d == [{"player": "north", "patterns": 170, "total": 510}]
+    _, _, d = pays("shenyang", [hand("west", multipliers=["duiduihu"])], discarder="north")
+    assert d == [{"player": "west", "value": 16}]
+    _, _, d = pays("uzje", [hand("south", fan=7)])
+    assert d == [{"player": "south", "points": 50}]
+
+
+def test_uzje_self_draw_halves_stay_halves_and_whole_shares_are_integers():
+    """A share the JSON export writes: 25, not 25.0; 2.5 stays 2.5."""
+    book, _, _ = pays("uzje", [hand("south", fan=7)])
+    assert book["east"] == -25 and all(type(v) is int for v in book.values())
+    book, _, _ = pays("uzje", [hand("south", fan=3.5)])
+    assert book == {"south": 7.5, "east": -2.5, "west": -2.5, "north": -2.5}
+
+
+def test_noten_payments_are_whole_points():
+    for tenpai in (["east"], ["east", "south"], ["east", "south", "west"]):
+        book = noten_payments(RULES["riichi"], tenpai)
+        assert all(type(v) is int for v in book.values()), book
+
+
+def test_a_liable_player_without_chips_pays_no_chip():
+    """pao on a ruleset that counts no chips: points move, chips do not."""
+    book, chips, _ = pays("riichi", [hand("south", yakuman=1, pao="north")])
+    assert set(chips.values()) == {0}
+    assert book["north"] == -32000 and book["south"] == 32000

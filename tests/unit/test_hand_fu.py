@@ -53,3 +53,14 @@ def test_seven_pairs_and_orphans(base):
     assert fu(Reading("seven pairs", (), None, "tanki", tuple(range(7))), base) == (
         25, [("seven pairs", 25)])
     assert fu(Reading("thirteen orphans", (), None, "tanki"), base) == (0, [])
+
+
+def test_tsumo_is_2_fu_said_so_and_a_total_on_a_ten_stays_there(base):
+    """A closed tsumo whose parts come to exactly 30 fu: 30, not 40 (the tsumo's 2, and no
+    more; bench/mutation.py found a 3 passing), with its line in the breakdown."""
+    sets = (("triplet", 4, True, False),) + RUNS  # closed simple triplet: 4
+    r = Reading("sets", sets, 31, "tanki")  # a dragon pair: 2, a single wait: 2
+    total, parts = fu(r, base, tsumo=True)
+    assert parts == [("base", 20), ("tanki wait", 2), ("value pair", 2),
+                     ("closed triplet", 4), ("tsumo", 2)]
+    assert total == 30

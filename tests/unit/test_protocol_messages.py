@@ -63,7 +63,7 @@ def test_the_issue_asks_for_these_messages():
     assert cmds == {
         "identify", "configure_build", "mix", "build", "lift", "door", "stop", "abort",
         "clear_fault", "status", "self_test", "calibrate", "exit_repl", "light",
-        "set_calibration", "set_colour_names",
+        "set_calibration", "set_colour_names", "pin_pulse", "pin_read",
     }
     assert {
         "tile", "track_full", "build_done", "lift_done", "door_state", "guard", "fault",

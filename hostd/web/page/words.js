@@ -72,6 +72,8 @@ window.JANTAKU_WORDS = {
       more: "The table tries each of its devices in turn." }),
     calibrating: () => ({ head: "Calibrating the colour sensors: wait",
       more: "The table reads both sets on every track." }),
+    surveying: () => ({ head: "Wiring survey: watch the table",
+      more: "An output moves for a moment, or the inputs are watched while a switch is pressed: say what moved where the survey asks." }),
     return_test_tiles: (p, w) => ({ head: "Push the self-test's tiles back into the centre",
       more: "The " + p.tiles + " tiles the self-test raised onto the table top (only those) go " +
         "back into the open centre; press " + w.primaryName(w, "return_test_tiles") + " when done." }),
@@ -746,6 +748,8 @@ window.JANTAKU_WORDS_JA = {
     self_test: () => ({ head: "自己診断中:お待ちください", more: "卓が各装置を順に動かしています。" }),
     calibrating: () => ({ head: "色センサーの校正中:お待ちください",
       more: "卓が全トラックで両方の組を読み取っています。" }),
+    surveying: () => ({ head: "配線の調査中:卓を見てください",
+      more: "出力を一瞬動かすか、スイッチが押されるのを見ています。調査の画面で、何が動いたかを答えてください。" }),
     return_test_tiles: (p, w) => ({ head: "自己診断の牌を中央に戻してください",
       more: "自己診断で卓上に上げた" + p.tiles + "枚(それだけ)を開いた中央に押し込み、終わったら" +
         w.primaryName(w, "return_test_tiles") + "を押してください。" }),
