@@ -307,9 +307,13 @@ class Table:
     def _sight(self):
         st = {"mixer": self.mixer.starts, "lift": self.lift.position_ms(),
               "door": self.door.position_ms()}
-        for k in range(1, self.ntracks + 1):
+        for tr in self.tracks:
+            if self.fourport is not None:  # a side's feed and cam motors (their first line)
+                for ml in (tr.feed, tr.cam):
+                    st[ml.a.name] = ml.a.changes
+                continue
             for base in ("gate", "stacker", "pusher"):
-                name = base + str(k)
+                name = base + str(tr.n)
                 st[name] = self.lines[name].changes
         return st
 
@@ -330,7 +334,7 @@ class Table:
             if abs(d) >= 100.0:  # (ms of travel: a motor's last few ms after it stopped, no)
                 out.append({"device": axis, "motion": up if d > 0 else down})
         for name in now:
-            if name[:4] in ("gate", "stac", "push") and now[name] != was[name] and self.supply:
+            if name[:4] in ("gate", "stac", "push", "feed") and now[name] != was[name] and self.supply:
                 out.append({"device": name, "motion": None})
         return out
 
