@@ -22,7 +22,7 @@ from firmware import hal as _hal
 FIXED = ("guard_curtain", "lid", "status_light") + _hal.SAFETY_SIGNALS
 # motors whose direction a person can tell (its DIR's sense may come out either way);
 # nobody can say which way a turntable's "forward" is, so its sense is left as it was
-DIRECTIONAL = ("lift", "door")
+DIRECTIONAL = ("lift", "door", "centre")  # (a four-port table's lifts: lift1.., its centre)
 
 
 def _place(v):
@@ -67,11 +67,26 @@ def shuffled(raw, seed):
         flip = rng.random() < 0.5
         pins[m + "_dir"] = _with(raw["pins"][m + "_dir"], d,
                                  invert=(flip != _invert(raw["pins"][m + "_dir"]))
-                                 if m in DIRECTIONAL else None)
+                                 if m.rstrip("0123456789") in DIRECTIONAL else None)
     paired = set(m + s for m in motors for s in ("_pwm", "_dir"))
+    # a reversing pair of relays (a four-port table's): moved together, its two relays
+    # swapped at random (which one runs it forward)
+    pairs = [n[:-4] for n in names if n.endswith("_fwd") and pins.get(n[:-4] + "_rev") is not None]
+    locs = [(_place(pins[m + "_fwd"])[1], _place(pins[m + "_rev"])[1]) for m in pairs]
+    order = list(range(len(pairs)))
+    rng.shuffle(order)
+    for m, k in zip(pairs, order):
+        f, r = locs[k]
+        if m.rstrip("0123456789") in DIRECTIONAL and rng.random() < 0.5:
+            f, r = r, f
+        pins[m + "_fwd"] = _with(raw["pins"][m + "_fwd"], f)
+        pins[m + "_rev"] = _with(raw["pins"][m + "_rev"], r)
+    paired |= set(m + s for m in pairs for s in ("_fwd", "_rev"))
     plain = [n for n in names if _hal.signal(n)[0] == _hal.OUT and n not in paired]
     inputs = [n for n in names if _hal.signal(n)[0] == _hal.IN]
-    for group, flip in ((plain, ()), (inputs, ("lift_top", "door_open", "door_closed"))):
+    flips = ("lift_top", "door_open", "door_closed", "centre_open", "centre_closed")
+    flips += tuple(n for n in inputs if n.startswith("lift") and n.endswith("_top"))
+    for group, flip in ((plain, ()), (inputs, flips)):
         for where in ("chip", "x"):
             part = [n for n in group if _place(raw["pins"][n])[0] == where]
             locs = [_place(raw["pins"][n])[1] for n in part]

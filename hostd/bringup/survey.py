@@ -91,29 +91,88 @@ def _inputs(tracks):
     return rows
 
 
+# The four-port machine (issue 47; firmware/fourport): per side a feed motor, a cam
+# stacker and a lift; the disc, the centre panel's lift and the dice.  Its motors by
+# kind (a per-side one gets the side's number: lift2), the first motion the one its DIR
+# high (or its forward relay) gives.
+FOURPORT_MOTORS = (("disc", False, ()), ("feed", True, ()), ("stacker", True, ()),
+                   ("lift", True, ("up", "down")), ("centre", False, ("up", "down")),
+                   ("dice", False, ()))
+
+
+def _fourport_inputs(tracks):
+    rows = [
+        ("guard_curtain", "put a hand into the light curtain, then take it out", 1),
+        ("lid", "open the lid, then close it", 1),
+        ("centre_closed", "push the centre panel's down switch off (or its lever), then let go", 0),
+        ("centre_open", "press the centre panel's up switch, then let go", 1),
+        ("disc_empty", "cover the disc-empty sensor with a hand (or uncover it), then take the "
+                       "hand away", None),
+    ]
+    for n in range(1, tracks + 1):
+        rows += [("lift%d_bottom" % n, "lift side %d's lift off its bottom switch by hand (or "
+                                       "press the switch's lever the other way), then let it "
+                                       "back" % n, 0),
+                 ("lift%d_top" % n, "press side %d's lift top switch by hand, then let go" % n, 1),
+                 ("home%d" % n, "turn side %d's stacker cam off its home switch by hand (or "
+                                "press the switch's lever the other way), then back" % n, 0),
+                 ("count%d" % n, "hold a tile in front of side %d's counting sensor, then take "
+                                 "it away" % n, 1),
+                 ("colour%d_int" % n, "hold a tile under side %d's colour sensor at the feed "
+                                      "slot, then take it away" % n, None)]
+    rows += [("start_button", "press the start button (a lift key)", 1),
+             ("dice_button", "press the dice button", 1)]
+    return rows
+
+
+def family(profile):
+    """The profile's mechanism family ("reference" or "fourport")."""
+    return profile.get("family") or "reference"
+
+
+def family_signals(profile):
+    """Every signal name the profile's family maps (firmware/hal.py)."""
+    names = getattr(_hal, "profile_signals", None)
+    if names is not None:
+        return names(profile)
+    return _hal.signal_names(profile["tracks"])
+
+
 def catalogue(profile):
     """The family's devices for this profile's table: {"motors": {name: motions},
     "plain": [names], "inputs": [(signal, what to do, rest)]}."""
     tracks = profile["tracks"]
+    if family(profile) == "fourport":
+        motors = {}
+        for m, per_side, motions in FOURPORT_MOTORS:
+            for n in (range(1, tracks + 1) if per_side else (None,)):
+                motors[m + (str(n) if n else "")] = motions
+        return {"motors": motors, "plain": [], "inputs": _fourport_inputs(tracks)}
     return {"motors": dict(REFERENCE_MOTORS), "plain": _plain_outputs(tracks),
             "inputs": _inputs(tracks)}
 
 
 def answer_words(cat):
     """Every answer the person may give for an output, in words: 'lift up', 'gate 2',
-    'mixer', 'nothing'."""
+    'lift 3 down', 'mixer', 'nothing'."""
     out = []
     for m, motions in cat["motors"].items():
-        out += ["%s %s" % (m, w) for w in motions] if motions else [m]
+        out += ["%s %s" % (spoken(m), w) for w in motions] if motions else [spoken(m)]
     out += [spoken(p) for p in cat["plain"]]
     return out + [NOTHING]
 
 
 def spoken(signal):
-    """'gate2' -> 'gate 2', 'status_light' -> 'status light'."""
-    base = signal.rstrip("0123456789")
-    n = signal[len(base):]
-    return base.replace("_", " ") + ((" " + n) if n else "")
+    """'gate2' -> 'gate 2', 'status_light' -> 'status light', 'lift2_top' -> 'lift 2 top'."""
+    out = []
+    for i, ch in enumerate(signal):
+        if ch == "_":
+            out.append(" ")
+            continue
+        if ch.isdigit() and i and not signal[i - 1].isdigit() and signal[i - 1] != "_":
+            out.append(" ")
+        out.append(ch)
+    return "".join(out)
 
 
 class SurveyError(JantakuError):
@@ -130,10 +189,10 @@ def parse_answer(cat, text):
     if t in ("", NOTHING, "none"):
         return None
     for m, motions in cat["motors"].items():
-        if t == m and not motions:
+        if t == spoken(m) and not motions:
             return (m, None)
         for w in motions:
-            if t == "%s %s" % (m, w):
+            if t == "%s %s" % (spoken(m), w):
                 return (m, w)
     for p in cat["plain"]:
         if t == spoken(p) or t == p.replace("_", " "):
@@ -151,10 +210,11 @@ def channels(profile):
     pins = profile["pins"]
     out = []
     seen = set()
-    for name in _hal.signal_names(profile["tracks"]):
+    for name in family_signals(profile):
         n = pins.get(name)
         sig = _hal.signal(name)
-        if n is None or name in seen or sig[0] not in (_hal.OUT, _hal.PWM) or name in KEPT:
+        if n is None or name in seen or sig is None or sig[0] not in (_hal.OUT, _hal.PWM) \
+                or name in KEPT:
             continue
         if name.endswith("_pwm"):
             base = name[:-4]
@@ -162,8 +222,16 @@ def channels(profile):
             seen.update((name, base + "_dir"))
             out.append({"id": base, "kind": "hbridge", "pins": [n] + ([d] if d is not None else []),
                         "names": [name] + ([base + "_dir"] if d is not None else [])})
-        elif name.endswith("_dir"):
-            continue  # with its _pwm
+        elif name.endswith("_fwd") and pins.get(name[:-4] + "_rev") is not None:
+            base = name[:-4]
+            seen.update((name, base + "_rev"))
+            out.append({"id": base, "kind": "relays", "pins": [n, pins[base + "_rev"]],
+                        "names": [name, base + "_rev"]})
+        elif name.endswith("_on"):
+            seen.add(name)
+            out.append({"id": name[:-3], "kind": "onoff", "pins": [n], "names": [name]})
+        elif name.endswith(("_dir", "_rev")):
+            continue  # with its _pwm, its _fwd
         else:
             seen.add(name)
             out.append({"id": name, "kind": "plain", "pins": [n], "names": [name]})
@@ -290,47 +358,59 @@ class Survey:
             if dev in motors:
                 raise SurveyError("%s is one output (a MOSFET or relay) and it moved the %s: "
                                   "a motor of this family is driven by a driver's PWM and DIR "
-                                  "(docs/RETROFIT.md); check the wiring" % (where, dev))
+                                  "(docs/RETROFIT.md); check the wiring" % (where, spoken(dev)))
             self._one_answer(channel["pins"][0], dev)
             self.found[dev] = channel["pins"][0]
             self.by_pin[channel["pins"][0]] = dev
             return {"device": dev, "pins": {dev: channel["pins"][0]}}
         if dev not in motors:
-            raise SurveyError("%s is a motor driver's channel and it moved %s: check the "
-                              "wiring (a coil belongs on a MOSFET's output)" % (where, spoken(dev)))
-        if dev + "_pwm" in self.found:
+            raise SurveyError("%s is a motor's channel and it moved %s: check the wiring (a "
+                              "coil belongs on a MOSFET's output)" % (where, spoken(dev)))
+        suffixes = SUFFIXES[channel["kind"]][:len(channel["pins"])]
+        names = [dev + sfx for sfx in suffixes]
+        if names[0] not in family_signals(self.draft):
+            raise SurveyError("%s is %s, and the profile drives the %s otherwise (its "
+                              "\"motors\" section): wire the %s to a channel of its kind, or "
+                              "say in the profile how it is driven"
+                              % (where, KIND_WORDS[channel["kind"]], spoken(dev), spoken(dev)))
+        if names[0] in self.found:
             raise SurveyError("the %s was already found on %s: two channels cannot both drive "
                               "it; pulse %s again and watch"
-                              % (dev, self.label(self.found[dev + "_pwm"]), where))
+                              % (spoken(dev), self.label(self.found[names[0]]), where))
         motions = motors[dev]
-        inv = None
-        if motions and len(channel["pins"]) > 1:
-            low = said[0][1] if said[0] is not None else None
-            high = said[1][1] if len(said) > 1 and said[1] is not None else None
-            votes = set()
-            if high is not None:
-                votes.add(high != motions[0])
-            if low is not None:
-                votes.add(low == motions[0])
-            if len(votes) > 1 or (low is not None and low == high):
-                raise SurveyError("the %s went %s both ways: its DIR does not reach the driver "
-                                  "of %s (or the driver ignores it); check the DIR wire, then "
-                                  "pulse it again" % (dev, low or high, where))
-            inv = votes.pop()
-        pwm = channel["pins"][0]
-        for n in channel["pins"]:
-            self._one_answer(n, dev)
-        self.found[dev + "_pwm"] = pwm
-        self.by_pin[pwm] = dev
-        out = {"device": dev, "pins": {dev + "_pwm": pwm}}
-        if len(channel["pins"]) > 1:
-            d = channel["pins"][1]
-            self.found[dev + "_dir"] = d
-            self.by_pin[d] = dev
-            out["pins"][dev + "_dir"] = d
-            if inv is not None:
-                self.invert[dev + "_dir"] = inv
+        pins = list(channel["pins"])
+        out = {"device": dev}
+        if motions and len(pins) > 1:
+            first = [s[1] if s is not None else None for s in said]  # per pulse
+            if channel["kind"] == "hbridge":  # DIR low, then high: high is motions[0]
+                votes = set()
+                if first[1] is not None:
+                    votes.add(first[1] != motions[0])
+                if first[0] is not None:
+                    votes.add(first[0] == motions[0])
+                if len(votes) > 1 or (first[0] is not None and first[0] == first[1]):
+                    raise SurveyError("the %s went %s both ways: its DIR does not reach the "
+                                      "driver of %s (or the driver ignores it); check the DIR "
+                                      "wire, then pulse it again"
+                                      % (spoken(dev), first[0] or first[1], where))
+                inv = votes.pop()
+                self.invert[names[1]] = inv
                 out["invert"] = inv
+            else:  # a relay pair: its forward, then its reverse, each alone
+                if first[0] is not None and first[0] == first[1]:
+                    raise SurveyError("the %s went %s with either relay of %s: they do not "
+                                      "reverse it; check the pair's wiring"
+                                      % (spoken(dev), first[0], where))
+                if first[0] == motions[1] or first[1] == motions[0]:
+                    pins.reverse()  # the relay that gives motions[0] is the forward one
+                    out["swapped"] = True
+        for n in pins:
+            self._one_answer(n, dev)
+        out["pins"] = {}
+        for name, n in zip(names, pins):
+            self.found[name] = n
+            self.by_pin[n] = dev
+            out["pins"][name] = n
         return out
 
     def _one_answer(self, n, device):
@@ -359,9 +439,9 @@ class Survey:
     def missing(self):
         """Required signals of the family not found yet."""
         out = []
-        for name in _hal.signal_names(self.draft["tracks"]):
+        for name in family_signals(self.draft):
             kind, _, optional = _hal.signal(name)
-            if kind not in (_hal.OUT, _hal.PWM, _hal.IN) or optional:
+            if kind not in (_hal.OUT, _hal.PWM, _hal.IN) or optional or name in KEPT:
                 continue
             if name not in self.found:
                 out.append(name)
@@ -411,9 +491,17 @@ def _raw_pin(n):
     return n
 
 
+# a channel's signal suffixes, by how it is driven (firmware/fourport/pins.py DRIVES)
+SUFFIXES = {"hbridge": ("_pwm", "_dir"), "relays": ("_fwd", "_rev"), "onoff": ("_on",)}
+KIND_WORDS = {"hbridge": "a driver's PWM and DIR", "relays": "a reversing pair of relays",
+              "onoff": "one on/off output (a relay, an SSR or a MOSFET)"}
+
+
 def pulses(channel):
     """The pulses of a channel: [(pin, hold or None)]: a driver's PWM with its DIR low, then
-    with it held high; a plain output alone."""
+    with it held high; a relay pair's forward, then its reverse; one output alone."""
     if channel["kind"] == "hbridge" and len(channel["pins"]) > 1:
         return [(channel["pins"][0], None), (channel["pins"][0], channel["pins"][1])]
+    if channel["kind"] == "relays":
+        return [(channel["pins"][0], None), (channel["pins"][1], None)]
     return [(channel["pins"][0], None)]

@@ -341,6 +341,9 @@ def _ask(question):
     return None if not line else line.strip()
 
 
+_SAID_FAULTS = set()
+
+
 def _survey_post(args, body):
     from hostd.bringup.survey import SurveyError
 
@@ -348,6 +351,12 @@ def _survey_post(args, body):
     if rc:
         raise SurveyError((data or {}).get("error", {}).get("message", "the daemon refused"),
                           code="survey_stopped")
+    f = data.get("table_fault")
+    if f and not f.get("cleared") and f.get("kind") not in _SAID_FAULTS:
+        _SAID_FAULTS.add(f.get("kind"))
+        _say("  (the table reports %s: its firmware reads the pins by the profile's names, "
+             "which the survey is finding; the survey goes on, and the fault goes once the "
+             "map is written and flashed)" % f.get("kind"))
     return data
 
 

@@ -212,3 +212,25 @@ def test_the_guard_must_be_where_the_draft_says_before_anything_moves():
     with pytest.raises(S.SurveyError, match="not optional"):
         sv.skip("lift_top")
     sv.skip("door_open")
+
+
+def test_a_survey_of_one_part_keeps_the_others_pins_and_writes_only_a_whole_map():
+    draft = fprofile.load("reference-18")
+    raw_pins = raw()["pins"]
+    sv = S.Survey(draft)
+    sv.keep_draft("inputs")
+    with pytest.raises(S.SurveyError, match="not found yet: mixer pwm"):
+        sv.pins_map(raw_pins)
+    chans = S.channels(draft)
+    # the draft's own wiring, answered as a person would see it at rest
+    for ch in chans:
+        if ch["kind"] == "hbridge":
+            motion = {"mixer": ["mixer", "mixer"], "lift": ["nothing", "lift up"],
+                      "door": ["nothing", "door open"]}[ch["id"]]
+            sv.output(ch, motion)
+        else:
+            sv.output(ch, [S.spoken(ch["id"])])
+    pins = sv.pins_map(raw_pins)
+    assert fprofile.validate(dict(raw(), pins=pins))["pins"] == draft["pins"]
+    assert pins["status_light"] == raw_pins["status_light"]  # (kept: not surveyed)
+    assert pins["watchdog"] == raw_pins["watchdog"]
