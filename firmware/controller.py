@@ -22,6 +22,9 @@ from protocol import messages as _m
 OK = _m.OK
 NO_FIELD = _m.NO_FIELD
 
+# GUARD_STOP.cut_us when the relay's feedback never fell (or there is none)
+NO_CUT = 0xFFFFFFFF
+
 # A track whose colour sensor fails this many reads in a row during a build
 # is a SENSOR fault (its tiles would all read unknown).
 SENSOR_ERRORS = const(3)
@@ -51,6 +54,12 @@ class NullEvents:
         pass
 
     def on_guard(self, curtain, lid):
+        pass
+
+    def on_guard_stop(self, motor, inp, at_ms, off_us, cut_us):
+        pass
+
+    def on_safety(self, chain, power, relay_stuck):
         pass
 
     def on_fault(self, code, track, detail):
@@ -161,6 +170,7 @@ class Controller:
         self._lift_from_built = False
         self._door_reported = -1
         self._guard_reported = -1
+        self._safety_reported = -1
         self._test_kind = 0
         self._test_index = 0
         self._test_return = codes.IDLE
@@ -175,6 +185,12 @@ class Controller:
         self._short_timer = sched.timer(self._short_cb)
         self._surplus_timer = sched.timer(self._surplus_cb)
         self._test_timer = sched.timer(self._test_cb)
+        self._gstop_cb = self._gstop_due
+        self._gstop_timer = sched.timer(self._gstop_cb)
+        self._gstop_ms = 2 * profile["safety"]["relay_ms"] + 10
+        self._gstop_motor = 0
+        self._gstop_input = 0
+        self._gstop_at = 0
 
     def _classifier_for(self, n):
         """Track n's classifier: its own references (calibration.tracks), else the table's."""
@@ -264,6 +280,9 @@ class Controller:
         w.up = False  # lowered before looking: an IRQ from now on raises it again
         if self.guard.changed:
             self._guard_service()
+        if self.guard.report_due:  # the relays' check after an edge: what it found
+            self.guard.report_due = False
+            self._report_guard()
         for tr, photo in self._entries:
             if photo.changed:  # an edge of its entry sensor to look at
                 tr.service()
@@ -300,6 +319,17 @@ class Controller:
                 mixer_halted = True
         self._report_guard()
         s = self.state
+        if lift_halted or door_halted:
+            # a motion the safety layer stopped: reported with its timing once the
+            # relays had their time (GUARD_STOP, protocol minor 2)
+            ax = self.lift.axis if lift_halted else self.door.axis
+            self._gstop_motor = 1 if lift_halted else 2
+            self._gstop_input = self.guard.unsafe_bits()
+            at = ticks_diff(self.guard.trip_us, ax.start_us) // 1000
+            self._gstop_at = at if 0 <= at < 65535 else 65535
+            self._gstop_timer.start(self._gstop_ms)
+        elif not self._gstop_timer.active:
+            self.guard.end_timing()  # nothing moved: no stop to measure
         if lift_halted or door_halted or (mixer_halted and (s == codes.BUILDING or s == codes.MIXING)):
             self.lift.service()
             self.door.service()
@@ -309,6 +339,12 @@ class Controller:
             # detail: what read unsafe (CURTAIN 1, LID 2, CHAIN 4: the emergency stop)
             self._fault(codes.FAULT_GUARD, 0, self.guard.unsafe_bits())
 
+    def _gstop_due(self):
+        g = self.guard
+        cut = g.cut_us if g.cut_seen else NO_CUT
+        self.events.on_guard_stop(self._gstop_motor, self._gstop_input or 1, self._gstop_at, g.off_us, cut)
+        g.end_timing()
+
     def _report_guard(self):
         st = self.guard.get_status()
         curtain = 1 if st["curtain"] else 0
@@ -317,6 +353,13 @@ class Controller:
         if key != self._guard_reported:
             self._guard_reported = key
             self.events.on_guard(curtain, lid)
+        chain = 2 if st["chain"] is None else (1 if st["chain"] else 0)
+        power = 2 if st["power"] is None else (1 if st["power"] else 0)
+        stuck = 1 if st["relay_stuck"] else 0
+        key = chain | (power << 2) | (stuck << 4)
+        if key != self._safety_reported:
+            self._safety_reported = key
+            self.events.on_safety(chain, power, stuck)
 
     def _report_door(self):
         if not self.door.state_changed():
@@ -550,6 +593,8 @@ class Controller:
         self.link_up = True
         if new:
             self.light.host_gone()
+            self._safety_reported = -1  # a new host: the chain's state again
+            self._report_guard()
             st = self.guard.get_status()
             if st["chain"] is None or st["power"] is None or st["watchdog"] is None:
                 # a profile without the safety chain's pins: the simulator's allowance

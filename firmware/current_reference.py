@@ -51,7 +51,11 @@ def lift_current_text(thr):
             vpa, ADS1115_ADC[1], ADS1115_ADC[0], ADS1115_ADC[1] * vpa / ADS1115_ADC[0]),
         "the same %.2f A reads %d x %.1f / %.1f = %d there: a profile moved to `current_adc` needs" % (
             amps, thr, ADS1115_ADC[1] * vpa / ADS1115_ADC[0], per_a, counts_for(amps, ADS1115_ADC)),
-        "its threshold recomputed.",
+        "its threshold recomputed. The profile check does that arithmetic: it computes the counts of",
+        "`thresholds.lift_stall_a` through `thresholds.lift_sense_v_per_a` on the profile's ADC and",
+        "refuses a threshold more than 1 % off, naming the right one (`pi-reference`, on an ADS1115,",
+        "has %d; the Pico's %d there would be %.2f A)." % (
+            counts_for(5.24, ADS1115_ADC), thr, thr * ADS1115_ADC[0] / (ADS1115_ADC[1] * vpa)),
         "",
         "A Hall sensor instead, an ACS712-05B (%d mV/A around Vcc/2 with Vcc = 5 V), reads 2.5 V at" % (
             ACS712_V_PER_A * 1000),

@@ -49,6 +49,8 @@ class Endpoint:
         self._v_stroke = [0, 0, 0]
         self._v_door = [0]
         self._v_guard = [0, 0]
+        self._v_gstop = [0, 0, 0, 0, 0]
+        self._v_safety = [0, 0, 0]
         self._v_fault = [0, 0, 0]
         self._v_test = [0, 0, 0, 0]
         self._v_button = [0]
@@ -319,6 +321,22 @@ class Endpoint:
         v[1] = ms
         v[2] = peak_current
         self._send(_m.LIFT_STROKE, v)
+
+    def on_guard_stop(self, motor, inp, at_ms, off_us, cut_us):
+        v = self._v_gstop
+        v[0] = motor
+        v[1] = inp
+        v[2] = at_ms
+        v[3] = off_us
+        v[4] = cut_us
+        self._send(_m.GUARD_STOP, v)
+
+    def on_safety(self, chain, power, relay_stuck):
+        v = self._v_safety
+        v[0] = chain
+        v[1] = power
+        v[2] = relay_stuck
+        self._send(_m.SAFETY, v)
 
     def on_door_state(self, state):
         self._v_door[0] = state

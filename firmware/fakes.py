@@ -346,6 +346,12 @@ class Recorder:
     def on_guard(self, curtain, lid):
         self.events.append(("guard", curtain, lid))
 
+    def on_safety(self, chain, power, relay_stuck):
+        self.events.append(("safety", chain, power, relay_stuck))
+
+    def on_guard_stop(self, motor, inp, at_ms, off_us, cut_us):
+        self.events.append(("guard_stop", motor, inp, at_ms, off_us, cut_us))
+
     def on_fault(self, code, track, detail):
         self.events.append(("fault", code, track, detail))
 

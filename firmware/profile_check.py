@@ -70,6 +70,24 @@ SAFETY = {
     "stop_limit_ms": ("int", 1, 5000),
     "overrun_limit_mm": ("num", 0.1, 200.0),
 }
+# The power stage (docs/SAFETY.md "The power stage"): read by the host only (`jantaku wiring
+# --power` sizes fuses, relays and wires from it), never by the board.
+POWER = {
+    "supply_v": ("int", 5, 48),
+    "mains": ("int", 0, 1),
+    "mixer_a": ("num", 0.05, 30.0),
+    "lift_a": ("num", 0.05, 30.0),
+    "door_a": ("num", 0.05, 30.0),
+    "solenoid_a": ("num", 0.01, 10.0),
+}
+POWER_DEFAULTS = {
+    "supply_v": 24,
+    "mains": 1,
+    "mixer_a": 1.5,
+    "lift_a": 2.5,
+    "door_a": 1.0,
+    "solenoid_a": 0.6,
+}
 SAFETY_DEFAULTS = {
     "watchdog_toggle_ms": 100,
     "watchdog_hold_ms": 300,
@@ -128,6 +146,8 @@ SCHEMA = {
     "track_sides": "track_sides",
     # the safety chain's and the stop's figures (docs/SAFETY.md)
     "safety": SAFETY,
+    # the power stage's figures (docs/SAFETY.md): the host's, never the board's
+    "power": POWER,
     # the mechanism family (docs/FIRMWARE.md §11): "reference" (this project's table) or
     # "fourport" (the four-port machines people own); the pins' names follow it
     "family": "family",
@@ -168,6 +188,9 @@ OPTIONAL = {
 }
 for _k in SAFETY_DEFAULTS:
     OPTIONAL["safety." + _k] = SAFETY_DEFAULTS[_k]
+OPTIONAL["power"] = dict(POWER_DEFAULTS)
+for _k in POWER_DEFAULTS:
+    OPTIONAL["power." + _k] = POWER_DEFAULTS[_k]
 MOTOR_SUPPLIES = ("dc", "ac")
 
 PORT_KINDS = ("usb", "uart", "serial")

@@ -133,6 +133,15 @@ KEYS = {
                                    "the break"),
     "safety.overrun_limit_mm": ("mm", "guard_stop passes only if the lift ran on less than this "
                                       "after the break"),
+    "power.supply_v": ("V", "the motors' and solenoids' supply (12 or 24 V DC)"),
+    "power.mains": ("0 or 1", "1: the supply is a mains unit inside the table: its protective "
+                                  "earth and a 30 mA RCD at the inlet apply (`jantaku wiring "
+                                  "--power`)"),
+    "power.mixer_a": ("A", "the turntable motor's running current"),
+    "power.lift_a": ("A", "the lift motor's running current (its stall current is "
+                          "`thresholds.lift_stall_a`)"),
+    "power.door_a": ("A", "the centre door motor's running current"),
+    "power.solenoid_a": ("A", "one solenoid coil's pull-in current (gates, stackers, pushers)"),
     "current_adc": ("object", "the lift current from an I2C ADC on the main bus instead of "
                               "`pins.lift_current` (boards without an ADC pin); null: none"),
     "current_adc.kind": ("text", "the ADC: ads1115"),

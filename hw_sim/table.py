@@ -305,37 +305,49 @@ class Table:
 
     # -- a person watching and touching the table (the wiring survey's rehearsal) ------------
     def _sight(self):
-        st = {"mixer": self.mixer.starts, "lift": self.lift.position_ms(),
-              "door": self.door.position_ms()}
-        for tr in self.tracks:
-            if self.fourport is not None:  # a side's feed and cam motors (their first line)
-                for ml in (tr.feed, tr.cam):
-                    st[ml.a.name] = ml.a.changes
+        """What a person can see: each axis's position (ms of travel), the mixer's (the
+        disc's) starts, and how often each other motor's or coil's line changed."""
+        four = self.profile.get("family") == "fourport"
+        st = {("disc" if four else "mixer"): self.mixer.starts,
+              ("centre" if four else "door"): self.door.position_ms()}
+        lifts = getattr(self, "lifts", None) or [self.lift]
+        for k, lf in enumerate(lifts):
+            st["lift%d" % (k + 1) if four else "lift"] = lf.position_ms()
+        for name, ln in self.lines.items():
+            base = name
+            for sfx in ("_on", "_pwm", "_fwd", "_rev"):
+                if name.endswith(sfx):
+                    base = name[:-len(sfx)]
+            if base in st or base == "mixer" or base == "door" or (base == name and ln.kind != OUT):
                 continue
-            for base in ("gate", "stacker", "pusher"):
-                name = base + str(tr.n)
-                st[name] = self.lines[name].changes
+            if base == name and not base.startswith(("gate", "stacker", "pusher")):
+                continue  # (a direction, the status light, the watchdog)
+            st["line:" + base] = st.get("line:" + base, 0) + ln.changes
         return st
 
     def look(self):
         """What a person watching the table saw move since they last looked, in the wiring
-        survey's words (hostd/bringup/survey.py): [{"device", "motion"}]: the mixer turned,
-        the lift went up or down, the door opened or closed, a coil pulled in (with the
-        motors' supply on).  A motor pressing against its end moves nothing.  (The status
-        light is not looked at: the firmware shows its own patterns on it, and the survey
-        leaves it as the profile has it.)"""
+        survey's words (hostd/bringup/survey.py): [{"device", "motion"}]: the mixer (the
+        disc) turned, a lift went up or down, the door opened or closed (the centre panel
+        went up or down), a coil pulled in or a motor without an end ran (a feed, a cam,
+        the dice: with the motors' supply on).  A motor pressing against its end moves
+        nothing.  (The status light is not looked at: the firmware shows its own patterns
+        on it, and the survey leaves it as the profile has it.)"""
         now = self._sight()
         was, self._looked = self._looked, now
         out = []
-        if now["mixer"] != was["mixer"]:
-            out.append({"device": "mixer", "motion": None})
-        for axis, up, down in (("lift", "up", "down"), ("door", "open", "close")):
-            d = now[axis] - was[axis]
-            if abs(d) >= 100.0:  # (ms of travel: a motor's last few ms after it stopped, no)
-                out.append({"device": axis, "motion": up if d > 0 else down})
         for name in now:
-            if name[:4] in ("gate", "stac", "push", "feed") and now[name] != was[name] and self.supply:
+            d = now[name] - was[name]
+            if not d:
+                continue
+            if name.startswith("lift") or name in ("door", "centre"):
+                if abs(d) >= 100.0:  # (ms of travel: a motor's last few ms after it stopped, no)
+                    up, down = ("open", "close") if name == "door" else ("up", "down")
+                    out.append({"device": name, "motion": up if d > 0 else down})
+            elif name in ("mixer", "disc"):
                 out.append({"device": name, "motion": None})
+            elif self.supply:
+                out.append({"device": name[5:], "motion": None})
         return out
 
     def hold(self, signal, ms=1000, after_ms=0):

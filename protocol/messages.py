@@ -16,7 +16,7 @@ except ImportError:  # CPython
 
 # ---------------------------------------------------------------- protocol version
 PROTOCOL_VERSION = const(1)  # major: what CONNECT asks for and IDENTITY answers
-PROTOCOL_MINOR = const(2)  # minor: only adds messages (SPEC.md "Versioning"); 1: LIGHT; 2: PIN_PULSE, fault COUNT, device home
+PROTOCOL_MINOR = const(2)  # minor: only adds messages (SPEC.md "Versioning"); 1: LIGHT; 2: PIN_PULSE, GUARD_STOP, SAFETY, fault COUNT, device home
 VERSION_MIN = const(1)  # the oldest major this code can speak
 VERSION_MAX = const(1)  # the newest major this code can speak
 
@@ -274,6 +274,8 @@ LOG = const(0x4D)
 ABOUT = const(0x4E)
 LIFT_STROKE = const(0x4F)  # minor 1
 PIN_LEVELS = const(0x50)  # minor 2
+GUARD_STOP = const(0x51)  # minor 2
+SAFETY = const(0x52)  # minor 2
 
 # ---------------------------------------------------------------- THE table
 # (msgid, name, kind, fields).  Names are snake_case; the constant above is NAME.upper().
@@ -428,6 +430,11 @@ MESSAGES = (
     (LIFT_STROKE, "lift_stroke", EVT,
      (_f("position", U8, LIFT_TOP, LIFT_BOTTOM), _f("ms", U16), _f("peak_current", U16))),
     (PIN_LEVELS, "pin_levels", EVT, (_f("count", U8, 1, PIN_READ_MAX), _f("levels", U32))),
+    (GUARD_STOP, "guard_stop", EVT,
+     (_f("motor", U8, 1, 2), _f("input", U8, 1, 7), _f("at_ms", U16), _f("off_us", U32),
+      _f("cut_us", U32))),
+    (SAFETY, "safety", EVT,
+     (_f("chain", U8, 0, 2), _f("power", U8, 0, 2), _f("relay_stuck", U8, 0, 1))),
 )
 
 # ---------------------------------------------------------------- lookups

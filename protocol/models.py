@@ -418,6 +418,33 @@ class LiftStroke(Message):
                              "(0: no current sensor)")
 
 
+class GuardStop(Message):
+    """A lift or door motion stopped by the safety layer (protocol minor 2), measured by the
+    firmware from the unsafe edge: when it switched the motor off (its interrupt) and when
+    the motion relay's feedback said the supply was cut (the hardware path)."""
+
+    MSGID: ClassVar[int] = m.GUARD_STOP
+    motor: int = u8("1 = lift, 2 = door", 1, 2)
+    input: int = u8("what read unsafe: 1 curtain, 2 lid, 4 the chain (bits)", 1, 7)
+    at_ms: int = u16("ms into the motion at the break (65535: that or more)")
+    off_us: int = u32("from the break to the firmware's motor off, in us")
+    cut_us: int = u32("from the break to the relay's feedback going off, in us (4294967295: "
+                      "it did not, or the table has no feedback input)")
+
+
+class Safety(Message):
+    """The safety chain as the firmware reads it (protocol minor 2), sent at the start of a
+    session and on every change: the chain's end, the motion relay's feedback, a relay
+    whose feedback stayed on with the chain open."""
+
+    MSGID: ClassVar[int] = m.SAFETY
+    chain: int = u8("1 = closed (emergency stop released, lid closed), 0 = open, 2 = no "
+                    "interlock input (the simulator only)", 0, 2)
+    power: int = u8("1 = the lift's and door's supply is on, 0 = off, 2 = no feedback input", 0, 2)
+    relay_stuck: int = u8("1 = the relay's feedback stayed on with the chain open (welded "
+                          "contacts): no motion until it is replaced", 0, 1)
+
+
 class PinLevels(Message):
     """PIN_READ's reply (protocol minor 2): the level each pin reads, as the firmware's pin
     object gives it (a profile's invert applied)."""

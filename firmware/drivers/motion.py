@@ -68,6 +68,11 @@ class EndMotion:
         self.fail_ms = 0  # ms into the stroke when it failed (FAULT.detail)
         self.position = self.read_position()
 
+    @property
+    def start_us(self):
+        """ticks_us of the current (or last) motion's start."""
+        return self._start_us
+
     # ---- reading the switches ----------------------------------------
     def far_pressed(self):
         return self.far is not None and self.far.pressed()

@@ -28,7 +28,7 @@
 #
 # Signals the profile leaves null (the simulator only: a real board refuses such a
 # profile, firmware/profile.py require_safety) are taken as safe / powered.
-from firmware.compat import const
+from firmware.compat import const, ticks_diff
 
 # FAULT GUARD's detail bits (protocol/SPEC.md "fault"): what was unsafe
 CURTAIN = const(1)
@@ -52,6 +52,15 @@ class Safety:
     def __init__(self, hal, sched, profile, *, motion=(), drive=(), wake=None):
         sf = profile["safety"]
         self._wake = wake
+        self._clock = sched.clock
+        # a stop's timing, from the unsafe edge (the IRQ): when the firmware's halt had
+        # switched the motors off, and when the relay's feedback fell (the hardware cut);
+        # `timing` while one is being measured (the controller reports it and ends it)
+        self.timing = False
+        self.trip_us = 0
+        self.off_us = 0
+        self.cut_us = 0
+        self.cut_seen = False
         self._curtain = hal.input("guard_curtain")
         self._lid = hal.input("lid")
         self._chain = hal.input("interlock")
@@ -63,6 +72,7 @@ class Safety:
         self.tripped = False    # set by the IRQ, cleared by the controller (ack())
         self.changed = False    # any edge (safe or not), cleared by the controller
         self.relay_stuck = False
+        self.report_due = False
         self.no_power = False
         self.settling = False
         self.toggles = 0
@@ -124,17 +134,32 @@ class Safety:
         self.changed = True
         b = self.unsafe_bits()
         if b:
+            clk = self._clock
+            first = not self.timing
+            if first:
+                self.timing = True
+                self.cut_seen = False
+                self.trip_us = clk.ticks_us()
             if b & (LID | CHAIN):
                 for s in self._drive:
                     s.halt()
             for s in self._motion:
                 s.halt()
+            if first:
+                self.off_us = ticks_diff(clk.ticks_us(), self.trip_us)
             if not self.tripped:
                 self.trips += 1
             self.tripped = True
+        if self.timing and not self.cut_seen and not self.powered():
+            self.cut_seen = True  # the relay's feedback fell: the hardware cut the supply
+            self.cut_us = ticks_diff(self._clock.ticks_us(), self.trip_us)
         w = self._wake
         if w is not None:
             w.up = True
+
+    def end_timing(self):
+        """The controller reported the stop (or there was none to report)."""
+        self.timing = False
 
     def check(self):
         """Task-context backstop (a missed edge): same as the IRQ."""
@@ -156,6 +181,10 @@ class Safety:
 
     def _check_relay(self):
         self.settling = False
+        self.report_due = True  # the controller reports what the check found
+        w = self._wake
+        if w is not None:
+            w.up = True
         fb = self._feedback.value() == 1
         if self.unsafe_bits():
             # the chain is open and the motors still have power: welded contacts

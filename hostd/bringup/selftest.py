@@ -51,8 +51,8 @@ READINGS = ("curtain", "lid", "lift_bottom", "lift_top", "door_closed", "door_op
 FAMILY_ONLY = {"home": "fourport"}
 PULSES = ("mixer", "stacker", "pusher", "status_light")
 MOTIONS = ("gate", "lift", "door")  # need tiles or move a big part: the guard must be safe
-# asked for alone, with a person at the table: the guard really stops the lift (a hand put
-# into the light curtain while it rises, as `jantaku selftest --device guard_stop` says)
+# asked for alone, with a person at the table: the guard really stops the lift (a test rod
+# put into the light curtain while it rises, as `jantaku selftest --device guard_stop` says)
 WITH_PEOPLE = ("guard_stop",)
 ORDER = READINGS + PULSES + MOTIONS + WITH_PEOPLE
 GUARD_SAFE_WAIT_S = 60.0  # table seconds for the person to step back afterwards
@@ -230,6 +230,24 @@ class SelfTest:
                                            None if r != "failed" else
                                            "reads unsafe: close the %s" % ("lid" if name == "lid"
                                                                            else "light curtain's path")))
+        # the safety chain as the table reads it (protocol minor 2: SAFETY; None: not wired,
+        # the simulator's allowance, or an older firmware): nothing moves with it open
+        sf = self.table.safety
+        if sf.get("chain") is not None:
+            r = "ok" if sf["chain"] else "failed"
+            if r == "failed":
+                ok = False
+            if self.device is None or r == "failed":
+                self.devices.append(_entry("chain", None, r, 1 if sf["chain"] else 0, 1,
+                                           None if r == "ok" else
+                                           "the safety chain is open: release the emergency stop "
+                                           "and close the lid (docs/SAFETY.md)"))
+        if sf.get("relay_stuck"):
+            ok = False
+            self.devices.append(_entry("chain", None, "failed", None, None,
+                                       "the safety relay's feedback stayed on with the chain open: "
+                                       "welded contacts; replace the relay before anything moves "
+                                       "(docs/SAFETY.md)"))
         return ok
 
     async def _reading(self, name):
@@ -469,12 +487,30 @@ class SelfTest:
 
 
     async def _guard_stop(self):
-        """One lift stroke during which a person breaks the light curtain: passed when the
-        table stops the lift with its guard fault before the top (the time from the
-        command to the stop is the reading); then, once the curtain is clear again, the
-        fault is cleared and a lift cycle brings the lift back to the bottom."""
+        """The stop measured (docs/SAFETY.md "The stop, measured"): a person holds a test rod
+        by a lift opening and confirms (the start button, or continue); the lift then rises
+        and the person puts the rod into the light curtain.  The firmware times the stop
+        from the break (GUARD_STOP): when its interrupt switched the motor off, and when the
+        motion relay's feedback said the supply was cut (the hardware path).  The last
+        movement is the motor off plus the lift's coast (safety.lift_coast_ms, measured on
+        the table), the overrun in mm the stroke's speed (safety.lift_travel_mm over
+        timings_ms.lift_stroke) times the time it kept moving (full speed to the motor off,
+        then half of the coast).  Passed only with the relay's cut seen and both under the
+        profile's limits (safety.stop_limit_ms, safety.overrun_limit_mm); then, once the
+        curtain is clear again, the fault is cleared and the lift comes back down."""
         p = self.profile
-        prof = {"lift_stroke_ms": p["timings_ms"]["lift_stroke"]}
+        sf = p["safety"]
+        stroke_ms = p["timings_ms"]["lift_stroke"]
+        prof = {"lift_stroke_ms": stroke_ms, "lift_coast_ms": sf["lift_coast_ms"],
+                "lift_travel_mm": sf["lift_travel_mm"], "stop_limit_ms": sf["stop_limit_ms"],
+                "overrun_limit_mm": sf["overrun_limit_mm"], "relay_ms": sf["relay_ms"]}
+        confirmed = await self.people("test_rod")
+        if confirmed is False:
+            self.devices.append(_entry("guard_stop", None, "failed", None, prof,
+                                       "nobody confirmed the test rod was ready (the start button, "
+                                       "or `jantaku continue`): the lift did not move"))
+            return
+        self.table.last_stop = None
         t0 = self.table.mark()
         top = self.table.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_TOP)
         bottom = self.table.expect(lambda i, v: i == m.LIFT_DONE and v[0] == m.LIFT_BOTTOM)
@@ -488,8 +524,11 @@ class SelfTest:
                 self.devices.append(_entry("guard_stop", None, "failed", {"stopped_after_ms": stopped_ms},
                                            prof, "the lift stopped for another fault: %s" % e, fault=e.kind))
                 return
-            self.devices.append(_entry("guard_stop", None, "ok", {"stopped_after_ms": stopped_ms}, prof,
-                                       "the light curtain stopped the lift %d ms into its stroke" % stopped_ms))
+            # the firmware's timing comes once the relays had their time
+            waited = self.table.mark()
+            while self.table.last_stop is None and self.table.seconds_since(waited) < 1.0:
+                await self.table.pause(0.02)
+            self.devices.append(self._stop_entry(self.table.last_stop, stopped_ms, prof, sf, stroke_ms))
             await self._after_guard_stop()
             return
         bottom.cancel()
@@ -502,6 +541,45 @@ class SelfTest:
             await done  # its own way back down
         except TableFault:
             pass
+
+    @staticmethod
+    def _stop_entry(stop, stopped_ms, prof, sf, stroke_ms):
+        """The guard_stop entry from the firmware's GUARD_STOP (None: a firmware before
+        protocol minor 2, which does not time its stops)."""
+        if stop is None:
+            return _entry("guard_stop", None, "failed", {"stopped_after_ms": stopped_ms}, prof,
+                          "the light curtain stopped the lift %d ms into its stroke, but the table "
+                          "did not time the stop (its firmware is older than protocol minor 2): "
+                          "flash it again, then run this again" % stopped_ms)
+        off = stop["off_ms"]
+        coast = sf["lift_coast_ms"]
+        last = off + coast
+        speed = sf["lift_travel_mm"] / stroke_ms  # mm per ms at full speed
+        overrun = round(speed * (off + coast / 2), 2)
+        reading = {"stopped_after_ms": stop["at_ms"], "break_to_off_ms": round(off, 3),
+                   "break_to_cut_ms": None if stop["cut_ms"] is None else round(stop["cut_ms"], 3),
+                   "break_to_last_movement_ms": round(last, 3), "overrun_mm": overrun}
+        problems = []
+        if stop["cut_ms"] is None:
+            problems.append("the safety relay's feedback never went off: the curtain is not in "
+                            "the safety chain, or the relay or its feedback is not wired "
+                            "(docs/WIRING.md \"The safety chain\")")
+        elif stop["cut_ms"] > sf["relay_ms"] * 2 + 5:
+            problems.append("the relay cut the supply %.1f ms after the break, more than twice its "
+                            "%d ms (safety.relay_ms)" % (stop["cut_ms"], sf["relay_ms"]))
+        if last > sf["stop_limit_ms"]:
+            problems.append("the lift moved until %.1f ms after the break, over the %d ms limit "
+                            "(safety.stop_limit_ms)" % (last, sf["stop_limit_ms"]))
+        if overrun > sf["overrun_limit_mm"]:
+            problems.append("it ran on %.2f mm, over the %.1f mm limit (safety.overrun_limit_mm)"
+                            % (overrun, sf["overrun_limit_mm"]))
+        said = ("the light curtain stopped the lift %d ms into its stroke: motor off %.1f ms "
+                "after the break, last movement %.1f ms, overrun %.2f mm" % (stop["at_ms"], off, last,
+                                                                            overrun))
+        if problems:
+            return _entry("guard_stop", None, "failed", reading, prof, said + "; " + "; ".join(problems))
+        return _entry("guard_stop", None, "ok", reading, prof,
+                      said + "; the safety relay cut the supply %.1f ms after it" % stop["cut_ms"])
 
     async def _after_guard_stop(self):
         """Wait for the person to step back (the curtain safe), clear the fault, and bring

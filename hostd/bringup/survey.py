@@ -263,8 +263,8 @@ def plan(profile):
         "answers": answer_words(cat),
         "pulse_ms": PULSE_MS,
         # what a client needs to make the map from the answers (Survey(draft))
-        "draft": {k: profile[k] for k in ("id", "tracks", "pins", "pin_options", "hardware")
-                  if k in profile},
+        "draft": {k: profile[k] for k in ("id", "family", "tracks", "motors", "pins",
+                                          "pin_options", "hardware") if k in profile},
     }
 
 
@@ -424,6 +424,32 @@ class Survey:
                 raise SurveyError("the %s was already found on %s: two pins cannot both be it; "
                                   "try again and watch (or press) only that one"
                                   % (spoken(device), self.label(pin)))
+
+    def inputs_at_rest(self, watched):
+        """The inputs' levels with the table at rest (a short watch's ``rest``), read once
+        the profile names them right: whether each is wired the other way round (a
+        normally-closed switch).  Its pulls are the right ones then: a switch to ground
+        read with another signal's pull-down reads low whatever it does."""
+        rest = watched.get("rest") or {}
+        for signal, _, want in self.cat["inputs"]:
+            n = self.draft["pins"].get(signal)
+            if want is None or n is None or str(n) not in rest:
+                continue
+            raw = rest[str(n)] ^ (1 if _hal.options(self.draft, signal)[0] else 0)
+            self.invert[signal] = raw != want
+
+    def inputs_moved(self):
+        """An input found elsewhere than the draft says, or the other way round (invert)."""
+        pins = self.draft["pins"]
+        for name, n in self.found.items():
+            sig = _hal.signal(name)
+            if sig is None or sig[0] != _hal.IN:
+                continue
+            if pins.get(name) != n:
+                return True
+            if name in self.invert and self.invert[name] != bool(_hal.options(self.draft, name)[0]):
+                return True
+        return False
 
     def keep_draft(self, part):
         """The part not surveyed ("inputs" or "outputs") keeps the draft's pins."""

@@ -246,6 +246,102 @@ def svg(profile):
 # ------------------------------------------------------------------ the docs
 SHIPPED = ("reference-18", "pico-18", "pi-reference", "fourport-24v")
 
+# -- the power stage (docs/SAFETY.md "The power stage": `jantaku wiring --power`) -----------
+FUSES = (0.5, 1, 1.5, 2, 3, 4, 5, 6.3, 7.5, 10, 15, 20, 25, 30)  # blade / 5x20 mm ratings, A
+# copper wire for a fuse's rating (chassis wiring, PVC, up to 2 m; IEC 60335-1 table 11's
+# spirit: the fuse protects the wire): (max A, mm², AWG)
+# (AWG: the next gauge at least as thick)
+GAUGES = ((3, 0.5, 20), (6, 0.75, 18), (10, 1.0, 16), (16, 1.5, 14), (25, 2.5, 12), (32, 4.0, 10))
+SOLENOIDS_AT_ONCE_PER_TRACK = 3  # a gate, a stacker and a pusher may pull in together
+LOGIC_A = 1.0  # the board, the sensors, the light curtain's own feed (5 V buck from 24 V)
+
+
+def fuse_for(amps):
+    """The smallest standard rating at or above `amps`."""
+    for f in FUSES:
+        if f >= amps - 1e-9:
+            return f
+    return None
+
+
+def gauge_for(fuse):
+    for amps, mm2, awg in GAUGES:
+        if fuse <= amps:
+            return "%g mm² (AWG %d)" % (mm2, awg)
+    return "sized for %g A" % fuse
+
+
+def power_rows(profile):
+    """[(branch, current, fuse, wire, rail)] of the profile's power stage: each motor's
+    branch fused above its worst current (the lift's stall for the stall timeout, the others
+    twice their running current: a blocked motor until its timeout) and the wire for its
+    fuse; the solenoids as one branch (every track's coils at once)."""
+    pw = profile["power"]
+    stall = profile["thresholds"]["lift_stall_a"]
+    coils = SOLENOIDS_AT_ONCE_PER_TRACK * profile["tracks"]
+    rows = []
+    for name, worst, what, rail in (
+            ("lift motor", stall * 1.25, "running %.1f A, stall %.2f A (thresholds.lift_stall_a)"
+             % (pw["lift_a"], stall), "motion (K2)"),
+            ("door motor", 2 * pw["door_a"], "running %.1f A" % pw["door_a"], "motion (K2)"),
+            ("mixer motor", 2 * pw["mixer_a"], "running %.1f A" % pw["mixer_a"], "drive (K1)"),
+            ("solenoids", coils * pw["solenoid_a"], "%d coils at once x %.2f A" % (coils, pw["solenoid_a"]),
+             "drive (K1)"),
+            ("logic and light curtain", LOGIC_A, "board, sensors, curtain (5 V buck)", "ahead of K1")):
+        f = fuse_for(worst)
+        rows.append((name, what, f, gauge_for(f), rail))
+    return rows
+
+
+def power_markdown(profile):
+    """The profile's power stage as Markdown: supply, relays, each branch's fuse and wire,
+    earthing and residual-current protection."""
+    pw = profile["power"]
+    stall = profile["thresholds"]["lift_stall_a"]
+    rows = power_rows(profile)
+    coils = SOLENOIDS_AT_ONCE_PER_TRACK * profile["tracks"]
+    motion = stall + pw["door_a"]
+    drive = pw["mixer_a"] + coils * pw["solenoid_a"]
+    total = motion + drive + LOGIC_A
+    supply_a = fuse_for(total * 1.25) or total * 1.25
+    sf = profile["safety"]
+    out = ["**%s**: power stage (%d V DC%s)" % (profile["id"], pw["supply_v"],
+                                                ", from a mains unit inside the table" if pw["mains"] else ""),
+           "",
+           "- Supply: %d V, at least %.1f A continuous (the lift stalled %.2f A, the door %.1f A, the "
+           "mixer %.1f A, %d solenoids at once %.1f A, logic %.1f A: %.1f A, plus 25 %%); a main "
+           "fuse of %s A at its output." % (pw["supply_v"], total * 1.25, stall, pw["door_a"],
+                                            pw["mixer_a"], coils, coils * pw["solenoid_a"], LOGIC_A,
+                                            total, supply_a),
+           "- Safety relays (force-guided contacts, or a safety relay module with a feedback "
+           "contact): K1, the drive rail (mixer, solenoids, and K2's feed), contacts rated at "
+           "least %.1f A DC at %d V; K2, the motion rail (lift, door), at least %.1f A DC. "
+           "Release time %d ms (safety.relay_ms); the watchdog's retriggerable relay or charge "
+           "pump holds their coils %d ms after the last edge (safety.watchdog_hold_ms)."
+           % (motion + drive, pw["supply_v"], motion, sf["relay_ms"], sf["watchdog_hold_ms"]),
+           "",
+           "| branch | current | fuse | wire | rail |",
+           "|---|---|---|---|---|"]
+    for name, what, f, wire, rail in rows:
+        kind = "slow-blow" if name.endswith("motor") else "fast"
+        out.append("| %s | %s | %g A %s | %s | %s |" % (name, what, f, kind, wire, rail))
+    out.append("")
+    if pw["mains"]:
+        out.append("- Mains: an IEC inlet with a fuse and a double-pole switch; a 30 mA residual-"
+                   "current device (RCD, type A) in the feed (the club's socket circuit, or a "
+                   "portable RCD at the plug when the socket's circuit has none); the protective "
+                   "earth (green-yellow, at least 1 mm²) from the inlet to the supply's earth "
+                   "terminal and to every metal part a person can touch (frame, top's metal, the "
+                   "motors' brackets), each on its own earth point; the 0 V of the %d V supply "
+                   "joined to earth at one point (the star point)." % pw["supply_v"])
+    else:
+        out.append("- No mains inside the table: the %d V comes from an external power supply "
+                   "with its own approval (class II, or earthed at its plug); the table's metal "
+                   "parts bonded to the 0 V star point; a 30 mA RCD protects the socket the "
+                   "supply is plugged into." % pw["supply_v"])
+    out.append("")
+    return "\n".join(out)
+
 
 def render_doc(text):
     """docs/WIRING.md with every shipped profile's section generated anew."""
@@ -260,8 +356,31 @@ def render_doc(text):
     return text
 
 
+SAFETY_DOC = ROOT / "docs" / "SAFETY.md"
+POWER_BEGIN = "<!-- power:%s begin (generated by python -m hostd.bringup.wiring --write) -->"
+POWER_END = "<!-- power:%s end -->"
+
+
+# the power stage's table is the reference family's (a lift, a door, a mixer, solenoids):
+# the four-port machine's 14 motors are not tabled there yet (docs/FIRMWARE.md §11)
+POWER_SHIPPED = tuple(pid for pid in SHIPPED if pid != "fourport-24v")
+
+
+def render_safety_doc(text):
+    """docs/SAFETY.md with every shipped reference-family profile's power stage generated anew."""
+    for pid in POWER_SHIPPED:
+        b, e = POWER_BEGIN % pid, POWER_END % pid
+        if b not in text or e not in text:
+            raise ValueError("docs/SAFETY.md lacks the markers of %s: %s ... %s" % (pid, b, e))
+        head, rest = text.split(b, 1)
+        _, tail = rest.split(e, 1)
+        text = head + b + "\n" + power_markdown(fprofile.load(pid)) + e + tail
+    return text
+
+
 def write_docs():
     DOC.write_text(render_doc(DOC.read_text(encoding="utf-8")), encoding="utf-8")
+    SAFETY_DOC.write_text(render_safety_doc(SAFETY_DOC.read_text(encoding="utf-8")), encoding="utf-8")
     SVG_DIR.mkdir(exist_ok=True)
     for pid in SHIPPED:
         (SVG_DIR / (pid + ".svg")).write_text(svg(fprofile.load(pid)), encoding="utf-8")
@@ -273,6 +392,9 @@ def configure(p):
     p.add_argument("--board", default="reference-18", metavar="ID|PATH",
                    help=board_help("reference-18"))
     p.add_argument("--svg", metavar="FILE", default=None, help="also write the wiring diagram there")
+    p.add_argument("--power", action="store_true",
+                   help="the power stage instead: supply, safety relays, each branch's fuse and "
+                        "wire, earthing and RCD (docs/SAFETY.md)")
 
 
 def cmd_wiring(args):
@@ -285,6 +407,9 @@ def cmd_wiring(args):
     except ConfigError as e:
         sys.stderr.write("jantaku wiring: %s\n" % e)
         return 1
+    if getattr(args, "power", False):
+        sys.stdout.write(power_markdown(prof))
+        return 0
     sys.stdout.write(markdown(prof))
     if args.svg:
         try:

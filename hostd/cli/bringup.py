@@ -24,7 +24,7 @@ def configure_selftest(p):
                    help="test one device: curtain, lid, lift_bottom, lift_top, door_closed, "
                         "door_open, mixer_empty, entry, colour, lift_current, start_button, "
                         "dice_button, mixer, stacker, pusher, status_light, gate, lift, door; "
-                        "guard_stop (alone, with a person: the curtain broken while the lift "
+                        "guard_stop (alone, with a person and a test rod: the curtain broken while the lift "
                         "rises must stop it)")
     p.add_argument("--track", type=int, default=None, metavar="N",
                    help="with a per-track device (gate, entry, colour, stacker, pusher): track N only")
@@ -89,9 +89,11 @@ def cmd_selftest(args):
     if args.track is not None and args.device is None:
         raise UsageError("--track goes with --device (gate, entry, colour, stacker or pusher)")
     if args.device == "guard_stop":  # a person takes part (docs/COMMISSIONING.md, step 6)
-        sys.stderr.write("guard check: stand at the table; when the lift starts rising, put a "
-                         "hand into the light curtain, then take it out: the lift must stop at "
-                         "once\n")
+        sys.stderr.write("stop test: take the test rod (never a hand) and hold it by a lift "
+                         "opening, out of the light curtain; press the start button (or `jantaku "
+                         "continue`) when ready; as the lift rises put the rod into the curtain "
+                         "and leave it there until the lift has stopped. The table measures the "
+                         "stop (docs/SAFETY.md)\n")
     body = {"device": args.device, "track": args.track, "write_timings": args.write_timings}
     data, rc = _request(args, "POST", "/selftest", body, timeout=LONG)
     if rc:
@@ -488,12 +490,23 @@ def cmd_survey(args):
     _say("Wiring survey of %s (%s): %d output channels, %d inputs."
          % (plan["board"], plan["profile_file"], len(plan["channels"]), len(plan["inputs"])))
     refusals = []
+    then = None
     try:
         if args.only != "outputs":
             _survey_inputs(args, sv, plan, script, refusals)
         else:
             sv.keep_draft("inputs")
-        if args.only != "inputs":
+            # the table at rest, the inputs named right (flashed): which are wired the other
+            # way round, read with their own pulls
+            sv.inputs_at_rest(_survey_post(args, {"action": "watch", "ms": 100}))
+        if args.only is None and not refusals and sv.inputs_moved():
+            # the firmware reads the inputs by the draft's names until the map is flashed: a
+            # motion it makes would reach a switch it takes for another (a beam: a tile on
+            # a track, and a stroke of that track's stacker), so the outputs wait for it
+            then = ("the inputs are not where the profile said: flash the profile written "
+                    "(`jantaku flash --port PORT --board %s`), let the table restart, switch "
+                    "the motors' supply on, then `jantaku survey --only outputs`" % plan["board"])
+        if args.only != "inputs" and then is None:
             if refusals:
                 raise S.SurveyError("the inputs were not all found: nothing moves until they are")
             _survey_outputs(args, sv, plan, script, refusals)
@@ -505,6 +518,8 @@ def cmd_survey(args):
         pins = None
     out = {"ok": pins is not None, "found": {s: n for s, n in sv.found.items()},
            "invert": sv.invert, "skipped": sv.skipped, "refused": refusals}
+    if pins is not None and then is not None:
+        out["next"] = then
     if pins is None:
         _say("jantaku survey: nothing written:\n  " + "\n  ".join(refusals))
     elif args.no_write:
@@ -516,6 +531,8 @@ def cmd_survey(args):
         out["profile"] = w.get("profile")
         _say("written: %s (backup %s)\n%s" % (w["profile"]["path"], w["profile"]["backup"],
                                              w["profile"]["note"]))
+        if out.get("next"):
+            _say("next: " + out["next"])
     import json
 
     if args.json:

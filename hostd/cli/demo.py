@@ -312,7 +312,17 @@ def text_report(out):
     lines.append("firmware on %s %s, board %s" % (fw.get("implementation"), fw.get("version"),
                                                   fw.get("board")))
     games = out.get("games") or [{"game": 1, "decks": out["decks"]}]
-    alike = len(set(out.get("sets") or ())) == 1
+    lines += _deck_lines(games, alike=len(set(out.get("sets") or ())) == 1)
+    lines += _build_lines(out["builds"])
+    lines += _hand_lines(out["hands"], games)
+    for f in out["faults"]:
+        lines.append("fault %s%s: %s%s" % (f["kind"], " track %s" % f["track"] if f.get("track") else "",
+                                         f["message"], " (recovered)" if f.get("recovered") else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _deck_lines(games, *, alike):
+    lines = []
     for g in games:
         splits = g.get("splits") or [{"split": 1, "decks": g["decks"]}]
         for sp in splits:
@@ -324,20 +334,28 @@ def text_report(out):
                 lines.append("%sdeck %s: %d tiles, %s%s" % (head, name, d["tiles"], ", ".join(
                     "%s %d" % kv for kv in sorted(d["backs"].items())),
                     " (backs alike: colours not checked)" if alike else ""))
-    for i, b in enumerate(out["builds"], 1):
+    return lines
+
+
+def _build_lines(builds):
+    lines = []
+    for i, b in enumerate(builds, 1):
         secs = "%.1f s" % b["sim_seconds"] if b["sim_seconds"] is not None else "stopped"
         lines.append("build %d (deck %s): %s tiles per track, %s%s" % (
             i, b["deck"], "/".join(map(str, b["per_track"])), secs,
             "" if b["ok"] else "  NOT OK"))
+    return lines
+
+
+def _hand_lines(hands, games):
+    """Each hand numbered within its game (a game's first hand is 1)."""
     firsts = {g["game"]: min((h["hand"] for h in g.get("hands") or ()), default=1) for g in games}
-    for h in out["hands"]:
+    lines = []
+    for h in hands:
         lines.append("hand %d%s on deck %s%s: dice %s, breaker %s, turnaround %.2f s" % (
             h["hand"] - firsts.get(h["game"], 1) + 1,
             " of game %d" % h["game"] if len(games) > 1 else "", h["deck"],
             " (split %d)" % h["split"] if h.get("split", 1) > 1 else "",
             "+".join(map(str, h["dice"])) or "none", h["breaker"] or "none",
             h["turnaround_sim_seconds"]))
-    for f in out["faults"]:
-        lines.append("fault %s%s: %s%s" % (f["kind"], " track %s" % f["track"] if f.get("track") else "",
-                                         f["message"], " (recovered)" if f.get("recovered") else ""))
-    return "\n".join(lines) + "\n"
+    return lines

@@ -329,11 +329,12 @@ def _configure_sim(p):
                    help="inject a fault: KIND[:key=value,...] (see docs/SIMULATOR.md); repeatable")
     s.add_argument("--board", metavar="ID|PATH", default=None, help=_sim_board_help())
     s.add_argument("--shuffle-wiring", type=int, default=None, metavar="SEED",
-                   help="the table is wired another way than the board profile says (its "
-                        "motors' drivers, coils and switches shuffled by SEED; the light "
-                        "curtain and the lid kept), while the firmware boots the profile as "
-                        "given: the wiring survey's rehearsal (`jantaku survey`, "
-                        "docs/RETROFIT.md)")
+                   help="the table is wired as the shipped profile of --board's id with its "
+                        "motors' drivers, coils and switches shuffled by SEED (the light "
+                        "curtain, the lid and the safety chain kept), while the firmware boots "
+                        "--board as the one lookup finds it (the club's copy first): the wiring "
+                        "survey's rehearsal, which goes on once the survey wrote the club's "
+                        "copy (`jantaku survey`, docs/RETROFIT.md)")
     s.add_argument("--table-stacks", type=int, default=None, metavar="N",
                    help="most stacks per wall of the simulated table (default 18, or 29 when "
                         "the ruleset needs it)")
@@ -517,13 +518,26 @@ def _shuffled_board(args, board, stacks, firmware_profile):
     from firmware import profile as fprofile
     from hw_sim.rewire import shuffled
 
+    import json
+    import os
+
+    from hostd.boards import boardfile
+
     raw = _raw_profile(args.board or board["id"])
     if raw is None:
         raise UsageError("--shuffle-wiring: the board profile %s is not a JSON file here"
                          % (args.board or board["id"]))
+    # the table: the shipped profile of that id shuffled (whatever the club's copy says, so
+    # that the rehearsal goes on once the survey wrote the copy), else the file given
+    wired = raw
+    shipped = boardfile.builtin_path(raw["id"]) if boardfile.BOARD_ID.match(str(raw.get("id"))) else None
+    if shipped and os.path.exists(shipped):
+        with open(shipped) as f:
+            wired = json.load(f)
     if stacks:
         raw["max_stacks"] = board["max_stacks"]
-    table = fprofile.validate(shuffled(raw, args.shuffle_wiring))
+        wired["max_stacks"] = board["max_stacks"]
+    table = fprofile.validate(shuffled(wired, args.shuffle_wiring))
     return table, fprofile.validate(raw)  # (the firmware's: as a board loads it)
 
 

@@ -37,6 +37,10 @@ NEXT = {
     "return_test_tiles": (("tiles", "until"), "Push the {tiles} tiles the self-test raised onto "
                                               "the table top back into the open centre (only "
                                               "those): it closes {until}."),
+    "hold_test_rod": (("until",), "The stop test: hold the test rod by a lift opening, out of "
+                                  "the light curtain; the lift rises {until} (say you are ready: "
+                                  "the start button or continue), and as it rises put the rod "
+                                  "into the curtain."),
     "push_other_set": (("until",), "Push the other set, on the table top, into the open centre "
                                    "(leave the walls that just came up): it closes {until}."),
     "push_walls_back": (("until",), "Push the walls the calibration just read back into the "
@@ -255,6 +259,8 @@ def _by_state(state, ctx, table_fault):
         if p.get("push") == "test_tiles":
             return _next("return_test_tiles", "continue", tiles=p.get("tiles"),
                          until=p.get("until"))
+        if p.get("push") == "test_rod":
+            return _next("hold_test_rod", "continue", until=p.get("until"))
         return _next("push_other_set" if p.get("push") == "other_set" else "push_walls_back",
                      "continue", until=p.get("until"))
     if name == "bench":
@@ -412,6 +418,8 @@ def _examples():
         "surveying": (State("bench", {"what": "survey"}), True, None),
         "return_test_tiles": (State("bench", {"what": "selftest", "stage": Stage.PUSH,
                                               "push": "test_tiles", "tiles": 16}), True, None),
+        "hold_test_rod": (State("bench", {"what": "selftest", "stage": Stage.PUSH,
+                                          "push": "test_rod"}), True, None),
         "push_other_set": (State("bench", {"what": "calibrate", "stage": Stage.PUSH,
                                            "push": "other_set"}), True, None),
         "push_walls_back": (State("bench", {"what": "calibrate", "stage": Stage.PUSH,

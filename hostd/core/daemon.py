@@ -543,13 +543,14 @@ class Daemon:
     async def people_push(self, push, tiles=None):
         """A self-test or a calibration (state bench) opened the centre: people push in
         `push` (hostd/core/state.py BENCH_PUSHES; `tiles`: how many, when known), for the
-        push window or until continue; the step's own state again after."""
+        push window or until continue; the step's own state again after.  True if people
+        said they were done (continue, the start button), False if the window ran out."""
         what = self.state.get("what")
         self._people_done.clear()
         until = time.time() + self.table.wall_seconds(self.push_window)
         self.m.set("bench", what=what, stage=Stage.PUSH, push=push, tiles=tiles, until=until)
         try:
-            await self.table.pause(self.push_window, stop=self._people_done)
+            return await self.table.pause(self.push_window, stop=self._people_done)
         finally:
             if self.state.name == "bench":
                 self.m.set("bench", what=what)

@@ -57,7 +57,7 @@ By = Optional[Literal["button", "api"]]  # who asked for the hand over
 
 #: state -> its parameters, in order, each with its type (all null unless given)
 #: what people push into the open centre during a self-test or a calibration (bench)
-BENCH_PUSHES = ("test_tiles", "other_set", "walls")
+BENCH_PUSHES = ("test_tiles", "other_set", "walls", "test_rod")
 #: what a calibration's reading waits for (idle's ``reading``): its two classes named, or
 #: named already (kept: they can be named again without reading again)
 READINGS = ("unnamed", "named")
@@ -134,6 +134,7 @@ MEANS = {
     "table_fault": "no session is open and the table reports a fault that a person must fix",
     "bench": "a self-test or a calibration runs (no session); stage push: the centre is open "
              "while people push in `push` (test_tiles: the `tiles` the self-test raised; "
+             "test_rod: no push, a person holds the stop test's rod ready and says so; "
              "other_set: the set on the table top; walls: the walls just read), until "
              "`until` or continue",
     "emptying": "`session end --empty`: every tile comes up to the table top, a round at a "

@@ -106,6 +106,11 @@ class TableOut(BaseModel):
         None, description="the table's line flooded (code line_flood) or carried no frame "
         "(line_garbage) for seconds: the port is closed a while, then opened again; code, "
         "message, count (on end), port_closed_s.  null once a session is made again")
+    safety: Optional[dict[str, Any]] = Field(
+        None, description="the safety chain as the table reads it (protocol minor 2; "
+        "docs/SAFETY.md): chain (true: the emergency stop released and the lid closed), power "
+        "(true: the lift's and door's supply is on), relay_stuck (the relay's feedback stayed "
+        "on with the chain open); null: not wired (the simulator) or not said")
     track_sides: Optional[list[Literal["front", "right", "back", "left"]]] = Field(
         None, description="where each track's wall comes up (track 1 first), seen from the "
         "table's front (the side with its buttons): the board profile's track_sides; null "

@@ -43,6 +43,13 @@ FAULT_TEXT = {
 
 def fault_message(code, track, detail=0):
     text = FAULT_TEXT.get(code, "fault %s" % m.code_name(m.FAULTS, code))
+    if code == m.F_GUARD and detail:  # what read unsafe (firmware/drivers/safety.py bits)
+        # (the lid is in the chain: an open lid opens it too, so the chain alone means the
+        # emergency stop)
+        what = [w for bit, w in ((1, "the light curtain"), (2, "the lid"),
+                                 (4, "the emergency stop: the safety chain"))
+                if detail & bit and not (bit == 4 and detail & 2)]
+        text = "the guard was broken (%s): motion stopped" % " and ".join(what)
     return text.format(track=track, detail=detail)
 
 
@@ -69,6 +76,10 @@ class TableClient:
         self.lift = None  # "top" / "bottom" / None
         self.door = "unknown"
         self.guard = {"curtain": True, "lid": True}
+        # the safety chain (protocol minor 2, SAFETY): None until the table says (an older
+        # firmware never does); the last stop the safety layer measured (GUARD_STOP)
+        self.safety = {"chain": None, "power": None, "relay_stuck": False}
+        self.last_stop = None
         self.build_id = 0
         self.targets = []
         self.counts = []  # per track, per colour class (0 = unknown first)
@@ -90,6 +101,7 @@ class TableClient:
                                (m.FAULT, self._on_fault), (m.LIFT_DONE, self._on_lift_done),
                                (m.LIFT_STROKE, self._on_lift_stroke),
                                (m.DOOR_STATE, self._on_door), (m.GUARD, self._on_guard),
+                               (m.SAFETY, self._on_safety), (m.GUARD_STOP, self._on_guard_stop),
                                (m.HEARTBEAT, self._on_events_lost),
                                (m.STATUS_REPLY, self._take_status), (m.LOG, self._on_log),
                                (m.BUILD_DONE, self._on_build_done)):
@@ -179,6 +191,17 @@ class TableClient:
     def _on_guard(self, v):
         self.guard = {"curtain": bool(v[0]), "lid": bool(v[1])}
         self._emit({"type": "guard", "curtain": bool(v[0]), "lid": bool(v[1])})
+
+    def _on_safety(self, v):
+        def tri(x):
+            return None if x == 2 else bool(x)
+
+        self.safety = {"chain": tri(v[0]), "power": tri(v[1]), "relay_stuck": bool(v[2])}
+
+    def _on_guard_stop(self, v):
+        none = 0xFFFFFFFF
+        self.last_stop = {"motor": "lift" if v[0] == 1 else "door", "input": v[1], "at_ms": v[2],
+                          "off_ms": v[3] / 1000, "cut_ms": None if v[4] == none else v[4] / 1000}
 
     def _on_events_lost(self, v):  # (a HEARTBEAT from the link client: events dropped)
         for op in self._ops:
@@ -727,11 +750,14 @@ class TableClient:
         if not (msgid == m.LIFT or (msgid == m.DOOR and values and values[0])):
             return None
         curtain, lid = not self.guard.get("curtain", True), not self.guard.get("lid", True)
-        if not (curtain or lid):
+        chain = self.safety.get("chain") is False
+        if not (curtain or lid or chain):
             return None
         what = " and ".join(w for w, bad in (("the light curtain is broken", curtain),
-                                              ("the lid is open", lid)) if bad)
-        return TableFault(m.F_GUARD, 0, (1 if curtain else 0) | (2 if lid else 0),
+                                              ("the lid is open", lid),
+                                              ("the emergency stop is pressed (the safety chain "
+                                               "is open)", chain and not lid)) if bad)
+        return TableFault(m.F_GUARD, 0, (1 if curtain else 0) | (2 if lid else 0) | (4 if chain else 0),
                           message="%s: the table will not move" % what)
 
     async def query_status(self):
@@ -750,6 +776,7 @@ class TableClient:
             "lift": self.lift,
             "door": self.door,
             "guard": self.guard,
+            "safety": self.safety,
             "build": {"id": self.build_id, "targets": self.targets,
                       "per_track": [sum(r) for r in self.counts],
                       # each track's count by back colour (the page draws a build it
@@ -760,6 +787,8 @@ class TableClient:
             "walls_inside": self.walls_inside() if self.link.connected else None,
             "identity": ident,
             "resets": self.link.resets,
+            # new sessions made because the link was out of step (a forged or lost ack)
+            "resyncs": self.link.resyncs,
             # a line that flooded or carried no frame (hostd/table/link.py LineFault), or null
             "line_fault": self.link.line_fault,
             # what a board that cannot start says (firmware/bootfail.py), or null

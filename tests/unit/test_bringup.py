@@ -6,6 +6,7 @@ import json
 import pytest
 
 from daemon_harness import Harness
+from hostd.bringup.selftest import SelfTest
 from hostd.core import bench as bringup
 
 PINK = [0.45, 0.25, 0.30]
@@ -323,23 +324,53 @@ def test_a_daemon_restarted_without_colours_takes_the_calibrated_sets_from_the_t
     assert h.status()["state"]["name"] == "built"
 
 
-def test_the_guard_check_measures_that_a_broken_curtain_stops_the_lift(harness):
-    """`jantaku selftest --device guard_stop`: a person breaks the curtain while the lift
-    rises (here the simulated table's curtain, 1.5 s into the stroke): the lift stops at
-    once, the reading is when; once the curtain is clear the fault is cleared and the lift
-    is back at the bottom.  Nobody breaking it fails, saying what that means."""
+def test_the_stop_is_measured_with_a_test_rod_and_passes_only_under_the_profiles_limits(harness):
+    """`jantaku selftest --device guard_stop` (issue 48): the table asks for the test rod
+    and waits; the person says ready with the start button; the lift rises and the rod
+    breaks the curtain 1.5 s into the stroke.  The firmware times the stop: its motor off at
+    the break, the safety relay's cut its release time later; the last movement is the
+    profile's coast after the motor off, the overrun in mm the stroke's speed over that.
+    Passed under the profile's limits; a tighter limit fails it, naming the figure; nobody
+    confirming leaves the lift where it was; nobody breaking the curtain fails."""
     h = harness()
     tab = h.sim.table
-    tab.panel.break_guard(h.sim.now_us() + 1_500_000, 300)
+    sf = tab.profile["safety"]
+    now = h.sim.now_us()
+    tab.panel.press("start", now + 500_000, 150)  # ready: the rod is held by the opening
+    tab.panel.break_guard(now + 2_000_000, 300)  # the rod into the curtain as the lift rises
     rep = selftest(h, device="guard_stop")
     d = by(rep, "guard_stop")[0]
     assert d["result"] == "ok" and rep["ok"], rep
-    assert 1400 <= d["reading"]["stopped_after_ms"] <= 1700, d
-    assert "stopped the lift" in d["message"]
-    safety = h.sim.report()["safety"]
-    assert safety and all(s["latency_ms"] <= 10 for s in safety)
+    r = d["reading"]
+    assert 1350 <= r["stopped_after_ms"] <= 1550, d
+    assert r["break_to_off_ms"] < 1 and r["break_to_cut_ms"] == sf["relay_ms"]
+    assert r["break_to_last_movement_ms"] == r["break_to_off_ms"] + sf["lift_coast_ms"]
+    speed = sf["lift_travel_mm"] / tab.profile["timings_ms"]["lift_stroke"]
+    assert r["overrun_mm"] == round(speed * (r["break_to_off_ms"] + sf["lift_coast_ms"] / 2), 2)
+    assert "stopped the lift" in d["message"] and "safety relay cut the supply" in d["message"]
+    # the simulated table's own record agrees: the lift's motor off at the break, at rest
+    # after the coast, having run on what the reading says
+    rec = h.sim.report()["safety"][-1]
+    assert rec["latency_ms"] == 0 and rec["stop_ms"] == r["break_to_last_movement_ms"]
+    stroke_mm = sf["lift_travel_mm"] / tab.profile["timings_ms"]["lift_stroke"]
+    assert abs(rec["run_on_ms"] * stroke_mm - r["overrun_mm"]) < 0.05
     assert h.daemon.table.state == "idle" and tab.lift.get_status()["bottom"]
-    rep = selftest(h, device="guard_stop")  # nobody at the curtain this time
+    # a tighter limit than this table's stop fails it, naming the figure
+    prof = dict(tab.profile, safety=dict(sf, overrun_limit_mm=0.5))
+    e = SelfTest._stop_entry({"at_ms": 1500, "off_ms": 0.0, "cut_ms": 20.0}, 1500,
+                                     {}, prof["safety"], tab.profile["timings_ms"]["lift_stroke"])
+    assert e["result"] == "failed" and "over the 0.5 mm limit (safety.overrun_limit_mm)" in e["message"]
+    e = SelfTest._stop_entry({"at_ms": 1500, "off_ms": 0.0, "cut_ms": None}, 1500,
+                                     {}, sf, tab.profile["timings_ms"]["lift_stroke"])
+    assert e["result"] == "failed" and "relay's feedback never went off" in e["message"]
+    # nobody says ready: the lift does not move
+    rep = selftest(h, device="guard_stop")
+    d = by(rep, "guard_stop")[0]
+    assert d["result"] == "failed" and "nobody confirmed the test rod" in d["message"]
+    assert tab.lift.raises == 1 or tab.lift.get_status()["bottom"]
+    # ready, but nobody breaks the curtain: failed, saying what that means
+    tab.panel.press("start", h.sim.now_us() + 500_000, 150)
+    rep = selftest(h, device="guard_stop")
     d = by(rep, "guard_stop")[0]
     assert d["result"] == "failed" and "nobody broke the light curtain" in d["message"]
     assert tab.lift.get_status()["bottom"] and h.daemon.table.state == "idle"

@@ -61,3 +61,15 @@ def test_total_is_the_sum_of_the_shares(base):
                                     (True, True, 0)):
             assert total_of(b, dealer=dealer, tsumo=tsumo) == payments(
                 b, dealer=dealer, tsumo=tsumo, seat=seat)["total"]
+
+
+def test_a_yakumans_name_says_how_many():
+    """The limit's name the ledger's detail and the hand's answer show: one yakuman is
+    "yakuman", two "2x yakuman" (bench/mutation.py found "1x yakuman" passing)."""
+    from hostd.hand.limits import limit_of
+    from hostd.hand.scoring_rules import options_for
+
+    opts = options_for("riichi")
+    assert limit_of(0, 0, 1, options=opts) == ("yakuman", 8000)
+    assert limit_of(0, 0, 2, options=opts) == ("2x yakuman", 16000)
+    assert limit_of(0, 0, 9, options=opts) == ("6x yakuman", 48000)

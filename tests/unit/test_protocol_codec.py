@@ -300,3 +300,95 @@ def test_a_million_corrupted_frames_none_accepted():
     assert accepted[0] == 0
     assert dec.crc_errors > total // 2  # the CRC, not luck, rejected them
     assert markers[0] > total * 0.9  # and the receiver resynchronised on the next frame
+
+
+# -- what is built once, at import (bench/mutation.py, issue 53 point 8) ----------------------
+
+def test_the_halves_table_is_the_crc32_table_entry_by_entry():
+    """The table a 32-bit board builds at import, in two 16-bit halves, is the reflected
+    0xEDB88320 table entry by entry (computed here with full-width ints)."""
+    lo, hi = c._halves_table()
+    assert lo.typecode == hi.typecode == "H" and len(lo) == len(hi) == 256
+    for i in range(256):
+        v = i
+        for _ in range(8):
+            v = (v >> 1) ^ 0xEDB88320 if v & 1 else v >> 1
+        assert (hi[i] << 16) | lo[i] == v, i
+
+
+def test_prefix_views_are_every_prefix_of_the_buffer():
+    buf = bytearray(range(c.MAX_FRAME))
+    views = c._prefix_views(buf)
+    assert len(views) == c.MAX_FRAME + 1
+    for n, v in enumerate(views):
+        assert bytes(v) == bytes(buf[:n])
+
+
+def test_a_reset_decoder_takes_the_next_frame_whole():
+    """After reset() (the link's new session) a partial frame is forgotten and the next
+    frame decodes from the buffer's start."""
+    got = []
+    d = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
+    f = c.encode_frame(3, m.STATUS, ())
+    d.feed(f[:5])
+    d.reset()
+    assert d.pending() == 0
+    d.feed(f)
+    assert got == [f] and d.pending() == 0
+
+
+def test_pending_counts_only_the_partial_frame_after_a_whole_one():
+    d = c.Decoder(lambda buf, n: None)
+    f = c.encode_frame(1, m.STATUS, ())
+    d.feed(f + f[:5])
+    assert d.pending() == 5
+
+
+def test_a_stream_longer_than_the_buffer_is_compacted_without_a_stray_byte():
+    """300 bytes of back-to-back frames in one chunk (over the decoder's 128): every frame
+    is handed up and not one byte is skipped as junk."""
+    got = []
+    d = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
+    frames = [c.encode_frame(i, m.DOOR, (1,)) for i in range(34)]  # 9 bytes: 128 is no multiple
+    d.feed(b"".join(frames))
+    assert got == frames and (d.skipped, d.crc_errors, d.len_errors) == (0, 0, 0)
+
+
+def test_decode_helpers_say_each_frame_and_refuse_anything_but_one():
+    f = c.encode_frame(5, m.DOOR, (1,))
+    assert c.decode_frames(f + f) == [(5, m.DOOR, b"\x01")] * 2
+    assert c.decode_message(f) == (5, m.DOOR, (1,))
+    for bad in (f + f, f[:-1], f + b"\x00"):
+        with pytest.raises(ValueError, match="^not one good frame$"):
+            c.decode_message(bad)
+    unknown = bytearray(c.encode_frame(5, m.STATUS, ()))
+    unknown[3] = 0x7D  # no message has this id: sealed again with a good CRC
+    c.seal_halves(unknown, len(unknown))  # (the same CRC-32 as the C path's)
+    with pytest.raises(m.ProtocolError) as e:
+        c.decode_message(bytes(unknown))
+    assert (e.value.code, e.value.field, e.value.msgid) == (m.E_UNKNOWN_MSG, m.NO_FIELD, 0x7D)
+
+
+def test_the_decoders_counters_and_refusals_say_exactly_what_happened():
+    with pytest.raises(ValueError, match="^decoder buffer must hold 2 frames$"):
+        c.Decoder(lambda buf, n: None, size=2 * c.MAX_FRAME - 1)
+    c.Decoder(lambda buf, n: None, size=2 * c.MAX_FRAME)
+    d = c.Decoder(lambda buf, n: None)
+    assert (d.frames, d.skipped, d.len_errors, d.crc_errors, d.gap_drops) == (0, 0, 0, 0, 0)
+    f = c.encode_frame(1, m.STATUS, ())
+    d.feed(b"\x01\x02\x03" + f)
+    assert (d.frames, d.skipped) == (1, 3)
+    d.feed(b"\x05" * 5)  # junk alone, after a frame: counted, not reset
+    d.feed(b"\x05" * 2)
+    assert d.skipped == 10
+    d.feed(b"\x7e\x03")  # a sync and an impossible LEN: known from these two bytes alone
+    assert d.len_errors == 1
+    d.feed(f[:4])
+    assert d.drop_partial() == 1 and d.gap_drops == 1
+
+
+def test_an_unknown_message_is_refused_by_the_encoder_by_its_number():
+    with pytest.raises(m.ProtocolError) as e:
+        c.Encoder().frame(0, 0x7D, ())
+    assert (e.value.code, e.value.field, e.value.msgid) == (m.E_UNKNOWN_MSG, m.NO_FIELD, 0x7D)
+    assert str(e.value) == "no message 0x7d"

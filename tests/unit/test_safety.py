@@ -98,3 +98,42 @@ def test_without_the_chains_signals_the_simulators_profile_reads_safe_and_powere
 def test_lid_optional():
     p, hal, clock, sched, g = _safety("pi-reference")
     assert g.get_status()["lid"] is None and g.unsafe_bits() & LID == 0
+
+
+def test_a_real_board_refuses_a_profile_without_the_chain_naming_the_key():
+    """Bad input: a profile for a real board without its interlock input or watchdog pin
+    is refused, the key named (firmware/main.py, firmware/pi_main.py on real pins); the
+    simulator takes it (and says so: tests/unit/test_sim_safety_chain.py)."""
+    import pytest
+    from firmware import profile as P
+
+    P.require_safety(load(None))  # the shipped profile has them
+    for key in ("interlock", "watchdog", "power_feedback"):
+        d = dict(load(None))
+        d["pins"] = dict(d["pins"], **{key: None})
+        d["pin_options"] = {k: v for k, v in d["pin_options"].items() if k != key}
+        p = load(d)  # valid: the simulator runs it
+        e = pytest.raises(P.ProfileError, P.require_safety, p).value
+        assert e.key == "pins." + key and "does not start without the safety chain" in str(e)
+
+
+def test_main_on_a_board_refuses_it_before_any_pin_is_made(monkeypatch):
+    """firmware/main.py: the boot error names the key (on the port, as any boot error)."""
+    import sys
+    import types
+
+    fake = types.ModuleType("machine")
+    made = []
+    fake.Pin = lambda *a, **k: made.append(a)
+    monkeypatch.setitem(sys.modules, "machine", fake)
+    monkeypatch.setitem(sys.modules, "micropython", types.SimpleNamespace(kbd_intr=lambda n: None))
+    sys.modules.pop("firmware.main", None)
+    from firmware import main as board_main
+
+    seen = []
+    monkeypatch.setattr(board_main, "_boot_failed", lambda e, *a: seen.append(e))
+    d = dict(load(None))
+    d["pins"] = dict(d["pins"], watchdog=None)
+    assert board_main.main(d) is None
+    assert seen and seen[0].key == "pins.watchdog" and made == []
+    sys.modules.pop("firmware.main", None)

@@ -172,3 +172,26 @@ def test_without_the_chains_pins_the_simulator_runs_and_says_so():
     logs = [e[2] for e in d.events if e[1] == "log"]
     assert [m.LOG_WARN, "no safety chain pins: simulator only"] in logs
     assert d.build(1, [34] * 4, 17, [1, 2], 1) is not None
+
+
+def test_the_host_reads_the_chain_and_the_selftest_reports_it(tmp_path):
+    """The table tells the host its chain (protocol SAFETY): the status carries it, the
+    self-test reports it first and moves nothing while it is open."""
+    from daemon_harness import Harness
+    from hostd.core import bench
+
+    h = Harness(tmp_path, seed=3)
+    try:
+        h.call(h.daemon.table.pause(0.2))  # the relays close once the watchdog toggles
+        st = h.daemon.table.get_status()
+        assert st["safety"] == {"chain": True, "power": True, "relay_stuck": False}
+        h.sim.table.power.press_estop()
+        h.call(h.daemon.table.query_status())
+        assert h.daemon.table.safety["chain"] is False
+        rep, err = h.call(h.daemon.bench_step("selftest", bench.selftest()), max_s=120)
+        assert err is None, err
+        chain = [d for d in rep["devices"] if d["device"] == "chain"]
+        assert chain and chain[0]["result"] == "failed" and "emergency stop" in chain[0]["message"]
+        assert {s["device"] for s in rep["skipped"]} >= {"lift", "door", "gate"}
+    finally:
+        h.close()

@@ -23,6 +23,26 @@ def test_docs_wiring_is_the_profiles_own():
         assert got == wiring.svg(fprofile.load(pid)), "docs/wiring/%s.svg drifted" % pid
 
 
+def test_docs_safety_holds_each_profiles_power_stage():
+    """docs/SAFETY.md's power stages are what the shipped profiles make now, and `jantaku
+    wiring --power` prints a profile's: the lift's fuse above its stall current, a wire for
+    that fuse, the relays rated for their rails, earthing and the RCD."""
+    text = wiring.SAFETY_DOC.read_text(encoding="utf-8")
+    assert wiring.render_safety_doc(text) == text, "docs/SAFETY.md drifted: run python -m hostd.bringup.wiring --write"
+    r = subprocess.run([tool("jantaku"), "wiring", "--power", "--board", "pi-reference"],
+                       capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "| lift motor | running 2.5 A, stall 5.24 A (thresholds.lift_stall_a) | 7.5 A slow-blow | 1 mm²" in out
+    assert "K2, the motion rail (lift, door), at least 6.2 A DC" in out
+    assert "30 mA residual-current device" in out and "protective earth" in out
+    # a bigger stall current: a bigger fuse, a thicker wire
+    p = fprofile.load("pi-reference")
+    p["thresholds"]["lift_stall_a"] = 10.0
+    lift = [r for r in wiring.power_rows(p) if r[0] == "lift motor"][0]
+    assert lift[2] == 15 and lift[3] == "1.5 mm² (AWG 14)"
+
+
 @pytest.mark.parametrize("board", BOARDS)
 def test_every_wired_signal_has_its_row_and_its_line(board):
     prof = fprofile.load(board)

@@ -17,7 +17,7 @@
   // codes where the table asks people to do something now (the chime)
   const ASKS = new Set(["push_all", "push_rest", "mixer_short", "push_missed", "clear_top",
     "find_stray", "stopped", "table_fault", "return_test_tiles", "push_other_set",
-    "push_walls_back", "name_sets"]);
+    "push_walls_back", "name_sets", "hold_test_rod"]);
   const PUSH = new Set(["push_all", "push_rest", "mixer_short", "return_test_tiles",
     "push_other_set", "push_walls_back"]);
   // back colours drawn in shades at least 3:1 against an empty slot, blue and green apart in

@@ -39,6 +39,7 @@ window.JANTAKU_WORDS = {
     playing: "Hand over",
     recovery_waits: "Hand over",
     return_test_tiles: "Done: close the centre",
+    hold_test_rod: "Ready: raise the lift",
     push_other_set: "Done: close the centre",
     push_walls_back: "Done: close the centre",
     name_sets: (p, w) => w.classIs((p.colours || [])[0], w),
@@ -77,6 +78,10 @@ window.JANTAKU_WORDS = {
     return_test_tiles: (p, w) => ({ head: "Push the self-test's tiles back into the centre",
       more: "The " + p.tiles + " tiles the self-test raised onto the table top (only those) go " +
         "back into the open centre; press " + w.primaryName(w, "return_test_tiles") + " when done." }),
+    hold_test_rod: (p, w) => ({ head: "The stop test: hold the test rod ready",
+      more: "Hold the test rod by a lift opening, out of the light curtain, and press " +
+        w.primaryName(w, "hold_test_rod") + ": the lift rises, and you put the rod into the " +
+        "curtain. The table measures how soon it stops." }),
     push_other_set: (p, w) => ({ head: "Push the other set into the centre",
       more: "The set on the table top (not the walls that just came up) goes into the open " +
         "centre for the calibration to read; press " + w.primaryName(w, "push_other_set") +
@@ -722,6 +727,7 @@ window.JANTAKU_WORDS_JA = {
     playing: "局の交代",
     recovery_waits: "局の交代",
     return_test_tiles: "完了:中央を閉じる",
+    hold_test_rod: "準備完了:リフトを上げる",
     push_other_set: "完了:中央を閉じる",
     push_walls_back: "完了:中央を閉じる",
     name_sets: (p, w) => w.classIs((p.colours || [])[0], w),
@@ -753,6 +759,10 @@ window.JANTAKU_WORDS_JA = {
     return_test_tiles: (p, w) => ({ head: "自己診断の牌を中央に戻してください",
       more: "自己診断で卓上に上げた" + p.tiles + "枚(それだけ)を開いた中央に押し込み、終わったら" +
         w.primaryName(w, "return_test_tiles") + "を押してください。" }),
+    hold_test_rod: (p, w) => ({ head: "停止試験:試験棒を用意してください",
+      more: "試験棒をリフトの開口部のそば(ライトカーテンの外)に構え、" +
+        w.primaryName(w, "hold_test_rod") + "を押してください。リフトが上がり始めたら棒をライトカーテンに入れます。" +
+        "卓が停止までの時間を測ります。" }),
     push_other_set: (p, w) => ({ head: "もう一方の組を中央に押し込んでください",
       more: "卓上にある組(いま上がってきた山ではなく)を開いた中央に押し込み、終わったら" +
         w.primaryName(w, "push_other_set") + "を押してください。校正で読み取ります。" }),
