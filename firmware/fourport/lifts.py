@@ -48,6 +48,11 @@ class _Axes:
         for a in self.axes:
             a.halted = v
 
+    @property
+    def start_us(self):
+        """ticks_us of the four's current (or last) motion's start (they start together)."""
+        return self.axes[0].start_us
+
     def both_pressed(self):
         for a in self.axes:
             if a.both_pressed():
