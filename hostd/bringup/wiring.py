@@ -296,6 +296,13 @@ def power_rows(profile):
 def power_markdown(profile):
     """The profile's power stage as Markdown: supply, relays, each branch's fuse and wire,
     earthing and residual-current protection."""
+    if hal.family(profile) == "fourport":
+        # (the table below is the reference family's: a lift, a door, a mixer, solenoids)
+        return ("**%s**: the four-port machine's power stage (its 14 motors' branches) is not "
+                "tabled by `jantaku wiring --power` yet: size each motor's fuse and wire from its "
+                "measured running and stall current (docs/RETROFIT.md), the lifts and the centre "
+                "on the motion rail (K2), the disc, feeds, cams and dice on the drive rail (K1)"
+                " (docs/SAFETY.md).\n" % profile["id"])
     pw = profile["power"]
     stall = profile["thresholds"]["lift_stall_a"]
     rows = power_rows(profile)

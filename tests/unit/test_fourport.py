@@ -193,3 +193,10 @@ def test_four_port_lifts_run_on_the_motion_rail_the_curtain_cuts():
     d.run_for(tab.profile["safety"]["relay_ms"] + 1)
     assert not tab.power.motion and not any(lf.motor_on for lf in tab.lifts)
     assert d.last["fault"][0] == m.F_GUARD
+
+
+def test_wiring_power_says_the_four_port_power_stage_is_not_tabled_rather_than_a_wrong_table():
+    from hostd.bringup import wiring
+
+    text = wiring.power_markdown(P.load("fourport-24v"))
+    assert "not tabled" in text and "door motor" not in text and "solenoids" not in text
