@@ -57,13 +57,14 @@ class Args:
     ruleset, mixed_deck, firmware_runtime, transport, table_stacks = "riichi", True, "cpython", "inprocess", None
 
 
-def run(hands, seed, every, db, trace=False, mixed_deck=True):
+def run(hands, seed, every, db, trace=False, mixed_deck=True, board=None):
     from hostd import logging as jlog
     from hostd.cli.demo import run_demo
 
     jlog.configure("error", stream=sys.stderr)
     a = Args()
     a.mixed_deck = mixed_deck
+    a.board = board  # None: the reference table; fourport-24v: the four-port machine
     a.hands, a.seed, a.db = hands, seed, db
     a.fault = fault_plan(hands, seed, every)
     rss = []
@@ -145,6 +146,8 @@ def main(argv=None):
     ap.add_argument("--every", type=int, default=4, help="a fault on about one build in N")
     ap.add_argument("--normal", action="store_true",
                     help="the normal two-set rotation instead of Mixed Deck")
+    ap.add_argument("--board", default=None, metavar="ID",
+                    help="the simulated table's board profile (default reference-18; fourport-24v)")
     ap.add_argument("--trace", action="store_true",
                     help="also trace the Python heap (tracemalloc; about 2x slower) and print "
                          "where what stays alive was allocated")
@@ -152,14 +155,15 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="jantaku-soak-") as tmp:
         db = os.path.join(tmp, "journal.sqlite")
         specs, out, ok, wall, rss, snaps = run(args.hands, args.seed, args.every, db,
-                                               args.trace, mixed_deck=not args.normal)
+                                               args.trace, mixed_deck=not args.normal,
+                                               board=args.board)
         problems, fired, nfaults = check(specs, out, ok, db)
     kinds = {}
     for s in specs:
         k = s.split(":")[0]
         kinds[k] = kinds.get(k, 0) + 1
-    print("soak (%s): %d hands, %d builds, seed %d: %.0f s simulated in %.1f s wall" % (
-        "normal rotation" if args.normal else "Mixed Deck", len(out["hands"]),
+    print("soak (%s, %s): %d hands, %d builds, seed %d: %.0f s simulated in %.1f s wall" % (
+        "normal rotation" if args.normal else "Mixed Deck", args.board or "reference-18", len(out["hands"]),
         len(out["builds"]), args.seed, out["sim_seconds"], wall))
     print("  faults injected: %s" % json.dumps(kinds, sort_keys=True))
     print("  faults journalled: %d (%s), all recovered: %s" % (

@@ -116,27 +116,35 @@ class Controller:
         # a track's own references (calibration.tracks), else the table-wide classifier
         per = cal.get("tracks")
         self.track_cal = per  # [{"refs", "max_distance"}] per track, or None
-        # mechanisms (each pin object was created with its output off by the app)
-        self.mixer = Mixer(profile, hal, wake=self.wake)
-        self.tracks = []
-        for n in range(1, self.ntracks + 1):
-            cl = self.classifier
-            if per is not None:
-                e = per[n - 1]
-                cl = Classifier([e["refs"][c] for c in profile["colours"]],
-                                max_distance=e["max_distance"], min_clear=cal["min_clear"])
-            self.tracks.append(Track(n, profile, hal, sched, clock, self,
-                                     colour_bus=self.colour_bus, classifier=cl))
+        # mechanisms (each pin object was created with its output off by the app), of the
+        # profile's family (docs/FIRMWARE.md §11): the same names for every family
+        self.family = profile.get("family") or "reference"
+        self.dice = None
+        self._stops = []     # what the guard halts besides the lift and door
+        self._services = []  # (pending, service) of a family's own task-context work
+        if self.family == "fourport":
+            from firmware.fourport import table as _fourport
+
+            (self.mixer, self.tracks, self.lift, self.door, self.dice, self._stops,
+             self._services) = _fourport.build(self, profile, hal, sched, clock, self._classifier_for)
+        else:
+            self.mixer = Mixer(profile, hal, wake=self.wake)
+            self.tracks = []
+            for n in range(1, self.ntracks + 1):
+                self.tracks.append(Track(n, profile, hal, sched, clock, self,
+                                         colour_bus=self.colour_bus, classifier=self._classifier_for(n)))
+            self.lift = Lift(profile, hal, sched, clock, self)
+            self.door = Door(profile, hal, sched, clock, self)
         # (track, its entry sensor) pairs: service() looks at each sensor's
         # `changed` flag after every IRQ and runs Track.service() on an edge
         self._entries = [(tr, tr.photo) for tr in self.tracks]
-        self.lift = Lift(profile, hal, sched, clock, self)
-        self.door = Door(profile, hal, sched, clock, self)
         # the safety layer (firmware/drivers/safety.py): any unsafe input stops the lift
         # and the door from its IRQ, the lid or the chain the mixer too; it toggles the
-        # watchdog that keeps the motors' supply on
-        self.guard = Safety(hal, sched, profile, motion=(self.lift, self.door), drive=(self.mixer,),
-                            wake=self.wake)
+        # watchdog that keeps the motors' supply on.  A family's other motors (the
+        # four-port disc, feeds, cams and dice: right under the table top's openings)
+        # stop on any unsafe input too.
+        self.guard = Safety(hal, sched, profile, motion=[self.lift, self.door] + self._stops,
+                            drive=(self.mixer,), wake=self.wake)
         self.buttons = Buttons(hal, clock, wake=self.wake)
         # its patterns (firmware/drivers/light.py); a self-test pulses its pin (light.pin) directly
         self.light = _light.Light(hal.output("status_light"), sched)
@@ -184,6 +192,16 @@ class Controller:
         self._gstop_input = 0
         self._gstop_at = 0
 
+    def _classifier_for(self, n):
+        """Track n's classifier: its own references (calibration.tracks), else the table's."""
+        per = self.track_cal
+        if per is None:
+            return self.classifier
+        cal = self.profile["calibration"]
+        e = per[n - 1]
+        return Classifier([e["refs"][c] for c in self.profile["colours"]],
+                          max_distance=e["max_distance"], min_clear=cal["min_clear"])
+
     # ================================================================ boot
     def boot(self):
         """Finish booting (outputs are already off): power the colour sensors,
@@ -208,6 +226,8 @@ class Controller:
         self.door.stop()
         for tr in self.tracks:
             tr.stop()
+        if self.dice is not None:
+            self.dice.stop()
         self.light.off()
 
     # ================================================================ state
@@ -266,6 +286,9 @@ class Controller:
         for tr, photo in self._entries:
             if photo.changed:  # an edge of its entry sensor to look at
                 tr.service()
+        for pending, serve in self._services:
+            if pending():
+                serve()
         if self.mixer.changed or self._short_timer.active:
             # the build watch: a mixer-empty edge, or (while SHORT is timed) a count
             self.mixer.changed = False
@@ -279,6 +302,8 @@ class Controller:
             self._guard_service()
         b = self.buttons.take()
         while b:
+            if b == _m.BUTTON_DICE and self.dice is not None and self.guard.safe():
+                self.dice.spin()  # the dice motor: the players' show (the throw is the host's)
             self.events.on_button(b)
             b = self.buttons.take()
 
@@ -288,6 +313,10 @@ class Controller:
         door_halted = self.door.axis.halted
         mixer_halted = self.mixer.halted
         self.mixer.halted = False
+        for st in self._stops:  # a family's other motors the guard stopped
+            if st.halted:
+                st.halted = False
+                mixer_halted = True
         self._report_guard()
         s = self.state
         if lift_halted or door_halted:
@@ -941,4 +970,5 @@ class Controller:
             "colour_errors": self.colour_bus.errors if self.colour_bus is not None else 0,
             "buttons": self.buttons.get_status(),
             "light": self.light.get_status(),
+            "family": self.family,
         }

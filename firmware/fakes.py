@@ -248,6 +248,13 @@ _REST = {
 }
 
 
+def _rest_fourport(name):
+    """A four-port input's level at rest: lifts down, cams home, the centre closed."""
+    if name.endswith("_bottom") or name.startswith("home") or name == "centre_closed" or name == "disc_empty":
+        return 0
+    return 1
+
+
 class FakeHal:
     """The binding interface (firmware/hal.py) over fakes, from a validated
     profile.  pins[name] is the fake behind each signal (None when null)."""
@@ -260,7 +267,7 @@ class FakeHal:
         if i2c and p["i2c_sda"] is not None:
             i = profile["i2c"]
             self._i2c = FakeI2C(profile["tracks"], mux_addr=i["mux_addr"], sensor_addr=i["sensor_addr"])
-        for name in _hal.signal_names(profile["tracks"]):
+        for name in _hal.profile_signals(profile):
             kind = _hal.signal(name)[0]
             if p[name] is None and not (name == "lift_current" and profile.get("current_adc")):
                 self.pins[name] = None
@@ -269,7 +276,7 @@ class FakeHal:
             elif kind == _hal.PWM:
                 self.pins[name] = FakePWM(name)
             elif kind == _hal.IN:
-                self.pins[name] = FakePin(name, _REST.get(name, 1))
+                self.pins[name] = FakePin(name, _REST.get(name, _rest_fourport(name)))
             elif kind == _hal.ADC:
                 self.pins[name] = FakeADC(1000)
             else:

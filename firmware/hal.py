@@ -83,23 +83,58 @@ def track_signals(tracks):
     return out
 
 
+# ---- mechanism families (docs/FIRMWARE.md §11) -----------------------------------------
+# The four-port machine's signal table is firmware/fourport/pins.py, loaded only for a
+# name of its own (a reference board never loads it).
+FAMILIES = ("reference", "fourport")
+
+
+def reference_track(name):
+    for base in TRACK_SIGNALS:
+        if name.startswith(base) and name[len(base):].isdigit():
+            return True
+    return False
+
+
 def signal(name):
-    """(kind, pull, optional) of a signal name, or None if it is not one."""
+    """(kind, pull, optional) of a signal name (of any family), or None if it is not one."""
     s = SIGNALS.get(name)
     if s is not None:
         return s
     for base in TRACK_SIGNALS:
         if name.startswith(base) and name[len(base):].isdigit():
             return TRACK_SIGNALS[base]
-    return None
+    from firmware.fourport import pins as _fp
+
+    return _fp.signal(name)
+
+
+def family(profile):
+    """The profile's mechanism family: "reference" or "fourport"."""
+    return profile.get("family") or "reference"
+
+
+def profile_signals(profile):
+    """Every signal name a validated profile maps, for its family."""
+    if family(profile) == "fourport":
+        from firmware.fourport import pins as _fp
+
+        return _fp.signal_names(profile["tracks"], profile["motors"])
+    return signal_names(profile["tracks"])
 
 
 def chip_only(name):
     """True for a signal that must be on the chip's own pins, never an expander's: the
     guard, the entry beams, the gates and the lift's limit switches (their IRQs are the
-    safety and the per-tile path)."""
-    return (name == "guard_curtain" or name == "lid" or name == "lift_top" or name == "lift_bottom"
-            or name in SAFETY_SIGNALS or name.startswith("entry") or name.startswith("gate"))
+    safety and the per-tile path); a four-port profile's, firmware/fourport/pins.py's."""
+    if (name == "guard_curtain" or name == "lid" or name == "lift_top" or name == "lift_bottom"
+            or name in SAFETY_SIGNALS or name.startswith("entry") or name.startswith("gate")):
+        return True
+    if name in SIGNALS or signal(name) is None or reference_track(name):
+        return False
+    from firmware.fourport import pins as _fp
+
+    return _fp.chip_only(name)
 
 
 def options(profile, name):

@@ -43,10 +43,13 @@ def release():
     import sys
 
     sys.modules.pop("firmware.profile_check", None)
+    sys.modules.pop("firmware.profile_fourport", None)
     import firmware
 
     if hasattr(firmware, "profile_check"):
         del firmware.profile_check
+    if hasattr(firmware, "profile_fourport"):
+        del firmware.profile_fourport
 
 
 def boards_dir():

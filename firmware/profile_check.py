@@ -148,6 +148,13 @@ SCHEMA = {
     "safety": SAFETY,
     # the power stage's figures (docs/SAFETY.md): the host's, never the board's
     "power": POWER,
+    # the mechanism family (docs/FIRMWARE.md §11): "reference" (this project's table) or
+    # "fourport" (the four-port machines people own); the pins' names follow it
+    "family": "family",
+    # fourport: how each kind of motor is driven and supplied, {kind: {"drive", "supply"}}
+    "motors": "motors",
+    # fourport: cam strokes (home to home) that make and push one stack
+    "strokes_per_stack": ("int", 1, 4),
 }
 # a table's sides, counter-clockwise seen from above; the front has the table's buttons
 SIDES = ("front", "right", "back", "left")
@@ -171,6 +178,9 @@ OPTIONAL = {
     "current_adc": None,
     "expanders": None,
     "track_sides": None,
+    "family": "reference",
+    "motors": None,
+    "strokes_per_stack": 2,
     # the reference table's: a 10 mOhm shunt and an INA180A2 (x 50), a 5.24 A cut-out
     "thresholds.lift_stall_a": 5.24,
     "thresholds.lift_sense_v_per_a": 0.5,
@@ -181,6 +191,7 @@ for _k in SAFETY_DEFAULTS:
 OPTIONAL["power"] = dict(POWER_DEFAULTS)
 for _k in POWER_DEFAULTS:
     OPTIONAL["power." + _k] = POWER_DEFAULTS[_k]
+MOTOR_SUPPLIES = ("dc", "ac")
 
 PORT_KINDS = ("usb", "uart", "serial")
 
@@ -389,6 +400,10 @@ def _pins(v, tracks, given_options, nexp):
         raise ProfileError("pins", "got %r, not an object" % (v,), acc_keys)
     for k in v:
         if k not in names:
+            if hal.signal(str(k)) is not None and k not in hal.SIGNALS and not hal.reference_track(str(k)):
+                raise ProfileError("pins." + str(k), "a signal of the fourport family in a reference profile "
+                                   "(the families are not mixed)", 'the reference family\'s signals, or '
+                                   '"family": "fourport" with its motors and pins')
             raise ProfileError("pins." + str(k), "unknown signal", acc_keys + ": " + ", ".join(names))
     out = {}
     opts = {}
@@ -575,6 +590,9 @@ def _current_adc(v, pins):
         out[k] = _leaf("current_adc." + k, v[k], spec[k])
     if pins["i2c_sda"] is None:
         raise ProfileError("current_adc", "needs the I2C bus but pins.i2c_sda is null", "null, or I2C pins")
+    if "lift_current" not in pins:
+        raise ProfileError("current_adc", "the fourport family reads each lift's current on pins.lift<n>_current",
+                           "null (pins.lift<n>_current: an ADC pin each, or null)")
     if pins["lift_current"] is not None:
         raise ProfileError("current_adc", "pins.lift_current is also set", "one current source: pins.lift_current or current_adc")
     return out
@@ -614,7 +632,15 @@ def validate(d):
     _check(found, out, "colours", (), _colours, d.get("colours"))
     _check(found, out, "pin_options", (), _pin_options, out.get("pin_options"))
     _check(found, out, "expanders", (), _expanders, out.get("expanders"))
-    _check(found, out, "pins", ("tracks", "pin_options", "expanders"), _pins_into, out, d.get("pins"))
+    _check(found, out, "family", (), _family, out.get("family"))
+    _check(found, out, "motors", ("family",), _motors_into, found, out, out.get("motors"))
+    if out.get("family") == "fourport":
+        # checked even when motors has a problem (every problem at once): the pins of a
+        # motor whose drive is wrong are left out
+        _check(found, out, "pins", ("tracks", "pin_options", "expanders"), _fourport_pins_into, found, out,
+               d.get("pins"))
+    else:
+        _check(found, out, "pins", ("tracks", "pin_options", "expanders"), _pins_into, out, d.get("pins"))
     _check(found, out, "expanders", ("pins",), _expanders_bus, out)
     _check(found, out, "calibration", ("colours", "tracks"), _calibration, d.get("calibration"),
            out.get("colours"), out.get("tracks"))
@@ -719,3 +745,33 @@ def _cross(p):
     if o["limit_release"] >= o["lift"]:
         raise ProfileError("timeouts_ms.limit_release", "%d is not shorter than timeouts_ms.lift" % o["limit_release"],
                            "less than the stroke timeout")
+
+
+def _family(v):
+    if v not in hal.FAMILIES:
+        raise ProfileError("family", "got %r" % (v,), " or ".join(hal.FAMILIES) + " (left out: reference)")
+    return v
+
+
+def _motors_into(found, out, v):
+    if out["family"] != "fourport":
+        if v is not None:
+            raise ProfileError("motors", "the %s family has no motors section (its motors are named by "
+                               "its pins)" % out["family"], 'leave it out, or "family": "fourport"')
+        return None
+    from firmware import profile_fourport  # (a reference board never loads it)
+
+    return profile_fourport.motors_into(found, out, v)
+
+
+def _fourport_pins_into(found, out, v):
+    from firmware import profile_fourport
+
+    return profile_fourport.pins_into(found, out, v)
+
+
+# what firmware/profile_fourport.py shares of these checks
+PIN_ACC = _PIN_ACC
+is_int = _is_int
+pin_object = _pin_object
+chip_only = _chip_only

@@ -14,6 +14,7 @@ import pathlib
 import sys
 
 from firmware import hal
+from firmware.fourport import pins as _fp
 from firmware import profile_check as S
 from firmware.current_reference import lift_current_text
 from firmware.profile_reference import ADDR, KEYS, PINS
@@ -58,6 +59,12 @@ def _pins():
         yield "pins." + name, _pin_range(kind, optional)
     for base, (kind, _, optional) in hal.TRACK_SIGNALS.items():
         yield "pins.%s<n>" % base, _pin_range(kind, optional)
+    # the four-port family's (docs/FIRMWARE.md §11)
+    for pat, (kind, _, optional) in _fp.FOURPORT_SIGNALS.items():
+        yield "pins." + pat, _pin_range(kind, optional)
+    for d in _fp.DRIVES:
+        for sfx, kind in _fp.DRIVES[d]:
+            yield "pins.<motor>" + sfx, _pin_range(kind, False)
     # a pin given as an object (docs/FIRMWARE.md §3.6)
     yield "pins.<signal>.pin", "%s (%s on an expander)" % (_range(S.PIN), _range(S.EXPANDER_PIN))
     yield "pins.<signal>.expander", S.EXPANDER_INDEX
@@ -103,13 +110,23 @@ def _current_adc():
         yield "current_adc." + k, spec
 
 
+def _family():
+    yield "family", " or ".join(hal.FAMILIES)
+
+
+def _motors():
+    yield "motors", "null (reference) or an object of %s" % ", ".join(m for m, _, _ in _fp.FOURPORT_MOTORS)
+    yield "motors.<motor>.drive", " \\| ".join(_fp.DRIVES)
+    yield "motors.<motor>.supply", " \\| ".join(S.MOTOR_SUPPLIES)
+
+
 def _track_sides():
     yield "track_sides", "null or a list of `tracks` sides, each %s" % ", ".join(S.SIDES)
 
 
 SPECIAL = {"id": _id, "track_sides": _track_sides, "hardware": _hardware, "colours": _colours, "pins": _pins,
            "pin_options": _pin_options, "calibration": _calibration, "port": _port,
-           "current_adc": _current_adc, "expanders": _expanders}
+           "current_adc": _current_adc, "expanders": _expanders, "family": _family, "motors": _motors}
 
 
 def ranges():
@@ -160,7 +177,9 @@ def default(key, board):
     if top == "pins" and sub in hal.SAFETY_SIGNALS:  # left out: null (the simulator only)
         return "`null`"
     if top == "pins":  # a pin number is the board's, not an example to copy
-        return "required (null allowed)" if hal.signal(sub.replace("<n>", "1"))[2] else "required"
+        sig = hal.signal(sub.replace("<n>", "1").replace("<motor>", "disc"))
+        return ("required (null allowed)" if sig[2] else "required") + (
+            " (fourport)" if sub not in hal.SIGNALS and sub[:-3] not in hal.TRACK_SIGNALS else "")
     ref = _reference_value(key, board)
     return "required" if ref is None else "required (%s: %s)" % (REFERENCE_BOARD, ref)
 
@@ -174,6 +193,10 @@ def _signal_kind(name):
 
 def meaning(key):
     """(unit, meaning) of a key."""
+    if key.startswith("pins.") and key[5:] in PINS and "<" in key:  # the four-port family's
+        name = key[5:]
+        return "GPIO number", "%s: %s" % (_signal_kind(name.replace("<n>", "1").replace("<motor>", "disc")),
+                                          PINS[name])
     if key.startswith("pins.") and key not in KEYS:
         name = key[5:]
         base = name[:-3] if name.endswith("<n>") else name
@@ -197,6 +220,7 @@ def rows(board=None):
             rng = _range(rng, unit)
         out.append((k, unit, rng, default(k, board), text))
     signals = {r[0][5:].replace("<n>", "") for r in out if r[0].startswith("pins.")}
+    signals |= {r[0][5:] for r in out if r[0].startswith("pins.")}
     extra = (set(KEYS) - {r[0] for r in out}) | {"pins." + p for p in PINS if p not in signals}
     if extra:
         raise ReferenceGap("firmware/profile_reference.py KEYS describes keys the schema does not "

@@ -147,6 +147,21 @@ KEYS = {
     "current_adc.kind": ("text", "the ADC: ads1115"),
     "current_adc.addr": (ADDR, "the ADS1115 (0x48..0x4B by its ADDR pin)"),
     "current_adc.channel": ("count", "the ADS1115 input (AIN0..AIN3, single-ended)"),
+    "family": ("text", "the table's mechanism family (§11): reference (this project's table: "
+                       "turntable, gates, solenoid stackers, one lift, a door) or fourport (the "
+                       "four-port machines people own: a disc, per side a feed, a counting sensor, a "
+                       "cam stacker and a lift; a centre panel lift, a dice motor); the pins' names "
+                       "follow it, and a profile that mixes the two is refused"),
+    "motors": ("object", "fourport: how each kind of motor is driven and supplied; every side's "
+                         "feed, stacker and lift alike"),
+    "motors.<motor>.drive": ("text", "hbridge: PWM + direction (`<m>_pwm`, `<m>_dir`), DC only; "
+                                     "onoff: one relay, SSR or MOSFET (`<m>_on`), one way, stopped "
+                                     "by its switch; relays: a reversing pair (`<m>_fwd`, `<m>_rev`, "
+                                     "never both on, a dead time between)"),
+    "motors.<motor>.supply": ("text", "dc (12/24 V) or ac (mains, capacitor-run: never on a PWM "
+                                      "output)"),
+    "strokes_per_stack": ("count", "fourport: cam strokes (home to home) per stack; the last of "
+                                   "them pushes the stack into the wall"),
 }
 
 # pins: what each signal drives or reads (docs/ARCHITECTURE.md §4 has the levels)
@@ -181,4 +196,20 @@ PINS = {
     "entry": "track n's entry photo-interrupter (0 while a tile is in the beam)",
     "stacker": "track n's stacker solenoid",
     "pusher": "track n's pusher solenoid",
+    # the four-port family (§11)
+    "disc_empty": "disc-empty sensor (1 = no tile left on the disc or the ring)",
+    "centre_closed": "centre panel's down (closed) switch (0 when reached)",
+    "centre_open": "centre panel's up (open) switch (0 when reached); null: opens for `door_move`",
+    "count<n>": "side n's counting photo sensor (0 while a tile passes: one pulse per tile)",
+    "colour<n>_int": "side n's colour sensor's INT (0 while a tile is under it): the count's "
+                     "cross-check",
+    "home<n>": "side n's cam home switch (0 at home: a stroke is home to home)",
+    "lift<n>_top": "side n's lift top switch (0 when pressed)",
+    "lift<n>_bottom": "side n's lift bottom switch (0 when pressed)",
+    "lift<n>_current": "side n's lift motor current sense; null: none",
+    "<motor>_pwm": "the motor's H-bridge PWM (drive hbridge)",
+    "<motor>_dir": "the motor's H-bridge direction (1 = forward, up, open)",
+    "<motor>_on": "the motor's relay, SSR or MOSFET (drive onoff, 1 = on)",
+    "<motor>_fwd": "the reversing pair's forward relay (up, open)",
+    "<motor>_rev": "the reversing pair's reverse relay (down, closed)",
 }

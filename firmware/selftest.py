@@ -38,6 +38,9 @@ def start(ctl, kind, index):
         ctl.mixer.start()
     elif K == _m.D_GATE:
         tr.gate.open()
+    elif K == _m.D_PUSHER and ctl.family == "fourport":
+        finish(ctl, kind, index)  # the cam pushes: no pusher of its own (ABSENT)
+        return OK, NO_FIELD
     elif K == _m.D_STACKER or K == _m.D_PUSHER:
         job = STACK if K == _m.D_STACKER else PUSH
         tr.stacker.energise_for_test(job)
@@ -65,8 +68,17 @@ def finish(ctl, K, idx):
         tr.gate.close()
     elif K == _m.D_STACKER:
         tr.stacker.release_test(STACK)
+    elif K == _m.D_PUSHER and ctl.family == "fourport":
+        result = _m.TEST_ABSENT
     elif K == _m.D_PUSHER:
         tr.stacker.release_test(PUSH)
+    elif K == _m.D_HOME:
+        if ctl.family != "fourport":
+            result = _m.TEST_ABSENT
+        else:
+            value = 1 if tr.cam.home.pressed() else 0
+            if not value:
+                result = _m.TEST_FAIL  # a cam at rest is home
     elif K == _m.D_STATUS_LIGHT:
         if ctl.light.pin is None:
             result = _m.TEST_ABSENT

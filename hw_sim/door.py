@@ -7,9 +7,9 @@ from hw_sim.lift import Axis
 class Door(Axis):
     kind = "door"
 
-    def __init__(self, table, *, move_us, zone_us, coast_us=0):
-        Axis.__init__(self, table, "door", "door_closed", "door_open", stroke_us=move_us, zone_us=zone_us,
-                      coast_us=coast_us)
+    def __init__(self, table, *, move_us, zone_us, coast_us=0, prefix="door", drive=None):
+        Axis.__init__(self, table, prefix, prefix + "_closed", prefix + "_open", stroke_us=move_us,
+                      zone_us=zone_us, coast_us=coast_us, drive=drive)
         self.was_open = False
         self.opens = 0
 

@@ -21,18 +21,26 @@ KINDS = {
     "extra-tile": {"build": 1, "count": 1, "face": None, "set": None},
     "gate-slow": {"track": 0, "build": 1, "after": 0, "count": 1},
     "misread": {"track": 0, "build": 1, "after": 4, "count": 1, "rate": 0.0},
-    "lift-stall": {"build": 1, "at": None, "dir": "up", "ms": 0},
-    "limit-stuck": {"build": 1, "switch": "top", "state": None, "ms": 0},
+    "lift-stall": {"build": 1, "at": None, "dir": "up", "ms": 0, "track": 0},
+    "limit-stuck": {"build": 1, "switch": "top", "state": None, "ms": 0, "track": 0},
     "guard": {"build": 1, "during": "lift", "at": None, "ms": 200, "input": "curtain"},
     "reset": {"build": 1, "after": 60, "during": None, "at": None},
     "unplug": {"build": 1, "after": 40, "ms": 3000, "during": None, "at": None},
     "noise": {"rate": 0.0001, "build": 0, "after": 0, "ms": 0},
     "dead-gate": {"track": 1},
     "supply-off": {"ms": 0},
+    # the four-port family's (docs/SIMULATOR.md §9); `track` is the side
+    "count-double": {"track": 1, "build": 1, "after": 0, "count": 0},
+    "count-miss": {"track": 1, "build": 1, "after": 0, "count": 0},
+    "feed-slow": {"track": 0, "build": 1, "after": 0, "count": 1},
+    "dead-feed": {"track": 1},
 }
+# a four-port kind that is a reference kind at the pins (the feed is the side's gate)
+ALIAS = {"feed-slow": "gate-slow", "dead-feed": "dead-gate"}
 
 KIND_ORDER = ("jam", "missing-tile", "extra-tile", "gate-slow", "misread", "lift-stall",
-              "limit-stuck", "guard", "reset", "unplug", "noise", "dead-gate", "supply-off")
+              "limit-stuck", "guard", "reset", "unplug", "noise", "dead-gate", "supply-off",
+              "count-double", "count-miss", "feed-slow", "dead-feed")
 
 # key -> (type, description) ; type: int, float, or a tuple of accepted words
 KEYS = {
@@ -65,6 +73,10 @@ DESCRIPTIONS = {
     "unplug": "the serial line is unplugged for `ms` when `after` tiles are in build N, or with `during`, `at` ms into the first lift (or door) motion after build N starts",
     "noise": "bit errors on the serial line at `rate` per bit (from the start, or from build N / after)",
     "dead-gate": "track N's gate solenoid never opens (a broken coil or wire): no tile enters that track",
+    "count-double": "four-port: side N's counting sensor is set too sensitive: from `after` tiles into build N it pulses twice for a tile (`count` tiles, 0 = until a person fixes it: hand op fix-count)",
+    "count-miss": "four-port: side N's counting sensor is set too dull: from `after` tiles into build N it misses a tile (`count` tiles, 0 = until fix-count); the colour sensor still sees it",
+    "feed-slow": "four-port: a side's feed (N, or the first to stop) coasts on until one more tile has come in (`count` stops, 0 = all in that build)",
+    "dead-feed": "four-port: side N's feed motor never turns (a broken motor or wire): no tile reaches that side",
     "supply-off": "the motors' and solenoids' supply is off from the start (for `ms`, 0 = for good): no motor turns and no solenoid pulls in, whatever the controller drives; what only reads (switches, beams, sensors, the curtain) works",
 }
 
@@ -195,6 +207,7 @@ class FaultPlan(EventSource):
             if isinstance(f, str):
                 f = parse(f, tracks=tracks, colours=colours)
             self.faults.append(f)
+        self.count = []  # count-double, count-miss (four-port sides)
         self.entry = []
         self.build_start = []
         self.lift = []
@@ -203,7 +216,10 @@ class FaultPlan(EventSource):
         self.dead = [False] * (tracks + 1)  # dead-gate, by track number
         self.supply_off = []  # supply-off: the motors' supply cut at the start
         for f in self.faults:
-            k = f.kind
+            k = ALIAS.get(f.kind, f.kind)
+            if k in ("count-double", "count-miss"):
+                self.count.append(f)
+                self.entry.append(f)
             if k == "dead-gate":
                 self.dead[f.p["track"]] = True
                 f.fired.append(0)
@@ -236,6 +252,8 @@ class FaultPlan(EventSource):
                     self.door.append(f)
             if k == "misread" or k == "gate-slow":
                 f.remaining = f.p["count"]
+        for f in self.faults:
+            f.base = ALIAS.get(f.kind, f.kind)
         self.slow = [0] * (tracks + 1)  # armed slow closes per track, [tracks] = any track (-1 = every one)
         self.slow_build = [0] * (tracks + 1)
         self.slow_used = 0
@@ -272,9 +290,10 @@ class FaultPlan(EventSource):
             if t.wire is not None:
                 t.wire.set_noise(0.0)
         elif what == "unstall":
-            t.lift.block_hi = NEVER
-            t.lift.block_lo = -1
-            t.lift.on_output(0, t.lift.duty)  # re-evaluate the motion
+            lf = getattr(f, "lift", None) or t.lift
+            lf.block_hi = NEVER
+            lf.block_lo = -1
+            lf.on_output(0, lf.duty)  # re-evaluate the motion
         elif what == "reset":
             t.request("reset")
         elif what == "unplug":
@@ -284,7 +303,7 @@ class FaultPlan(EventSource):
                 t.wire.unplug(now, -1)
                 self._at(now + f.p["ms"] * 1000, "replug", f)
         elif what == "unstick":
-            t.lift.free_switches()
+            (getattr(f, "lift", None) or t.lift).free_switches()
         elif what == "supply_on":
             t.set_supply(True)
 
@@ -317,7 +336,7 @@ class FaultPlan(EventSource):
         for f in self.build_start:
             if f.done or f.p["build"] != n:
                 continue
-            if f.kind == "gate-slow":
+            if f.base == "gate-slow":
                 if f.p["after"] == 0:
                     self._arm_slow(f, now)
                 continue
@@ -422,8 +441,18 @@ class FaultPlan(EventSource):
                     f.remaining -= 1
                     if f.remaining == 0:
                         f.done = True
-            elif kind == "gate-slow":
+            elif kind == "gate-slow" or kind == "feed-slow":
                 self._arm_slow(f, now)
+            elif kind == "count-double" or kind == "count-miss":
+                if p["track"] - 1 != k:
+                    continue
+                f.done = True
+                f.fired.append(now)
+                tr = self.table.tracks[k]
+                if hasattr(tr, "set_count_fault"):
+                    tr.set_count_fault(1 if kind == "count-double" else 2, p["count"])
+                else:
+                    f.notes.append("not a four-port side: no counting sensor to set")
             elif kind == "reset":
                 f.done = True
                 f.fired.append(now)
@@ -455,12 +484,20 @@ class FaultPlan(EventSource):
         self.slow_used += 1
         return True
 
-    def on_lift_start(self, now, up, builds):
+    def on_lift_start(self, now, up, builds, lift=None):
+        """A lift stroke starts (lift: a four-port side's lift, else the table's one)."""
         t = self.table
+        lf = lift if lift is not None else t.lift
+        side = getattr(lf, "side", 0)
         for f in self.lift:
             if f.done or builds < f.p["build"]:
                 continue
             p = f.p
+            if side and f.kind in ("lift-stall", "limit-stuck") and (p["track"] or 1) != side:
+                continue  # another side's lift
+            if side and f.kind not in ("lift-stall", "limit-stuck") and side != 1:
+                continue  # a guard, reset or unplug: once, at the first lift's start
+            f.lift = lf
             if f.kind == "lift-stall":
                 if (p["dir"] == "up") != bool(up):
                     continue
@@ -468,12 +505,12 @@ class FaultPlan(EventSource):
                 f.fired.append(now)
                 at = p["at"]
                 if at is None:
-                    at = t.lift.S // 2000
+                    at = lf.S // 2000
                 if up:
-                    t.lift.block_hi = t.lift.pos + at * 1000
+                    lf.block_hi = lf.pos + at * 1000
                 else:
-                    t.lift.block_lo = t.lift.pos - at * 1000
-                t.lift.on_output(0, t.lift.duty)
+                    lf.block_lo = lf.pos - at * 1000
+                lf.on_output(0, lf.duty)
                 if p["ms"]:
                     self._at(now + p["ms"] * 1000, "unstall", f)
             elif f.kind == "limit-stuck":
@@ -482,7 +519,7 @@ class FaultPlan(EventSource):
                 f.done = True
                 f.fired.append(now)
                 level = 0 if p["state"] == "pressed" else 1
-                t.lift.force_switch(p["switch"] == "top", level)
+                lf.force_switch(p["switch"] == "top", level)
                 if p["ms"]:
                     self._at(now + p["ms"] * 1000, "unstick", f)
             elif f.kind == "guard":
@@ -492,13 +529,13 @@ class FaultPlan(EventSource):
                 f.fired.append(now)
                 at = p["at"]
                 if at is None:
-                    at = t.lift.S // 2000
+                    at = lf.S // 2000
                 t.panel.break_guard(now + at * 1000, p["ms"], p["input"])
             elif f.kind == "reset" or f.kind == "unplug":
                 if not up:
                     continue
                 f.done = True
-                self._arm_reset(f, now, t.lift.S)
+                self._arm_reset(f, now, lf.S)
 
     def on_door_start(self, now, builds):
         t = self.table

@@ -21,7 +21,7 @@ class Axis(EventSource):
 
     kind = "axis"
 
-    def __init__(self, table, prefix, low_name, high_name, *, stroke_us, zone_us, coast_us=0):
+    def __init__(self, table, prefix, low_name, high_name, *, stroke_us, zone_us, coast_us=0, drive=None):
         self.table = table
         # inertia: once its power goes (the driver's PWM to 0, or the rail dead) a
         # moving axis runs on, slowing evenly to rest in coast_us (covering coast_us / 2
@@ -47,8 +47,9 @@ class Axis(EventSource):
         self.force_hi = -1
         self.next_us = NEVER
         self.moves = 0  # motions started towards the high end
-        self.pwm = table.add_line(prefix + "_pwm", PWM, 0, self, PWM_W)
-        self.dir_line = table.add_line(prefix + "_dir", OUT, 0, self, DIR_W)
+        if drive is None:  # an H-bridge's lines here; else hw_sim/fourport/motor.py's
+            self.pwm = table.add_line(prefix + "_pwm", PWM, 0, self, PWM_W)
+            self.dir_line = table.add_line(prefix + "_dir", OUT, 0, self, DIR_W)
         self.low = table.add_line(low_name, IN, 0)  # starts at the low end: pressed
         self.high = table.add_line(high_name, IN, 1)
 
@@ -244,10 +245,11 @@ class Axis(EventSource):
 class Lift(Axis):
     kind = "lift"
 
-    def __init__(self, table, *, seed, stroke_us, zone_us, current, coast_us=0):
-        Axis.__init__(self, table, "lift", "lift_bottom", "lift_top", stroke_us=stroke_us, zone_us=zone_us,
-                      coast_us=coast_us)
-        self.rng = _rng.Rng(seed, _rng.NOISE + 1)
+    def __init__(self, table, *, seed, stroke_us, zone_us, current, coast_us=0, prefix="lift", drive=None,
+                 stream=1):
+        Axis.__init__(self, table, prefix, prefix + "_bottom", prefix + "_top", stroke_us=stroke_us,
+                      zone_us=zone_us, coast_us=coast_us, drive=drive)
+        self.rng = _rng.Rng(seed, _rng.NOISE + stream)
         self.cur_idle = current["idle"]
         self.cur_run = current["run"]
         self.cur_stall = current["stall"]
@@ -256,7 +258,7 @@ class Lift(Axis):
         self._noise_left = 0
         self.load = None  # walls on the platform (per track lists of stacks)
         self.at_bottom = True
-        self.current_line = table.add_line("lift_current", ADC, 0)
+        self.current_line = table.add_line(prefix + "_current", ADC, 0)
         self.raises = 0
 
     def current_u16(self):

@@ -331,6 +331,8 @@ class ADC:
         self._line = ln
         # what read_u16 reads: the lift's current sense, else nothing (0)
         self._src = machine.table.lift if ln is not None and ln.name == "lift_current" else None
+        if ln is not None and ln.name.startswith("lift") and ln.name.endswith("_current") and machine.table.lifts:
+            self._src = machine.table.lifts[int(ln.name[4:-8]) - 1]  # a four-port side's lift
         if ln is not None and ln.kind != K_ADC:
             machine._wrong(src, "ADC on %s, which is not an analogue input" % ln.name)
 

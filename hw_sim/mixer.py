@@ -19,7 +19,9 @@ MIN_DUTY = 6554  # 10 %
 
 class Mixer(EventSource):
 
-    def __init__(self, table, *, seed, tracks, offer_min_us, offer_max_us):
+    def __init__(self, table, *, seed, tracks, offer_min_us, offer_max_us, prefix="mixer"):
+        # prefix: "mixer" (its pwm/dir lines here) or another family's, whose motor
+        # lines drive on_output themselves (the four-port disc: hw_sim/fourport/motor.py)
         self.table = table
         self.clock = table.clock
         self.tracks = table.tracks
@@ -44,9 +46,10 @@ class Mixer(EventSource):
         self.starts = 0
         self.run_us = 0
         self._started_us = 0
-        self.pwm = table.add_line("mixer_pwm", PWM, 0, self, PWM_W)
-        self.dir_line = table.add_line("mixer_dir", OUT, 0, self, DIR_W)
-        self.empty = table.add_line("mixer_empty", IN, 1)
+        if prefix == "mixer":
+            self.pwm = table.add_line("mixer_pwm", PWM, 0, self, PWM_W)
+            self.dir_line = table.add_line("mixer_dir", OUT, 0, self, DIR_W)
+        self.empty = table.add_line(prefix + "_empty", IN, 1)
 
     # -- contents ---------------------------------------------------------
     def count(self):

@@ -33,11 +33,11 @@ from hw_sim.reference.track import Track
 PLAYERS = ("auto", "manual")  # the simulated people around the table
 # what a person's hands do to fix what a fault left (Table.hand)
 HAND_OPS = ("clear-jam", "put-tile", "take-tile", "take-stray", "clear-guard", "clear-lift",
-            "fix-switch", "plug")
+            "fix-switch", "plug", "fix-count")
 # each op's method of Table (Table.hand)
 _HAND = {"clear-jam": "_clear_jam", "put-tile": "_put_tile", "take-tile": "_take_tile",
          "take-stray": "_take_stray", "clear-guard": "_clear_guard", "clear-lift": "_clear_lift",
-         "fix-switch": "_fix_switch", "plug": "_plug"}
+         "fix-switch": "_fix_switch", "plug": "_plug", "fix-count": "_fix_count"}
 
 SIM_DEFAULTS = {
     "offer_mean_ms": 600,  # a track is offered a tile every 0.6 s on average...
@@ -205,23 +205,44 @@ class Table:
         # table top (hand("take-stray"))
         self.taken = []
         self.faults = _faults.FaultPlan(faults, seed=seed, tracks=self.ntracks, colours=colours.names)
-        # mechanisms
+        # mechanisms, of the profile's family (docs/SIMULATOR.md §9)
+        self.family = profile.get("family") or "reference"
+        fourport = self.family == "fourport"
         self.tracks = []
         for n in range(1, self.ntracks + 1):
-            self.tracks.append(Track(self, n, seed=seed, timings=timings, sim=s, colours=colours))
+            if fourport:
+                from hw_sim.fourport.side import Side
+
+                self.tracks.append(Side(self, n, seed=seed, timings=timings, sim=s, colours=colours,
+                                        motors=profile["motors"], strokes_per_stack=profile["strokes_per_stack"]))
+            else:
+                self.tracks.append(Track(self, n, seed=seed, timings=timings, sim=s, colours=colours))
         off_min = s["offer_min_ms"] * 1000
         off_max = (2 * s["offer_mean_ms"] - s["offer_min_ms"]) * 1000
         if off_max < off_min:
             raise ValueError("offer_mean_ms must be at least offer_min_ms")
-        self.mixer = Mixer(self, seed=seed, tracks=self.ntracks, offer_min_us=off_min, offer_max_us=off_max)
+        self.offer_min_us = off_min
+        self.offer_max_us = off_max
         # inertia: each axis coasts for the profile's figure once its power goes
         # (safety.lift_coast_ms, door_coast_ms: measured on the real table, docs/SAFETY.md)
         sf = profile.get("safety") or {}
-        self.lift = Lift(self, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
-                         zone_us=s["limit_zone_ms"] * 1000, current=s["current"],
-                         coast_us=sf.get("lift_coast_ms", 0) * 1000)
-        self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000,
-                         coast_us=sf.get("door_coast_ms", 0) * 1000)
+        lift_coast = sf.get("lift_coast_ms", 0) * 1000
+        door_coast = sf.get("door_coast_ms", 0) * 1000
+        self.lifts = []  # the four-port machine's lifts, one per side
+        self.fourport = None  # its parts (hw_sim/fourport/compose.py)
+        if fourport:
+            from hw_sim.fourport.compose import FourPort
+
+            self.fourport = FourPort(self, profile, seed=seed, sim=s, lift_coast=lift_coast,
+                                     door_coast=door_coast)
+        else:
+            self.mixer = Mixer(self, seed=seed, tracks=self.ntracks, offer_min_us=off_min, offer_max_us=off_max)
+            self.lift = Lift(self, seed=seed, stroke_us=timings["lift_stroke"] * 1000,
+                             zone_us=s["limit_zone_ms"] * 1000, current=s["current"], coast_us=lift_coast)
+            self.door = Door(self, move_us=timings["door_move"] * 1000, zone_us=s["door_zone_ms"] * 1000,
+                             coast_us=door_coast)
+            self.dice = None
+        self.axes = (self.lifts if fourport else [self.lift]) + [self.door]
         self.panel = Panel(self)
         # the motors' and solenoids' supply: 24 V, the safety chain's relays, the
         # watchdog's hold (hw_sim/power.py): one model every reader asks
@@ -236,7 +257,8 @@ class Table:
             x = Mcp23017(self, k)
             self.expanders.append(x)
             self.bus.devices[e["addr"]] = x
-        self.components = [self.mixer] + self.tracks + [self.lift, self.door, self.panel, self.power, self.faults]
+        self.components = ([self.mixer] + self.tracks + (self.lifts or [self.lift])
+                           + [self.door, self.panel, self.power, self.faults])
         # the earliest next_us of the components, cached until one changes
         # (hw_sim.lines.EventMark): next_ev holds while evmark is clean (a runner's
         # loop reads it then; next_event_us() refreshes it)
@@ -274,8 +296,7 @@ class Table:
         self.nbuilds = 0
         self.dropped_builds = 0
         self.safety = []
-        self._pending_lift = None
-        self._pending_door = None
+        self._pending = {}  # axis -> the guard break record waiting for its motor to stop
         self.guard_violations = []
         self.wiring = []  # controller configuration mismatches seen by the stand-ins
         self.hand_overs = 0
@@ -360,7 +381,7 @@ class Table:
         """A rail went live or dead (hw_sim/power.py): every mechanism re-evaluates what
         the controller drives."""
         self.mixer.on_output(0, self.mixer.duty)
-        for axis in (self.lift, self.door):
+        for axis in self.axes:
             axis.on_output(0, axis.duty)
         for tr in self.tracks:
             tr.supply_changed()
@@ -601,7 +622,8 @@ class Table:
         clear-guard (which: curtain, lid, None =
         both): step out of the light curtain, close the lid; clear-lift: take the
         obstruction out of the lift's way; fix-switch: free a stuck lift end switch;
-        plug: plug the table's cable back in."""
+        plug: plug the table's cable back in; fix-count (track, 0 = any): a four-port side's
+        counting sensor turned back to its threshold."""
         name = _HAND.get(op)
         if name is None:
             raise ValueError("unknown op %r; accepted: %s" % (op, ", ".join(HAND_OPS)))
@@ -665,20 +687,37 @@ class Table:
         return {"cleared": names}
 
     def _clear_lift(self, now, track, count, which, colour):
-        lf = self.lift
-        if lf.block_hi == NEVER and lf.block_lo == -1:
+        done = []
+        for lf in (self.lifts or [self.lift]):  # (four-port: each side's lift)
+            if lf.block_hi == NEVER and lf.block_lo == -1:
+                continue
+            lf.block_hi = NEVER
+            lf.block_lo = -1
+            lf.on_output(0, lf.duty)  # re-evaluate the motion
+            done.append(lf)
+        if not done:
             raise ValueError("nothing blocks the lift")
-        lf.block_hi = NEVER
-        lf.block_lo = -1
-        lf.on_output(0, lf.duty)  # re-evaluate the motion
-        return {"lift": "free"}
+        return {"lift": "free"} if not self.lifts else {"lift": "free", "sides": [lf.side for lf in done]}
 
     def _fix_switch(self, now, track, count, which, colour):
-        lf = self.lift
-        if lf.force_lo == -1 and lf.force_hi == -1:
+        done = []
+        for lf in (self.lifts or [self.lift]):
+            if lf.force_lo == -1 and lf.force_hi == -1:
+                continue
+            lf.free_switches()
+            done.append(lf)
+        if not done:
             raise ValueError("no lift end switch is stuck")
-        lf.free_switches()
-        return {"lift": "switches free"}
+        return ({"lift": "switches free"} if not self.lifts
+                else {"lift": "switches free", "sides": [lf.side for lf in done]})
+
+    def _fix_count(self, now, track, count, which, colour):
+        """four-port: a person turns side `track`'s counting sensor's potentiometer back
+        (0: every side's that is off)."""
+        if self.fourport is None:
+            raise ValueError("fix-count is the four-port machine's (its counting sensors); this "
+                             "table has none")
+        return self.fourport.fix_count(track)
 
     def _plug(self, now, track, count, which, colour):
         w = self.wire
@@ -733,9 +772,12 @@ class Table:
                 tracks.append(tr.jam_tile)
         places["tracks"] = tracks
         lift = []
-        for wall in self.lift.load or ():
-            for st in wall:
-                lift.extend(st)
+        for lf in (self.lifts or [self.lift]):
+            for wall in lf.load or ():
+                for st in wall:
+                    lift.extend(st)
+        if self.fourport is not None:  # up already, waiting for the other sides' walls
+            lift.extend(self.fourport.waiting_tiles())
         places["lift"] = lift
         seen = {}
         for name in places:
@@ -760,15 +802,12 @@ class Table:
     def on_guard_break(self, name, now):
         """Called just before the guard line goes unsafe (records are made
         here, outside the controller's IRQ handler)."""
-        for ax in (self.lift, self.door):
+        for ax in self.axes:
             if ax.motor_on:
                 rec = {"input": name, "motor": ax.kind, "at_us": now, "off_us": -1, "stop_us": -1,
                        "position_ms": ax.position_ms(), "end_ms": -1.0, "moving": ax.v != 0}
                 self.safety.append(rec)
-                if ax is self.lift:
-                    self._pending_lift = rec
-                else:
-                    self._pending_door = rec
+                self._pending[ax] = rec
 
     def on_guard_restore(self, name, now):
         pass
@@ -778,7 +817,7 @@ class Table:
             if not self.panel.safe():
                 self.guard_violations.append({"motor": axis.kind, "at_us": now})
             return
-        rec = self._pending_lift if axis is self.lift else self._pending_door
+        rec = self._pending.get(axis)
         if rec is not None and rec["off_us"] < 0:
             rec["off_us"] = now
         if rec is not None and axis.v == 0:
@@ -787,20 +826,12 @@ class Table:
     def on_axis_stopped(self, axis, now):
         """An axis stopped moving (its motion or its coast ended): a guard break's record
         gets the last movement and where it came to rest."""
-        if axis is self.lift:
-            rec = self._pending_lift
-        elif axis is self.door:
-            rec = self._pending_door
-        else:
-            return
+        rec = self._pending.get(axis)
         if rec is None or rec["off_us"] < 0:
             return  # still driven (an end reached under power): not this record's stop
         rec["stop_us"] = now
         rec["end_ms"] = axis.pos / 1000
-        if axis is self.lift:
-            self._pending_lift = None
-        else:
-            self._pending_door = None
+        del self._pending[axis]
 
     # -- reports ------------------------------------------------------------
     def bound_us(self, b):
@@ -829,6 +860,8 @@ class Table:
                     break
         if done < 0:
             return None
+        if self.family == "fourport":
+            return done + self.stacker_us  # one cam stroke stacks the last tile and pushes its stack
         return done + self.stacker_us + self.pusher_us
 
     def missed(self, b):
@@ -928,10 +961,11 @@ class Table:
             "table_top_tiles": len(self.top_tiles()),
             "lost_tiles": len(self.lost),
             "tracks": [tr.get_status() for tr in self.tracks],
-            "lift": self.lift.get_status(),
+            "lift": self._lift_status(),
             "door": self.door.get_status(),
             "guard": self.panel.get_status(),
             "wiring": list(self.wiring),
+            "family": self.family,
         }
 
     def get_status(self):
@@ -939,7 +973,7 @@ class Table:
             "now_s": self.clock.us / 1e6,
             "mixer": self.mixer.get_status(),
             "tracks": [tr.get_status() for tr in self.tracks],
-            "lift": self.lift.get_status(),
+            "lift": self._lift_status(),
             "door": self.door.get_status(),
             "guard": self.panel.get_status(),
             "build": self.build.n if self.build is not None else None,
@@ -952,6 +986,9 @@ class Table:
             "safety": self.safety_report(),
             "guard_violations": len(self.guard_violations),
         }
+
+    def _lift_status(self):
+        return self.lift.get_status() if self.fourport is None else self.fourport.lift_status()
 
     def driven(self):
         """The actuators the controller is driving now, by line name: motor PWMs

@@ -16,7 +16,7 @@ except ImportError:  # CPython
 
 # ---------------------------------------------------------------- protocol version
 PROTOCOL_VERSION = const(1)  # major: what CONNECT asks for and IDENTITY answers
-PROTOCOL_MINOR = const(2)  # minor: only adds messages (SPEC.md "Versioning"); 1: LIGHT; 2: PIN_PULSE, GUARD_STOP, SAFETY
+PROTOCOL_MINOR = const(2)  # minor: only adds messages (SPEC.md "Versioning"); 1: LIGHT; 2: PIN_PULSE, GUARD_STOP, SAFETY, fault COUNT, device home
 VERSION_MIN = const(1)  # the oldest major this code can speak
 VERSION_MAX = const(1)  # the newest major this code can speak
 
@@ -105,6 +105,7 @@ F_RESET = const(12)
 F_SENSOR = const(13)
 F_COLOUR = const(14)
 F_INTERNAL = const(15)
+F_COUNT = const(16)  # minor 2: a side's counting sensor and its colour sensor disagree (four-port)
 FAULTS = (
     "none",
     "jam",
@@ -122,6 +123,7 @@ FAULTS = (
     "sensor",
     "colour",
     "internal",
+    "count",
 )
 
 # ---------------------------------------------------------------- other small enums
@@ -173,6 +175,7 @@ D_LID = const(16)
 D_START_BUTTON = const(17)
 D_DICE_BUTTON = const(18)
 D_STATUS_LIGHT = const(19)
+D_HOME = const(20)  # minor 2: a four-port side's cam home switch (index = side)
 DEVICES = (
     "",
     "mixer",
@@ -194,8 +197,9 @@ DEVICES = (
     "start_button",
     "dice_button",
     "status_light",
+    "home",
 )
-TRACK_DEVICES = (D_GATE, D_ENTRY, D_COLOUR, D_STACKER, D_PUSHER)  # index = track 1..8
+TRACK_DEVICES = (D_GATE, D_ENTRY, D_COLOUR, D_STACKER, D_PUSHER, D_HOME)  # index = track 1..8
 
 
 # ---------------------------------------------------------------- field constructors

@@ -52,7 +52,7 @@ class Binding:
 
     def all_off(self):
         """Create every output of the profile with its level 0 (duty 0)."""
-        for name in _hal.signal_names(self._p["tracks"]):
+        for name in _hal.profile_signals(self._p):
             kind = _hal.signal(name)[0]
             if kind == _hal.OUT:
                 o = self.output(name)

@@ -166,7 +166,7 @@ class GpiozeroHal(Binding):
         """Make every signal's device now (outputs off), the I2C bus and the expanders
         too: a pin the pin factory cannot drive is a ProfileError naming its signal,
         raised before anything moves (python -m firmware.pi_main calls this first)."""
-        for name in _hal.signal_names(self._p["tracks"]):
+        for name in _hal.profile_signals(self._p):
             kind = _hal.signal(name)[0]
             n = self._pins.get(name)
             if n is None or kind in (_hal.I2C, _hal.ADC):

@@ -159,7 +159,7 @@ class Expanders:
             self.chips.append(Mcp23017(bus, e["addr"]))
         self.pins = {}
         names = p["pins"]
-        for name in _hal.signal_names(p["tracks"]):
+        for name in _hal.profile_signals(p):
             n = names.get(name)
             if n is None or n < _hal.EXPANDER_PINS:
                 continue

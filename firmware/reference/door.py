@@ -9,18 +9,20 @@ from protocol import messages as _m
 
 
 class Door:
-    def __init__(self, profile, hal, sched, clock, ctl):
+    def __init__(self, profile, hal, sched, clock, ctl, *, motor=None, far="door_open", near="door_closed"):
+        # motor, far, near: another family's (the four-port centre panel, docs/FIRMWARE.md §11)
         t = profile["timings_ms"]
         o = profile["timeouts_ms"]
         self._ctl = ctl
-        motor = DCMotor(hal.pwm("door_pwm"), hal.output("door_dir"), duty=profile["duty"]["door"])
+        if motor is None:
+            motor = DCMotor(hal.pwm("door_pwm"), hal.output("door_dir"), duty=profile["duty"]["door"])
         self._arrive_cb = self._arrive
         self._fault_cb = self._fault
         release = o["limit_release"]
         if release >= o["door"]:
             release = o["door"] - 1
         self.axis = EndMotion(
-            motor, hal.input("door_open"), hal.input("door_closed"), sched, clock,
+            motor, hal.input(far), hal.input(near), sched, clock,
             timeout_ms=o["door"], release_ms=release, poll_ms=t["poll"],
             travel_ms=t["door_move"], on_arrive=self._arrive_cb, on_fault=self._fault_cb)
         # pending(): an arrival or a halt for service() to finish (the axis's own,

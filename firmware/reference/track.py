@@ -27,7 +27,10 @@ JAM_SETTLE_MS = const(50)
 
 
 class Track:
-    def __init__(self, num, profile, hal, sched, clock, ctl, *, colour_bus=None, classifier=None):
+    def __init__(self, num, profile, hal, sched, clock, ctl, *, colour_bus=None, classifier=None,
+                 gate=None, stacker=None, entry="entry"):
+        # gate, stacker, entry: another family's parts with the same interface (the
+        # four-port side: its feed motor, its cam, its counting sensor; docs/FIRMWARE.md §11)
         self.num = num
         self._clock = clock
         t = profile["timings_ms"]
@@ -42,11 +45,17 @@ class Track:
         self._deb_us = t["debounce"] * 1000  # the entry sensor's debounce (photo driver)
         self._jam_retries = o["jam_retries"]
         self.capacity = 2 * profile["max_stacks"]
-        self.gate = Gate(hal.output("gate" + n), close_ms=t["gate_close"])
         self._step_cb = self._on_step
-        self.stacker = Stacker(hal.output("stacker" + n), hal.output("pusher" + n), sched,
-                               stacker_ms=t["stacker"], pusher_ms=t["pusher"],
-                               backoff_ms=o["jam_backoff"], on_step=self._step_cb)
+        if gate is None:
+            gate = Gate(hal.output("gate" + n), close_ms=t["gate_close"])
+        self.gate = gate
+        if stacker is None:
+            stacker = Stacker(hal.output("stacker" + n), hal.output("pusher" + n), sched,
+                              stacker_ms=t["stacker"], pusher_ms=t["pusher"],
+                              backoff_ms=o["jam_backoff"], on_step=self._step_cb)
+        else:
+            stacker.on_step = self._step_cb
+        self.stacker = stacker
         self._edges = [0] * _RING
         self.colour_counts = [0] * (len(profile["colours"]) + 1)  # [unknown, colour 1, ...]
         self.target = 0
@@ -73,7 +82,7 @@ class Track:
         self._jam_at = 0   # ticks_us deadline of the parked check
         self._jam_rej = 0  # photo.rejected when it was parked (or last looked at)
         self._edge_cb = self._on_edge
-        self.photo = PhotoInterrupter(hal.input("entry" + n), clock, debounce_ms=t["debounce"],
+        self.photo = PhotoInterrupter(hal.input(entry + n), clock, debounce_ms=t["debounce"],
                                       on_edge=self._edge_cb, wake=sched.wake)
 
     # ---- IRQ path -------------------------------------------------------

@@ -46,7 +46,9 @@ DEVICES = {}
 for _k in range(1, len(m.DEVICES)):
     DEVICES[m.DEVICES[_k]] = (_k, _k in m.TRACK_DEVICES)
 READINGS = ("curtain", "lid", "lift_bottom", "lift_top", "door_closed", "door_open", "mixer_empty",
-            "entry", "colour", "lift_current", "start_button", "dice_button")
+            "entry", "colour", "lift_current", "start_button", "dice_button", "home")
+# devices of one mechanism family only (docs/FIRMWARE.md §11): a four-port side's cam home switch
+FAMILY_ONLY = {"home": "fourport"}
 PULSES = ("mixer", "stacker", "pusher", "status_light")
 MOTIONS = ("gate", "lift", "door")  # need tiles or move a big part: the guard must be safe
 # asked for alone, with a person at the table: the guard really stops the lift (a test rod
@@ -126,8 +128,9 @@ class SelfTest:
             if not await self._walls_up_first():
                 return self.report()
         guard_ok = await self._guard()
+        family = self.profile.get("family") or "reference"
         for name in READINGS[2:]:
-            if self.wanted(name):
+            if self.wanted(name) and FAMILY_ONLY.get(name, family) == family:
                 await self._reading(name)
         motions = [n for n in PULSES + MOTIONS if self.wanted(n)]
         if self.device in WITH_PEOPLE:

@@ -120,6 +120,8 @@ def configure_run(p):
     p.add_argument("--sim-fault", action="append", default=[], metavar="SPEC", type=fault_arg,
                    help="with --sim: inject a fault, KIND[:key=value,...] (docs/SIMULATOR.md); "
                         "repeatable")
+    p.add_argument("--sim-board", default=None, metavar="ID|PATH", help="with --sim: the simulated "
+                   "table's board profile (default reference-18; fourport-24v: a four-port machine)")
     p.add_argument("--sim-players", choices=("auto", "manual"), default="auto",
                    help="with --sim: the simulated people: auto push the played tiles in; "
                         "manual leave it to you (`jantaku sim push`, then `jantaku continue`)")
@@ -170,7 +172,8 @@ def start_sim_process(args, colours):
 
     return spawn_sim_serve(args.sim_ruleset, speed=args.sim_speed, seed=args.seed,
                            mixed_deck=args.sim_mixed_deck, faults=args.sim_fault,
-                           players=args.sim_players, colours=colours)
+                           players=args.sim_players, colours=colours,
+                           board=getattr(args, "sim_board", None))
 
 
 def _check_sim_options(args):
@@ -188,9 +191,13 @@ def _check_sim_options(args):
     from hostd.errors import JantakuError
     from hostd.core.session import check_sets
 
+    try:
+        prof = board_profile(board=getattr(args, "sim_board", None))
+    except ValueError as e:
+        raise UsageError("--sim-board: %s" % e) from None
     try:  # the simulated table's sets have these backs: colours of its board profile
         if args.colours:
-            check_sets(args.colours, board_profile()["colours"])
+            check_sets(args.colours, prof["colours"])
     except JantakuError as e:
         raise UsageError("--colours: %s" % e) from None
 

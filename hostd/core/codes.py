@@ -115,6 +115,9 @@ TODO = {
     "build-timeout": ("clear_fault", "look for a stuck tile or an empty mixer, then clear the "
                                      "fault"),
     "internal": ("clear_fault", "clear the fault; if it comes again, restart the table"),
+    "count": ("clear_fault", "turn the potentiometer of {track}'s counting sensor until it pulses once "
+                             "per tile (the table put its count right from the colour sensor), then "
+                             "clear the fault"),
     "link-lost": ("continue", "check the table's cable, then continue"),
     "composition": ("abort", "find the missing or stray tile, or abort and start a new Mixed "
                              "Deck session, which collects every tile and splits them again"),

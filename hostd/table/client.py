@@ -37,6 +37,7 @@ FAULT_TEXT = {
     m.F_SENSOR: "a sensor on track {track} does not answer",
     m.F_COLOUR: "the colour sensor on track {track} does not answer",
     m.F_INTERNAL: "the firmware hit an internal error",
+    m.F_COUNT: "track {track}'s counting sensor and its colour sensor disagree (a tile counted twice or missed)",
 }
 
 

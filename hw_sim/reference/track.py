@@ -41,11 +41,7 @@ class Track(EventSource):
         self.bounce_us = sim["bounce_us"]
         self.max_stacks = table.max_stacks
         self.beam_rng = _rng.Rng(seed, _rng.BEAM + n)
-        s = str(n)
-        self.gate = table.add_line("gate" + s, OUT, 0, self, GATE_W)
-        self.entry = table.add_line("entry" + s, IN, 1)
-        self.stacker = table.add_line("stacker" + s, OUT, 0, self, STACKER_W)
-        self.pusher = table.add_line("pusher" + s, OUT, 0, self, PUSHER_W)
+        self._lines(str(n))
         self.sensor = ColourSensor(self, seed, n, colours,
                                    tile_per_cycle=sim["sensor_tile_per_cycle"],
                                    ambient_per_cycle=sim["sensor_ambient_per_cycle"],
@@ -87,6 +83,13 @@ class Track(EventSource):
         self.aborted = 0
         self.empty_strokes = 0
         self.anomalies = []
+
+    def _lines(self, s):
+        """The track's pins (another family's side makes its own)."""
+        self.gate = self.table.add_line("gate" + s, OUT, 0, self, GATE_W)
+        self.entry = self.table.add_line("entry" + s, IN, 1)
+        self.stacker = self.table.add_line("stacker" + s, OUT, 0, self, STACKER_W)
+        self.pusher = self.table.add_line("pusher" + s, OUT, 0, self, PUSHER_W)
 
     # -- what the mixer asks -----------------------------------------------
     def offer_status(self):

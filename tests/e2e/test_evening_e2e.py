@@ -31,8 +31,10 @@ pytestmark = [pytest.mark.e2e,
 SHOTS = ROOT / "docs" / "page" if os.environ.get("JANTAKU_PAGE_SHOTS") == "1" else None
 
 
-@pytest.fixture(scope="module")
-def table(tmp_path_factory, hil_port):
+# the same evening on both mechanism families (issue 47): the reference table and the
+# four-port machine (`run --sim-board fourport-24v`)
+@pytest.fixture(scope="module", params=[None, "fourport-24v"], ids=["reference", "fourport"])
+def table(tmp_path_factory, hil_port, request):
     if hil_port:
         pytest.skip("the evening from the page runs on the simulated table")
     # the table at 50 times the wall clock; the centre stays open 600 table seconds (12 s
@@ -40,13 +42,14 @@ def table(tmp_path_factory, hil_port):
     # over 3's lift (the first lift after build 3 starts)
     d = start_daemon(tmp_path_factory.mktemp("evening"), None, extra=[
         "--sim-mixed-deck", "--sim-speed", "50", "--push-window", "600",
-        "--sim-fault", "guard:build=3,during=lift"])
+        "--sim-fault", "guard:build=3,during=lift"]
+        + (["--sim-board", request.param] if request.param else []))
     yield d
     d.proc.kill()
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(table):  # (one per table: a page of the other family's daemon says nothing here)
     b = chromium.start(1280, 1000)
     yield b
     b.close()
@@ -558,7 +561,7 @@ def test_the_page_speaks_japanese_when_chosen(table, browser):
     # no English word anywhere in what the page shows but names (the ruleset, the board)
     shown_text = browser.js("return document.querySelector('main').innerText")
     english = {w for w in re.findall(r"[A-Za-z]{3,}", shown_text)} - {
-        "riichi", "reference", "jantaku", "English", "uzje", "wsom", "shenyang", "speed", "tonpuu"}
+        "riichi", "reference", "fourport", "jantaku", "English", "uzje", "wsom", "shenyang", "speed", "tonpuu"}
     assert english == set(), english
     if japanese_font():  # (else the screenshot would show boxes; a phone has the font)
         shoot(browser, "ja")

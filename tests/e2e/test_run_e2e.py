@@ -180,7 +180,7 @@ def test_one_raspberry_pi_runs_the_table(tmp_path, hil_port, monkeypatch):
     raw["pins"].update(door_closed={"expander": 0, "pin": 8, "pull": "up"},
                        start_button={"expander": 0, "pin": 9, "pull": "up"},
                        dice_button={"expander": 0, "pin": 10, "pull": "up"},
-                       status_light={"expander": 0, "pin": 0})
+                       status_light={"expander": 0, "pin": 11})
     (club / "boards" / "pi-club.json").write_text(json.dumps(raw))
     monkeypatch.setenv("JANTAKU_CONFIG_DIR", str(club))
     api = free_port()

@@ -30,10 +30,11 @@ def digest(tab):
 
 
 S = standard_set()
-t = InProcessTable("reference-18", [S, S], seed=11, mixed_deck=True, wire_size=1024)
+BOARD = sys.argv[1] if len(sys.argv) > 1 else "reference-18"  # (fourport-24v: issue 47)
+t = InProcessTable(BOARD, [S, S], seed=11, mixed_deck=True, wire_size=1024)
 d = Driver(t, keep_events=False)
 ident = d.connect()
-check("handshake", ident[3] == "reference-18")
+check("handshake", ident[3] == BOARD)
 a = d.build(1, [34, 34, 34, 34], 17, [1, 2], 0)
 check("split build A", a is not None)
 check("hand over", d.hand_over())

@@ -76,7 +76,8 @@ def factory(profile, machine, **kw):
 
 
 S = standard_set()
-t = InProcessTable("reference-18", [S, S], seed=5, firmware_factory=factory, lock_irq=True, wire_size=1024)
+BOARD = sys.argv[1] if len(sys.argv) > 1 else "reference-18"  # (fourport-24v: issue 47)
+t = InProcessTable(BOARD, [S, S], seed=5, firmware_factory=factory, lock_irq=True, wire_size=1024)
 d = Driver(t, keep_events=False)
 d.connect()
 d.command("configure_build", 1, [34, 34, 34, 34], 17, [1, 2], 1)

@@ -99,7 +99,7 @@ def test_one_lookup_of_a_board_id_for_every_command(cfg, capsys, monkeypatch):
     assert started[0][-1] == path
     # an id nobody has: where it looked, and the ids it knows
     with pytest.raises(ConfigError, match="no board profile for 'club-t2'.*known ids: club-t1, "
-                                          "long-29"):
+                                          "fourport-24v, long-29"):
         boardfile.locate("club-t2")
 
 

@@ -535,3 +535,22 @@ def test_walls_raised_before_a_self_test_stopped_by_the_guard_say_so(harness):
     assert err is None, err
     rep, err = h.call(h.daemon.selftest("lift"), max_s=120)
     assert err is None and rep["ok"] and rep["raised_first"] == 136, (err, rep)
+
+
+def test_the_four_port_machines_self_test_passes_on_every_device(harness):
+    """fourport-24v (issue 47): the self-test goes through the same commands on the
+    four-port machine: the disc, each side's feed, counting sensor, colour sensor, cam
+    (one stroke home to home) and home switch, the four lifts as one, the centre panel;
+    every device passes or is pulsed, the pusher (the cam pushes) absent."""
+    from hostd.table.sim import board_profile
+
+    h = harness(board=board_profile(board="fourport-24v"))
+    rep = selftest(h)
+    assert rep["ok"], rep["devices"]
+    devices = {d["device"] for d in rep["devices"]}
+    assert {"mixer", "stacker", "lift", "door", "entry", "colour", "home"} <= devices
+    assert [d["reading"] for d in by(rep, "home", 1)] == [1]  # the cam at rest is home
+    assert {d["result"] for d in rep["devices"] if d["device"] == "pusher"} == {"absent"}
+    lift = by(rep, "lift")[0]["reading"]
+    assert 2900 <= lift["up_ms"] <= 3100, lift  # the four lifts' stroke, as one
+    assert h.sim.table.wiring == []

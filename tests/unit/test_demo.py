@@ -65,7 +65,7 @@ def test_an_unknown_board_is_refused_with_the_known_ones():
     r = subprocess.run([tool("jantaku"), "demo", "--ruleset", "riichi", "--board", "pico-99"],
                        capture_output=True, text=True, timeout=60, cwd=str(ROOT))
     assert r.returncode == 2 and "no board profile for 'pico-99'" in r.stderr
-    assert "known ids: long-29, pi-reference, pico-18" in r.stderr
+    assert "known ids: fourport-24v, long-29, pi-reference, pico-18" in r.stderr
 
 
 def test_same_seed_same_session_and_another_seed_differs(mixed_cpython):

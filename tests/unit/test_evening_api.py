@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from daemon_harness import Harness
+from hostd.table.sim import board_profile
 from hostd.core.codes import NEXT
 from hostd.core.commands import BY_NAME, NAMES
 from hostd.web.api import create_app
@@ -62,9 +63,13 @@ class Evening:
 
 
 @pytest.mark.long
-def test_a_mixed_deck_evening_over_the_api_where_can_never_lies(tmp_path):
+@pytest.mark.parametrize("board", [None, "fourport-24v"], ids=["reference", "fourport"])
+def test_a_mixed_deck_evening_over_the_api_where_can_never_lies(tmp_path, board):
+    # the same evening on both mechanism families (issue 47: the four-port machine passes
+    # the same tests as the reference table)
     h = Harness(tmp_path, seed=5, faults=("jam:build=4,track=2,after=20,count=0",
-                                          "reset:build=8,after=40"), push_window=2.0)
+                                          "reset:build=8,after=40"), push_window=2.0,
+                board=board_profile(board="fourport-24v") if board else None)
     try:
         e = Evening(h)
         d = h.daemon

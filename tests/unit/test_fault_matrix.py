@@ -17,6 +17,7 @@ import random
 import pytest
 
 from daemon_harness import Harness
+from hostd.table.sim import board_profile
 from hw_sim.lines import NEVER
 
 LONG = 600000  # ms: a fault that stays until a person fixes it
@@ -60,6 +61,18 @@ BUILD_FAULTS = {  # kind -> spec body for build `b`
     "unplug-build": "unplug:build={b},after=40,ms=%d" % LONG,
 }
 
+# the four-port machine's own (issue 47): a counting sensor off its threshold, one side's
+# lift alone stalling or missing its switch; with every kind above, on both families
+FOURPORT_FAULTS = {
+    "count-double": "count-double:build={b},track=2,after=20,count=0",
+    "count-miss": "count-miss:build={b},track=3,after=20,count=0",
+}
+FOURPORT_MOTION = {
+    "lift-stall-side3": "lift-stall:build={b},dir=up,track=3",
+    "limit-side2-top-open": "limit-stuck:build={b},switch=top,state=open,track=2",
+}
+FAMILIES = {"reference": None, "fourport": "fourport-24v"}
+
 # stage -> (scenario, the build number motion faults count from, the build number tile
 # faults hit, or None where the stage has no build / no motion)
 STAGES = {
@@ -78,12 +91,17 @@ DOWN_ONLY = ("guard-lift-down", "lift-stall-down", "limit-bottom-open", "reset-l
 DOOR = ("guard-door", "guard-lid", "reset-door", "unplug-door")
 
 
-def combos():
+def combos(family="reference"):
     """Every (stage, kind, spec) the simulator can inject at that stage."""
     out = []
+    motion = dict(MOTION_FAULTS)
+    build = dict(BUILD_FAULTS)
+    if family == "fourport":
+        motion.update(FOURPORT_MOTION)
+        build.update(FOURPORT_FAULTS)
     for stage, (_, motion_b, build_b) in STAGES.items():
         if motion_b is not None:
-            for kind, spec in MOTION_FAULTS.items():
+            for kind, spec in motion.items():
                 if stage == "start" and kind not in DOOR:
                     continue  # nothing inside at a fresh start: no lift moves
                 if stage == "empty" and kind in DOOR:
@@ -92,9 +110,11 @@ def combos():
                     continue
                 if stage == "settle" and kind not in DOWN_ONLY:
                     continue
+                if stage == "start" and kind in FOURPORT_MOTION:
+                    continue
                 out.append((stage, kind, spec.format(b=motion_b)))
         if build_b is not None:
-            for kind, spec in BUILD_FAULTS.items():
+            for kind, spec in build.items():
                 if stage == "empty" and kind in ("missing-tile", "extra-tile"):
                     continue  # a drain empties the mixer, whatever it holds: no count to miss
                 out.append((stage, kind, spec.format(b=build_b)))
@@ -102,6 +122,7 @@ def combos():
 
 
 ALL = combos()
+ALL_FOURPORT = combos("fourport")
 
 # make test: each kind once and each stage once (the rest: make test-slow)
 QUICK = (
@@ -114,6 +135,9 @@ QUICK = (
     ("raise", "limit-top-pressed"), ("resplit", "reset-door"), ("raise", "guard-lift-up"),
     ("settle", "unplug-lift-down"), ("raise", "unplug-lift-short"),
 )
+# the four-port machine: the same sample, and its own kinds once each
+QUICK_FOURPORT = QUICK + (("building", "count-double"), ("resplit", "count-miss"),
+                          ("raise", "lift-stall-side3"), ("raise", "limit-side2-top-open"))
 
 
 # combinations that still fail, each with the defect it shows (see the report in the commit);
@@ -123,13 +147,16 @@ KNOWN = {}
 
 
 def _params():
-    quick = set(QUICK)
     out = []
-    for stage, kind, spec in ALL:
-        marks = () if (stage, kind) in quick else (pytest.mark.slow,)
-        if (stage, kind) in KNOWN:
-            marks += (pytest.mark.xfail(reason=KNOWN[(stage, kind)], strict=True),)
-        out.append(pytest.param(stage, kind, spec, id="%s-%s" % (stage, kind), marks=marks))
+    for family, combos_, quick in (("reference", ALL, set(QUICK)),
+                                   ("fourport", ALL_FOURPORT, set(QUICK_FOURPORT))):
+        for stage, kind, spec in combos_:
+            marks = () if (stage, kind) in quick else (pytest.mark.slow,)
+            if (family, stage, kind) in KNOWN:
+                marks += (pytest.mark.xfail(reason=KNOWN[(family, stage, kind)], strict=True),)
+            out.append(pytest.param(family, stage, kind, spec,
+                                    id="%s-%s" % (stage, kind) if family == "reference"
+                                    else "%s-%s-%s" % (family, stage, kind), marks=marks))
     return out
 
 
@@ -214,10 +241,15 @@ class Person:
         # (kind stray: the tile left in the mixer is of the sets: hands off it)
         elif kind == "guard" and not t.panel.safe():
             done.append(("clear-guard", sim.hand("clear-guard")))
-        elif kind == "lift-stall" and (t.lift.block_hi != NEVER or t.lift.block_lo != -1):
+        elif kind == "lift-stall" and [lf for lf in (t.lifts or [t.lift])
+                                         if lf.block_hi != NEVER or lf.block_lo != -1]:
             done.append(("clear-lift", sim.hand("clear-lift")))
-        elif kind == "limit" and (t.lift.force_hi != -1 or t.lift.force_lo != -1):
+        elif kind == "limit" and [lf for lf in (t.lifts or [t.lift])
+                                  if lf.force_hi != -1 or lf.force_lo != -1]:
             done.append(("fix-switch", sim.hand("fix-switch")))
+        elif kind == "count" and [tr for tr in t.tracks if tr.count_fault]:
+            # a person turns the side's counting sensor's potentiometer back
+            done.append(("fix-count", sim.hand("fix-count", track=f["track"] or 0)))
         nxt = st["next"]
         if nxt["code"] == "find_stray":  # every tile on the table top: sort out the stray
             colour = nxt["params"]["colour"]
@@ -333,9 +365,11 @@ def check_tiles(h, p):
             assert a.get(col, 0) + bb.get(col, 0) == s.tiles, (a, bb)
 
 
-def run_combo(tmp_path, stage, spec, seed=3):
+def run_combo(tmp_path, stage, spec, seed=3, family="reference"):
     scenario = STAGES[stage][0]
-    h = Harness(tmp_path, seed=seed, faults=tuple(spec.split(";")))
+    board = FAMILIES[family]
+    h = Harness(tmp_path, seed=seed, faults=tuple(spec.split(";")),
+                board=board_profile(board=board) if board else None)
     try:
         p = Person(h, scenario)
         p.run()
@@ -348,9 +382,9 @@ def run_combo(tmp_path, stage, spec, seed=3):
         h.close()
 
 
-@pytest.mark.parametrize("stage,kind,spec", _params())
-def test_a_fault_at_a_stage_and_people_get_back_to_play(tmp_path, stage, kind, spec):
-    run_combo(tmp_path, stage, spec)
+@pytest.mark.parametrize("family,stage,kind,spec", _params())
+def test_a_fault_at_a_stage_and_people_get_back_to_play(tmp_path, family, stage, kind, spec):
+    run_combo(tmp_path, stage, spec, family=family)
 
 
 def test_the_matrix_covers_every_kind_and_stage():
@@ -359,6 +393,10 @@ def test_the_matrix_covers_every_kind_and_stage():
     quick = set(QUICK)
     assert quick <= {(s, k) for s, k, _ in ALL}
     assert {k for _, k in quick} == kinds and {s for s, _ in quick} == set(STAGES)
+    kinds = {k for _, k, _ in ALL_FOURPORT}
+    assert kinds == set(MOTION_FAULTS) | set(BUILD_FAULTS) | set(FOURPORT_FAULTS) | set(FOURPORT_MOTION)
+    quick = set(QUICK_FOURPORT)
+    assert quick <= {(s, k) for s, k, _ in ALL_FOURPORT} and {k for _, k in quick} == kinds
 
 
 def random_fault(rng):

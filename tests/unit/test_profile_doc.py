@@ -47,7 +47,18 @@ def bases():
     for k, v in list(plain["pins"].items()):
         if isinstance(v, dict):
             plain["pins"][k] = v["pin"]
-    return [usb, uart, serial, adc, per_track, objects, plain]
+    with open(P.boards_dir() + "/fourport-24v.json") as f:
+        fourport = json.load(f)  # the four-port family (docs/FIRMWARE.md §11)
+    relays = copy.deepcopy(fourport)  # (first: the base of the motor pins' rows)  # every drive: H-bridges, on/off, a relay pair
+    relays["motors"]["disc"] = {"drive": "hbridge", "supply": "dc"}
+    relays["pins"]["disc_pwm"] = relays["pins"].pop("disc_on")
+    relays["pins"]["disc_dir"] = 41
+    relays["hardware"] = None  # (pins past the chip's 48: the host's check is not this test's)
+    relays["expanders"] = None
+    for i, (k, v) in enumerate(sorted(relays["pins"].items())):
+        if isinstance(v, dict):
+            relays["pins"][k] = 100 + i
+    return [usb, uart, serial, adc, per_track, objects, plain, relays, fourport]
 
 
 OBJECT_PIN = "lift_top"  # an input of the chip: invert, pull and pin apply
@@ -60,6 +71,11 @@ def row_key(path):
     key = re.sub(r"\[\d+\]", "[]", key)
     key = re.sub(r"^pins\.(gate|entry|stacker|pusher)\d+$", r"pins.\1<n>", key)
     key = re.sub(r"^(pins|pin_options)\.[a-z_0-9]+\.([a-z]+)$", r"pins.<signal>.\2", key)
+    key = re.sub(r"^pins\.(count|home)\d+$", r"pins.\1<n>", key)
+    key = re.sub(r"^pins\.(colour|lift)\d+_(int|top|bottom|current)$", r"pins.\1<n>_\2", key)
+    key = re.sub(r"^pins\.(disc|centre|dice|feed\d+|stacker\d+|lift\d+)_(pwm|dir|on|fwd|rev)$",
+                 r"pins.<motor>_\2", key)
+    key = re.sub(r"^motors\.[a-z]+\.([a-z]+)$", r"motors.<motor>.\1", key)
     key = re.sub(r"^calibration(\.tracks\[\])?\.refs\.[^.]+$", r"calibration\1.refs.<colour>", key)
     return key
 
@@ -103,10 +119,17 @@ def test_every_key_a_validated_profile_has_is_a_row_and_no_other():
 def concrete(key):
     """(path in a base profile, that base) for a row key."""
     signal = EXPANDER_PIN if key.endswith(".expander") else OBJECT_PIN
-    key = key.replace("<n>", "1").replace("<colour>", "blue").replace("<signal>", signal)
+    motor = {"_pwm": "lift1", "_dir": "disc", "_on": "disc", "_fwd": "centre", "_rev": "centre"}
+    motor = next((m for sfx, m in motor.items() if key.endswith(sfx)), "disc")
+    key = key.replace("<n>", "1").replace("<colour>", "blue").replace("<signal>", signal).replace(
+        "<motor>", motor)
     path = [int(k) if k.isdigit() else k for k in key.replace("[]", ".0").split(".")]
     top = path[0]
     for b in bases():
+        if top == "motors" and not b.get("motors") and len(path) > 1:
+            continue
+        if top == "pins" and path[1] not in b["pins"]:
+            continue
         if len(path) == 3 and top == "pins" and not isinstance(b["pins"][path[1]], dict):
             continue
         if 0 in path and not has(b, path):

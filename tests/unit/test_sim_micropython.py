@@ -20,18 +20,20 @@ from sim_helpers import ROOT
 HEAP = "640k"
 
 
-def run_mp(micropython_bin, script, heap=HEAP):
+def run_mp(micropython_bin, script, heap=HEAP, *args):
     env = dict(os.environ, MICROPYPATH="%s:.frozen" % ROOT)
-    r = subprocess.run([micropython_bin, "-X", "heapsize=%s" % heap, str(ROOT / "tests" / "mpy" / script)],
+    r = subprocess.run([micropython_bin, "-X", "heapsize=%s" % heap, str(ROOT / "tests" / "mpy" / script)]
+                       + list(args),
                        capture_output=True, text=True, timeout=600, env=env, cwd=str(ROOT))
     assert r.returncode == 0, "%s failed under MicroPython (heap %s):\n%s\n%s" % (script, heap, r.stdout, r.stderr)
     assert "OK " in r.stdout and "FAIL" not in r.stdout
     return r.stdout
 
 
-def run_cp(script):
+def run_cp(script, *args):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, str(ROOT / "tests" / "mpy" / script)], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "mpy" / script)] + list(args),
+                       capture_output=True, text=True,
                        timeout=600, env=env, cwd=str(ROOT))
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout
@@ -47,16 +49,24 @@ def test_physics_same_on_both_runtimes(micropython_bin):
     assert digest(run_mp(micropython_bin, "test_sim_physics.py", heap="320k")) == digest(run_cp("test_sim_physics.py"))
 
 
-def test_firmware_builds_same_on_both_runtimes(micropython_bin):
+BOARDS = pytest.mark.parametrize("board", ["reference-18", "fourport-24v"], ids=["reference", "fourport"])
+
+
+@BOARDS
+def test_firmware_builds_same_on_both_runtimes(micropython_bin, board):
     """Mixed Deck split, hand over, rotation: identical builds (tiles per track, build
-    times, boot nonce) with the firmware + simulator on MicroPython and on CPython."""
-    mp = run_mp(micropython_bin, "sim_firmware.py")
+    times, boot nonce) with the firmware + simulator on MicroPython and on CPython, on
+    both mechanism families."""
+    # (the four-port machine's firmware and simulator compile from source into that heap
+    # too: 768k holds them)
+    mp = run_mp(micropython_bin, "sim_firmware.py", HEAP if board == "reference-18" else "768k", board)
     assert "OK deck A's composition reproduced" in mp
-    assert digest(mp) == digest(run_cp("sim_firmware.py"))
+    assert digest(mp) == digest(run_cp("sim_firmware.py", board))
 
 
-def test_per_tile_path_allocates_nothing(micropython_bin):
-    out = run_mp(micropython_bin, "sim_heap_lock.py")
+@BOARDS
+def test_per_tile_path_allocates_nothing(micropython_bin, board):
+    out = run_mp(micropython_bin, "sim_heap_lock.py", HEAP if board == "reference-18" else "768k", board)
     m = re.search(r"LOCKED (\d+) OPEN (\d+) EDGES (\d+)", out)
     assert m and int(m.group(1)) > 10 * int(m.group(2)) and int(m.group(3)) >= 272
 

@@ -14,10 +14,14 @@ def load_soak():
     return mod
 
 
-def test_short_soak_with_random_faults(tmp_path):
+import pytest
+
+
+@pytest.mark.parametrize("board", [None, "fourport-24v"], ids=["reference", "fourport"])
+def test_short_soak_with_random_faults(tmp_path, board):
     soak = load_soak()
     db = str(tmp_path / "journal.sqlite")
-    specs, out, ok, wall, rss, _ = soak.run(24, 5, 2, db)
+    specs, out, ok, wall, rss, _ = soak.run(24, 5, 2, db, board=board)
     problems, fired, nfaults = soak.check(specs, out, ok, db)
     assert problems == []
     injected = {s.split(":")[0] for s in specs}

@@ -47,7 +47,7 @@ def test_docs_safety_holds_each_profiles_power_stage():
 def test_every_wired_signal_has_its_row_and_its_line(board):
     prof = fprofile.load(board)
     rows = wiring.rows(prof)
-    wired = [n for n in hal.signal_names(prof["tracks"]) if prof["pins"].get(n) is not None]
+    wired = [n for n in hal.profile_signals(prof) if prof["pins"].get(n) is not None]
     assert [r[0] for r in rows] == wired
     root = ET.fromstring(wiring.svg(prof))
     paths = [e for e in root.iter() if e.tag.endswith("path")]
