@@ -8,9 +8,14 @@ from firmware.drivers.motor import DCMotor
 
 
 class Mixer:
-    def __init__(self, profile, hal, *, wake=None):
-        self.motor = DCMotor(hal.pwm("mixer_pwm"), hal.output("mixer_dir"), duty=profile["duty"]["mixer"])
-        self._empty = hal.input("mixer_empty")
+    # motor, empty: another family's turning part (the four-port machine's disc) gives its
+    # own motor and empty sensor's pin name; the same starts, stops, halts and IRQ
+    def __init__(self, profile, hal, *, wake=None, motor=None, empty="mixer_empty"):
+        if motor is None:
+            motor = DCMotor(hal.pwm("mixer_pwm"), hal.output("mixer_dir"),
+                            duty=profile["duty"]["mixer"])
+        self.motor = motor
+        self._empty = hal.input(empty)
         self._wake = wake
         self.starts = 0
         self.halted = False  # stopped by the safety IRQ while running (lid, chain)
