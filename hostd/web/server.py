@@ -11,9 +11,11 @@ anyone for ever, and an abort always gets through (docs/API.md "Limits"):
   taken it falls linearly to MIN_HEADER_TIMEOUT_S with the last one, for the connections
   already waiting as well (each new connection closes those waiting longer than it);
 * one client address holds at most PER_ADDRESS of the serving connections (a proxy the
-  owner names, ``uncapped``, aside): its next is a reserve connection (below), so one
-  address's slow or silent clients never take the others' slots, and its abort still
-  gets through;
+  owner names, ``uncapped``, aside): its next takes the place of its own oldest connection
+  that waits for a request's headers (an idle keep-alive, a slow client), else it is a
+  reserve connection (below), so one address's slow or silent clients never take the
+  others' slots, its abort still gets through, and browsers behind one address are never
+  refused for their idle connections;
 * at most MAX_CONNECTIONS connections serve requests at once, of which at most
   MAX_EVENT_STREAMS are event streams (hostd/web/guards.py: one more is 503
   ``too_many_streams`` with ``Retry-After``);
@@ -218,8 +220,21 @@ class GuardedH11Protocol(H11Protocol):
         peer = transport.get_extra_info("peername")
         self.address = peer[0] if isinstance(peer, (tuple, list)) and peer else None
         serving = self._serving()
-        mine = sum(1 for p in serving if p.address == self.address)
-        capped = self.address not in self.uncapped and mine >= self.per_address
+        mine = [p for p in serving if p.address == self.address]
+        capped = self.address not in self.uncapped and len(mine) >= self.per_address
+        if capped:
+            # an address at its cap gives up its oldest connection that waits for a
+            # request's headers (a browser's idle keep-alive, or a slow client): a page's
+            # connections, four phones behind one address, are never answered 503
+            waiting = [p for p in mine if p._header_timer is not None]
+            if waiting:
+                oldest = min(waiting, key=lambda p: p.opened)
+                self.logger.info("connection closed: its address holds %d connections and "
+                                 "a newer one of its own needs the place", len(mine))
+                oldest._cancel_header_timer()
+                oldest.transport.close()
+                serving.remove(oldest)
+                capped = False
         if len(serving) < self.max_connections and not capped:
             deadline = self.header_deadline(len(serving) + 1)
             self._arm_header_timer(deadline)

@@ -579,6 +579,11 @@ def test_after_the_daemon_restarts_the_phone_is_still_paired(table, browser):
     table.start()  # the same journal, the same port: the page reconnects by itself
     wait_page(browser, "return window.jantakuPage.live && window.jantakuPage.paired === true && "
               "window.jantakuPage.offered().length >= 2", "the page back, paired", 60)
+    # the stream's retries while the daemon was still starting are logged by Chromium (how
+    # many depends on how long the start took); anything else is an error
+    down = "/events - Failed to load resource: net::ERR_CONNECTION_REFUSED"
+    errors = [e for e in browser.console_errors() if down not in e["message"]]
+    assert errors == [], "console errors: %s" % json.dumps(errors, indent=1)
     offered = offered_is_can(browser, table)
     assert "abort" in offered and len(offered) >= 2  # paired: more than the always-there abort
     listed = json.loads(table.cli("pair", "--list", "--json").stdout)["browsers"]

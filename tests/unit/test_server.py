@@ -324,6 +324,45 @@ def test_one_address_with_many_slow_clients_cannot_hold_the_others_slots(small, 
                 s.close()
 
 
+def test_browsers_behind_one_address_are_never_refused_for_their_idle_connections(
+        small, monkeypatch):
+    """Four phones on one address (a club's NAT, the page's own e2e test) hold their event
+    stream and keep-alive connections: at the cap, the address's next connection takes the
+    place of its own oldest idle one and is served (it was answered 503 abort_only, and a
+    phone's page did not load); the stream stays open."""
+    monkeypatch.setattr(server.GuardedH11Protocol, "per_address", 3)
+    with ServerThread(create_app(Daemon())) as base:
+        port = port_of(base)
+        held = []
+        try:
+            stream = connect_from(port, "127.0.0.4")
+            stream.sendall(request("GET", "/events"))
+            assert first_status(stream) == 200
+            held.append(stream)
+            for _ in range(2):  # two keep-alive connections, idle after their answer
+                s = connect_from(port, "127.0.0.4")
+                s.sendall(request("GET", "/status"))
+                assert first_status(s) == 200
+                held.append(s)
+            time.sleep(0.2)
+            for _ in range(3):
+                s = connect_from(port, "127.0.0.4")
+                held.append(s)
+                s.sendall(request("GET", "/status"))
+                got = first_status(s)
+                assert got == 200, got
+                time.sleep(0.1)
+            assert closed(held[1], 2.0)  # the oldest idle one gave its place
+            stream.settimeout(0.3)
+            try:  # the stream is still open (an event or nothing, never the end)
+                assert stream.recv(4096) != b""
+            except socket.timeout:
+                pass
+        finally:
+            for s in held:
+                s.close()
+
+
 def test_the_header_deadline_shrinks_as_the_server_fills(small, monkeypatch):
     """With every serving slot held by connections that send nothing, from several
     addresses, the deadline falls from 10 s to the minimum: they are closed within it,
