@@ -163,7 +163,7 @@ def test_plug_puts_the_cable_back(served):
 def test_unknown_ops_name_every_op(served):
     link, _ = served()
     err = request(link, "sweep")["error"]
-    assert err == "unknown op 'sweep'; accepted: push, press, " + ", ".join(HAND_OPS)
+    assert err == "unknown op 'sweep'; accepted: push, press, look, hold, " + ", ".join(HAND_OPS)
 
 
 def test_cli_sim_hands(served, capsys):
