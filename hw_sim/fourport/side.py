@@ -72,14 +72,7 @@ class Side(Track):
         if cf == 2:
             # too dull: the tile passes without a pulse (the colour sensor still sees it)
             self._used_count_fault()
-            jam, misread, need = self.table.on_entry(self.k, tile, now)
-            self.entered += 1
-            if self.slow_hold:
-                self.slow_hold = False
-                self.close_at = now + self.gate_close_us
-            self.sensor_tile = tile
-            self.sensor_from = now + self.sensor_lag
-            self.sensor_misread = misread
+            self.taken(tile, now)
             self._ramp_push(tile)
             self._int_pulse(now)
             self._next()

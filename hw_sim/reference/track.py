@@ -101,7 +101,9 @@ class Track(EventSource):
             return 2
         return 0
 
-    def enter(self, tile, now):
+    def taken(self, tile, now):
+        """A tile through the mouth: counted by the table, the gate-slow's one more, the
+        colour sensor's read to come; (jam, need) as the table decided."""
         jam, misread, need = self.table.on_entry(self.k, tile, now)
         self.entered += 1
         if self.slow_hold:
@@ -111,6 +113,10 @@ class Track(EventSource):
         self.sensor_tile = tile
         self.sensor_from = now + self.sensor_lag
         self.sensor_misread = misread
+        return jam, need
+
+    def enter(self, tile, now):
+        jam, need = self.taken(tile, now)
         # one BEAM draw per tile: bits 0..9 decide a bounce on the falling edge,
         # 10..19 one on the rising edge, 20..31 the pulse width's jitter (by
         # multiply-shift: three draws per tile bought nothing a noise needs)
