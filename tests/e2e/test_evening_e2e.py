@@ -234,6 +234,7 @@ def test_start_a_mixed_deck_session_from_the_page(table, browser):
     assert s["ruleset"] == "riichi" and s["mixed_deck"] is True and s["hand"] == 0
     assert s["sets"] == ["blue", "green"]
     assert "Mixed Deck" in browser.text("#fact-ruleset")
+    assert browser.text("#fact-safety").startswith("closed")  # the chain as the table reads it
     # only what the table can take: no dice before a hand, no session start twice
     assert offered(browser) == {"hand_over", "end", "abort"}
     assert {b[0] for b in visible_buttons(browser)} == {"hand_over", "end", "abort"}

@@ -68,6 +68,9 @@ say("breakLine", () => W.breakLine(t, W));
 say("breakLine.tiles", () => W.breakLine(Object.assign({}, t, {unit: "tiles", break_from_right: 1}), W));
 say("breakWait", () => W.breakWait({hand: 3, game: 1, game_hand: 3}, W));
 say("closesIn", () => W.closesIn(83.4, W));
+say("safety", () => [W.safetyState({ chain: true, power: true, relay_stuck: false }),
+                     W.safetyState({ chain: false, power: false, relay_stuck: false }),
+                     W.safetyState({ chain: false, power: true, relay_stuck: true })]);
 say("comeUpIn", () => W.comeUpIn(5, W));
 say("openUntilDone", () => W.openUntilDone(W, "push_all"));
 say("closesIn.short", () => W.closesIn(7.2, W));
@@ -390,6 +393,16 @@ def test_the_break_line_is_one_line_with_the_total(en, ja):
     assert en["said"]["buildLeft"] == ["Deck B is ready inside in about 20 s",
                                        "Deck B is ready inside in about 2 min"]
     assert ja["said"]["closesIn.short"] == "中央はあと8秒で閉じます"
+
+
+def test_the_safety_chain_is_said_closed_open_or_stuck(en, ja):
+    """Issue 48: the page reports the chain as the table reads it; an open chain and a
+    stuck relay say what a person does (docs/SAFETY.md)."""
+    closed, open_, stuck = en["said"]["safety"]
+    assert closed == "closed · lift and door power on"
+    assert open_.startswith("OPEN") and "emergency stop" in open_ and "lid" in open_
+    assert stuck.startswith("FAULT") and "switch the table off" in stuck
+    assert ja["said"]["safety"][1].startswith("開") and "非常停止" in ja["said"]["safety"][1]
 
 
 def test_colour_names_and_set_marks_are_translated(en, ja):

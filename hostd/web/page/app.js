@@ -1352,7 +1352,8 @@
     const st = P.status, s = st && st.session, box = $("deck-list"), dl = $("facts");
     setText($("decks-title"), W.decksTitle);
     const key = JSON.stringify([s && [s.ruleset, s.mixed_deck, s.game, s.game_hand, s.decks, s.sets],
-      st && st.table && st.table.identity, W.lang, Object.keys(P.rulesets).length]);
+      st && st.table && st.table.identity, st && st.table && st.table.safety, W.lang,
+      Object.keys(P.rulesets).length]);
     if (box.dataset.key === key) return;
     box.dataset.key = key;
     box.textContent = "";
@@ -1365,6 +1366,12 @@
         fact(dl, W.facts.hand, s.game_hand ? W.Hand(sessionHand(), W) : W.facts.none, "fact-hand");
       }
       fact(dl, W.facts.table, W.tableName(st.table && st.table.identity), "fact-table");
+      // the safety chain as the table reads it (docs/SAFETY.md): said only where it is wired
+      const safety = st.table && st.table.safety;
+      if (safety) {
+        fact(dl, W.facts.safety, W.safetyState(safety), "fact-safety");
+        $("fact-safety").classList.toggle("warn", !safety.chain || !!safety.relay_stuck);
+      }
     }
     if (!s) { box.appendChild(el("p", null, W.noSession)); return; }
     Object.keys(s.decks || {}).sort().forEach((d) => {

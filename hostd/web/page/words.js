@@ -403,8 +403,14 @@ window.JANTAKU_WORDS = {
   coloursUnchecked: "Both sets have the same backs: the table counts every tile but cannot " +
     "tell the sets apart, so this deck's colours cannot be checked.",
   facts: { ruleset: "Ruleset", mixed: "Mixed Deck", normal: "normal rotation", game: "Game",
-    hand: "Hand", table: "Table", none: "none yet" },
+    hand: "Hand", table: "Table", none: "none yet", safety: "Safety chain" },
   tableName: (id) => id ? id.board + " · " + id.firmware : "not connected",
+  // table.safety (docs/SAFETY.md): the chain (emergency stop, lid), the lift's and door's
+  // power, a relay whose contact stayed closed
+  safetyState: (s) => s.relay_stuck
+    ? "FAULT: the motor relay stays on with the chain open: switch the table off at the mains"
+    : !s.chain ? "OPEN: the emergency stop is pressed or the lid is open; nothing moves"
+      : "closed · lift and door power " + (s.power ? "on" : "off"),
 
   // -- the controls ----------------------------------------------------------------------------
   start: {
@@ -1003,8 +1009,12 @@ window.JANTAKU_WORDS_JA = {
   coloursUnchecked: "2組の背が同じ色です。卓はすべての牌を数えますが組を見分けられないので、" +
     "このデッキの色は確かめられません。",
   facts: { ruleset: "ルール", mixed: "ミックスデッキ", normal: "通常の交代", game: "半荘",
-    hand: "局", table: "卓", none: "まだありません" },
+    hand: "局", table: "卓", none: "まだありません", safety: "安全回路" },
   tableName: (id) => id ? id.board + " · " + id.firmware : "未接続",
+  safetyState: (s) => s.relay_stuck
+    ? "異常:安全回路が開いているのにモーターのリレーが切れません。電源を切ってください"
+    : !s.chain ? "開:非常停止ボタンが押されているか、ふたが開いています。何も動きません"
+      : "閉 · 昇降と扉の電源 " + (s.power ? "入" : "切"),
   start: {
     ruleset: "ルール",
     mixed: "ミックスデッキ",
