@@ -79,6 +79,12 @@ POWER = {
     "lift_a": ("num", 0.05, 30.0),
     "door_a": ("num", 0.05, 30.0),
     "solenoid_a": ("num", 0.01, 10.0),
+    # the four-port machine's other motors' running currents (its lifts take lift_a)
+    "disc_a": ("num", 0.05, 30.0),
+    "feed_a": ("num", 0.05, 30.0),
+    "stacker_a": ("num", 0.05, 30.0),
+    "centre_a": ("num", 0.05, 30.0),
+    "dice_a": ("num", 0.05, 30.0),
 }
 POWER_DEFAULTS = {
     "supply_v": 24,
@@ -87,6 +93,11 @@ POWER_DEFAULTS = {
     "lift_a": 2.5,
     "door_a": 1.0,
     "solenoid_a": 0.6,
+    "disc_a": 1.5,
+    "feed_a": 0.6,
+    "stacker_a": 0.8,
+    "centre_a": 1.5,
+    "dice_a": 0.5,
 }
 SAFETY_DEFAULTS = {
     "watchdog_toggle_ms": 100,

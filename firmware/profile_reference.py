@@ -142,6 +142,11 @@ KEYS = {
                           "`thresholds.lift_stall_a`)"),
     "power.door_a": ("A", "the centre door motor's running current"),
     "power.solenoid_a": ("A", "one solenoid coil's pull-in current (gates, stackers, pushers)"),
+    "power.disc_a": ("A", "a four-port table's disc motor's running current"),
+    "power.feed_a": ("A", "a four-port table's feed motor's running current (each side's)"),
+    "power.stacker_a": ("A", "a four-port table's stacker cam motor's running current (each side's)"),
+    "power.centre_a": ("A", "a four-port table's centre panel lift motor's running current"),
+    "power.dice_a": ("A", "a four-port table's dice motor's running current"),
     "current_adc": ("object", "the lift current from an I2C ADC on the main bus instead of "
                               "`pins.lift_current` (boards without an ADC pin); null: none"),
     "current_adc.kind": ("text", "the ADC: ads1115"),

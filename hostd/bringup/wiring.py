@@ -247,11 +247,12 @@ def svg(profile):
 SHIPPED = ("reference-18", "pico-18", "pi-reference", "fourport-24v")
 
 # -- the power stage (docs/SAFETY.md "The power stage": `jantaku wiring --power`) -----------
-FUSES = (0.5, 1, 1.5, 2, 3, 4, 5, 6.3, 7.5, 10, 15, 20, 25, 30)  # blade / 5x20 mm ratings, A
+FUSES = (0.5, 1, 1.5, 2, 3, 4, 5, 6.3, 7.5, 10, 15, 20, 25, 30, 40)  # blade / 5x20 mm ratings, A
 # copper wire for a fuse's rating (chassis wiring, PVC, up to 2 m; IEC 60335-1 table 11's
 # spirit: the fuse protects the wire): (max A, mm², AWG)
 # (AWG: the next gauge at least as thick)
-GAUGES = ((3, 0.5, 20), (6, 0.75, 18), (10, 1.0, 16), (16, 1.5, 14), (25, 2.5, 12), (32, 4.0, 10))
+GAUGES = ((3, 0.5, 20), (6, 0.75, 18), (10, 1.0, 16), (16, 1.5, 14), (25, 2.5, 12), (32, 4.0, 10),
+          (41, 6.0, 9))
 SOLENOIDS_AT_ONCE_PER_TRACK = 3  # a gate, a stacker and a pusher may pull in together
 LOGIC_A = 1.0  # the board, the sensors, the light curtain's own feed (5 V buck from 24 V)
 
@@ -271,23 +272,60 @@ def gauge_for(fuse):
     return "sized for %g A" % fuse
 
 
-def power_rows(profile):
-    """[(branch, current, fuse, wire, rail)] of the profile's power stage: each motor's
-    branch fused above its worst current (the lift's stall for the stall timeout, the others
-    twice their running current: a blocked motor until its timeout) and the wire for its
-    fuse; the solenoids as one branch (every track's coils at once)."""
+def _branches(profile):
+    """[(branch, worst current, what, rail)] of the profile's family, and (motion, drive):
+    what the motion rail (K2) and the drive rail (K1) carry at worst.  Each motor's branch
+    is fused above its worst current: a lift's stall (for the stall timeout), the others
+    twice their running current (a blocked motor until its timeout)."""
     pw = profile["power"]
     stall = profile["thresholds"]["lift_stall_a"]
-    coils = SOLENOIDS_AT_ONCE_PER_TRACK * profile["tracks"]
+    if hal.family(profile) == "fourport":
+        n = profile["tracks"]  # a side each: a feed, a cam stacker, a lift
+        rows = [("lift motor (each of %d)" % n, stall * 1.25,
+                 "running %.1f A, stall %.2f A (thresholds.lift_stall_a)" % (pw["lift_a"], stall),
+                 "motion (K2)"),
+                ("centre panel motor", 2 * pw["centre_a"], "running %.1f A" % pw["centre_a"],
+                 "motion (K2)"),
+                ("disc motor", 2 * pw["disc_a"], "running %.1f A" % pw["disc_a"], "drive (K1)"),
+                ("feed motor (each of %d)" % n, 2 * pw["feed_a"], "running %.1f A" % pw["feed_a"],
+                 "drive (K1)"),
+                ("stacker cam motor (each of %d)" % n, 2 * pw["stacker_a"],
+                 "running %.1f A" % pw["stacker_a"], "drive (K1)"),
+                ("dice motor", 2 * pw["dice_a"], "running %.1f A" % pw["dice_a"], "drive (K1)")]
+        # the lifts raise the walls at once: one stalled (its stall timeout cuts it), the
+        # others running, as the reference table's one lift is counted stalled
+        motion = stall + (n - 1) * pw["lift_a"] + pw["centre_a"]
+        drive = pw["disc_a"] + n * (pw["feed_a"] + pw["stacker_a"]) + pw["dice_a"]
+        said = ("one lift stalled %.2f A and %d running %.1f A, the centre panel %.1f A, the disc "
+                "%.1f A, %d feeds and %d cams %.1f A, the dice %.1f A"
+                % (stall, n - 1, (n - 1) * pw["lift_a"], pw["centre_a"], pw["disc_a"], n, n,
+                   n * (pw["feed_a"] + pw["stacker_a"]), pw["dice_a"]))
+        k1 = "the disc, the feeds, the cams, the dice"
+        k2 = "the lifts, the centre panel"
+    else:
+        coils = SOLENOIDS_AT_ONCE_PER_TRACK * profile["tracks"]
+        rows = [("lift motor", stall * 1.25, "running %.1f A, stall %.2f A "
+                 "(thresholds.lift_stall_a)" % (pw["lift_a"], stall), "motion (K2)"),
+                ("door motor", 2 * pw["door_a"], "running %.1f A" % pw["door_a"], "motion (K2)"),
+                ("mixer motor", 2 * pw["mixer_a"], "running %.1f A" % pw["mixer_a"], "drive (K1)"),
+                ("solenoids", coils * pw["solenoid_a"],
+                 "%d coils at once x %.2f A" % (coils, pw["solenoid_a"]), "drive (K1)")]
+        motion = stall + pw["door_a"]
+        drive = pw["mixer_a"] + coils * pw["solenoid_a"]
+        said = ("the lift stalled %.2f A, the door %.1f A, the mixer %.1f A, %d solenoids at "
+                "once %.1f A" % (stall, pw["door_a"], pw["mixer_a"], coils, coils * pw["solenoid_a"]))
+        k1 = "mixer, solenoids"
+        k2 = "lift, door"
+    rows.append(("logic and light curtain", LOGIC_A, "board, sensors, curtain (5 V buck)",
+                 "ahead of K1"))
+    return rows, motion, drive, said, k1, k2
+
+
+def power_rows(profile):
+    """[(branch, current, fuse, wire, rail)] of the profile's power stage: each branch's
+    fuse above its worst current and the wire for its fuse."""
     rows = []
-    for name, worst, what, rail in (
-            ("lift motor", stall * 1.25, "running %.1f A, stall %.2f A (thresholds.lift_stall_a)"
-             % (pw["lift_a"], stall), "motion (K2)"),
-            ("door motor", 2 * pw["door_a"], "running %.1f A" % pw["door_a"], "motion (K2)"),
-            ("mixer motor", 2 * pw["mixer_a"], "running %.1f A" % pw["mixer_a"], "drive (K1)"),
-            ("solenoids", coils * pw["solenoid_a"], "%d coils at once x %.2f A" % (coils, pw["solenoid_a"]),
-             "drive (K1)"),
-            ("logic and light curtain", LOGIC_A, "board, sensors, curtain (5 V buck)", "ahead of K1")):
+    for name, worst, what, rail in _branches(profile)[0]:
         f = fuse_for(worst)
         rows.append((name, what, f, gauge_for(f), rail))
     return rows
@@ -296,41 +334,29 @@ def power_rows(profile):
 def power_markdown(profile):
     """The profile's power stage as Markdown: supply, relays, each branch's fuse and wire,
     earthing and residual-current protection."""
-    if hal.family(profile) == "fourport":
-        # (the table below is the reference family's: a lift, a door, a mixer, solenoids)
-        return ("**%s**: the four-port machine's power stage (its 14 motors' branches) is not "
-                "tabled by `jantaku wiring --power` yet: size each motor's fuse and wire from its "
-                "measured running and stall current (docs/RETROFIT.md), the lifts and the centre "
-                "on the motion rail (K2), the disc, feeds, cams and dice on the drive rail (K1)"
-                " (docs/SAFETY.md).\n" % profile["id"])
     pw = profile["power"]
-    stall = profile["thresholds"]["lift_stall_a"]
+    _, motion, drive, said, k1, k2 = _branches(profile)
     rows = power_rows(profile)
-    coils = SOLENOIDS_AT_ONCE_PER_TRACK * profile["tracks"]
-    motion = stall + pw["door_a"]
-    drive = pw["mixer_a"] + coils * pw["solenoid_a"]
     total = motion + drive + LOGIC_A
     supply_a = fuse_for(total * 1.25) or total * 1.25
     sf = profile["safety"]
     out = ["**%s**: power stage (%d V DC%s)" % (profile["id"], pw["supply_v"],
                                                 ", from a mains unit inside the table" if pw["mains"] else ""),
            "",
-           "- Supply: %d V, at least %.1f A continuous (the lift stalled %.2f A, the door %.1f A, the "
-           "mixer %.1f A, %d solenoids at once %.1f A, logic %.1f A: %.1f A, plus 25 %%); a main "
-           "fuse of %s A at its output." % (pw["supply_v"], total * 1.25, stall, pw["door_a"],
-                                            pw["mixer_a"], coils, coils * pw["solenoid_a"], LOGIC_A,
-                                            total, supply_a),
+           "- Supply: %d V, at least %.1f A continuous (%s, logic %.1f A: %.1f A, plus 25 %%); a "
+           "main fuse of %s A at its output." % (pw["supply_v"], total * 1.25, said, LOGIC_A,
+                                                 total, supply_a),
            "- Safety relays (force-guided contacts, or a safety relay module with a feedback "
-           "contact): K1, the drive rail (mixer, solenoids, and K2's feed), contacts rated at "
-           "least %.1f A DC at %d V; K2, the motion rail (lift, door), at least %.1f A DC. "
+           "contact): K1, the drive rail (%s, and K2's feed), contacts rated at "
+           "least %.1f A DC at %d V; K2, the motion rail (%s), at least %.1f A DC. "
            "Release time %d ms (safety.relay_ms); the watchdog's retriggerable relay or charge "
            "pump holds their coils %d ms after the last edge (safety.watchdog_hold_ms)."
-           % (motion + drive, pw["supply_v"], motion, sf["relay_ms"], sf["watchdog_hold_ms"]),
+           % (k1, motion + drive, pw["supply_v"], k2, motion, sf["relay_ms"], sf["watchdog_hold_ms"]),
            "",
            "| branch | current | fuse | wire | rail |",
            "|---|---|---|---|---|"]
     for name, what, f, wire, rail in rows:
-        kind = "slow-blow" if name.endswith("motor") else "fast"
+        kind = "slow-blow" if "motor" in name else "fast"
         out.append("| %s | %s | %g A %s | %s | %s |" % (name, what, f, kind, wire, rail))
     out.append("")
     if pw["mains"]:
@@ -368,13 +394,11 @@ POWER_BEGIN = "<!-- power:%s begin (generated by python -m hostd.bringup.wiring 
 POWER_END = "<!-- power:%s end -->"
 
 
-# the power stage's table is the reference family's (a lift, a door, a mixer, solenoids):
-# the four-port machine's 14 motors are not tabled there yet (docs/FIRMWARE.md §11)
-POWER_SHIPPED = tuple(pid for pid in SHIPPED if pid != "fourport-24v")
+POWER_SHIPPED = SHIPPED
 
 
 def render_safety_doc(text):
-    """docs/SAFETY.md with every shipped reference-family profile's power stage generated anew."""
+    """docs/SAFETY.md with every shipped profile's power stage generated anew."""
     for pid in POWER_SHIPPED:
         b, e = POWER_BEGIN % pid, POWER_END % pid
         if b not in text or e not in text:

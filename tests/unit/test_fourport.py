@@ -195,8 +195,19 @@ def test_four_port_lifts_run_on_the_motion_rail_the_curtain_cuts():
     assert d.last["fault"][0] == m.F_GUARD
 
 
-def test_wiring_power_says_the_four_port_power_stage_is_not_tabled_rather_than_a_wrong_table():
+def test_wiring_power_tables_the_four_port_machines_own_motors():
+    """Issue 48 point 5 on the four-port profile: each of its motors a branch of its own
+    (a lift per side fused above its stall, the disc, feeds, cams and dice on the drive
+    rail, the lifts and the centre panel on the motion rail), no reference-table part."""
     from hostd.bringup import wiring
 
-    text = wiring.power_markdown(P.load("fourport-24v"))
-    assert "not tabled" in text and "door motor" not in text and "solenoids" not in text
+    prof = P.load("fourport-24v")
+    text = wiring.power_markdown(prof)
+    assert "door motor" not in text and "solenoids" not in text and "mixer" not in text
+    rows = {r[0]: r for r in wiring.power_rows(prof)}
+    lift = rows["lift motor (each of 4)"]
+    assert lift[2] >= 1.25 * prof["thresholds"]["lift_stall_a"] and lift[4] == "motion (K2)"
+    assert rows["centre panel motor"][4] == "motion (K2)"
+    for m in ("disc motor", "feed motor (each of 4)", "stacker cam motor (each of 4)", "dice motor"):
+        assert rows[m][4] == "drive (K1)", m
+    assert "at least 28.6 A continuous" in text and "main fuse of 30 A" in text
