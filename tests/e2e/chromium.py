@@ -138,7 +138,10 @@ def start(width=1280, height=900):
                 "--user-data-dir=" + profile_dir, "--window-size=%d,%d" % (width, height)):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    service = Service(executable_path=_first(DRIVER), log_output=os.devnull)
+    # the browser's runtime files (PulseAudio's /tmp/pulse-* without a runtime dir) in its
+    # profile, removed with it: nothing of a test run outlives it
+    service = Service(executable_path=_first(DRIVER), log_output=os.devnull,
+                      env=dict(os.environ, XDG_RUNTIME_DIR=profile_dir))
     try:
         driver = webdriver.Chrome(service=service, options=opts)
     except Exception:
