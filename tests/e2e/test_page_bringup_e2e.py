@@ -26,7 +26,8 @@ PINK = "pink=0.45,0.25,0.30"
 YELLOW = "yellow=0.40,0.42,0.18"
 SHOWN = """
     const box = document.getElementById('classes');
-    if (!box || box.hidden) return null;
+    // drawn, and the buttons of the status the pairing brought (not the one before it)
+    if (!box || box.hidden || !window.jantakuPage.offered().length) return null;
     return {swatches: Array.from(box.querySelectorAll('.swatch')).map(
               (s) => getComputedStyle(s).backgroundColor),
             lines: Array.from(box.querySelectorAll('.class-item')).map((i) => i.textContent),
