@@ -134,3 +134,13 @@ def test_the_registrys_keys_are_the_daemons():
             assert re.search(r"""['"]%s['"]""" % key, sources), key
     for voc, keys in v.VOCABULARIES.items():
         assert len(set(keys)) == len(keys) and keys, voc
+
+
+def test_every_fault_the_table_reports_is_a_kind_of_the_registry():
+    """The table's faults (protocol FAULTS, as hostd/table/client.py names them) are each
+    worded by their kind, never by the fallback for one the registry lacks."""
+    from protocol import messages as m
+
+    reported = {name.replace("_", "-") for name in m.FAULTS if name != "none"}
+    assert reported and reported <= set(v.VOCABULARIES["fault"]), \
+        reported - set(v.VOCABULARIES["fault"])
