@@ -23,6 +23,12 @@ it up in a table of its own keyed by it, as Home Assistant words an entity by it
     where       state.PLACES               the page (`where`), the CLI (words.WHERE_TEXT)
     state       state.STATES               Home Assistant (the state sensor's options)
     entity      ENTITIES                   Home Assistant (ha.NAMES: each entity's name)
+    seat        rules.dice.SEATS           the core (English: dice.SEAT_WORDS, in the
+                                           throw's `text`), the page (`seatShort`,
+                                           `breakAt`, `seatFromMe`, `rel`)
+    wind        game.seats.WINDS           the page (`score.wind`), Home Assistant (a
+                                           score entity per wind), the CLI (the key
+                                           capitalized)
 
 ``worded(vocabulary, front_end)`` is the keys a front end words of one: all of them, or
 the commands it offers.  tests/unit/test_vocabulary.py holds every front end's tables
@@ -36,12 +42,15 @@ from hostd.core.codes import KINDS, NEXT
 from hostd.core.commands import NAMES as COMMAND_NAMES, offered_by
 from hostd.core.state import PLACES, STATES
 from hostd.game.seats import WINDS
+from hostd.rules.dice import SEATS
 
 #: the page's second dice button: the faces people threw, entered (`dice` with its body)
 DICE_ENTERED = "dice_entered"
 
-#: the event types people are told of (hostd/core/events.py declares every type; the
-#: others, a tile, a build's progress, the guard's beam ..., are for programs)
+#: the event types people are told of (hostd/core/events.py declares the types, but
+#: build_resumed: session.py sends it for a build the table kept paused while the daemon
+#: was away, and no model declares it yet; the others, a tile, a build's progress, the
+#: guard's beam ..., are for programs)
 EVENTS = ("session_started", "session_resumed", "build_started", "build_resumed",
           "build_done", "build_failed", "hand_over", "hand", "dice", "fault",
           "fault_recovered", "stopped", "step_failed", "session_ended", "link",
@@ -71,6 +80,8 @@ VOCABULARIES = {
     "where": PLACES,
     "state": tuple(STATES),
     "entity": ENTITIES,
+    "seat": SEATS,
+    "wind": WINDS,
 }
 
 #: vocabulary -> the front ends that word it (a front end words every key, but the
@@ -84,6 +95,8 @@ WORDED_BY = {
     "where": ("page", "cli"),
     "state": ("ha",),
     "entity": ("ha",),
+    "seat": ("core", "page"),
+    "wind": ("page", "ha"),
 }
 
 

@@ -6,9 +6,10 @@
 // events as types: the page words each of them here, naming its own buttons (`cmd`), never
 // a command of another front end. Functions take the code's params and the words object
 // itself (`w`), so a translation's sentences use its own button names. The tables keyed
-// by the daemon's keys (next, fault, todo, cmd, sendingCmd, where, refusal, log) hold
-// exactly the keys of hostd/core/vocabulary.py, in each language: the CLI and Home
-// Assistant word the same keys (tests/unit/test_vocabulary.py).
+// by the daemon's keys (next, fault, todo, cmd, sendingCmd, where, refusal, log, the
+// seats' seatShort, breakAt, seatFromMe, rel, and score.wind) hold exactly the keys of
+// hostd/core/vocabulary.py, in each language: the CLI and Home Assistant word the same
+// keys (tests/unit/test_vocabulary.py).
 window.JANTAKU_WORDS = {
   lang: "en",
   title: "jantaku table",
