@@ -47,10 +47,8 @@ from hostd.rules.dice import SEATS
 #: the page's second dice button: the faces people threw, entered (`dice` with its body)
 DICE_ENTERED = "dice_entered"
 
-#: the event types people are told of (hostd/core/events.py declares the types, but
-#: build_resumed: session.py sends it for a build the table kept paused while the daemon
-#: was away, and no model declares it yet; the others, a tile, a build's progress, the
-#: guard's beam ..., are for programs)
+#: the event types people are told of (hostd/core/events.py declares every type; the
+#: others, a tile, a build's progress, the guard's beam ..., are for programs)
 EVENTS = ("session_started", "session_resumed", "build_started", "build_resumed",
           "build_done", "build_failed", "hand_over", "hand", "dice", "fault",
           "fault_recovered", "stopped", "step_failed", "session_ended", "link",
