@@ -578,13 +578,7 @@ class Controller:
             self._end_pin_pulse()  # a survey's pulse ends with its host
         self.lift.stop()
         self.door.stop()
-        s = self.state
-        if s == codes.BUILDING:
-            self._pause()
-        elif s == codes.MIXING:
-            self._stop_mixing()
-        elif s == codes.LIFTING:
-            self._stop_lifting()
+        self._stop_step()
         self._report_door()
         self._update_light()
 
@@ -788,6 +782,15 @@ class Controller:
             self._end_pin_pulse()
             return OK, NO_FIELD
         self.door.stop()
+        if not self._stop_step():
+            self.lift.stop()
+        self._report_door()
+        return OK, NO_FIELD
+
+    def _stop_step(self):
+        """Stops the step under way (STOP, or the host gone): a build pauses (its counts
+        kept), mixing ends, a lift cycle ends where it stands.  False if none was."""
+        s = self.state
         if s == codes.BUILDING:
             self._pause()
         elif s == codes.MIXING:
@@ -795,9 +798,8 @@ class Controller:
         elif s == codes.LIFTING:
             self._stop_lifting()
         else:
-            self.lift.stop()
-        self._report_door()
-        return OK, NO_FIELD
+            return False
+        return True
 
     def cmd_abort(self):
         self.wake.up = True  # a command: the next service() looks

@@ -5,25 +5,7 @@
 # at start: an unknown or missing key, a wrong type or an out-of-range value
 # raises ProfileError naming the key and what is accepted.  Nothing is read
 # from the profile after construction (each mechanism copies what it needs).
-class ProfileError(ValueError):
-    """A profile key that is missing, unknown, of the wrong type or out of range.
-
-    .key is the dotted path of the key ("timings_ms.gate_close"), .accepted what
-    would be accepted; str() reads "timings_ms.gate_close: got 0; accepted: ...".
-    Validation reports every problem it finds at once: .problems lists them (this
-    one alone, or several: then .key and .accepted are the first's and str() reads
-    "2 problems:" and one line each)."""
-
-    def __init__(self, key, message, accepted=None, problems=None):
-        self.key = key
-        self.accepted = accepted
-        text = key + ": " + message
-        if accepted:
-            text = text + "; accepted: " + accepted
-        if problems:
-            text = "%d problems:\n  %s" % (len(problems), "\n  ".join([str(p) for p in problems]))
-        self.problems = problems if problems else [self]
-        super().__init__(text)
+from firmware.profile_error import ProfileError  # noqa: F401 (firmware.profile.ProfileError)
 
 
 DEFAULT_ID = "reference-18"
@@ -42,14 +24,12 @@ def release():
     running from .mpy files, its code would otherwise stay in RAM)."""
     import sys
 
-    sys.modules.pop("firmware.profile_check", None)
-    sys.modules.pop("firmware.profile_fourport", None)
     import firmware
 
-    if hasattr(firmware, "profile_check"):
-        del firmware.profile_check
-    if hasattr(firmware, "profile_fourport"):
-        del firmware.profile_fourport
+    for name in ("profile_check", "profile_fourport", "profile_leaf"):
+        sys.modules.pop("firmware." + name, None)
+        if hasattr(firmware, name):
+            delattr(firmware, name)
 
 
 def boards_dir():

@@ -3,7 +3,10 @@
 # built (firmware.profile.release(), from main.py), so running from .mpy files
 # its code does not stay in RAM for the rest of the run.
 from firmware import hal
-from firmware.profile import ProfileError
+from firmware.profile_error import ProfileError
+from firmware.profile_leaf import PIN, EXPANDERS_MAX, EXPANDER_INDEX, EXPANDER_PIN, MOTOR_SUPPLIES, \
+    PIN_ACC as _PIN_ACC, fmt_range as _fmt_range, is_int as _is_int, is_num as _is_num, leaf as _leaf, \
+    chip_only as _chip_only, expander_pin, pin_object as _pin_object  # noqa: F401 (the schema's names)
 
 # Leaf specs: (kind, lo, hi).  kind: "int" (JSON integer), "num" (integer or
 # decimal), "str", "bool".  Sections are dicts of specs.  OPTIONAL lists keys
@@ -39,7 +42,6 @@ ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-_"
 HARDWARE = ("str", 1, 40)
 COLOURS = (1, 7)  # how many colours
 COLOUR_NAME = ("str", 1, 16)
-PIN = ("int", 0, 255)
 CALIBRATION = {
     "integration_ms": ("int", 1, 614),
     "max_distance": ("num", 0.001, 1.0),
@@ -53,9 +55,6 @@ PORT = {
 }
 EXPANDER_KIND = "mcp23017"
 EXPANDER_ADDR = ("int", 0x20, 0x27)
-EXPANDERS_MAX = 8
-EXPANDER_INDEX = ("int", 0, EXPANDERS_MAX - 1)  # a pin's {"expander": e, "pin": p}
-EXPANDER_PIN = ("int", 0, 15)
 # The safety chain's figures (docs/SAFETY.md): the watchdog's toggle and hold, the
 # relays' release time, each axis's coast after its power goes and its travel, and the
 # limits the measured stop (selftest guard_stop) must stay under.
@@ -202,7 +201,6 @@ for _k in SAFETY_DEFAULTS:
 OPTIONAL["power"] = dict(POWER_DEFAULTS)
 for _k in POWER_DEFAULTS:
     OPTIONAL["power." + _k] = POWER_DEFAULTS[_k]
-MOTOR_SUPPLIES = ("dc", "ac")
 
 PORT_KINDS = ("usb", "uart", "serial")
 
@@ -228,52 +226,6 @@ def stall_counts(p):
 
 def id_rule():
     return "%d..%d characters of a-z, 0-9, '-' and '_', the first a letter or a digit" % (ID[1], ID[2])
-
-
-def _fmt_range(kind, lo, hi):
-    if kind == "int":
-        return "an integer %d..%d" % (lo, hi)
-    if kind == "num":
-        return "a number %s..%s" % (lo, hi)
-    if kind == "str":
-        return "a string of %d..%d characters" % (lo, hi)
-    return kind
-
-
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_num(v):
-    return (isinstance(v, int) or isinstance(v, float)) and not isinstance(v, bool)
-
-
-def _leaf(key, v, spec):
-    kind, lo, hi = spec
-    acc = _fmt_range(kind, lo, hi)
-    if kind == "int":
-        if not _is_int(v):
-            raise ProfileError(key, "got %r, not an integer" % (v,), acc)
-        if v < lo or v > hi:
-            raise ProfileError(key, "got %d, out of range" % v, acc)
-        return v
-    if kind == "num":
-        if not _is_num(v):
-            raise ProfileError(key, "got %r, not a number" % (v,), acc)
-        if v < lo or v > hi:
-            raise ProfileError(key, "got %r, out of range" % (v,), acc)
-        return float(v)
-    if kind == "str":
-        if not isinstance(v, str):
-            raise ProfileError(key, "got %r, not a string" % (v,), acc)
-        if len(v) < lo or len(v) > hi:
-            raise ProfileError(key, "got %d characters" % len(v), acc)
-        return v
-    if kind == "bool":
-        if not isinstance(v, bool):
-            raise ProfileError(key, "got %r, not true/false" % (v,), "true or false")
-        return v
-    raise ProfileError(key, "bad schema kind " + kind)
 
 
 def _section(key, v, spec, found):
@@ -350,56 +302,6 @@ def _hardware(v):
     if v is None:
         return None
     return _leaf("hardware", v, HARDWARE)
-
-
-_PIN_ACC = ('a pin number 0..255, or {"pin": n, "invert": true|false, "pull": "up"|"down"|null} '
-            '(pull: inputs only)')
-
-
-def _chip_only(key, name, kind):
-    if kind == hal.PWM or kind == hal.ADC or kind == hal.I2C or hal.chip_only(name):
-        raise ProfileError(key, "%s must be on the chip's own pins (its interrupt and timing are the "
-                           "safety or the per-tile path)" % name,
-                           "a pin of the chip; an expander takes slow signals: solenoids, directions, "
-                           "the door's switches, buttons, the light, the mixer's empty sensor")
-
-
-def expander_pin(key, p, nexp):
-    """The number an expander's pin gets in a validated profile: EXPANDER_PINS +
-    16 x expander + pin (an MCP23017's GPA0..7 are pins 0..7, GPB0..7 8..15)."""
-    e = _leaf(key + ".expander", p["expander"], EXPANDER_INDEX)
-    if e >= nexp:
-        raise ProfileError(key + ".expander", "expander %d is not in expanders (%d given)" % (e, nexp),
-                           "an index of the profile's expanders")
-    return hal.EXPANDER_PINS + 16 * e + _leaf(key + ".pin", p["pin"], EXPANDER_PIN)
-
-
-def _pin_object(key, p, kind, pull, nexp):
-    """(number, {"invert", "pull"}) of a pin given as an object."""
-    acc = _PIN_ACC if kind == hal.IN else '{"pin": n, "invert": true|false}'
-    if kind == hal.ADC or kind == hal.I2C:
-        raise ProfileError(key, "an %s pin cannot be inverted or pulled" % kind, "a pin number 0..255")
-    for k in p:
-        if k not in ("pin", "invert", "pull", "expander") or (k == "pull" and kind != hal.IN):
-            raise ProfileError(key + "." + str(k), "unknown key for %s" % (
-                "an input" if kind == hal.IN else "an output"), acc)
-    if "pin" not in p:
-        raise ProfileError(key + ".pin", "missing", "a pin number 0..255")
-    if "expander" in p:
-        _chip_only(key, key[key.rfind(".") + 1:], kind)
-        n = expander_pin(key, p, nexp)
-    else:
-        n = _leaf(key + ".pin", p["pin"], PIN)
-    inv = _leaf(key + ".invert", p.get("invert", False), ("bool", 0, 0))
-    if kind != hal.IN:
-        return n, {"invert": inv}
-    if "pull" in p:
-        pull = p["pull"]
-        if pull is not None and pull != hal.PULL_UP and pull != hal.PULL_DOWN:
-            raise ProfileError(key + ".pull", "got %r" % (pull,), '"up", "down" or null (none: an external resistor)')
-    if pull == hal.PULL_DOWN and n >= hal.EXPANDER_PINS:
-        raise ProfileError(key + ".pull", "an MCP23017 has pull-ups only", '"up" or null (a resistor of its own)')
-    return n, {"invert": inv, "pull": pull}
 
 
 def _pins(v, tracks, given_options, nexp):
@@ -779,10 +681,3 @@ def _fourport_pins_into(found, out, v):
     from firmware import profile_fourport
 
     return profile_fourport.pins_into(found, out, v)
-
-
-# what firmware/profile_fourport.py shares of these checks
-PIN_ACC = _PIN_ACC
-is_int = _is_int
-pin_object = _pin_object
-chip_only = _chip_only

@@ -4,8 +4,8 @@
 # board never loads it (and profile.release() drops it with the checks).
 from firmware import hal
 from firmware.fourport import pins as _fp
-from firmware.profile import ProfileError
-from firmware.profile_check import PIN_ACC as _PIN_ACC, PIN, MOTOR_SUPPLIES, is_int as _is_int, \
+from firmware.profile_error import ProfileError
+from firmware.profile_leaf import PIN_ACC as _PIN_ACC, PIN, MOTOR_SUPPLIES, is_int as _is_int, \
     pin_object as _pin_object, chip_only as _chip_only
 
 # ---- the four-port family (docs/FIRMWARE.md §11) ------------------------------------------

@@ -14,6 +14,9 @@ from protocol import messages as _m
 
 OK = _m.OK
 NO_FIELD = _m.NO_FIELD
+PASS = _m.TEST_PASS
+FAIL = _m.TEST_FAIL
+ABSENT = _m.TEST_ABSENT
 TEST_PULSE_MS = const(100)
 
 
@@ -31,26 +34,13 @@ def start(ctl, kind, index):
             return _m.E_UNSUPPORTED, 1
     elif index != 0:
         return _m.E_RANGE, 1
-    K = kind
     tr = ctl.tracks[index - 1] if index else None
-    ms = TEST_PULSE_MS
-    if K == _m.D_MIXER:
-        ctl.mixer.start()
-    elif K == _m.D_GATE:
-        tr.gate.open()
-    elif K == _m.D_PUSHER and ctl.family == "fourport":
-        finish(ctl, kind, index)  # the cam pushes: no pusher of its own (ABSENT)
-        return OK, NO_FIELD
-    elif K == _m.D_STACKER or K == _m.D_PUSHER:
-        job = STACK if K == _m.D_STACKER else PUSH
-        tr.stacker.energise_for_test(job)
-        if tr.stacker.stroke_ms(job) > ms:
-            ms = tr.stacker.stroke_ms(job)  # a whole stroke: it also clears a tile off the ramp
-    elif K == _m.D_STATUS_LIGHT and ctl.light.pin is not None:
-        ctl.light.pin.value(1)
-    else:
-        # a reading: its SELF_TEST_RESULT is the command's reply, queued before the
-        # RESULT (SPEC §9), and the state stays (two frames, all a command may take)
+    f = _PULSE.get(kind)
+    ms = f(ctl, tr, kind) if f is not None else 0
+    if not ms:
+        # a reading (or an actuator this table lacks): its SELF_TEST_RESULT is the
+        # command's reply, queued before the RESULT (SPEC §9), and the state stays
+        # (two frames, all a command may take)
         finish(ctl, kind, index)
         return OK, NO_FIELD
     # a pulse: TESTING until the timer ends it (the controller calls finish);
@@ -58,95 +48,182 @@ def start(ctl, kind, index):
     ctl.begin_test(kind, index, ms)
     return OK, NO_FIELD
 
+
+# ---- a pulse's start, one function per actuator kind: (ctl, track or None, kind) ->
+# the pulse's ms, or 0 where there is nothing to pulse (finish then reports at once)
+def _mixer_on(ctl, tr, K):
+    ctl.mixer.start()
+    return TEST_PULSE_MS
+
+
+def _gate_on(ctl, tr, K):
+    tr.gate.open()
+    return TEST_PULSE_MS
+
+
+def _stroke_on(ctl, tr, K):
+    if K == _m.D_PUSHER and ctl.family == "fourport":
+        return 0  # the cam pushes: no pusher of its own (ABSENT)
+    job = STACK if K == _m.D_STACKER else PUSH
+    tr.stacker.energise_for_test(job)
+    ms = tr.stacker.stroke_ms(job)  # a whole stroke: it also clears a tile off the ramp
+    return ms if ms > TEST_PULSE_MS else TEST_PULSE_MS
+
+
+def _light_on(ctl, tr, K):
+    if ctl.light.pin is None:
+        return 0
+    ctl.light.pin.value(1)
+    return TEST_PULSE_MS
+
+
+# built once, when the module is first imported (a kind not here is a reading)
+_PULSE = {_m.D_MIXER: _mixer_on, _m.D_GATE: _gate_on, _m.D_STACKER: _stroke_on,
+          _m.D_PUSHER: _stroke_on, _m.D_STATUS_LIGHT: _light_on}
+
+
 def finish(ctl, K, idx):
+    """A test's end: a pulse's actuator released, or a sensor read; the result is
+    reported (SELF_TEST_RESULT) and the state it began in comes back.  Each kind is
+    one function of _FINISH, found by the kind (a new kind adds an entry)."""
     tr = ctl.tracks[idx - 1] if idx else None
-    result = _m.TEST_PASS
-    value = 0
-    if K == _m.D_MIXER:
-        ctl.mixer.stop()
-    elif K == _m.D_GATE:
-        tr.gate.close()
-    elif K == _m.D_STACKER:
-        tr.stacker.release_test(STACK)
-    elif K == _m.D_PUSHER and ctl.family == "fourport":
-        result = _m.TEST_ABSENT
-    elif K == _m.D_PUSHER:
-        tr.stacker.release_test(PUSH)
-    elif K == _m.D_HOME:
-        if ctl.family != "fourport":
-            result = _m.TEST_ABSENT
-        else:
-            value = 1 if tr.cam.home.pressed() else 0
-            if not value:
-                result = _m.TEST_FAIL  # a cam at rest is home
-    elif K == _m.D_STATUS_LIGHT:
-        if ctl.light.pin is None:
-            result = _m.TEST_ABSENT
-        else:
-            ctl.light.pin.value(0)
-    elif K == _m.D_MIXER_EMPTY:
-        value = 1 if ctl.mixer.empty() else 0
-    elif K == _m.D_ENTRY:
-        value = 0 if tr.photo.blocked() else 1
-        if not value:
-            result = _m.TEST_FAIL  # the beam is blocked
-    elif K == _m.D_COLOUR:
-        bus = ctl.colour_bus
-        if bus is None:
-            result = _m.TEST_ABSENT
-        elif bus.read(idx - 1):
-            value = bus.c
-        else:
-            result = _m.TEST_FAIL
-    elif K == _m.D_LIFT:
-        value = ctl.lift.axis.position
-        if ctl.lift.axis.both_pressed():
-            result = _m.TEST_FAIL
-    elif K == _m.D_LIFT_TOP:
-        value = 1 if ctl.lift.axis.far_pressed() else 0
-    elif K == _m.D_LIFT_BOTTOM:
-        value = 1 if ctl.lift.axis.near_pressed() else 0
-    elif K == _m.D_LIFT_CURRENT:
-        cur = ctl.lift.axis.current
-        if cur is None:
-            result = _m.TEST_ABSENT
-        else:
-            value = cur.read()
-            if value > cur.threshold:
-                result = _m.TEST_FAIL
-    elif K == _m.D_DOOR:
-        value = ctl.door.state()
-        if ctl.door.axis.both_pressed():
-            result = _m.TEST_FAIL
-    elif K == _m.D_DOOR_CLOSED:
-        value = 1 if ctl.door.axis.near_pressed() else 0
-    elif K == _m.D_DOOR_OPEN:
-        if ctl.door.axis.far is None:
-            result = _m.TEST_ABSENT
-        else:
-            value = 1 if ctl.door.axis.far_pressed() else 0
-    elif K == _m.D_CURTAIN:
-        value = 1 if ctl.guard.get_status()["curtain"] else 0
-        if not value:
-            result = _m.TEST_FAIL
-    elif K == _m.D_LID:
-        lid = ctl.guard.get_status()["lid"]
-        if lid is None:
-            result = _m.TEST_ABSENT
-        else:
-            value = 1 if lid else 0
-            if not value:
-                result = _m.TEST_FAIL
-    elif K == _m.D_START_BUTTON or K == _m.D_DICE_BUTTON:
-        lvl = ctl.buttons.level(_m.BUTTON_START if K == _m.D_START_BUTTON else _m.BUTTON_DICE)
-        if lvl is None:
-            result = _m.TEST_ABSENT
-        else:
-            value = lvl
+    f = _FINISH.get(K)
+    if f is None:
+        result, value = ABSENT, 0
     else:
-        result = _m.TEST_ABSENT
+        result, value = f(ctl, tr, idx, K)
     ctl.events.on_self_test(K, idx, result, value)
     ctl.end_test()
+
+
+# ---- a test's end, one function per device kind: (ctl, track or None, index, kind) ->
+# (result, value)
+
+
+def _level(pressed, fail_if_not):
+    # a switch or beam as 1/0, FAIL when it reads 0 but a good one reads 1 at rest
+    if pressed:
+        return PASS, 1
+    return (FAIL if fail_if_not else PASS), 0
+
+
+def _mixer(ctl, tr, idx, K):
+    ctl.mixer.stop()
+    return PASS, 0
+
+
+def _gate(ctl, tr, idx, K):
+    tr.gate.close()
+    return PASS, 0
+
+
+def _stacker(ctl, tr, idx, K):
+    tr.stacker.release_test(STACK)
+    return PASS, 0
+
+
+def _pusher(ctl, tr, idx, K):
+    if ctl.family == "fourport":
+        return ABSENT, 0  # the cam pushes: no pusher of its own
+    tr.stacker.release_test(PUSH)
+    return PASS, 0
+
+
+def _home(ctl, tr, idx, K):
+    if ctl.family != "fourport":
+        return ABSENT, 0
+    return _level(tr.cam.home.pressed(), True)  # a cam at rest is home
+
+
+def _status_light(ctl, tr, idx, K):
+    if ctl.light.pin is None:
+        return ABSENT, 0
+    ctl.light.pin.value(0)
+    return PASS, 0
+
+
+def _mixer_empty(ctl, tr, idx, K):
+    return PASS, (1 if ctl.mixer.empty() else 0)
+
+
+def _entry(ctl, tr, idx, K):
+    return _level(not tr.photo.blocked(), True)  # FAIL: the beam is blocked
+
+
+def _colour(ctl, tr, idx, K):
+    bus = ctl.colour_bus
+    if bus is None:
+        return ABSENT, 0
+    if bus.read(idx - 1):
+        return PASS, bus.c
+    return FAIL, 0
+
+
+def _lift(ctl, tr, idx, K):
+    axis = ctl.lift.axis
+    value = axis.position
+    return (FAIL if axis.both_pressed() else PASS), value
+
+
+def _lift_top(ctl, tr, idx, K):
+    return _level(ctl.lift.axis.far_pressed(), False)
+
+
+def _lift_bottom(ctl, tr, idx, K):
+    return _level(ctl.lift.axis.near_pressed(), False)
+
+
+def _lift_current(ctl, tr, idx, K):
+    cur = ctl.lift.axis.current
+    if cur is None:
+        return ABSENT, 0
+    value = cur.read()
+    return (FAIL if value > cur.threshold else PASS), value
+
+
+def _door(ctl, tr, idx, K):
+    value = ctl.door.state()
+    return (FAIL if ctl.door.axis.both_pressed() else PASS), value
+
+
+def _door_closed(ctl, tr, idx, K):
+    return _level(ctl.door.axis.near_pressed(), False)
+
+
+def _door_open(ctl, tr, idx, K):
+    if ctl.door.axis.far is None:
+        return ABSENT, 0
+    return _level(ctl.door.axis.far_pressed(), False)
+
+
+def _curtain(ctl, tr, idx, K):
+    return _level(ctl.guard.get_status()["curtain"], True)
+
+
+def _lid(ctl, tr, idx, K):
+    lid = ctl.guard.get_status()["lid"]
+    if lid is None:
+        return ABSENT, 0
+    return _level(lid, True)
+
+
+def _button(ctl, tr, idx, K):
+    lvl = ctl.buttons.level(_m.BUTTON_START if K == _m.D_START_BUTTON else _m.BUTTON_DICE)
+    if lvl is None:
+        return ABSENT, 0
+    return PASS, lvl
+
+
+# built once, when the module is first imported (a kind not here is ABSENT)
+_FINISH = {
+    _m.D_MIXER: _mixer, _m.D_GATE: _gate, _m.D_STACKER: _stacker, _m.D_PUSHER: _pusher,
+    _m.D_HOME: _home, _m.D_STATUS_LIGHT: _status_light, _m.D_MIXER_EMPTY: _mixer_empty,
+    _m.D_ENTRY: _entry, _m.D_COLOUR: _colour, _m.D_LIFT: _lift, _m.D_LIFT_TOP: _lift_top,
+    _m.D_LIFT_BOTTOM: _lift_bottom, _m.D_LIFT_CURRENT: _lift_current, _m.D_DOOR: _door,
+    _m.D_DOOR_CLOSED: _door_closed, _m.D_DOOR_OPEN: _door_open, _m.D_CURTAIN: _curtain,
+    _m.D_LID: _lid, _m.D_START_BUTTON: _button, _m.D_DICE_BUTTON: _button,
+}
+
 
 def calibrate(ctl, colour, track):
     if ctl.state != codes.IDLE:

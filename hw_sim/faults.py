@@ -196,6 +196,29 @@ def _defaults(kind, p, given):
         p["count"] = 0
 
 
+# the hooks a kind's faults are consulted at (FaultPlan's lists, by the kind after ALIAS);
+# a kind not here picks by its parameters (_hooks)
+_HOOKS = {"jam": ("entry",), "misread": ("entry",), "missing-tile": ("build_start",),
+          "extra-tile": ("build_start",), "gate-slow": ("build_start", "entry"),
+          "lift-stall": ("lift",), "limit-stuck": ("lift",), "count-double": ("count", "entry"),
+          "count-miss": ("count", "entry"), "supply-off": ("supply_off",), "dead-gate": ()}
+
+
+def _hooks(k, p):
+    h = _HOOKS.get(k)
+    if h is not None:
+        return h
+    if k == "noise":  # from the session's start, or as a tile of its build enters
+        return ("session",) if p["build"] == 0 else ("entry",)
+    if k == "guard":
+        return ("lift",) if p["during"] == "lift" else ("door",)
+    if k != "reset" and k != "unplug":
+        return ()
+    if p["during"] is None:  # a reset or an unplug as a tile enters, else during a motion
+        return ("entry",)
+    return ("lift",) if p["during"] == "lift" else ("door",)
+
+
 class FaultPlan(EventSource):
     """The faults of a session, consulted by the table at its hook points."""
 
@@ -217,39 +240,12 @@ class FaultPlan(EventSource):
         self.supply_off = []  # supply-off: the motors' supply cut at the start
         for f in self.faults:
             k = ALIAS.get(f.kind, f.kind)
-            if k in ("count-double", "count-miss"):
-                self.count.append(f)
-                self.entry.append(f)
+            for hook in _hooks(k, f.p):
+                getattr(self, hook).append(f)
             if k == "dead-gate":
                 self.dead[f.p["track"]] = True
                 f.fired.append(0)
                 f.done = True
-            elif k == "supply-off":
-                self.supply_off.append(f)
-            if k in ("missing-tile", "extra-tile"):
-                self.build_start.append(f)
-            elif k in ("reset", "unplug") and f.p["during"] is not None:
-                if f.p["during"] == "lift":
-                    self.lift.append(f)
-                else:
-                    self.door.append(f)
-            elif k in ("jam", "misread", "reset", "unplug"):
-                self.entry.append(f)
-            elif k == "gate-slow":
-                self.build_start.append(f)
-                self.entry.append(f)
-            elif k == "noise":
-                if f.p["build"] == 0:
-                    self.session.append(f)
-                else:
-                    self.entry.append(f)
-            elif k in ("lift-stall", "limit-stuck"):
-                self.lift.append(f)
-            elif k == "guard":
-                if f.p["during"] == "lift":
-                    self.lift.append(f)
-                else:
-                    self.door.append(f)
             if k == "misread" or k == "gate-slow":
                 f.remaining = f.p["count"]
         for f in self.faults:
@@ -405,7 +401,8 @@ class FaultPlan(EventSource):
 
     def on_entry(self, k, tile, now, build_n, before):
         """A tile enters track k (0-based) as tile number before+1 of build
-        build_n.  Returns (jam, misread, jam_count)."""
+        build_n.  Returns (jam, misread, jam_count).  Each kind's part is a method,
+        found by the kind in _ENTRY."""
         jam = False
         misread = False
         need = 0
@@ -423,52 +420,71 @@ class FaultPlan(EventSource):
                     continue
             elif before + 1 < p["after"]:
                 continue
-            if kind == "jam":
-                if p["track"] - 1 != k:
-                    continue
-                f.done = True
-                f.fired.append(now)
+            hit = _ENTRY[kind](self, f, p, k, now)
+            if hit == _JAM:
                 jam = True
                 need = p["count"]
-            elif kind == "misread":
-                if p["track"] and p["track"] - 1 != k:
-                    continue
-                if p["rate"] > 0 and not self.rng.chance(_rng.prob_u32(p["rate"])):
-                    continue
+            elif hit == _MISREAD:
                 misread = True
-                f.fired.append(now)
-                if f.remaining > 0:
-                    f.remaining -= 1
-                    if f.remaining == 0:
-                        f.done = True
-            elif kind == "gate-slow" or kind == "feed-slow":
-                self._arm_slow(f, now)
-            elif kind == "count-double" or kind == "count-miss":
-                if p["track"] - 1 != k:
-                    continue
-                f.done = True
-                f.fired.append(now)
-                tr = self.table.tracks[k]
-                if hasattr(tr, "set_count_fault"):
-                    tr.set_count_fault(1 if kind == "count-double" else 2, p["count"])
-                else:
-                    f.notes.append("not a four-port side: no counting sensor to set")
-            elif kind == "reset":
-                f.done = True
-                f.fired.append(now)
-                self.table.request("reset")
-            elif kind == "unplug":
-                f.done = True
-                f.fired.append(now)
-                w = self.table.wire
-                if w is None:
-                    f.notes.append("no serial line in this runner")
-                else:
-                    w.unplug(now, -1)
-                    self._at(now + p["ms"] * 1000, "replug", f)
-            elif kind == "noise":
-                self._noise_on(f, now)
         return jam, misread, need
+
+    # -- a tile's entry, one method a kind (_ENTRY; each: f, p, track k, now -> _JAM,
+    # _MISREAD or 0)
+    def _entry_jam(self, f, p, k, now):
+        if p["track"] - 1 != k:
+            return 0
+        f.done = True
+        f.fired.append(now)
+        return _JAM
+
+    def _entry_misread(self, f, p, k, now):
+        if p["track"] and p["track"] - 1 != k:
+            return 0
+        if p["rate"] > 0 and not self.rng.chance(_rng.prob_u32(p["rate"])):
+            return 0
+        f.fired.append(now)
+        if f.remaining > 0:
+            f.remaining -= 1
+            if f.remaining == 0:
+                f.done = True
+        return _MISREAD
+
+    def _entry_slow(self, f, p, k, now):
+        self._arm_slow(f, now)
+        return 0
+
+    def _entry_count(self, f, p, k, now):
+        if p["track"] - 1 != k:
+            return 0
+        f.done = True
+        f.fired.append(now)
+        tr = self.table.tracks[k]
+        if hasattr(tr, "set_count_fault"):
+            tr.set_count_fault(1 if f.kind == "count-double" else 2, p["count"])
+        else:
+            f.notes.append("not a four-port side: no counting sensor to set")
+        return 0
+
+    def _entry_reset(self, f, p, k, now):
+        f.done = True
+        f.fired.append(now)
+        self.table.request("reset")
+        return 0
+
+    def _entry_unplug(self, f, p, k, now):
+        f.done = True
+        f.fired.append(now)
+        w = self.table.wire
+        if w is None:
+            f.notes.append("no serial line in this runner")
+        else:
+            w.unplug(now, -1)
+            self._at(now + p["ms"] * 1000, "replug", f)
+        return 0
+
+    def _entry_noise(self, f, p, k, now):
+        self._noise_on(f, now)
+        return 0
 
     def slow_close(self, k):
         """Gate k is de-energised: does it stay open for one more tile?  (Called
@@ -485,7 +501,8 @@ class FaultPlan(EventSource):
         return True
 
     def on_lift_start(self, now, up, builds, lift=None):
-        """A lift stroke starts (lift: a four-port side's lift, else the table's one)."""
+        """A lift stroke starts (lift: a four-port side's lift, else the table's one).
+        Each kind's part is a method, found by the kind in _LIFT."""
         t = self.table
         lf = lift if lift is not None else t.lift
         side = getattr(lf, "side", 0)
@@ -498,44 +515,50 @@ class FaultPlan(EventSource):
             if side and f.kind not in ("lift-stall", "limit-stuck") and side != 1:
                 continue  # a guard, reset or unplug: once, at the first lift's start
             f.lift = lf
-            if f.kind == "lift-stall":
-                if (p["dir"] == "up") != bool(up):
-                    continue
-                f.done = True
-                f.fired.append(now)
-                at = p["at"]
-                if at is None:
-                    at = lf.S // 2000
-                if up:
-                    lf.block_hi = lf.pos + at * 1000
-                else:
-                    lf.block_lo = lf.pos - at * 1000
-                lf.on_output(0, lf.duty)
-                if p["ms"]:
-                    self._at(now + p["ms"] * 1000, "unstall", f)
-            elif f.kind == "limit-stuck":
-                if not up:
-                    continue
-                f.done = True
-                f.fired.append(now)
-                level = 0 if p["state"] == "pressed" else 1
-                lf.force_switch(p["switch"] == "top", level)
-                if p["ms"]:
-                    self._at(now + p["ms"] * 1000, "unstick", f)
-            elif f.kind == "guard":
-                if not up:
-                    continue
-                f.done = True
-                f.fired.append(now)
-                at = p["at"]
-                if at is None:
-                    at = lf.S // 2000
-                t.panel.break_guard(now + at * 1000, p["ms"], p["input"])
-            elif f.kind == "reset" or f.kind == "unplug":
-                if not up:
-                    continue
-                f.done = True
-                self._arm_reset(f, now, lf.S)
+            _LIFT[f.kind](self, f, p, now, up, lf)
+
+    # -- a lift stroke's start, one method a kind (_LIFT; each: f, p, now, up, the lift)
+    def _lift_stall(self, f, p, now, up, lf):
+        if (p["dir"] == "up") != bool(up):
+            return
+        f.done = True
+        f.fired.append(now)
+        at = p["at"]
+        if at is None:
+            at = lf.S // 2000
+        if up:
+            lf.block_hi = lf.pos + at * 1000
+        else:
+            lf.block_lo = lf.pos - at * 1000
+        lf.on_output(0, lf.duty)
+        if p["ms"]:
+            self._at(now + p["ms"] * 1000, "unstall", f)
+
+    def _lift_limit_stuck(self, f, p, now, up, lf):
+        if not up:
+            return
+        f.done = True
+        f.fired.append(now)
+        level = 0 if p["state"] == "pressed" else 1
+        lf.force_switch(p["switch"] == "top", level)
+        if p["ms"]:
+            self._at(now + p["ms"] * 1000, "unstick", f)
+
+    def _lift_guard(self, f, p, now, up, lf):
+        if not up:
+            return
+        f.done = True
+        f.fired.append(now)
+        at = p["at"]
+        if at is None:
+            at = lf.S // 2000
+        self.table.panel.break_guard(now + at * 1000, p["ms"], p["input"])
+
+    def _lift_reset(self, f, p, now, up, lf):  # reset or unplug, during=lift
+        if not up:
+            return
+        f.done = True
+        self._arm_reset(f, now, lf.S)
 
     def on_door_start(self, now, builds):
         t = self.table
@@ -566,6 +589,19 @@ class FaultPlan(EventSource):
         for f in self.faults:
             out.append(f.report())
         return out
+
+
+# the hooks' parts by kind (FaultPlan's methods, found once: a new kind adds an entry)
+_JAM = 1
+_MISREAD = 2
+_ENTRY = {"jam": FaultPlan._entry_jam, "misread": FaultPlan._entry_misread,
+          "gate-slow": FaultPlan._entry_slow, "feed-slow": FaultPlan._entry_slow,
+          "count-double": FaultPlan._entry_count, "count-miss": FaultPlan._entry_count,
+          "reset": FaultPlan._entry_reset, "unplug": FaultPlan._entry_unplug,
+          "noise": FaultPlan._entry_noise}
+_LIFT = {"lift-stall": FaultPlan._lift_stall, "limit-stuck": FaultPlan._lift_limit_stuck,
+         "guard": FaultPlan._lift_guard, "reset": FaultPlan._lift_reset,
+         "unplug": FaultPlan._lift_reset}
 
 
 def grammar():

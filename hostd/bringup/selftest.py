@@ -55,6 +55,8 @@ MOTIONS = ("gate", "lift", "door")  # need tiles or move a big part: the guard m
 # put into the light curtain while it rises, as `jantaku selftest --device guard_stop` says)
 WITH_PEOPLE = ("guard_stop",)
 ORDER = READINGS + PULSES + MOTIONS + WITH_PEOPLE
+# a motion's test: SelfTest's method (a new motion adds an entry)
+MOTION_TESTS = {"gate": "_gates", "lift": "_lift", "door": "_door", "guard_stop": "_guard_stop"}
 GUARD_SAFE_WAIT_S = 60.0  # table seconds for the person to step back afterwards
 # a limit switch's reading with its part at rest (lift down, door closed), and what it
 # means when it reads otherwise
@@ -149,14 +151,8 @@ class SelfTest:
             try:
                 if name in PULSES:
                     await self._pulse(name)
-                elif name == "gate":
-                    await self._gates()
-                elif name == "lift":
-                    await self._lift()
-                elif name == "door":
-                    await self._door()
-                elif name == "guard_stop":
-                    await self._guard_stop()
+                else:
+                    await getattr(self, MOTION_TESTS[name])()
             except (TableFault, CommandRejected) as e:
                 self.devices.append(_entry(name, None, "failed", None, None,
                                            "the %s test stopped: %s" % (name, e)))

@@ -55,7 +55,8 @@ def _next_command(err):
     return command_line(nxt.get("action")) if isinstance(nxt, dict) else None
 
 
-#: the commands that answer a refusal the daemon words without naming any (the CLI may)
+#: the commands that answer a refusal the daemon words without naming any (the CLI may),
+#: by the refusal's code (hostd/core/vocabulary.py REFUSALS)
 HINTS = {
     "sets_not_apart": "jantaku session start --ruleset R --loaded, or --mixed-deck",
     "walls_inside": "jantaku session end --empty",

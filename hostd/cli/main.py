@@ -542,40 +542,47 @@ def _shuffled_board(args, board, stacks, firmware_profile):
 
 
 def cmd_sim(args) -> int:
-    if args.sim_command == "press":
-        from hw_sim.control import request
-        from hw_sim.guard import BUTTONS
+    """`jantaku sim ACTION`: one function an action (_SIM), serve by default."""
+    return _SIM.get(args.sim_command, _sim_serve)(args)
 
-        if args.button not in BUTTONS:
-            raise UsageError("no button %r; accepted: %s" % (args.button, ", ".join(BUTTONS)))
-        try:
-            r = request(args.link, "press", button=args.button)
-        except OSError as e:
-            sys.stderr.write("jantaku sim press: %s\n" % e)
-            return EXIT_FAILURE
-        if not r.get("ok"):
-            sys.stderr.write("jantaku sim press: %s\n" % r.get("error"))
-            return EXIT_FAILURE
-        sys.stdout.write("pressed %s\n" % args.button)
-        return EXIT_OK
-    if args.sim_command in ("look", "hold"):
-        return _sim_person(args)
-    if args.sim_command in dict(SIM_HANDS):
-        return _sim_hand(args)
-    if args.sim_command == "push":
-        from hw_sim.control import request
 
-        try:
-            r = request(args.link, "push", keep=1 if args.keep_hand else 0)
-        except OSError as e:
-            sys.stderr.write("jantaku sim push: %s\n" % e)
-            return EXIT_FAILURE
-        if not r.get("ok"):
-            sys.stderr.write("jantaku sim push: %s\n" % r.get("error"))
-            return EXIT_FAILURE
-        sys.stdout.write("pushed %d tiles into the centre\n" % r["pushed"])
-        return EXIT_OK
+def _sim_press(args) -> int:
+    """A button pressed on a running `sim serve`."""
+    from hw_sim.control import request
+    from hw_sim.guard import BUTTONS
 
+    if args.button not in BUTTONS:
+        raise UsageError("no button %r; accepted: %s" % (args.button, ", ".join(BUTTONS)))
+    try:
+        r = request(args.link, "press", button=args.button)
+    except OSError as e:
+        sys.stderr.write("jantaku sim press: %s\n" % e)
+        return EXIT_FAILURE
+    if not r.get("ok"):
+        sys.stderr.write("jantaku sim press: %s\n" % r.get("error"))
+        return EXIT_FAILURE
+    sys.stdout.write("pressed %s\n" % args.button)
+    return EXIT_OK
+
+
+def _sim_push(args) -> int:
+    """People push the played tiles into a running `sim serve`'s centre."""
+    from hw_sim.control import request
+
+    try:
+        r = request(args.link, "push", keep=1 if args.keep_hand else 0)
+    except OSError as e:
+        sys.stderr.write("jantaku sim push: %s\n" % e)
+        return EXIT_FAILURE
+    if not r.get("ok"):
+        sys.stderr.write("jantaku sim push: %s\n" % r.get("error"))
+        return EXIT_FAILURE
+    sys.stdout.write("pushed %d tiles into the centre\n" % r["pushed"])
+    return EXIT_OK
+
+
+def _sim_serve(args) -> int:
+    """`jantaku sim serve`: the simulated table on a pseudo-terminal."""
     from hostd.table.sim import board_profile
     from hostd.cli.demo import sim_sets
     from hostd.errors import JantakuError
@@ -636,6 +643,10 @@ def cmd_sim(args) -> int:
                            players=args.players, firmware_profile=firmware_profile) or 0
     except ValueError as e:
         raise UsageError(str(e)) from None
+
+
+_SIM = {"press": _sim_press, "push": _sim_push, "look": _sim_person, "hold": _sim_person}
+_SIM.update((op, _sim_hand) for op, _what in SIM_HANDS)  # a person's hands
 
 
 def _configure_flash(p):

@@ -279,45 +279,71 @@ def follow(args, done):
 
 
 def _follow_stream(r, done, out):
-    from hostd.cli.words import fault_line
-
-    got = total = 0
-    asked = None
+    f = _Follower(done, out)
     for line in r.iter_lines():
         if not line.startswith("data:"):
             continue
         ev = json.loads(line[5:])
         kind = ev.get("type")
-        if kind in ("hello", "state"):
-            st = ev.get("status") if kind == "hello" else ev
-            if st is None:
-                continue
-            if st["state"]["name"] == "stopped":
-                out.say("stopped: %s" % fault_line(st.get("fault")))
-                return 1
-            if st["next"]["code"] in ASKING and st["next"]["code"] != asked:
-                asked = st["next"]["code"]
-                out.say("the table asks: %s" % next_line(st["next"])[6:])
-            elif st["next"]["code"] not in ASKING:
-                asked = None
-            if done(st):
-                out.say("ready: %s" % st["next"]["text"])
-                return 0
-            if kind == "hello":
-                b = (st.get("table") or {}).get("build") or {}
-                got, total = sum(b.get("per_track") or []), sum(b.get("targets") or [])
-        elif kind == "build_started":
-            got, total = 0, sum(ev.get("targets") or [])
-        elif kind == "build_progress":
-            got, total = ev.get("tiles", 0), ev.get("of", 0)
-        elif kind == "tile":
-            got += 1
-        elif kind == "dice":  # pressed while following: where to break the wall
-            out.say("the throw: %s" % ev.get("text"))
-        elif kind == "session_ended":
-            out.say("the session ended (%s)" % ev.get("how"))
-            return 1
+        on = _FOLLOW.get(kind)
+        rc = on(f, kind, ev) if on is not None else None
+        if rc is not None:
+            return rc
         if kind in ("tile", "build_started", "build_progress"):
-            out.bar(got, total)
+            out.bar(f.got, f.total)
     out.say("the daemon stopped, and its events with it (`jantaku status` once it runs again)")
     return 1
+
+
+class _Follower:
+    """What `follow` keeps between the daemon's events: the build's count, the question
+    last asked.  One method an event type (_FOLLOW): an exit code ends the following."""
+
+    def __init__(self, done, out):
+        self.done = done
+        self.out = out
+        self.got = self.total = 0
+        self.asked = None
+
+    def status(self, kind, ev):  # hello (the status in it), state
+        from hostd.cli.words import fault_line
+
+        st = ev.get("status") if kind == "hello" else ev
+        if st is None:
+            return None
+        if st["state"]["name"] == "stopped":
+            self.out.say("stopped: %s" % fault_line(st.get("fault")))
+            return 1
+        if st["next"]["code"] in ASKING and st["next"]["code"] != self.asked:
+            self.asked = st["next"]["code"]
+            self.out.say("the table asks: %s" % next_line(st["next"])[6:])
+        elif st["next"]["code"] not in ASKING:
+            self.asked = None
+        if self.done(st):
+            self.out.say("ready: %s" % st["next"]["text"])
+            return 0
+        if kind == "hello":
+            b = (st.get("table") or {}).get("build") or {}
+            self.got, self.total = sum(b.get("per_track") or []), sum(b.get("targets") or [])
+        return None
+
+    def build_started(self, kind, ev):
+        self.got, self.total = 0, sum(ev.get("targets") or [])
+
+    def build_progress(self, kind, ev):
+        self.got, self.total = ev.get("tiles", 0), ev.get("of", 0)
+
+    def tile(self, kind, ev):
+        self.got += 1
+
+    def dice(self, kind, ev):  # pressed while following: where to break the wall
+        self.out.say("the throw: %s" % ev.get("text"))
+
+    def session_ended(self, kind, ev):
+        self.out.say("the session ended (%s)" % ev.get("how"))
+        return 1
+
+
+_FOLLOW = {"hello": _Follower.status, "state": _Follower.status,
+           "build_started": _Follower.build_started, "build_progress": _Follower.build_progress,
+           "tile": _Follower.tile, "dice": _Follower.dice, "session_ended": _Follower.session_ended}

@@ -1,11 +1,13 @@
 """The CLI's words (English): the daemon's codes and answers, naming `jantaku` commands
 where the page would name its buttons.  The core says what happens next as a code with an
 English text that names no command (hostd/core/codes.py); here each action becomes the
-command that takes it."""
+command that takes it.  The tables are keyed by the keys the page and Home Assistant word
+too (hostd/core/vocabulary.py: a place, a command; tests/unit/test_vocabulary.py)."""
 import time
 
 from hostd.core.commands import BY_NAME
 
+#: a deck's place (the `where` vocabulary: state.PLACES), in words
 WHERE_TEXT = {"top": "on the table top", "inside": "walls built inside", "lift": "on the lift",
               "mixer": "in the mixer", "split": "partly built, the rest in the mixer",
               "unknown": "where it is is not known"}

@@ -239,23 +239,35 @@ def next_step(state, ctx, *, table_fault=None):
 
 
 def _by_state(state, ctx, table_fault):
-    p = state.params
-    name = state.name
-    if name == "idle" and p.get("reading") == "unnamed" and ctx.reading:
+    """The next step of a connected table's state: a function a state (_BY_STATE), the
+    game's play states (building, built, hand_over, recovering) by _play_next."""
+    by = _BY_STATE.get(state.name)
+    if by is None:
+        return _play_next(state, ctx)
+    return by(state.params, ctx, table_fault)
+
+
+# -- the next step, one function a state (each: the state's params, ctx, the table's fault)
+def _idle_next(p, ctx, table_fault):
+    if p.get("reading") == "unnamed" and ctx.reading:
         return _next("name_sets", "name_sets", colours=list(ctx.reading["sets"]),
                      classes=list(ctx.reading["classes"]))
-    if name == "idle":
-        where = p.get("where") or {}
-        code = ("take_tiles_out" if where and not p.get("walls_inside")
-                and all(w == "top" for w in where.values()) else "start_session")
-        return _next(code, "start", colours=list(ctx.colours))
-    if name == "table_fault":
-        todo, action = table_fault_todo(p.get("kind"), p.get("track"))
-        n = _next("table_fault", action, kind=p.get("kind"), track=p.get("track"))
-        n["_words"] = {"fault": (table_fault or {}).get("message") or "the table stopped",
-                       "todo": todo}
-        return n
-    if name == "bench" and p.get("stage") == Stage.PUSH:
+    where = p.get("where") or {}
+    code = ("take_tiles_out" if where and not p.get("walls_inside")
+            and all(w == "top" for w in where.values()) else "start_session")
+    return _next(code, "start", colours=list(ctx.colours))
+
+
+def _table_fault_next(p, ctx, table_fault):
+    todo, action = table_fault_todo(p.get("kind"), p.get("track"))
+    n = _next("table_fault", action, kind=p.get("kind"), track=p.get("track"))
+    n["_words"] = {"fault": (table_fault or {}).get("message") or "the table stopped",
+                   "todo": todo}
+    return n
+
+
+def _bench_next(p, ctx, table_fault):
+    if p.get("stage") == Stage.PUSH:
         if p.get("push") == "test_tiles":
             return _next("return_test_tiles", "continue", tiles=p.get("tiles"),
                          until=p.get("until"))
@@ -263,26 +275,26 @@ def _by_state(state, ctx, table_fault):
             return _next("hold_test_rod", "continue", until=p.get("until"))
         return _next("push_other_set" if p.get("push") == "other_set" else "push_walls_back",
                      "continue", until=p.get("until"))
-    if name == "bench":
-        return _next({"calibrate": "calibrating", "survey": "surveying"}.get(p.get("what"),
-                                                                              "self_test"))
-    if name == "emptying":
-        if p.get("stage") == Stage.CLEAR_TOP:
-            return _next("clear_top", "continue", tiles=p.get("tiles"), until=p.get("until"))
-        return _next("emptying", round=p.get("round"))
-    if name == "stopped" and p.get("kind") == "short-top":  # people's step, not a fault
+    return _next({"calibrate": "calibrating", "survey": "surveying"}.get(p.get("what"),
+                                                                          "self_test"))
+
+
+def _emptying_next(p, ctx, table_fault):
+    if p.get("stage") == Stage.CLEAR_TOP:
+        return _next("clear_top", "continue", tiles=p.get("tiles"), until=p.get("until"))
+    return _next("emptying", round=p.get("round"))
+
+
+def _stopped_next(p, ctx, table_fault):
+    if p.get("kind") == "short-top":  # people's step, not a fault
         return _next("push_missed", "continue", deck=p.get("deck"), hand=p.get("hand"),
                      game=p.get("game"))
-    if name == "stopped":
-        return _stop_next("stopped", p.get("kind"), p.get("track"), p.get("deck"),
-                          (p.get("fault") or {}).get("message"), step=p.get("step"),
-                          kind=p.get("kind"), track=p.get("track"), deck=p.get("deck"))
-    if name == "preparing":
-        return _preparing_next(p)
-    return _play_next(state, ctx)
+    return _stop_next("stopped", p.get("kind"), p.get("track"), p.get("deck"),
+                      (p.get("fault") or {}).get("message"), step=p.get("step"),
+                      kind=p.get("kind"), track=p.get("track"), deck=p.get("deck"))
 
 
-def _preparing_next(p):
+def _preparing_next(p, ctx, table_fault):
     if p.get("stage") == Stage.FIND:
         return _next("find_stray", "continue", colour=p.get("colour"))
     if p.get("stage") == Stage.PUSH:
@@ -290,6 +302,10 @@ def _preparing_next(p):
             return _next("mixer_short", "continue", deck="A")
         return _next("push_all", "continue", game=p.get("game"), until=p.get("until"))
     return _next("collecting", game=p.get("game"))
+
+
+_BY_STATE = {"idle": _idle_next, "table_fault": _table_fault_next, "bench": _bench_next,
+             "emptying": _emptying_next, "stopped": _stopped_next, "preparing": _preparing_next}
 
 
 def _stop_next(code, what, at_track, of_deck, message, **params):

@@ -105,6 +105,14 @@ class BuildStarted(SessionEvent):
     resumes: Optional[int] = _f("the build it carries on (a jam cleared), or null", None)
 
 
+class BuildResumed(SessionEvent):
+    WHEN: ClassVar[str] = ("a build the table kept paused while the daemon was away goes on "
+                           "(the daemon restarted during it)")
+    type: Literal["build_resumed"]
+    build: int = _f("its number in the session")
+    deck: Literal["A", "B"] = _f("`A` or `B`")
+
+
 class BuildProgress(Event):
     WHEN: ClassVar[str] = "the build's count so far"
     JOURNALLED: ClassVar[bool] = False
@@ -360,10 +368,10 @@ class Calibration(Event):
 
 MODELS = {m.model_fields["type"].annotation.__args__[0]: m for m in (
     Hello, StateEvent, Link, TableState, FaultReported, Guard, SessionStarted, SessionResumed,
-    BuildStarted, BuildProgress, Tile, BuildDone, BuildFailed, FaultEvent, FaultRecovered,
-    HandOver, Hand, Dice, Button, Drain, Swap, Resplit, Collect, Stopped, StepFailed,
-    SessionEnded, AbortPending, AbortConfirmed, Emptied, Game, Score, BuildHealth, LiftStroke,
-    Selftest, Calibration, Survey)}
+    BuildStarted, BuildResumed, BuildProgress, Tile, BuildDone, BuildFailed, FaultEvent,
+    FaultRecovered, HandOver, Hand, Dice, Button, Drain, Swap, Resplit, Collect, Stopped,
+    StepFailed, SessionEnded, AbortPending, AbortConfirmed, Emptied, Game, Score, BuildHealth,
+    LiftStroke, Selftest, Calibration, Survey)}
 
 
 def journalled(kind):

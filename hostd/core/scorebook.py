@@ -179,8 +179,27 @@ class Scorebook:
             out[role + "_player"] = {"player": k, "wind": seat_wind(k, dealer),
                                      "name": st["players"][k]["name"]}
         b = out["breaker_player"]
-        out["text"] = "%s; break in front of %s" % (throw["text"], _who(b))
+        out["text"] = "%s%s%s" % (throw["text"], _BREAK_AT, _who(b))
         return out
+
+
+#: where a named throw's text names the breaker (:meth:`Scorebook.name_break`)
+_BREAK_AT = "; break in front of "
+
+
+def unnamed_throw(throw):
+    """A throw named by :meth:`Scorebook.name_break` without the players' names (for a
+    reader that may not read them, docs/SECURITY.md): who throws and who breaks by wind only,
+    in the fields and in the text; a throw not named is returned as it is."""
+    if not throw or not throw.get("breaker_player"):
+        return throw
+    out = dict(throw)
+    for role in ("thrower", "breaker"):
+        if out.get(role + "_player"):
+            out[role + "_player"] = dict(out[role + "_player"], name=None)
+    head = throw["text"].rsplit(_BREAK_AT, 1)[0]
+    out["text"] = "%s%s%s" % (head, _BREAK_AT, _who(out["breaker_player"]))
+    return out
 
 
 def _who(p):

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hostd.core.codes import KINDS, NEXT
 from hostd.core.commands import NAMES
+from hostd.core.scorebook import unnamed_throw
 from hostd.core.state import PLACES, STATES
 
 StateName = Literal[tuple(STATES)]
@@ -131,6 +132,29 @@ class Status(BaseModel):
     session: Optional[SessionOut]
     last_end: Optional[dict[str, Any]] = Field(description="how the last session ended")
     mqtt: Optional[dict[str, Any]] = Field(None, description="the MQTT bridge, when it runs")
+
+
+def without_names(status):
+    """The status for a reader that may not read what names people (an unpaired browser on
+    the LAN, docs/SECURITY.md): the session's `score` left out, its throw by wind only."""
+    session = (status or {}).get("session")
+    if not session:
+        return status
+    return dict(status, session=dict(session, score=None,
+                                     dice=unnamed_throw(session.get("dice"))))
+
+
+def event_without_names(event):
+    """An event for such a reader, or None when it is all names: a `score` (the ledger),
+    left out; a `hello`'s status and a `dice`'s players without their names."""
+    kind = event.get("type")
+    if kind == "score":
+        return None
+    if kind == "hello" and event.get("status"):
+        return dict(event, status=without_names(event["status"]))
+    if kind == "dice":
+        return unnamed_throw(event)
+    return event
 
 
 class Answer(BaseModel):

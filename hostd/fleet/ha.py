@@ -25,9 +25,8 @@ import hashlib
 import json
 import re
 
-from hostd.core.codes import NEXT
 from hostd.core.commands import COMMANDS
-from hostd.core.state import STATES
+from hostd.core.vocabulary import worded
 from hostd.fleet.broker import ROOT, topic
 from hostd.game.seats import WINDS
 
@@ -40,8 +39,16 @@ STATE_MAX = 255  # Home Assistant refuses a longer state: texts are cut to this
 MANUFACTURER = "jantaku"
 MODEL = "automatic mahjong table"
 
+#: each entity's English name by its key (hostd/core/vocabulary.py ENTITIES), as an
+#: integration's strings word its entities' translation_key (MQTT discovery takes a name,
+#: not a key: docs/FLEET.md "Home Assistant")
+NAMES = {"state": "State", "game": "Game", "hand": "Hand", "next": "Next step",
+         "deck_a": "Deck A", "deck_b": "Deck B", "last_fault": "Last fault",
+         **{"score_" + w: "Score " + w.capitalize() for w in WINDS},
+         "online": "Online", "table_connected": "Table connected"}
+
 #: the buttons, by the verb they publish (bridge VERBS), made from the one list of
-#: commands (each with a button); only with commands on
+#: commands (each with a button: its name and icon); only with commands on
 BUTTONS = tuple((c.mqtt, c.ha[0], c.ha[1]) for c in COMMANDS if c.ha)
 
 
@@ -106,34 +113,34 @@ def _score(player):
 
 
 def _sensors():
-    """(key, name, config without the common part), the status topic read by each."""
+    """(key, config without the common part), the status topic read by each."""
     return [
-        ("state", "State", {"value_template": "{{ value_json.state }}",
-                            "device_class": "enum", "options": list(STATES),
-                            "icon": "mdi:table-furniture"}),
+        # the table's one state, an enum of the state vocabulary
+        ("state", {"value_template": "{{ value_json.state }}",
+                   "device_class": "enum", "options": list(worded("state", "ha")),
+                   "icon": "mdi:table-furniture"}),
         # numbers Home Assistant may graph (and keep statistics of)
-        ("game", "Game", {"value_template": _session_field("game"), "icon": "mdi:counter",
-                          "state_class": "measurement"}),
-        ("hand", "Hand", {"value_template": _session_field("hand"), "icon": "mdi:cards",
-                          "state_class": "measurement"}),
+        ("game", {"value_template": _session_field("game"), "icon": "mdi:counter",
+                  "state_class": "measurement"}),
+        ("hand", {"value_template": _session_field("hand"), "icon": "mdi:cards",
+                  "state_class": "measurement"}),
         # what happens next as its code (docs/API.md "What happens next" lists them; a
         # dashboard words them), its text, parameters and action as attributes
-        ("next", "Next step", {"value_template": "{{ value_json.next.code if value_json.next "
-                                                 "else 'None' }}",
-                               "device_class": "enum", "options": list(NEXT),
-                               "json_attributes_template": "{{ (value_json.next if value_json.next "
-                                                           "else {}) | tojson }}",
-                               "icon": "mdi:arrow-right-bold-circle-outline"}),
-        ("deck_a", "Deck A", _deck("A")),
-        ("deck_b", "Deck B", _deck("B")),
-        ("last_fault", "Last fault", {
+        ("next", {"value_template": "{{ value_json.next.code if value_json.next else 'None' }}",
+                  "device_class": "enum", "options": list(worded("next", "ha")),
+                  "json_attributes_template": "{{ (value_json.next if value_json.next "
+                                              "else {}) | tojson }}",
+                  "icon": "mdi:arrow-right-bold-circle-outline"}),
+        ("deck_a", _deck("A")),
+        ("deck_b", _deck("B")),
+        ("last_fault", {
             "value_template": _cut("value_json.last_fault.message if 'last_fault' in "
                                    "value_json and value_json.last_fault else 'none'"),
             "json_attributes_template": "{{ (value_json.last_fault if 'last_fault' in "
                                         "value_json and value_json.last_fault else {}) "
                                         "| tojson }}",
             "icon": "mdi:alert-circle-outline"}),
-    ] + [("score_%s" % p, "Score %s" % p.capitalize(), _score(p)) for p in PLAYERS]
+    ] + [("score_%s" % p, _score(p)) for p in PLAYERS]
 
 
 def configs(table_id, *, prefix=PREFIX, commands=False, sw_version=None):
@@ -150,26 +157,26 @@ def configs(table_id, *, prefix=PREFIX, commands=False, sw_version=None):
     available = {"availability_topic": avail_t, "payload_available": "online",
                  "payload_not_available": "offline"}
 
-    def common(key, name):
-        return {"name": name, "unique_id": "jantaku_%s_%s" % (table_id, key),
+    def common(key, name=None):
+        return {"name": name or NAMES[key], "unique_id": "jantaku_%s_%s" % (table_id, key),
                 "device": device, "origin": origin, "qos": 1}
 
     out = []
-    for key, name, extra in _sensors():
+    for key, extra in _sensors():
         # Home Assistant records a state whenever a sensor's value or attributes change:
         # each sensor's attributes are a part of the status that changes only with it (not
         # the whole status, whose `at` changes at every publish)
-        cfg = dict(common(key, name), state_topic=status_t, **available)
+        cfg = dict(common(key), state_topic=status_t, **available)
         if "json_attributes_template" in extra:
             cfg["json_attributes_topic"] = status_t
         cfg.update(extra)
         out.append(("%s/sensor/%s/%s/config" % (prefix, node, key), cfg))
     # online: the daemon on the broker (its will says offline), so no availability of its own
     out.append(("%s/binary_sensor/%s/online/config" % (prefix, node), dict(
-        common("online", "Online"), state_topic=avail_t, payload_on="online",
+        common("online"), state_topic=avail_t, payload_on="online",
         payload_off="offline", device_class="connectivity", entity_category="diagnostic")))
     out.append(("%s/binary_sensor/%s/table_connected/config" % (prefix, node), dict(
-        common("table_connected", "Table connected"), state_topic=status_t,
+        common("table_connected"), state_topic=status_t,
         value_template="{{ 'ON' if value_json.connected else 'OFF' }}",
         device_class="connectivity", entity_category="diagnostic", **available)))
     for verb, name, icon in BUTTONS:

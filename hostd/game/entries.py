@@ -257,23 +257,37 @@ def parse_entry(data, rules: GameRules):
         raise BadEntry("%s entry: %s (a %s entry in %s takes: %s)" % (
             kind, _describe(errors), kind, rules.name, _fields_of(kind, rules)),
             key=keyed.get("type"), **keyed.get("ctx", {})) from None
-    if kind in ("ron", "tsumo"):
-        _check_win(entry, rules)
-    if kind == "draw" and entry.tenpai and rules.dealer_keeps != "win-or-tenpai":
+    check = _CHECKS.get(kind)
+    if check is not None:
+        check(entry, rules)
+    return entry
+
+
+# -- an entry against the rules, one function a kind that has such a check (_CHECKS)
+def _check_draw(entry, rules: GameRules) -> None:
+    if entry.tenpai and rules.dealer_keeps != "win-or-tenpai":
         raise BadEntry("%s: tenpai does not matter at a draw (%s); leave 'tenpai' out"
                        % (rules.name, rules.sources.get("dealer_keeps", "no noten payments")),
                        key="tenpai_unused")
-    if kind == "nagashi" and entry.tenpai and rules.nagashi != "draw":
+
+
+def _check_nagashi(entry, rules: GameRules) -> None:
+    if entry.tenpai and rules.nagashi != "draw":
         raise BadEntry("%s: nagashi mangan is a win (%s); leave 'tenpai' out"
                        % (rules.name, rules.sources.get("nagashi", "")), key="tenpai_unused")
-    if kind == "rules" and not entry.options():
+
+
+def _check_rules(entry, rules: GameRules) -> None:
+    if not entry.options():
         raise BadEntry("a rules entry sets one of %s's options: %s" % (
             rules.name, ", ".join("%s (%s)" % (k, ", ".join(v)) for k, v in rules.options.items())),
             key="option_missing")
-    if kind == "transfer" and entry.chips and not rules.win_chips:
+
+
+def _check_transfer(entry, rules: GameRules) -> None:
+    if entry.chips and not rules.win_chips:
         raise BadEntry("%s counts no chips; a transfer gives 'payments' only" % rules.name,
                        key="no_chips")
-    return entry
 
 
 def _check_win(entry, rules: GameRules) -> None:
@@ -297,6 +311,10 @@ def _check_win(entry, rules: GameRules) -> None:
             who = " (%s)" % h.player if len(hands) > 1 else ""
             raise BadEntry("%s entry%s: %s" % (entry.kind, who, e.message), key=e.key,
                            **e.params) from None
+
+
+_CHECKS = {"ron": _check_win, "tsumo": _check_win, "draw": _check_draw, "nagashi": _check_nagashi,
+           "rules": _check_rules, "transfer": _check_transfer}
 
 
 def winner_hands(entry) -> list:

@@ -38,7 +38,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from hostd.rules.dice import DiceError, parse_dice_spec
+from hostd.rules.dice_spec import DiceError, parse_dice_spec
 from hostd.errors import BadRequest, Refused
 
 __all__ = [

@@ -4,7 +4,14 @@
 # tests/unit/test_sim_micropython.py (which also runs this very script under CPython and
 # compares the DIGEST lines: same seed, same tiles per track on both runtimes).
 # Prints OK <name> per check; exits 1 on a failure.
+import gc
 import sys
+
+# MicroPython: a collection every 32 KiB allocated keeps the live objects packed (as in
+# sim_heap_lock.py: with modules compiled from source into this heap, its layout alone
+# decided whether a compile or a list found room in one piece)
+if hasattr(gc, "threshold"):
+    gc.threshold(32768)
 
 from hw_sim.driver import Driver
 from hw_sim.inprocess import InProcessTable

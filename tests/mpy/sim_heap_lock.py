@@ -5,7 +5,16 @@
 # take the host's acks).  The simulator's own bookkeeping runs outside the lock.  Only the
 # host's other frames (pings, commands) are decoded in unlocked steps.
 # Run by tests/unit/test_sim_micropython.py.
+import gc
 import sys
+
+# The port compiles every module from source into this heap, some while the simulator's
+# objects already live in it: collected only when full, the survivors lie spread over the
+# whole heap and a module's compile (a few KiB in one piece) may find no room, on a whim
+# of layout (32 more bytes of controller bytecode failed it at 768k, not at 1024k).  A
+# collection every 32 KiB allocated keeps the live objects packed.  (The per-tile path's
+# proof is heap_lock's: no collection is needed where nothing is allocated.)
+gc.threshold(32768)
 
 from firmware import compat
 from hw_sim.driver import Driver

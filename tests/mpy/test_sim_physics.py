@@ -6,6 +6,12 @@ import gc
 import json
 import sys
 
+# MicroPython: a collection every 32 KiB allocated keeps the live objects packed (as in
+# sim_heap_lock.py: with modules compiled from source into this heap, its layout alone
+# decided whether a compile or a list found room in one piece)
+if hasattr(gc, "threshold"):
+    gc.threshold(32768)
+
 from hw_sim.machine import Machine
 from hw_sim.scripted import ScriptedController
 from hw_sim.table import Table

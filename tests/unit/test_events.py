@@ -42,3 +42,17 @@ def test_the_health_reader_takes_the_build_health_models_fields():
     fields = set(events.TrackHealth.model_fields) | set(events.BuildHealth.model_fields)
     read = set(re.findall(r'\[\s*"(tracks|track|tiles|unknown|means|build)"\s*\]', src))
     assert read and read <= fields, read - fields
+
+
+def test_every_event_the_code_sends_by_name_has_a_model():
+    """A type sent by its literal (`emit("build_resumed", ...)`, `publish({"type": ...})`)
+    with no model would be refused under STRICT and logged as drift in the daemon: a build
+    carried on after a restart (`build_resumed`) was sent so, undeclared."""
+    sent = set()
+    pattern = re.compile(r'\b(?:emit|_emit|publish|_on)\(\s*'
+                         r'(?:"([a-z_]+)"|\{\s*"type":\s*"([a-z_]+)")')
+    for path in (ROOT / "hostd").rglob("*.py"):
+        for a, b in pattern.findall(path.read_text()):
+            sent.add(a or b)
+    assert len(sent) > 20 and "build_resumed" in sent, sorted(sent)
+    assert sent <= set(events.MODELS), sorted(sent - set(events.MODELS))

@@ -14,6 +14,7 @@ import subprocess
 import pytest
 
 from hostd.core.codes import NEXT, TODO, Context, example_context, example_state, next_step
+from hostd.core import vocabulary
 from hostd.core.commands import offered_by
 from tests.conftest import ROOT
 
@@ -236,10 +237,7 @@ EVENTS = {
 }
 REFUSALS = {code: {"known": ["blue", "green", "pink"], "sets": ["blue", "green"],
                    "fault": {"kind": "jam", "track": 2, "deck": "A", "action": "clear_fault"}}
-            for code in ("not_paired", "pair_refused", "pair_rate_limited", "cross_origin",
-                         "bad_host", "bad_colours", "unknown_colour", "bad_dice", "bad_request",
-                         "sets_not_apart", "walls_inside", "fault_remains", "not_connected",
-                         "not_now", "composition", "refused", "table", "internal", "other")}
+            for code in vocabulary.REFUSALS}  # (every refusal the page words)
 
 
 # a refusal of every key the ledger gives: (ruleset, entries before, the refused entry)
@@ -324,6 +322,12 @@ def ja():
 
 def flat(value):
     return [value] if isinstance(value, str) else [x for v in value for x in flat(v)]
+
+
+def test_every_event_told_is_worded_from_an_example():
+    """The examples above are of every event type the registry says people are told of
+    (hostd/core/vocabulary.py; tests/unit/test_vocabulary.py holds words.js to it)."""
+    assert list(EVENTS) == list(vocabulary.EVENTS)
 
 
 def test_the_language_is_chosen_and_japanese_has_every_english_word(en, ja):

@@ -938,3 +938,51 @@ def test_history_and_scores_from_another_machine_need_pairing_by_default():
     assert paired["/status"].json()["session"]["score"]["players"]["E"]["name"] == "Aiko"
     opened = run(reads(create_app(d, token="t" * 32, bind_host="0.0.0.0", lan_reads="open"), lan))
     assert all(r.status_code == 200 for r in opened.values())
+
+
+def test_an_unpaired_stream_from_another_machine_carries_no_names():
+    """Issue 53 point 7: the event stream leaves out what names people as /status does, for
+    a browser on the LAN that has not paired: no `score` events, the hello's status without
+    the score, the throw's players by wind only (fields and text); a paired browser, a
+    program on the host and `--lan-reads open` get every name."""
+    named_throw = {"type": "dice", "hand": 1, "dice": [3, 4], "total": 7,
+                   "breaker": "across", "text": "7: across",
+                   "thrower_player": {"player": "E", "wind": "east", "name": "Aiko"},
+                   "breaker_player": {"player": "W", "wind": "west", "name": "Ben"}}
+    named_throw["text"] += "; break in front of West (Ben)"
+
+    class Finite(FakeDaemon):  # a stream that ends, so that the ASGI client can read it all
+        async def subscribe(self):
+            for ev in self.events:
+                yield ev
+
+    d = Finite([{"type": "score", "game": 1, "score": {"players": {"E": {"name": "Aiko"}}}},
+                named_throw, {"type": "build_done", "build": 1, "ok": True}])
+    d.st["session"] = {"id": 7, "dice": named_throw,
+                       "score": {"players": {"E": {"name": "Aiko"}}}}
+    lan = ("192.168.1.66", 5000)
+
+    def stream(app, client, cookie=None):
+        async def go():
+            async with httpx.AsyncClient(
+                    transport=httpx.ASGITransport(app=app, client=client), base_url=BASE,
+                    cookies={"jantaku_session": cookie} if cookie else None) as c:
+                return await c.get("/events")
+        r = run(go())
+        assert r.status_code == 200
+        return [json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:")]
+
+    app = create_app(d, token=TOKEN, bind_host="0.0.0.0")
+    unpaired = stream(app, lan)
+    assert [e["type"] for e in unpaired] == ["hello", "dice", "build_done"]
+    assert unpaired[0]["status"]["session"]["score"] is None
+    for throw in (unpaired[0]["status"]["session"]["dice"], unpaired[1]):
+        assert throw["text"] == "7: across; break in front of West"
+        assert throw["thrower_player"] == {"player": "E", "wind": "east", "name": None}
+        assert throw["breaker_player"]["name"] is None
+    assert "Aiko" not in json.dumps(unpaired) and "Ben" not in json.dumps(unpaired)
+    cookie = app.state.pairing.exchange(app.state.pairing.new_code(), client=lan[0]).cookie
+    opened = create_app(d, token=TOKEN, bind_host="0.0.0.0", lan_reads="open")
+    for got in (stream(app, lan, cookie), stream(app, ("127.0.0.1", 5000)), stream(opened, lan)):
+        assert [e["type"] for e in got] == ["hello", "score", "dice", "build_done"]
+        assert got[2] == named_throw and got[0]["status"]["session"]["dice"] == named_throw

@@ -975,6 +975,7 @@
       if (r.ok) {
         P.paired = true;
         P.answer = { text: W.pairedNow, bad: false, at: P.seq, control: "pair-button" };
+        reopenStream();  // a stream opened unpaired leaves out what names people
         offerOnce();
       } else {
         const err = (data && data.error) || { code: "http_" + r.status };
@@ -998,6 +999,7 @@
       if (r.ok) {
         P.paired = false;
         P.answer = { text: W.forgotten, bad: false, at: P.seq, control: "forget" };
+        reopenStream();
       }
     } catch (err) {
       P.answer = { text: W.refusedAs(W.forgetButton, W.unreachable), bad: true, at: P.seq, control: "forget" };
@@ -2386,6 +2388,14 @@
       }
       render();
     };
+  }
+
+  // this browser paired or forgot its pairing: the stream again, judged with its cookie now
+  // (from another machine, an unpaired stream carries no scores and no players' names)
+  function reopenStream() {
+    if (es) es.close();
+    attempt = 0;
+    connect();
   }
 
   // -- set up ----------------------------------------------------------------------------------

@@ -5,7 +5,11 @@
 // codes.py NEXT), a fault as its kind (TODO's keys there), a refusal as an error code, and
 // events as types: the page words each of them here, naming its own buttons (`cmd`), never
 // a command of another front end. Functions take the code's params and the words object
-// itself (`w`), so a translation's sentences use its own button names.
+// itself (`w`), so a translation's sentences use its own button names. The tables keyed
+// by the daemon's keys (next, fault, todo, cmd, sendingCmd, where, refusal, log, the
+// seats' seatShort, breakAt, seatFromMe, rel, and score.wind) hold exactly the keys of
+// hostd/core/vocabulary.py, in each language: the CLI and Home Assistant word the same
+// keys (tests/unit/test_vocabulary.py).
 window.JANTAKU_WORDS = {
   lang: "en",
   title: "jantaku table",
@@ -457,7 +461,8 @@ window.JANTAKU_WORDS = {
   badColours: "Choose each set's back colour among the table's (the same one twice for two " +
     "sets whose backs look alike).",
 
-  // refusals, by the answer's error code; e: the error, w: words, ctx: {status}
+  // refusals, by the answer's error code (hostd/core/vocabulary.py REFUSALS); e: the
+  // error, w: words, ctx: {status}
   refusal: {
     not_paired: () => "This browser is not paired: type the code from the table's host below.",
     invites_off: () => "The table's host makes every pairing code itself: ask there.",
@@ -480,6 +485,7 @@ window.JANTAKU_WORDS = {
       "Deck, which brings them up and collects every tile.",
     fault_remains: (e, w, ctx) => "The fault is still there. " + (ctx.fault ? w.faultTodo(ctx.fault, w) : ""),
     not_connected: () => "The table is not connected: nothing moves until it is.",
+    no_session: () => "No session is open: start one first.",
     not_now: (e, w, ctx) => "Not possible now" + (ctx.next ? ": " + ctx.next : "."),
     composition: () => "The deck's tiles are not what they were: see the fault.",
     refused: () => "This table cannot build that ruleset's walls.",
@@ -1065,6 +1071,7 @@ window.JANTAKU_WORDS_JA = {
     walls_inside: () => "どのセッションのものでもない山が中にあります。ミックスデッキで始めれば、山を上げてすべての牌を集めます。",
     fault_remains: (e, w, ctx) => "エラーはまだ残っています。" + (ctx.fault ? w.faultTodo(ctx.fault, w) : ""),
     not_connected: () => "卓が接続されていません。接続されるまで何も動きません。",
+    no_session: () => "セッションがありません。先に始めてください。",
     not_now: (e, w, ctx) => "今はできません" + (ctx.next ? ":" + ctx.next : "。"),
     composition: () => "デッキの牌が前と違います。エラーを見てください。",
     refused: () => "この卓ではそのルールの山を積めません。",

@@ -10,7 +10,7 @@ from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, Field
 
 from hostd.core.daemon import API_VERSION
-from hostd.core.status import Status
+from hostd.core.status import Status, event_without_names, without_names
 from hostd.web.guards import maybe_await, once
 
 log = structlog.get_logger("jantaku.api")
@@ -49,11 +49,11 @@ def add(app: FastAPI, daemon, *, version, security=None):
         """The one status: the table's state (`state`), what happens next (`next`), the
         commands the daemon would accept now (`can`), the open fault, the table and the
         session.  From another machine, unless paired (or the token, or `--lan-reads
-        open`), the session's `score` (the players' names and points) is left out."""
+        open`), what names people is left out: the session's `score` (the players' names and
+        points), and its throw names its players by wind only."""
         st = await maybe_await(daemon.status())
-        if security is not None and (st.get("session") or {}).get("score") is not None \
-                and not security.may_read_private(request):
-            st = dict(st, session=dict(st["session"], score=None))
+        if security is not None and not security.may_read_private(request):
+            st = without_names(st)
         return st
 
     @app.get("/history", response_model=dict[str, Any], tags=["daemon"], operation_id="history",
@@ -79,10 +79,10 @@ def add(app: FastAPI, daemon, *, version, security=None):
         drift per track, the lift's stroke time; `flags` says what to look at."""
         return await maybe_await(daemon.table_health())
 
-    return _add_events(app, daemon)
+    return _add_events(app, daemon, security)
 
 
-def _add_events(app, daemon):
+def _add_events(app, daemon, security):
     streams = set()  # the `end` of each event stream open now
 
     @app.get("/events", response_class=EventSourceResponse, tags=["daemon"],
@@ -91,7 +91,11 @@ def _add_events(app, daemon):
         """Server-sent events.  Each event's `data:` is one JSON object with a `type`
         (`hello` first, with the status; then `state` at every change of state, and the
         daemon's other events: `build_started`, `build_done`, `hand`, `dice`, `fault`,
-        `tile` ...).  Ignore types you don't know."""
+        `tile` ...).  Ignore types you don't know.  From another machine, unless paired
+        (or the token, or `--lan-reads open`), what names people is left out as in
+        `/status`: no `score` events, the throw's players by wind only (a browser that
+        pairs opens its stream again)."""
+        named = security is None or security.may_read_private(request)
         stream = daemon.subscribe()
         if inspect.isawaitable(stream):
             stream = await stream
@@ -109,11 +113,15 @@ def _add_events(app, daemon):
                 hello["status"] = await maybe_await(daemon.status())
             except Exception:  # a hello without status beats no stream
                 log.exception("events_status_failed")
-            yield hello
+            yield hello if named else event_without_names(hello)
             async for ev in stream:
                 if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
                     log.warning("event_without_type_dropped", item=repr(ev)[:200])
                     continue
+                if not named:
+                    ev = event_without_names(ev)
+                    if ev is None:
+                        continue
                 yield ev
         finally:
             streams.discard(end)
