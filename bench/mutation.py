@@ -37,7 +37,10 @@ TARGETS = {
     "protocol/link.py": ["tests/unit/test_protocol_link.py", "--deselect",
                          "tests/unit/test_protocol_link.py::"
                          "test_ten_thousand_commands_exactly_once_in_order_over_a_lossy_line"],
-    "firmware/reference/track.py": ["tests/unit/test_track.py"],
+    # the four-port side is a Track too (its feed the gate, its cam the stacker): its tests
+    # pin the same counting on the other family, and its own cross-check of the count
+    "firmware/reference/track.py": ["tests/unit/test_track.py", "tests/unit/test_fourport.py"],
+    "firmware/fourport/side.py": ["tests/unit/test_fourport.py"],
 }
 COPY = ("hostd", "firmware", "protocol", "hw_sim", "tests", "docs", "pyproject.toml")
 
@@ -46,6 +49,18 @@ _PAO_SELF = ("pao named as the discarder is then taken as liable: the discarder 
              "and the rest, the chips and the honba all the same, so every payment is equal")
 _OTHERS_NONE = ("others(None) lists the winner too, who then pays itself: a payment of 0 "
                 "net, every book the same")
+_MODULO = ("x - 2**29 and x + 2**29 are the same modulo 2**30: the masked difference is "
+           "the same")
+_MIN = "of two equal due times either is the minimum"
+_WAIT = ("the busy wait's length between two readings: what it changes is the real jitter, "
+         "which only a board has (the fold of the readings is pinned by a known answer)")
+_FLAG = ("a private flag only ever tested for truth: None and False (or 1 and 2) act the same")
+_REFILLED = ("a preallocated value list whose every field is written before each frame it "
+             "makes (heartbeat, RESULT, PING, CONNECT, IDENTITY's session)")
+_SET_BEFORE_USE = ("a starting value every session sets again (_reset_seq, _connect, "
+                   "_on_connect, the first frame) before anything reads it")
+_NAK_AT = ("-1, -2 and None never equal an ack (0..255), and +1 is replaced before the "
+           "base can be 1: no fast retransmit is skipped")
 EQUIVALENT = {
     # hostd/game/payments.py
     "hostd.game.payments.x__liable__mutmut_2": _PAO_SELF + "; and no pao stays None",
@@ -112,6 +127,101 @@ EQUIVALENT = {
         "< 0 and < 1 agree",
     "protocol.codec.xǁDecoderǁfeed__mutmut_21": "when k equals what is left, k = n - pos "
         "sets k to the same value",
+    # protocol/link.py
+    "protocol.link.x_ticks_diff__mutmut_3": _MODULO,
+    "protocol.link.xǁLinkǁ_tick_uptime__mutmut_4": _MODULO,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_5": _MODULO,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_10": _MODULO,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_20": _MODULO,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_27": _MODULO,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_36": _MODULO,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_12": _MIN,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_22": _MIN,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_29": _MIN,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_38": _MIN,
+    "protocol.link.xǁLinkǁnext_due_ms__mutmut_42": "a due time of 0 is returned as 0 either way",
+    "protocol.link.x__timing_entropy__mutmut_12": _WAIT,
+    "protocol.link.x__timing_entropy__mutmut_13": _WAIT,
+    "protocol.link.x__timing_entropy__mutmut_14": _WAIT,
+    "protocol.link.x__timing_entropy__mutmut_17": _WAIT,
+    "protocol.link.x__timing_entropy__mutmut_2": "CPython's stand-in for ticks_us (only tests reach it: CPython has os.urandom) in slightly longer units: the waits' jitter still folded",
+    "protocol.link.xǁLinkǁ__init____mutmut_104": _FLAG,
+    "protocol.link.xǁLinkǁ__init____mutmut_106": _FLAG,
+    "protocol.link.xǁLinkǁ__init____mutmut_73": _FLAG,
+    "protocol.link.xǁLinkǁ__init____mutmut_75": _FLAG,
+    "protocol.link.xǁLinkǁ__init____mutmut_85": _FLAG,
+    "protocol.link.xǁLinkǁ_connect__mutmut_9": _FLAG,
+    "protocol.link.xǁLinkǁ_incompatible__mutmut_1": _FLAG,
+    "protocol.link.xǁLinkǁ_incompatible__mutmut_3": _FLAG,
+    "protocol.link.xǁLinkǁ_on_ack__mutmut_59": _FLAG,
+    "protocol.link.xǁLinkǁ_on_ack__mutmut_64": _FLAG,
+    "protocol.link.xǁLinkǁ_on_first_identity__mutmut_32": _FLAG,
+    "protocol.link.xǁLinkǁ_on_reject__mutmut_7": _FLAG,
+    "protocol.link.xǁLinkǁ_reset_seq__mutmut_14": _FLAG,
+    "protocol.link.xǁLinkǁ_reset_seq__mutmut_16": _FLAG,
+    "protocol.link.xǁLinkǁ_reset_seq__mutmut_18": _FLAG,
+    "protocol.link.xǁLinkǁ_rx_done__mutmut_1": _FLAG,
+    "protocol.link.xǁLinkǁ_queue__mutmut_20": _FLAG,
+    "protocol.link.xǁLinkǁ_retransmit__mutmut_8": _FLAG,
+    "protocol.link.xǁLinkǁ__init____mutmut_147": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_148": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_149": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_150": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_189": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_190": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_191": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_192": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_198": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_200": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_156": _REFILLED,
+    "protocol.link.xǁLinkǁ__init____mutmut_169": "a frame made at start only to check the identity (its seq unused): every IDENTITY and ABOUT sent is made again",
+    "protocol.link.xǁLinkǁ__init____mutmut_187": "a frame made at start only to check the identity (its seq unused): every IDENTITY and ABOUT sent is made again",
+    "protocol.link.xǁLinkǁ__init____mutmut_207": "_connect(None): None and False both wait for the first poll to send CONNECT",
+    "protocol.link.xǁLinkǁ__init____mutmut_53": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_56": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_59": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_60": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_61": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_64": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_65": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_66": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_67": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_68": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_69": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_70": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_71": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_72": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_76": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_87": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_88": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_91": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_92": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_96": _SET_BEFORE_USE,
+    "protocol.link.xǁLinkǁ__init____mutmut_79": "before the first RTT sample only the sign of srtt8 is looked at, and the first sample sets both srtt8 and rttvar4",
+    "protocol.link.xǁLinkǁ__init____mutmut_80": "before the first RTT sample only the sign of srtt8 is looked at, and the first sample sets both srtt8 and rttvar4",
+    "protocol.link.xǁLinkǁ__init____mutmut_81": "before the first RTT sample only the sign of srtt8 is looked at, and the first sample sets both srtt8 and rttvar4",
+    "protocol.link.xǁLinkǁ_on_ack__mutmut_51": _NAK_AT,
+    "protocol.link.xǁLinkǁ_on_ack__mutmut_53": _NAK_AT,
+    "protocol.link.xǁLinkǁ_reset_seq__mutmut_9": _NAK_AT,
+    "protocol.link.xǁLinkǁ_reset_seq__mutmut_10": _NAK_AT,
+    "protocol.link.xǁLinkǁ_reset_seq__mutmut_11": _NAK_AT,
+    "protocol.link.xǁLinkǁ_reset_seq__mutmut_2": "the transmit ring may start at any slot: queueing, acks and retransmission all count from _head",
+    "protocol.link.xǁLinkǁ_clamp__mutmut_1": "at the bound itself both sides give the bound",
+    "protocol.link.xǁLinkǁ_clamp__mutmut_2": "at the bound itself both sides give the bound",
+    "protocol.link.xǁLinkǁpoll__mutmut_27": "at the bound itself both sides give the bound",
+    "protocol.link.xǁLinkǁ_incompatible__mutmut_15": "theirs equals VERSION_MAX only when it is the host's own version, which is not incompatible (a host speaks VERSION_MIN..MAX)",
+    "protocol.link.xǁLinkǁ_on_reject__mutmut_19": "a table refuses our version only with both ends of its range on one side of it: values[2] and values[3] are both above VERSION_MAX or neither",
+    "protocol.link.xǁLinkǁ_retransmit__mutmut_9": "a retransmitted frame's send time is never read (Karn: no sample from it) until its slot is queued again, which sets it",
+    "protocol.link.xǁLinkǁ_rtt_sample__mutmut_1": "a sample is never negative (a frame is acked after it was sent, on a monotonic clock) and one of 0 stays 0",
+    "protocol.link.xǁLinkǁ_rtt_sample__mutmut_2": "a sample is never negative (a frame is acked after it was sent, on a monotonic clock) and one of 0 stays 0",
+    "protocol.link.xǁLinkǁ_rtt_sample__mutmut_3": "a sample is never negative (a frame is acked after it was sent, on a monotonic clock) and one of 0 stays 0",
+    "protocol.link.xǁLinkǁ_rtt_sample__mutmut_4": "a sample is never negative (a frame is acked after it was sent, on a monotonic clock) and one of 0 stays 0",
+    "protocol.link.xǁLinkǁ_rtt_sample__mutmut_19": "an error of 0 negated is 0",
+    "protocol.link.xǁLinkǁ_rtt_sample__mutmut_20": "an error of 0 negated is 0",
+    "protocol.link.xǁLinkǁ_rtt_sample__mutmut_31": "a variance of exactly 1 gives 1 either way",
+    "protocol.link.xǁLinkǁ_send_heartbeat__mutmut_10": "with no high part, lo | (0 << 30) is lo",
+    "protocol.link.xǁLinkǁ_send_heartbeat__mutmut_18": "a dropped count of exactly 0xFFFF is sent as 0xFFFF either way",
+    "protocol.link.xǁLinkǁ_send_heartbeat__mutmut_19": "a dropped count of exactly 0xFFFF is sent as 0xFFFF either way",
 }
 
 

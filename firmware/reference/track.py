@@ -44,7 +44,6 @@ class Track:
         self._jam_us = o["jam"] * 1000
         self._deb_us = t["debounce"] * 1000  # the entry sensor's debounce (photo driver)
         self._jam_retries = o["jam_retries"]
-        self.capacity = 2 * profile["max_stacks"]
         self._step_cb = self._on_step
         if gate is None:
             gate = Gate(hal.output("gate" + n), close_ms=t["gate_close"])

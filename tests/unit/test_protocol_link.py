@@ -1223,3 +1223,137 @@ def test_without_a_random_source_the_nonce_is_random_reseeded_with_the_timing(mo
     random.seed(7)
     random.seed(random.getrandbits(32) ^ 0x0BADCAFE)
     assert got == random.getrandbits(32)
+
+
+def test_two_bad_commands_are_two_and_the_nonce_never_repeats_nor_is_0():
+    d = Manual()
+    d.connect()
+    d.feed(1, m.ACK)
+    d.link.feed(raw_frame(0, m.LIFT_DONE, b"\x01"))  # an event sent as a command
+    d.link.feed(raw_frame(1, 0x7D, b""))  # no such message
+    assert d.link.bad == 2 and d.link.stats()["bad"] == 2
+    draws = iter([0, 1, 1, 0, 2])
+    h = Manual(role="host", nonce=lambda: next(draws))
+    assert h.link.session == 1  # 0 skipped, 1 taken
+    h.link.connect()
+    assert h.link.session == 2  # the same one again and 0 skipped
+
+
+def test_after_incompatible_the_host_sends_nothing_until_connect():
+    h = Manual(role="host")
+    h.link.poll()
+    h.link.feed(raw_frame(0, m.IDENTITY, bytes([2])))  # a version 2 table
+    assert h.events == [L.INCOMPATIBLE]
+    h.out()
+    assert h.link.send(m.LIFT, ()) is False and h.link.free == 0
+    h.clock.us = 2_000_000
+    h.link.poll()
+    assert h.out() == []
+
+
+def test_an_ack_behind_across_the_sequence_wrap_resyncs():
+    h = host_up(window=4)
+    for i in range(257):  # base wraps to 1
+        h.link.send(m.BUILD, (i % 1000 + 1,))
+        h.feed((i + 1) & 0xFF, m.ACK)
+    h.out()
+    h.feed(254, m.ACK)  # 3 behind 1, across the wrap
+    assert h.link.resyncs == 1 and h.events == [L.NEW, L.RESYNC]
+
+
+def test_a_result_the_handler_left_no_room_for_is_counted_as_dropped():
+    d = None
+
+    def handler(mid, values):  # the command's handler sends events until the window is full
+        while d.link.send(m.TILE, (1, 1, 1, 1, 0, 0, 0, 0)):
+            pass
+        return None
+
+    d = Manual(window=4, handler=handler)
+    d.connect()
+    d.feed(1, m.ACK)
+    d.out()
+    d.feed(0, m.LIFT)
+    assert d.link.dropped == 2 and d.link.in_flight == 4  # one event and the RESULT
+    assert [n for s, n, v in d.out()] == ["tile"] * 4 + ["ack"]
+
+
+def test_no_rtt_sample_from_a_retransmitted_frame():
+    """Karn: an ack of a frame sent twice says nothing of the round trip; the backoff is
+    forgotten on that progress."""
+    h = host_up()
+    h.link.send(m.BUILD, (1,))
+    h.clock.us += 200_000
+    h.link.poll()  # resent
+    assert h.link.rto_ms == 400
+    h.clock.us += 10_000
+    h.feed(1, m.ACK)
+    assert h.link.stats()["srtt_ms"] is None and h.link.rto_ms == 200
+
+
+def test_the_variance_term_is_at_least_1_ms():
+    h = host_up(rto_min_ms=0)
+    h.link.send(m.BUILD, (1,))
+    h.feed(1, m.ACK)  # a round trip of 0: srtt 0, variance 0, taken as 1
+    assert h.link.rto_ms == 1
+
+
+def test_garbage_at_the_silence_limit_does_not_bring_a_lost_link_up():
+    h = host_up()
+    h.clock.us += 2_000_000
+    h.link.poll()
+    assert h.events == [L.NEW, L.LOST] and h.link.connected is False
+    assert h.link.stats()["lost"] is True
+    h.link.feed(b"\x00")  # bytes, but no frame
+    assert h.link.lost and h.events == [L.NEW, L.LOST]
+    h.feed(0, m.HEARTBEAT, (7, NONCE, 0, 0, 0))
+    assert h.events == [L.NEW, L.LOST, L.UP] and h.link.lost is False
+    assert h.link.connected is True
+
+
+def test_a_tables_own_frames_put_off_its_heartbeat_unless_it_dropped_events():
+    d = Manual(heartbeat_ms=500, window=2)
+    d.connect()
+    d.feed(1, m.ACK)
+    d.out()
+    d.clock.us = 400_000
+    d.feed(200, m.LIFT)  # a duplicate: answered with an ack alone
+    assert names(d.out()) == ["ack"]
+    d.clock.us = 899_000
+    d.link.poll()
+    assert d.out() == []  # 500 ms after the ack, not after the handshake
+    d.clock.us = 900_000
+    d.link.poll()
+    assert names(d.out()) == ["heartbeat"]
+    tile = (1, 1, 1, 1, 0, 0, 0, 0)
+    while d.link.send(m.TILE, tile):
+        pass
+    d.out()  # (their sending put it off too)
+    d.clock.us = 1_000_000
+    d.feed(200, m.LIFT)  # an ack again, after an event was dropped
+    assert names(d.out()) == ["ack"]
+    d.clock.us = 1_400_000  # 500 ms after the sends, not after this ack
+    d.link.poll()
+    hbs = [v for s, n, v in d.out() if n == "heartbeat"]  # (beside the events resent)
+    assert len(hbs) == 1 and hbs[0][4] == 1
+
+
+def test_the_uptime_reaches_2_30_minus_1_before_it_carries():
+    d = Manual(heartbeat_ms=500)
+    d.link.poll()
+    d.out()
+    d.link._up_lo = (1 << 30) - 1 - 500
+    d.clock.us = 500_000
+    d.link.poll()
+    (s, n, hb), = d.out()
+    assert hb[3] == (1 << 30) - 1
+
+
+def test_a_device_connected_again_is_not_lost():
+    d = Manual(silence_ms=1000)
+    d.connect()
+    d.clock.us = 1_000_000
+    d.link.poll()
+    assert d.link.lost is True and d.link.connected is False
+    d.connect(nonce=NONCE + 1)
+    assert d.link.lost is False and d.link.stats()["lost"] is False

@@ -256,3 +256,251 @@ def test_a_bounce_as_the_jam_clears_waits_for_the_last_rise():
     assert t.gate.level == 0
     t.run(1)
     assert t.gate.level == 1 and not t.tr.jammed
+
+
+# -- a track's state and timing, exactly (bench/mutation.py's survivors) ---------------------
+FRESH = {"track": 2, "target": 0, "count": 0, "handled": 0, "colours": [0, 0, 0],
+         "gate_open": False, "armed": False, "jammed": False, "jams": 0, "overfill": False,
+         "wall_done": False, "stacked": 0, "pushed": 0, "rejected_edges": 0}
+
+
+def test_a_fresh_track_reports_nothing_done_and_a_reset_forgets_everything():
+    t = T()
+    assert t.tr.get_status() == FRESH and t.tr.idle() and t.tr.jam_backoffs == 0
+    t.tr.arm(1)
+    t.tile()
+    t.tile()  # overfill
+    t.entry.set(0)
+    t.run(401)  # and a jam
+    assert t.tr.get_status()["overfill"] and t.tr.jammed and t.tr.jam_backoffs == 1
+    t.entry.set(1)
+    t.run(1000)
+    t.tr.reset()
+    assert t.tr.get_status() == dict(FRESH, rejected_edges=t.tr.photo.rejected)
+    assert t.tr.jam_backoffs == 0 and t.tr.idle()
+    # and the next wall is built from scratch: 3 tiles, numbered from 1, the odd one pushed
+    faults = list(t.ctl.faults)
+    t.ctl.tiles = []
+    t.tr.arm(3)
+    for colour in (1, 1, 2):
+        t.tile(colour)
+    t.run(1000)
+    assert t.ctl.tiles == [(2, 1, 1), (2, 2, 1), (2, 3, 2)]
+    st = t.tr.get_status()
+    assert (st["wall_done"], st["stacked"], st["pushed"], st["colours"]) == (True, 3, 2, [0, 2, 1])
+    assert t.ctl.full == [2] and t.ctl.faults == faults  # no new fault
+
+
+def test_a_wall_of_one_tile_is_done_and_reported_once_even_when_armed_again():
+    t = T()
+    t.tr.arm(1)
+    assert not t.tr.get_status()["wall_done"] and t.tr.short()
+    t.tile()
+    t.run(1000)
+    assert t.ctl.full == [2] and not t.tr.short() and t.tr.get_status()["armed"]
+    t.tr.arm(1)  # a resume with the wall already there
+    t.run(100)
+    assert t.ctl.full == [2] and t.gate.level == 0
+    t.tr.disarm()
+    assert t.tr.get_status()["armed"] is False
+
+
+def test_arming_opens_the_gate_only_below_the_target_and_flags_only_beyond_it():
+    t = T()
+    t.tr.arm(0)  # no wall on this track: done at once, gate shut
+    assert t.tr.get_status()["wall_done"] is True and t.gate.level == 0
+    t = T()
+    t.tr.arm(2)
+    t.tile()
+    t.tr.arm(1)  # the count is the target: shut, not overfull
+    st = t.tr.get_status()
+    assert t.gate.level == 0 and st["overfill"] is False and st["wall_done"] is False
+    t.tr.arm(2)
+    assert t.gate.level == 1
+    t.tr.arm(0)  # fewer than counted: overfull
+    assert t.tr.get_status()["overfill"] is True and t.gate.level == 0
+    t = T()
+    t.tr.arm(4)
+    t.entry.set(0)
+    t.run(401)
+    t.tr.arm(4)  # armed again while jammed: the gate stays shut
+    assert t.tr.jammed and t.gate.level == 0
+
+
+def test_the_colour_is_read_colour_delay_after_the_edge_and_the_jam_found_jam_after_it():
+    t = T()
+    t.tr.arm(4)
+    t.see(1)
+    t.entry.set(0)
+    t.run(7)
+    assert t.ctl.tiles == []
+    t.run(1)  # 8 ms to the microsecond
+    assert t.ctl.tiles == [(2, 1, 1)]
+    t.run(391)
+    assert not t.tr.jammed
+    t.run(1)  # 400 ms to the microsecond
+    assert t.tr.jammed and t.tr.get_status()["jams"] == 1
+
+
+def test_every_colour_is_read_at_its_own_tiles_time():
+    """The sensor shows a tile's colour only from 5 ms after its edge: each read comes a
+    colour delay (8 ms) after its own tile's edge, the ring's slots in turn."""
+    t = T()
+    t.tr.arm(12)
+    want = []
+    for k in range(10):
+        colour = 1 + k % 2
+        t.see(0)
+        t.entry.set(0)
+        t.run(5)
+        t.see(colour)
+        t.run(25)
+        t.entry.set(1)
+        t.run(220)
+        want.append((2, k + 1, colour))
+    assert t.ctl.tiles == want
+
+
+def test_two_tiles_in_one_colour_delay_are_each_read_in_time_and_both_stacked():
+    """A tile close behind another (its edge 5 ms later, the beam dark throughout): each
+    read after its own edge, both stacked once the beam clears."""
+    t = T()
+    t.tr.arm(2)
+    t.see(1)
+    t.entry.set(0)
+    t.run(1)
+    t.entry.set(1)
+    t.run(4)
+    t.entry.set(0)  # the second tile's edge, 5 ms after the first's
+    t.run(5)
+    t.see(2)  # read 1 came at 8 ms; read 2 comes at 13
+    t.run(7)
+    assert t.ctl.tiles == [(2, 1, 1), (2, 2, 2)] and t.tr.stacker.stacked == 0
+    t.entry.set(1)
+    t.run(1000)
+    st = t.tr.get_status()
+    assert (st["stacked"], st["colours"], st["wall_done"]) == (2, [0, 1, 1], True)
+
+
+def test_tiles_counted_while_the_task_was_held_are_all_read_in_order_at_once():
+    """Nine edges with no task step between them (the task loop held up): the ring keeps
+    eight edge times, so the oldest is read at once, then each in turn."""
+    t = T()
+    t.tr.arm(12)
+    t.see(1)
+    for _ in range(9):  # the IRQ only
+        t.entry.set(0)
+        t.clock.us += 4000
+        t.entry.set(1)
+        t.clock.us += 4000
+    assert t.tr.count == 9 and t.ctl.tiles == []
+    t.step()
+    assert t.ctl.tiles[:1] == [(2, 1, 1)]  # now, not a colour delay later
+    t.run(1000)
+    assert [i for _, i, _ in t.ctl.tiles] == list(range(1, 10))
+
+
+def test_a_bounce_after_the_tile_left_re_arms_its_jam_check_at_the_same_deadline():
+    """A tile's beam clears (its jam check parked), then darkens again with an edge the
+    debounce rejects: the check runs at the tile's own deadline (edge + 400 ms)."""
+    for dark_at, jam_at in ((100, 400), (399, 400)):
+        t = T()
+        t.tr.arm(4)
+        t.entry.set(0)
+        t.run(dark_at - 1)
+        t.entry.set(1)
+        t.run(1)
+        t.entry.set(0)  # 1 ms after the rise: a bounce, not a tile
+        t.tr.service()
+        assert t.tr.count == 1 and t.tr.photo.rejected == 1
+        t.run(jam_at - dark_at - 1)
+        assert not t.tr.jammed, dark_at
+        t.run(1)
+        assert t.tr.jammed and t.tr.jams == 1, dark_at
+    t = T()  # dark again exactly at the deadline: checked at once
+    t.tr.arm(4)
+    t.entry.set(0)
+    t.run(398)
+    t.entry.set(1)
+    t.run(2)
+    t.entry.set(0)
+    t.tr.service()
+    t.sched.run()
+    assert t.tr.jammed
+
+
+def test_two_jams_are_two_and_a_jam_beyond_its_retries_stays_jammed():
+    t = T()
+    t.tr.arm(4)
+    for _ in range(2):
+        t.entry.set(0)
+        t.run(401)
+        t.run(300)
+        t.entry.set(1)
+        t.run(500)
+        assert not t.tr.jammed
+    assert t.tr.jams == 2
+    t.entry.set(0)
+    t.run(5000)
+    assert t.ctl.faults == [(codes.FAULT_JAM, 2)] and t.tr.get_status()["jammed"] is True
+
+
+def test_a_jam_cleared_reopens_the_gate_only_when_armed_and_short():
+    t = T()
+    t.tr.arm(1)  # its only tile jams
+    t.entry.set(0)
+    t.run(410)
+    t.entry.set(1)
+    t.run(600)
+    assert not t.tr.jammed and t.gate.level == 0
+    t = T()
+    t.tr.arm(4)
+    t.entry.set(0)
+    t.run(410)
+    t.tr.disarm()  # paused during the jam
+    t.entry.set(1)
+    t.run(600)
+    assert not t.tr.jammed and t.gate.level == 0
+
+
+def test_idle_only_with_every_tile_read_stacked_and_the_stacker_still():
+    t = T()
+    t.tr.arm(4)
+    t.entry.set(0)
+    t.tr.service()
+    assert not t.tr.idle()  # counted, not read
+    t.run(10)
+    assert t.ctl.tiles and not t.tr.idle()  # read, waiting for the beam to clear
+    t.entry.set(1)
+    t.step()
+    assert not t.tr.idle()  # stacking
+    t.run(1000)
+    assert t.tr.idle()
+
+
+def test_a_track_without_a_sensor_or_classifier_reads_unknown_and_set_classifier_takes_over():
+    class Always2:
+        def classify(self, c, r, g, b):
+            return 2
+
+    t = T()
+    t.tr._colour_bus = None  # (built without a colour bus)
+    t.tr.arm(4)
+    t.tile(1)
+    t2 = T()
+    t2.tr.set_classifier(None)
+    t2.tr.arm(4)
+    t2.tile(1)
+    t2.tr.set_classifier(Always2())
+    t2.tile(1)
+    assert t.ctl.tiles == [(2, 1, 0)] and t2.ctl.tiles == [(2, 1, 0), (2, 2, 2)]
+
+
+def test_service_lowers_the_edge_flag_and_an_edge_wakes_the_task():
+    t = T()
+    t.tr.arm(4)
+    t.sched.wake.up = False
+    t.entry.set(0)
+    assert t.tr.photo.changed and t.sched.wake.up
+    t.tr.service()
+    assert t.tr.photo.changed is False
