@@ -78,6 +78,14 @@ def test_a_counting_sensor_off_its_threshold_is_fault_count_naming_the_side_and_
     assert d.build(1, [34, 34, 34, 34], 17, (1,), 1) is None
     code, track, det = d.last["fault"]
     assert (code, track, det & 0xFF) == (m.F_COUNT, 2, detail)
+    # the side's own status says which and how many; the detail's high byte is the count
+    # put right (the phantom dropped, or the missed tile counted)
+    side = t.fw.ctl.tracks[1]
+    st = side.get_status()
+    assert (st["doubles"], st["misses"]) == ((1, 0) if detail == 1 else (0, 1))
+    assert det >> 8 == st["count"] == st["seen"] > 0 and st["home"] in (True, False)
+    assert {k: v for k, v in t.fw.ctl.tracks[0].get_status().items()
+            if k in ("doubles", "misses")} == {"doubles": 0, "misses": 0}
     # a person turns the potentiometer back; the build goes on to exact walls
     assert t.table.hand("fix-count", track=2) == {"sides": [2]}
     d.run_for(300)
@@ -211,3 +219,90 @@ def test_wiring_power_tables_the_four_port_machines_own_motors():
     for m in ("disc motor", "feed motor (each of 4)", "stacker cam motor (each of 4)", "dice motor"):
         assert rows[m][4] == "drive (K1)", m
     assert "at least 28.6 A continuous" in text and "main fuse of 30 A" in text
+
+
+class SideCtl:
+    def __init__(self):
+        self.faults = []
+        self.tiles = []
+
+    def on_mech_fault(self, code, track, detail):
+        self.faults.append((code, track, detail))
+
+    def on_track_fault(self, code, track):
+        self.faults.append((code, track))
+
+    def on_tile(self, track, index, cls):
+        self.tiles.append(index)
+
+    def on_wall_done(self, track):
+        pass
+
+
+def one_side(num=3):
+    """A four-port side on fake pins, driven as the controller's task loop drives it."""
+    from firmware.fakes import FakeClock, FakeHal
+    from firmware.fourport.side import Side
+    from firmware.sched import Scheduler
+
+    prof = P.load(fourport())
+    clock = FakeClock(5_000_000)
+    hal = FakeHal(prof)
+    sched = Scheduler(clock)
+    ctl = SideCtl()
+    side = Side(num, prof, hal, sched, clock, ctl)
+
+    def run(ms):
+        for _ in range(ms):
+            clock.us += 1000
+            if side.photo.changed:
+                side.service()
+            if side.pending():
+                side.extra_service()
+            sched.run()
+
+    return prof, hal, sched, clock, ctl, side, run
+
+
+def test_a_cam_that_never_comes_home_is_fault_jam_naming_the_side_and_the_failures():
+    """A side's stack-and-push cam whose home switch never presses again: fault JAM for
+    that side, detail 0x100 and how many strokes failed so far."""
+    prof, hal, sched, clock, ctl, side, run = one_side()
+    wait_ms = 2 * prof["timings_ms"]["stacker"] + prof["timeouts_ms"]["jam_backoff"]
+    for _ in range(2):
+        side.cam.add_tile()  # a stroke starts; its switch never presses
+        for _ in range(wait_ms + 1):
+            clock.us += 1000
+            sched.run()
+    assert ctl.faults == [(m.F_JAM, 3, 0x101), (m.F_JAM, 3, 0x102)]
+
+
+def test_a_sides_count_cross_check_counts_each_double_and_each_miss_and_keeps_in_step():
+    from firmware.fourport.side import COUNT_DOUBLE, COUNT_MISSED
+
+    prof, hal, sched, clock, ctl, side, run = one_side()
+    count, seen = hal.pins["count3"], hal.pins["colour3_int"]
+    sched.wake.up = False
+    seen.set(0)  # not building: the colour sensor's edge is kept in step, nothing reported
+    assert sched.wake.up and side.pending()
+    run(5)
+    seen.set(1)
+    run(5)
+    assert side.seen.count == 0 == side.photo.count and not side.pending() and ctl.faults == []
+    side.arm(10)
+    for _ in range(2):  # two pulses with no tile under the colour sensor: two doubles
+        count.set(0)
+        run(5)
+        count.set(1)
+        run(100)
+    assert (side.doubles, side.photo.count, side.misses) == (2, 0, 0)
+    assert ctl.faults == [(m.F_COUNT, 3, COUNT_DOUBLE)] * 2
+    for k in range(2):  # two tiles the colour sensor saw, never counted: two misses
+        seen.set(0)
+        run(5)
+        seen.set(1)
+        run(100)
+    assert (side.doubles, side.misses, side.photo.count, side.seen.count) == (2, 2, 2, 2)
+    assert ctl.faults[2:] == [(m.F_COUNT, 3, COUNT_MISSED | (1 << 8)),
+                              (m.F_COUNT, 3, COUNT_MISSED | (2 << 8))]
+    assert ctl.tiles == [1, 2]  # each missed tile counted and read

@@ -388,11 +388,11 @@ def test_tiles_counted_while_the_task_was_held_are_all_read_in_order_at_once():
     t = T()
     t.tr.arm(12)
     t.see(1)
-    for _ in range(9):  # the IRQ only
+    for k in range(9):  # the IRQ only
         t.entry.set(0)
         t.clock.us += 4000
         t.entry.set(1)
-        t.clock.us += 4000
+        t.clock.us += 4000 if k < 8 else 1000  # (the last edge 5 ms ago)
     assert t.tr.count == 9 and t.ctl.tiles == []
     t.step()
     assert t.ctl.tiles[:1] == [(2, 1, 1)]  # now, not a colour delay later
@@ -504,3 +504,45 @@ def test_service_lowers_the_edge_flag_and_an_edge_wakes_the_task():
     assert t.tr.photo.changed and t.sched.wake.up
     t.tr.service()
     assert t.tr.photo.changed is False
+
+
+def test_a_track_serviced_with_no_tile_reads_nothing_even_after_a_reset_mid_tile():
+    t = T()
+    t.tr.arm(4)
+    t.run(100)  # the task loop looks with no edge yet
+    assert t.ctl.tiles == [] and t.tr.idle()
+    t.entry.set(0)
+    t.run(5)
+    t.tr.reset()  # the wall lifted away with a tile in the beam
+    t.ctl.tiles = []
+    t.entry.set(1)  # it leaves: a rising edge, no tile
+    t.run(500)
+    assert t.ctl.tiles == [] and t.tr.count == 0 and t.tr.idle()
+
+
+def test_a_cleared_jam_and_a_stop_say_so_in_the_status():
+    t = T()
+    t.tr.arm(4)
+    t.entry.set(0)
+    t.run(410)
+    t.run(300)
+    t.entry.set(1)
+    t.run(500)
+    assert t.tr.get_status()["jammed"] is False and t.tr.get_status()["armed"] is True
+    t.tr.stop()
+    st = t.tr.get_status()
+    assert st["armed"] is False and st["gate_open"] is False
+
+
+def test_an_overfill_after_a_reset_is_reported_again():
+    t = T()
+    t.tr.arm(1)
+    t.tile()
+    t.tile()
+    t.run(500)
+    t.tr.reset()
+    t.tr.arm(1)
+    t.tile()
+    t.tile()
+    t.run(500)
+    assert t.ctl.faults == [(codes.FAULT_OVERFILL, 2)] * 2
