@@ -101,6 +101,17 @@ EQUIVALENT = {
     "hostd.hand.fu.x_fu_of__mutmut_26": "valued never holds None: counting None gives 0",
     "hostd.hand.fu.x_fu_of__mutmut_29": "a reading of sets always has its pair: the else is "
                                         "never taken",
+    # protocol/codec.py
+    "protocol.codec.x__crc_views__mutmut_5": "a view for a LEN below 8 is never used (such a "
+        "LEN is refused before the CRC is looked at): 8 more views made at start, no byte else",
+    "protocol.codec.x__crc_views__mutmut_12": "a view for a LEN of 65 is never used (LEN "
+        "above 64 is refused first): one more view made at start, no byte else",
+    "protocol.codec.xǁDecoderǁ_parse__mutmut_18": "find from a non-sync byte at h never "
+        "returns h (and h >= 0): i is -1 or above 0, so < 0 and <= 0 agree",
+    "protocol.codec.xǁDecoderǁ_parse__mutmut_19": "as mutmut_18: i is -1 or above 0, so "
+        "< 0 and < 1 agree",
+    "protocol.codec.xǁDecoderǁfeed__mutmut_21": "when k equals what is left, k = n - pos "
+        "sets k to the same value",
 }
 
 

@@ -187,7 +187,6 @@ class Decoder:
         self.on_frame = on_frame
         self._size = size
         self._buf = bytearray(size)
-        self._mv = memoryview(self._buf)
         self._rcrc = _crc_views(self._buf)
         self._fbuf = bytearray(MAX_FRAME)
         self._fcrc = _crc_views(self._fbuf)

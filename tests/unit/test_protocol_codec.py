@@ -392,3 +392,120 @@ def test_an_unknown_message_is_refused_by_the_encoder_by_its_number():
         c.Encoder().frame(0, 0x7D, ())
     assert (e.value.code, e.value.field, e.value.msgid) == (m.E_UNKNOWN_MSG, m.NO_FIELD, 0x7D)
     assert str(e.value) == "no message 0x7d"
+
+
+# -- the decoder's counters and its buffer, exactly (bench/mutation.py's survivors) ----------
+
+def test_every_counter_adds_up_over_several_events():
+    """frames, skipped, len_errors and crc_errors count every event, junk after a frame in
+    the same chunk included, and the LEN byte of a false sync whose CRC failed is skipped."""
+    d = c.Decoder(lambda buf, n: None)
+    f = c.encode_frame(1, m.STATUS, ())
+    d.feed(b"\x01" + f + b"\x02\x02" + f + b"\x03\x03\x03")
+    assert (d.frames, d.skipped) == (2, 6)
+    d.feed(b"\x7e\x03" + b"\x7e\x41" + f)  # two impossible LENs (each skipped after)
+    assert (d.frames, d.len_errors, d.skipped) == (3, 2, 8)
+    d.feed(b"\x7e\x08\x01\x02\x03\x04\x05\x06" + b"\x7e\x09" + bytes(7) + f)  # two bad CRCs
+    assert (d.frames, d.crc_errors) == (4, 2)
+    assert d.skipped == 8 + 7 + 8  # each false sync's LEN byte and what followed it
+    assert d.pending() == 0
+
+
+def test_a_frame_cut_after_junk_counts_the_junk_once():
+    """Junk, then a frame's first bytes in one chunk and the rest in the next: the junk is
+    skipped once, whatever the cut (the decoder keeps where it got to between chunks)."""
+    f = c.encode_frame(7, m.DOOR, (1,))
+    for cut in range(1, len(f)):
+        got = []
+        d = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
+        d.feed(b"\x01\x02" + f[:cut])
+        assert d.pending() == cut, cut
+        d.feed(f[cut:])
+        assert got == [f] and d.skipped == 2 and d.pending() == 0, cut
+
+
+def test_junk_after_a_full_buffer_is_not_taken_for_an_old_sync():
+    """Bytes left in the buffer from an earlier chunk (a sync among them) are never read
+    again: junk fed later is skipped whole, and the next frame comes out."""
+    got = []
+    d = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
+    old = bytearray(120)
+    old[100] = 0x7E  # a sync with an impossible LEN after it
+    d.feed(bytes(old))
+    assert (d.skipped, d.len_errors, d.pending()) == (119, 1, 0)
+    d.feed(b"\x05" * 5)
+    assert d.skipped == 124 and d.pending() == 0
+    f = c.encode_frame(2, m.STATUS, ())
+    d.feed(f)
+    assert got == [f] and d.skipped == 124
+
+
+def test_gap_drops_every_false_sync_of_a_stale_partial_and_counts_them_all():
+    """drop_partial after a whole frame: each false sync of what is left is dropped (the
+    frame before is not read again), the count returned and added up over calls."""
+    got = []
+    d = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
+    f = c.encode_frame(1, m.STATUS, ())
+    d.feed(f + b"\x7e\x30\x01\x7e\x30\x02")  # two syncs whose LEN waits for 48 bytes
+    assert got == [f] and d.pending() == 6
+    assert d.drop_partial() == 2
+    assert (d.gap_drops, d.pending(), d.skipped, d.frames) == (2, 0, 4, 1)
+    d.feed(b"\x7e\x30")
+    assert d.drop_partial() == 1 and d.gap_drops == 3
+    d.feed(f)
+    assert got == [f, f]
+
+
+def test_a_handler_that_raises_loses_no_later_frame_nor_gets_the_same_one_again():
+    """on_frame raising (the link's command handler failing) leaves the decoder past that
+    frame: the next feed hands up the frames after it, once each."""
+    got = []
+
+    def on_frame(buf, n):
+        got.append(bytes(buf[:n]))
+        if len(got) == 1:
+            raise RuntimeError("handler failed")
+
+    d = c.Decoder(on_frame)
+    f1, f2, f3 = (c.encode_frame(i, m.DOOR, (1,)) for i in (1, 2, 3))
+    with pytest.raises(RuntimeError):
+        d.feed(f1 + f2[:4])
+    assert d.pending() == 4
+    d.feed(f2[4:] + f3)
+    assert got == [f1, f2, f3] and d.pending() == 0 and d.frames == 3
+
+
+def test_a_chunk_the_free_buffer_holds_is_taken_whole(monkeypatch):
+    """A chunk that fits the free space (the whole buffer once it is empty: after a
+    frame, after junk) is copied at once; only a larger one is taken in pieces, through a
+    view that allocates on a board."""
+    views = []
+    got = []
+    d = c.Decoder(lambda buf, n: got.append(bytes(buf[:n])))
+    big = [raw_frame(i, 0x40, bytes(56)) for i in range(2)]  # 64 bytes each
+    two = big[0] + big[1]
+    assert len(two) == 2 * c.MAX_FRAME
+    f = c.encode_frame(1, m.STATUS, ())
+    real = memoryview
+    monkeypatch.setattr(c, "memoryview", lambda x: views.append(len(x)) or real(x), raising=False)
+    d.feed(two)  # exactly the buffer
+    d.feed(f)
+    d.feed(two)  # after a frame
+    d.feed(b"\x05" * 5)
+    d.feed(two)  # after junk
+    assert views == [] and len(got) == 7
+    d.feed(two + b"\x05")  # one byte more: in pieces
+    assert views == [129] and len(got) == 9
+
+
+def test_an_encoders_view_is_the_frame_it_made_and_seal_frame_seals_raw_bytes():
+    enc = c.Encoder()
+    n = enc.frame(9, m.DOOR, (1,))
+    v = enc.view(n)
+    assert bytes(v) == c.encode_frame(9, m.DOOR, (1,)) and v is enc.view(n)  # cut once
+    enc.buf[2] = 4  # by hand: seq 4, an unknown message 0x7d, 3 bytes of payload
+    enc.buf[3] = 0x7D
+    enc.buf[4:7] = b"\x01\x02\x03"
+    enc.seal_frame(11)
+    assert bytes(enc.view(11)) == raw_frame(4, 0x7D, b"\x01\x02\x03")
+    assert c.decode_frames(bytes(enc.view(11))) == [(4, 0x7D, b"\x01\x02\x03")]

@@ -785,3 +785,441 @@ def test_the_table_ignores_an_ack_behind_and_a_host_ack_ahead_is_stale():
     h.link.send(m.BUILD, (1,))
     h.feed(100, m.ACK)  # far ahead of the one in flight: stale
     assert h.events == [L.NEW] and h.link.in_flight == 1
+
+
+# -- what the link reports and refuses, exactly (bench/mutation.py's survivors) --------------
+ABOUT_IDENTITY = dict(IDENTITY, implementation="micropython", version="1.24.1",
+                      colour_names="ivory,jade")
+HOST_IDENT = (1, 0, "0.1", "b", 7, NONCE, 4, 18, 2)
+
+
+def host_up(**kw):
+    """A host link with its session made (IDENTITY of seq 0 taken and acked)."""
+    nonces = iter(range(NONCE, NONCE + 100))
+    h = Manual(role="host", nonce=lambda: next(nonces), **kw)
+    h.link.poll()
+    h.feed(0, m.IDENTITY, HOST_IDENT)
+    h.out()
+    return h
+
+
+def test_a_fresh_link_reports_every_counter_at_zero_and_no_session():
+    zero = {"dropped": 0, "retransmits": 0, "timeouts": 0, "naks": 0, "dups": 0, "gaps": 0,
+            "resyncs": 0, "deferred": 0, "bad": 0, "frames": 0, "crc_errors": 0,
+            "len_errors": 0, "skipped": 0, "gap_drops": 0}
+    d = Manual()
+    assert d.link.stats() == dict(zero, role="device", connected=False, lost=False, session=0,
+                                  in_flight=0, rto_ms=200, srtt_ms=None)
+    h = Manual(role="host")
+    assert h.link.stats() == dict(zero, role="host", connected=False, lost=False,
+                                  session=NONCE, in_flight=0, rto_ms=200, srtt_ms=None)
+    for link in (d.link, h.link):
+        assert (link.rx_seq, link.sent_seq, link.error) == (-1, -1, None)
+        assert link.connected is False and link.lost is False
+    assert (h.link.identity, h.link.peer_heartbeat, h.link.peer_rebooted) == (None, None, False)
+    assert h.written == [] and d.written == []  # nothing sent before the first poll()
+
+
+def test_a_link_made_with_the_defaults_keeps_the_specs_timings():
+    """A host made with no options: CONNECT at the first poll and every 250 ms, 8 commands
+    in flight, a first retransmission after 200 ms, its ping after 500 ms of its own
+    silence and the link lost after 2000 ms of the table's; a fresh random session."""
+    clock = VClock()
+    out = []
+    events = []
+    link = L.Link(clock, lambda buf, n: out.append(c.decode_message(bytes(buf))),
+                  lambda mid, v: None, on_link=events.append)
+    assert link.role == "host" and link.session != 0
+    assert L.Link(clock, lambda b, n: None, lambda mid, v: None).session != link.session
+
+    def at(ms):
+        clock.us = ms * 1000
+        link.poll()
+        got = [(s, m.name_of(mid)) for s, mid, v in out]
+        del out[:]
+        return got
+
+    assert at(0) == [(0, "connect")] and at(249) == [] and at(250) == [(0, "connect")]
+    link.feed(c.encode_frame(0, m.IDENTITY, (1, 0, "0.1", "b", 7, link.session, 4, 18, 2)))
+    assert [(s, m.name_of(mid)) for s, mid, v in out] == [(1, "ack")]
+    del out[:]
+    assert [link.send(m.BUILD, (i + 1,)) for i in range(9)] == [True] * 8 + [False]
+    del out[:]
+    assert at(449) == [] and at(450) == [(i, "build") for i in range(8)]  # 250 + 200
+    assert at(749) == [] and at(750) == [(0, "ping")]  # 500 after its last new frame
+    assert at(849) == [] and at(850) == [(i, "build") for i in range(8)]  # backed off: 400
+    at(2249)  # (its retransmissions go on meanwhile)
+    assert events == [L.NEW]
+    at(2250)
+    assert events == [L.NEW, L.LOST]
+
+
+def test_bad_options_are_refused_in_words():
+    clock = VClock()
+    w = lambda b, n: None  # noqa: E731
+    with pytest.raises(ValueError, match="^role must be 'host' or 'device'$"):
+        L.Link(clock, w, w, role="table")
+    for bad in (0, 128):
+        with pytest.raises(ValueError, match=r"^window must be 1\.\.127$"):
+            L.Link(clock, w, w, window=bad)
+    for good in (1, 127):
+        assert L.Link(clock, w, w, window=good).free == 0  # (no session yet)
+    with pytest.raises(ValueError, match="^a device link needs identity=$"):
+        L.Link(clock, w, w, role="device")
+    with pytest.raises(ValueError, match="^only the host connects$"):
+        Manual().link.connect()
+    with pytest.raises(ValueError, match="^a host cannot send tile$"):
+        host_up().link.send(m.TILE, (1, 1, 1, 1, 0, 0, 0, 0))
+
+
+def test_a_device_with_a_runtime_sends_about_after_identity_and_new_colour_names_next_time():
+    d = Manual(identity=ABOUT_IDENTITY)
+    d.connect()
+    out = d.out()
+    assert [(s, n) for s, n, v in out] == [(0, "identity"), (1, "about")]
+    assert out[1][2] == ("micropython", "1.24.1", "ivory,jade")
+    d.link.set_colour_names("ivory,jade,red")
+    d.connect(nonce=NONCE + 1)
+    assert d.out()[1] == (1, "about", ("micropython", "1.24.1", "ivory,jade,red"))
+    plain = Manual()  # no runtime named: IDENTITY alone; set_colour_names has nothing to change
+    plain.link.set_colour_names("x")
+    plain.connect()
+    assert names(plain.out()) == ["identity"]
+    nonce = L.Link(VClock(), lambda b, n: None, lambda mid, v: None, role="device",
+                   identity=IDENTITY)
+    assert 0 < nonce.boot_nonce < 1 << 32  # none given: a random one
+
+
+def test_random_nonces_are_the_four_bytes_little_endian_and_never_zero(monkeypatch):
+    import os
+
+    asked = []
+
+    def urandom(n):
+        asked.append(n)
+        return draws.pop(0)
+
+    draws = [b"\x01\x02\x03\x84", b"\x00\x00\x00\x00", b"\xff\x00\x00\x00"]
+    monkeypatch.setattr(os, "urandom", urandom)
+    assert [L.random_nonce() for _ in range(3)] == [0x84030201, 1, 0xFF]
+    assert asked == [4, 4, 4]
+
+
+def test_a_reject_of_another_kind_is_counted_and_named_and_a_version_reject_says_who_updates():
+    h = Manual(role="host")
+    h.link.poll()
+    h.feed(0, m.REJECT, (m.E_UNKNOWN_MSG, m.PING, 1, 1))
+    h.feed(0, m.REJECT, (m.E_RANGE, m.CONNECT, 1, 1))
+    assert h.link.bad == 2 and h.bad == [(m.PING, m.E_UNKNOWN_MSG, m.NO_FIELD),
+                                         (m.CONNECT, m.E_RANGE, m.NO_FIELD)]
+    assert h.events == [] and h.link.error is None
+    h.feed(0, m.REJECT, (m.E_VERSION, m.CONNECT, 2, 3))
+    assert h.events == [L.INCOMPATIBLE]
+    assert h.link.error == ("the table speaks protocol versions 2..3; this host speaks 1..1: "
+                            "update the host")
+    h.out()
+    h.clock.us = 1_000_000
+    h.link.poll()
+    assert h.out() == []  # no more CONNECTs until connect() again
+    old = Manual(role="host")
+    old.link.poll()
+    old.feed(0, m.REJECT, (m.E_VERSION, m.CONNECT, 0, 1))
+    assert old.link.error.endswith("versions 0..1; this host speaks 1..1: update the firmware")
+    quiet = Manual(role="host")
+    quiet.link._on_bad = None  # (made without on_bad=)
+    quiet.feed(0, m.REJECT, (m.E_UNKNOWN_MSG, m.PING, 1, 1))
+    assert quiet.link.bad == 1
+
+
+def test_an_identity_the_host_cannot_read_says_which_version_or_what_was_wrong():
+    h = Manual(role="host")
+    h.link.poll()
+    h.link.feed(raw_frame(0, m.IDENTITY, bytes([2])))  # a v2 IDENTITY of one byte
+    assert h.events == [L.INCOMPATIBLE] and h.link.error == (
+        "the table speaks protocol version 2; this host speaks 1..1: update the host")
+    assert h.link.connected is False and h.link.lost is False
+    h2 = Manual(role="host")
+    h2.link.poll()
+    h2.link.feed(raw_frame(0, m.IDENTITY, bytes([1, 0, 0xFF])))  # v1, cut short
+    assert h2.events == [] and h2.link.bad == 1 and h2.bad[0][0] == m.IDENTITY
+    assert h2.bad[0][1:] != (None, None) and None not in h2.bad[0]
+    for seq in range(256):  # an empty IDENTITY whose first CRC byte is not 1
+        f = raw_frame(seq, m.IDENTITY, b"")
+        if f[4] != 1:
+            break
+    h3 = Manual(role="host")
+    h3.link.poll()
+    h3.link.feed(raw_frame(0, m.IDENTITY, b"") if raw_frame(0, m.IDENTITY, b"")[4] != 1 else f)
+    assert h3.events == [] and h3.link.bad == 1
+    old = Manual(role="host")
+    old.link.poll()
+    old.link.feed(raw_frame(0, m.IDENTITY, bytes([0, 0, 0xFF])))  # a version 0 layout
+    assert old.link.error == ("the table speaks protocol version 0; this host speaks 1..1: "
+                              "update the firmware")
+
+
+def test_the_host_acks_the_identity_at_once_and_stops_connecting():
+    h = Manual(role="host")
+    h.link.poll()
+    h.out()
+    h.feed(0, m.IDENTITY, HOST_IDENT)
+    assert h.out() == [(1, "ack", ())] and h.link.rx_seq == 0
+    assert h.link.connected is True and h.link.lost is False
+    h.clock.us = 1_000_000
+    h.link.poll()
+    assert h.out() == [(0, "ping", (NONCE,))]  # no CONNECT any more
+    h.feed(1, m.IDENTITY, HOST_IDENT)  # an IDENTITY of seq 1 in the session: an event
+    assert h.link.rx_seq == 1
+
+
+def test_a_sequenced_frame_before_the_session_is_not_taken_for_the_handshake():
+    h = Manual(role="host")
+    h.link.poll()
+    h.feed(1, m.IDENTITY, HOST_IDENT)  # seq 1: not the handshake's
+    assert h.events == [] and not h.link.connected
+    h.feed(0, m.TILE, (1, 1, 1, 1, 0, 0, 0, 0))
+    assert h.events == [] and not h.link.connected
+
+
+def test_every_bad_link_frame_is_counted_and_named():
+    d = Manual()
+    d.link.feed(raw_frame(0, 0x0F, b""))  # no such link message
+    d.link.feed(raw_frame(0, m.CONNECT, b"\x01"))  # cut short
+    d.feed(0, m.HEARTBEAT, (1, 2, 0, 0, 0))  # a host's message to a device
+    assert d.link.bad == 3
+    assert [b[0] for b in d.bad] == [0x0F, m.CONNECT, m.HEARTBEAT]
+    assert d.bad[0][1:] == (m.E_UNKNOWN_MSG, m.NO_FIELD)
+    assert d.bad[2][1:] == (m.E_UNKNOWN_MSG, m.NO_FIELD)
+    assert None not in d.bad[1]
+    h = Manual(role="host")
+    h.feed(0, m.CONNECT, (1, 5))  # a device's message to a host
+    h.link.feed(raw_frame(0, 0x0F, b""))
+    assert h.link.bad == 2 and h.bad == [(m.CONNECT, m.E_UNKNOWN_MSG, m.NO_FIELD),
+                                         (0x0F, m.E_UNKNOWN_MSG, m.NO_FIELD)]
+
+
+def test_unsequenced_frames_carry_seq_0():
+    d = Manual()
+    d.link.poll()
+    d.feed(0, m.LIFT)  # no session: its heartbeat
+    assert [s for s, n, v in d.out()] == [0, 0]
+    h = host_up()
+    h.clock.us = 500_000
+    h.link.poll()
+    h.link.connect()
+    assert h.out() == [(0, "ping", (NONCE,)), (0, "connect", (1, NONCE + 1))]
+
+
+def test_gaps_dups_and_deferred_commands_are_counted_one_by_one():
+    d = Manual(window=4)
+    d.connect()
+    d.feed(1, m.ACK)
+    d.feed(5, m.LIFT)  # ahead: a gap
+    d.feed(127, m.LIFT)  # 127 ahead: a gap
+    d.feed(128, m.LIFT)  # 128 ahead: behind, a duplicate
+    d.feed(255, m.LIFT)
+    assert (d.link.gaps, d.link.dups) == (2, 2) and d.calls == []
+    tile = (1, 1, 1, 1, 0, 0, 0, 0)
+    assert d.link.send(m.TILE, tile) and d.link.send(m.TILE, tile)  # 2 slots free: room
+    d.out()
+    d.feed(0, m.LIFT)
+    assert d.calls == [(m.LIFT, ())]  # taken: its RESULT fits
+    d.feed(1, m.STOP)  # 1 slot free: deferred
+    d.feed(1, m.STOP)
+    assert d.link.deferred == 2 and d.calls == [(m.LIFT, ())]
+
+
+def test_a_deferred_command_is_nakked_once_exactly_two_slots_are_free():
+    d = Manual(window=4)
+    d.connect()
+    d.feed(1, m.ACK)
+    tile = (1, 1, 1, 1, 0, 0, 0, 0)
+    for _ in range(4):
+        assert d.link.send(m.TILE, tile)  # seq 1..4
+    d.out()
+    d.feed(0, m.STOP)  # no room: deferred
+    assert d.out() == [] and d.link.deferred == 1
+    d.feed(2, m.ACK)  # one slot free: still no room, nothing said
+    assert d.out() == []
+    d.feed(3, m.ACK)  # two free: the repeated ack asks for the command again
+    assert d.out() == [(0, "ack", ())]
+    d.feed(4, m.ACK)  # said once
+    assert d.out() == []
+
+
+def test_a_table_that_lost_our_session_or_rebooted_is_connected_again_at_once():
+    for hb in ((7, NONCE + 1, 0, 0, 0), (8, NONCE, 0, 0, 0)):  # other session / boot nonce
+        h = host_up()
+        h.feed(0, m.HEARTBEAT, hb)
+        assert h.events == [L.NEW, L.PEER_RESET], hb
+        assert names(h.out()) == ["connect"]  # at once, not at the next poll
+    h = host_up()
+    h.feed(0, m.HEARTBEAT, (7, NONCE, 0, 0, 0))  # ours
+    assert h.events == [L.NEW] and h.out() == []
+
+
+def test_an_ack_behind_by_up_to_the_window_resyncs_at_once_and_further_is_stale():
+    h = host_up(window=4)
+    for i in range(4):
+        h.link.send(m.BUILD, (i + 1,))
+    h.feed(4, m.ACK)  # all acked: base 4
+    h.out()
+    h.feed(0, m.ACK)  # 4 behind (the window): out of step
+    assert h.link.resyncs == 1 and h.events == [L.NEW, L.RESYNC]
+    assert names(h.out()) == ["connect"]
+    h = host_up(window=4)
+    for i in range(4):
+        h.link.send(m.BUILD, (i + 1,))
+    h.feed(4, m.ACK)
+    h.feed(255, m.ACK)  # 5 behind: stale, from another session
+    assert h.link.resyncs == 0 and h.events == [L.NEW]
+    h.out()
+    h.feed(3, m.ACK)  # 1 behind
+    assert h.link.resyncs == 1 and names(h.out()) == ["connect"]
+    h.feed(0, m.IDENTITY, HOST_IDENT[:5] + (NONCE + 1,) + HOST_IDENT[6:])  # the new session
+    h.link.send(m.BUILD, (1,))
+    h.feed(1, m.ACK)
+    h.feed(0, m.ACK)
+    assert h.link.resyncs == 2 and h.events == [L.NEW, L.RESYNC, L.NEW, L.RESYNC]
+
+
+def test_acks_of_any_size_walk_the_ring_and_a_timeout_resends_exactly_the_unacked():
+    """Over many commands and acks of 1..window frames, the frames resent after a timeout
+    (and after a repeated ack) are exactly those not yet acked, oldest first."""
+    import random
+
+    rng = random.Random(5)
+    h = host_up(window=5, rto_min_ms=1, rto_max_ms=1000)
+    sent = 0
+    acked = 0
+    naks = 0
+    timeouts = 0
+    for _ in range(200):
+        while h.link.send(m.BUILD, (sent + 1,)):
+            sent += 1
+        h.out()
+        if rng.random() < 0.3:
+            h.feed(acked & 0xFF, m.ACK)  # a repeated ack: fast retransmit of the rest
+            naks += 1
+            assert [v[0] for s, n, v in h.out()] == list(range(acked + 1, sent + 1))
+        acked += rng.randint(1, sent - acked)
+        h.clock.us += 7000
+        h.feed(acked & 0xFF, m.ACK)
+        h.out()
+        h.clock.us += 1_500_000  # past any timeout, short of the silence
+        timeouts += acked < sent  # (nothing to time out once all are acked)
+        h.link.poll()
+        assert [v[0] for s, n, v in h.out() if n == "build"] == list(range(acked + 1, sent + 1))
+    assert h.link.naks == naks and h.link.timeouts == timeouts > 100
+    assert h.link.retransmits > 200 and h.link.stats()["retransmits"] == h.link.retransmits
+
+
+def test_the_rtt_estimate_follows_rfc_6298_to_the_millisecond():
+    """srtt and rttvar in eighths and quarters (RFC 6298, alpha 1/8, beta 1/4): each
+    sample's timeout to the ms, a sample of 0 and a falling sample included."""
+    h = host_up(rto_min_ms=1)
+    seen = []
+    for i, r in enumerate((0, 8, 0, 80, 40, 1, 1, 1, 1, 1, 1, 1, 1, 1)):
+        h.link.send(m.BUILD, (i + 1,))
+        h.clock.us += r * 1000
+        h.feed((i + 1) & 0xFF, m.ACK)
+        s = h.link.stats()
+        seen.append((s["srtt_ms"], s["rto_ms"]))
+    assert seen == [(0, 1), (1, 9), (0, 7), (10, 96), (14, 109), (13, 98), (11, 87), (10, 77),
+                    (9, 69), (8, 61), (7, 54), (6, 48), (5, 42), (5, 37)]
+    h2 = host_up(rto_min_ms=1)
+    h2.link.send(m.BUILD, (1,))
+    h2.clock.us += 1000
+    h2.feed(1, m.ACK)  # srtt 1 ms, rttvar 2 quarters: 1 + 2
+    assert h2.link.rto_ms == 3
+
+
+def test_the_timeout_is_clamped_at_both_ends_inclusive():
+    h = host_up(rto_min_ms=30, rto_max_ms=100)
+    h.link.send(m.BUILD, (1,))
+    h.clock.us += 10_000  # srtt 10 + 2 x 10: 30, the floor itself
+    h.feed(1, m.ACK)
+    assert h.link.rto_ms == 30
+    h = host_up(rto_min_ms=10, rto_max_ms=100, rto_init_ms=50)
+    h.link.send(m.BUILD, (1,))
+    h.out()
+    for ms, want in ((50, 100), (150, 100)):  # doubled to 100: the ceiling itself
+        h.clock.us = ms * 1000
+        h.link.poll()
+        assert h.link.rto_ms == want and names(h.out()) == ["build"]
+
+
+def test_next_due_is_the_soonest_timer_to_the_ms():
+    h = Manual(role="host", heartbeat_ms=10_000, connect_ms=300)
+    h.link.poll()
+    h.clock.us = 120_000
+    assert h.link.next_due_ms() == 180  # the next CONNECT
+    h.feed(0, m.IDENTITY, HOST_IDENT)
+    assert h.link.next_due_ms() == 2000  # silence after the table's frame
+    h.clock.us = 1_120_000
+    assert h.link.next_due_ms() == 1000
+    h.link.send(m.BUILD, (1,))
+    assert h.link.next_due_ms() == 200  # the retransmission
+    h.link.feed(c.encode_frame(1, m.ACK)[:5])  # a partial frame: the gap rule
+    h.clock.us += 20_000
+    assert h.link.next_due_ms() == 30
+    h.clock.us += 300_000
+    assert h.link.next_due_ms() == 0  # overdue is now, never less
+    assert Manual(role="host").link.next_due_ms() == 0
+
+
+def test_the_heartbeat_carries_dropped_events_up_to_ffff_and_seq_0():
+    d = Manual()
+    d.connect()
+    d.out()
+    for dropped, want in ((0xFFFE, 0xFFFE), (0xFFFF, 0xFFFF), (0x12345, 0xFFFF)):
+        d.link.dropped = dropped  # (so many refused events, in a line)
+        d.feed(0, m.PING, (NONCE + 5,))
+        (s, n, hb), = d.out()
+        assert (s, n, hb[4]) == (0, "heartbeat", want)
+
+
+def test_a_fresh_tables_uptime_passes_2_30_ms_into_the_high_part():
+    d = Manual(heartbeat_ms=500)
+    d.link.poll()
+    d.out()
+    d.link._up_lo = (1 << 30) - 100  # (12.4 days of polls, in a line)
+    d.clock.us = 500_000
+    d.link.poll()
+    (s, n, hb), = d.out()
+    assert hb[3] == (1 << 30) + 400
+
+
+def test_the_timing_entropy_folds_the_start_and_32_waits_known_answer(monkeypatch):
+    """On a runtime without a random source: the microseconds since reset (30 bits) and
+    the time each of 32 short waits took, folded as h = h * 31 + wait (32 bits)."""
+    import time
+
+    start = 0x7FFFFFFF  # more than 30 bits: only the low 30 count
+    waits = [3, 5, 8, 13] * 8
+    readings = [start]
+    for k, w in enumerate(waits):  # each wait: a reading before and one after
+        readings += [start + 100 * k, start + 100 * k + w]
+    it = iter(readings)
+    monkeypatch.setattr(time, "ticks_us", lambda: next(it), raising=False)
+    h = start & 0x3FFFFFFF
+    for w in waits:
+        h = (h * 31 + w) & 0xFFFFFFFF
+    assert L._timing_entropy() == h
+    assert next(it, None) is None  # every reading used, none more
+
+
+def test_without_a_random_source_the_nonce_is_random_reseeded_with_the_timing(monkeypatch):
+    import os
+    import random
+
+    def no_source(n):
+        raise NotImplementedError
+
+    monkeypatch.setattr(os, "urandom", no_source)
+    monkeypatch.setattr(L, "_timing_entropy", lambda: 0x0BADCAFE)
+    random.seed(7)
+    got = L.random_nonce()
+    random.seed(7)
+    random.seed(random.getrandbits(32) ^ 0x0BADCAFE)
+    assert got == random.getrandbits(32)
