@@ -546,3 +546,21 @@ def test_an_overfill_after_a_reset_is_reported_again():
     t.tile()
     t.run(500)
     assert t.ctl.faults == [(codes.FAULT_OVERFILL, 2)] * 2
+
+
+def test_after_a_stop_or_reset_a_bounce_starts_no_jam_back_off():
+    """A tile left the beam (its jam check parked), then the track is stopped (or reset):
+    a bounce that darkens the beam afterwards moves nothing, however long it stays dark."""
+    for how in ("stop", "reset"):
+        t = T()
+        t.tr.arm(4)
+        t.entry.set(0)
+        t.run(100)
+        t.entry.set(1)  # the tile left: its check parked until edge + 400 ms
+        t.run(1)
+        getattr(t.tr, how)()
+        t.entry.set(0)  # 1 ms after the rise: a bounce
+        t.tr.service()
+        assert t.tr.photo.rejected == 1
+        t.run(1000)
+        assert (t.tr.jams, t.tr.jammed, t.pusher.level, t.tr.stacker.backoffs) == (0, False, 0, 0), how
