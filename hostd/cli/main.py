@@ -445,10 +445,23 @@ def _raw_profile(board):
     return raw if isinstance(raw, dict) else None
 
 
-def _sim_hand(args) -> int:
-    """One of a person's hands on a running `sim serve` (SIM_HANDS)."""
+def _ask_sim(args, op, **fields):
+    """``op`` asked of the running `sim serve` at ``args.link``: its answer, or None when
+    it could not be asked or refused (said on stderr as `jantaku sim OP: why`)."""
     from hw_sim.control import request
 
+    try:
+        r = request(args.link, op, **fields)
+    except OSError as e:
+        r = {"ok": False, "error": e}
+    if not r.get("ok"):
+        sys.stderr.write("jantaku sim %s: %s\n" % (op, r.get("error")))
+        return None
+    return r
+
+
+def _sim_hand(args) -> int:
+    """One of a person's hands on a running `sim serve` (SIM_HANDS)."""
     op = args.sim_command
     fields = {}
     if op == "clear-jam":
@@ -461,13 +474,8 @@ def _sim_hand(args) -> int:
         fields["count"] = args.count
     if op == "clear-guard" and args.input:
         fields["input"] = args.input
-    try:
-        r = request(args.link, op, **fields)
-    except OSError as e:
-        sys.stderr.write("jantaku sim %s: %s\n" % (op, e))
-        return EXIT_FAILURE
-    if not r.get("ok"):
-        sys.stderr.write("jantaku sim %s: %s\n" % (op, r.get("error")))
+    r = _ask_sim(args, op, **fields)
+    if r is None:
         return EXIT_FAILURE
     if "tiles" in r:
         said = "%s %d tile%s" % ("put back" if op == "put-tile" else "took out", r["tiles"],
@@ -487,17 +495,10 @@ def _sim_hand(args) -> int:
 def _sim_person(args) -> int:
     """The wiring survey's person at a running `sim serve`: look (what moved since the last
     look) or hold (press a switch, cover a sensor, as the table is wired)."""
-    from hw_sim.control import request
-
     fields = ({"signal": args.signal, "ms": args.ms, "after_ms": args.after_ms}
               if args.sim_command == "hold" else {})
-    try:
-        r = request(args.link, args.sim_command, **fields)
-    except OSError as e:
-        sys.stderr.write("jantaku sim %s: %s\n" % (args.sim_command, e))
-        return EXIT_FAILURE
-    if not r.get("ok"):
-        sys.stderr.write("jantaku sim %s: %s\n" % (args.sim_command, r.get("error")))
+    r = _ask_sim(args, args.sim_command, **fields)
+    if r is None:
         return EXIT_FAILURE
     if args.sim_command == "hold":
         sys.stdout.write("held %s for %d ms\n" % (args.signal, args.ms))
@@ -548,18 +549,11 @@ def cmd_sim(args) -> int:
 
 def _sim_press(args) -> int:
     """A button pressed on a running `sim serve`."""
-    from hw_sim.control import request
     from hw_sim.guard import BUTTONS
 
     if args.button not in BUTTONS:
         raise UsageError("no button %r; accepted: %s" % (args.button, ", ".join(BUTTONS)))
-    try:
-        r = request(args.link, "press", button=args.button)
-    except OSError as e:
-        sys.stderr.write("jantaku sim press: %s\n" % e)
-        return EXIT_FAILURE
-    if not r.get("ok"):
-        sys.stderr.write("jantaku sim press: %s\n" % r.get("error"))
+    if _ask_sim(args, "press", button=args.button) is None:
         return EXIT_FAILURE
     sys.stdout.write("pressed %s\n" % args.button)
     return EXIT_OK
@@ -567,15 +561,8 @@ def _sim_press(args) -> int:
 
 def _sim_push(args) -> int:
     """People push the played tiles into a running `sim serve`'s centre."""
-    from hw_sim.control import request
-
-    try:
-        r = request(args.link, "push", keep=1 if args.keep_hand else 0)
-    except OSError as e:
-        sys.stderr.write("jantaku sim push: %s\n" % e)
-        return EXIT_FAILURE
-    if not r.get("ok"):
-        sys.stderr.write("jantaku sim push: %s\n" % r.get("error"))
+    r = _ask_sim(args, "push", keep=1 if args.keep_hand else 0)
+    if r is None:
         return EXIT_FAILURE
     sys.stdout.write("pushed %d tiles into the centre\n" % r["pushed"])
     return EXIT_OK
