@@ -23,24 +23,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hw_sim.driver import Driver  # noqa: E402
-from hw_sim.inprocess import InProcessTable, firmware_factory  # noqa: E402
+from hw_sim.inprocess import InProcessTable, deaf_safety_factory  # noqa: E402
 from hw_sim.tiles import standard_set  # noqa: E402
 
 SET = standard_set()
 BOARDS = ("reference-18", "long-29", "pico-18", "pico2-18", "pi-reference")
-
-
-def deaf_factory(profile, machine, **kw):
-    """The product's firmware with its safety handler made to do nothing."""
-    fw = firmware_factory(profile, machine, **kw)
-    g = fw.ctl.guard
-    g._irq = lambda pin: None
-    for name in ("guard_curtain", "lid", "interlock", "power_feedback"):
-        pin = fw.hal.input(name)
-        if pin is not None:
-            pin.irq(g._irq, pin.IRQ_FALLING | pin.IRQ_RISING)
-    g.check = lambda: False
-    return fw
 
 
 def table(board, factory=None):
@@ -62,7 +49,7 @@ def mm_per_ms(p):
 
 
 def guard_break(board, deaf):
-    t, d = table(board, deaf_factory if deaf else None)
+    t, d = table(board, deaf_safety_factory if deaf else None)
     tab = t.table
     lift_midway(t, d)
     tab.panel.break_guard(tab.clock.us, 1500, "curtain")

@@ -219,6 +219,12 @@ def _hooks(k, p):
     return ("lift",) if p["during"] == "lift" else ("door",)
 
 
+def _at_ms(p, stroke_us):
+    """A motion fault's `at`: ms into the motion that starts (default: half its stroke)."""
+    at = p["at"]
+    return stroke_us // 2000 if at is None else at
+
+
 class FaultPlan(EventSource):
     """The faults of a session, consulted by the table at its hook points."""
 
@@ -523,9 +529,7 @@ class FaultPlan(EventSource):
             return
         f.done = True
         f.fired.append(now)
-        at = p["at"]
-        if at is None:
-            at = lf.S // 2000
+        at = _at_ms(p, lf.S)
         if up:
             lf.block_hi = lf.pos + at * 1000
         else:
@@ -549,9 +553,7 @@ class FaultPlan(EventSource):
             return
         f.done = True
         f.fired.append(now)
-        at = p["at"]
-        if at is None:
-            at = lf.S // 2000
+        at = _at_ms(p, lf.S)
         self.table.panel.break_guard(now + at * 1000, p["ms"], p["input"])
 
     def _lift_reset(self, f, p, now, up, lf):  # reset or unplug, during=lift
@@ -569,18 +571,14 @@ class FaultPlan(EventSource):
             if f.kind == "reset" or f.kind == "unplug":
                 self._arm_reset(f, now, t.door.S)
                 continue
-            at = f.p["at"]
-            if at is None:
-                at = t.door.S // 2000
+            at = _at_ms(f.p, t.door.S)
             f.fired.append(now)
             t.panel.break_guard(now + at * 1000, f.p["ms"], f.p["input"])
 
     def _arm_reset(self, f, now, stroke_us):
         """A reset (or an unplug) `at` ms into the motion that starts now (default: half
         its stroke)."""
-        at = f.p["at"]
-        if at is None:
-            at = stroke_us // 2000
+        at = _at_ms(f.p, stroke_us)
         f.fired.append(now + at * 1000)
         self._at(now + at * 1000, f.kind, f)
 

@@ -298,22 +298,31 @@ class Lift(Axis):
         self.table.on_lift_start(now)
 
     def at_position(self, now):
-        t = self.table
         if self.pos <= self.Z:
             if self.load is not None:
                 load = self.load
                 self.load = None
-                t.walls_back_inside(load, now)
+                self.walls_back_inside(load, now)
             self.at_bottom = True
         elif self.at_bottom:
             self.at_bottom = False
             if self.v > 0:
-                self.load = t.walls_onto_lift(now)
+                self.load = self.walls_onto_lift(now)
         if self.pos >= self.S - self.Z and self.load is not None:
             load = self.load
             self.load = None
             self.raises += 1
-            t.walls_to_top(load, now)
+            self.walls_to_top(load, now)
+
+    # where the walls go, at the lift's ends only (a family's lift says its own)
+    def walls_back_inside(self, load, now):
+        self.table.walls_back_inside(load, now)
+
+    def walls_onto_lift(self, now):
+        return self.table.walls_onto_lift(now)
+
+    def walls_to_top(self, load, now):
+        self.table.walls_to_top(load, now)
 
     def get_status(self):
         return {

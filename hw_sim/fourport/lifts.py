@@ -19,20 +19,12 @@ class SideLift(Lift):
     def on_start(self, now):
         self.table.fourport.lift_start(self, now)
 
-    def at_position(self, now):
-        t = self.table
-        if self.pos <= self.Z:
-            if self.load is not None:
-                load = self.load
-                self.load = None
-                t.fourport.wall_back_inside(self.k, load, now)
-            self.at_bottom = True
-        elif self.at_bottom:
-            self.at_bottom = False
-            if self.v > 0:
-                self.load = t.fourport.wall_onto_lift(self.k, now)
-        if self.pos >= self.S - self.Z and self.load is not None:
-            load = self.load
-            self.load = None
-            self.raises += 1
-            t.fourport.wall_to_top(self.k, load, now)
+    # its own side's wall (Lift.at_position moves it at the lift's ends)
+    def walls_back_inside(self, load, now):
+        self.table.fourport.wall_back_inside(self.k, load, now)
+
+    def walls_onto_lift(self, now):
+        return self.table.fourport.wall_onto_lift(self.k, now)
+
+    def walls_to_top(self, load, now):
+        self.table.fourport.wall_to_top(self.k, load, now)

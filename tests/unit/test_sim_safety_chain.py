@@ -3,7 +3,7 @@ relays stop the lift with no software in the path, a hung firmware loses motor p
 within the profile's bound, and the 24 V cut (fault supply-off) is the same model as the
 relays': every reader sees one supply."""
 from hw_sim.driver import Driver
-from hw_sim.inprocess import InProcessTable, firmware_factory
+from hw_sim.inprocess import InProcessTable, deaf_safety_factory
 from protocol import messages as m
 from sim_helpers import SET, bare_table, profile
 
@@ -23,21 +23,8 @@ def _lift_midway(t, d, ms=1500):
     return lf
 
 
-def deaf_guard_factory(profile, machine, **kw):
-    """The product's firmware whose safety handler does nothing (a bug, a missed IRQ)."""
-    fw = firmware_factory(profile, machine, **kw)
-    g = fw.ctl.guard
-    g._irq = lambda pin: None
-    for name in ("guard_curtain", "lid", "interlock", "power_feedback"):
-        pin = fw.hal.input(name)
-        if pin is not None:
-            pin.irq(g._irq, pin.IRQ_FALLING | pin.IRQ_RISING)
-    g.check = lambda: False  # no task-context backstop either
-    return fw
-
-
 def test_with_the_guard_handler_doing_nothing_the_relay_still_stops_the_lift():
-    t, d = table(factory=deaf_guard_factory)
+    t, d = table(factory=deaf_safety_factory)
     tab = t.table
     sf = tab.profile["safety"]
     lf = _lift_midway(t, d)
