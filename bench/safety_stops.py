@@ -23,8 +23,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hw_sim.driver import Driver  # noqa: E402
-from hw_sim.inprocess import InProcessTable, deaf_safety_factory  # noqa: E402
+from hw_sim.inprocess import InProcessTable  # noqa: E402
 from hw_sim.tiles import standard_set  # noqa: E402
+from tests.unit.sim_helpers import deaf_safety_factory  # noqa: E402
 
 SET = standard_set()
 BOARDS = ("reference-18", "long-29", "pico-18", "pico2-18", "pi-reference")

@@ -67,21 +67,6 @@ def firmware_factory(profile, machine, *, clock, link_clock, port, boot_nonce, w
         return BootFailed(e, port, clock)
 
 
-def deaf_safety_factory(profile, machine, **kw):
-    """The product's firmware with its safety handler made to do nothing (a bug, a missed
-    interrupt), no task-context backstop either: what the hardware chain alone must stop
-    (tests/unit/test_sim_safety_chain.py, bench/safety_stops.py)."""
-    fw = firmware_factory(profile, machine, **kw)
-    g = fw.ctl.guard
-    g._irq = lambda pin: None
-    for name in ("guard_curtain", "lid", "interlock", "power_feedback"):
-        pin = fw.hal.input(name)
-        if pin is not None:
-            pin.irq(g._irq, pin.IRQ_FALLING | pin.IRQ_RISING)
-    g.check = lambda: False
-    return fw
-
-
 class InProcessTable:
     def __init__(self, profile, sets, *, seed=0, faults=(), firmware_factory=None, mixed_deck=False,
                  sim=None, table_stacks=None, keep_builds=None, lock_irq=False, watchdog=False,

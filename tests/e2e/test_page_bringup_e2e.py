@@ -96,6 +96,9 @@ def test_the_phone_shows_the_readings_swatches_and_names_the_sets(read_mixed, tm
     b.wait("const s = window.jantakuPage.status; return s && s.next.code === 'start_session' "
            "&& document.getElementById('classes').hidden && document.getElementById("
            "'name-other').hidden", "the sets named")
+    # (the status may come on the event stream before the command's own answer)
+    b.wait("const a = window.jantakuPage.lastAnswer; return a && a.cmd === 'name_sets'",
+           "the answer to naming the sets")
     assert b.js("return window.jantakuPage.lastAnswer.status") == 200
     prof = json.load(open(tmp_path / "cfg" / "jantaku" / "boards" / "reference-18.json"))
     assert abs(prof["calibration"]["refs"]["pink"][1] - 0.25) < 0.05

@@ -3,7 +3,7 @@ the real firmware, and the standard tile set."""
 import json
 import pathlib
 
-from hw_sim.inprocess import InProcessTable, scripted_factory
+from hw_sim.inprocess import InProcessTable, firmware_factory, scripted_factory
 from hw_sim.table import Table
 from hw_sim.tiles import standard_set
 
@@ -64,3 +64,19 @@ def scripted_hand_over(t, max_ms=30000):
     n = c.lift_done
     c.hand_over()
     assert run_until(t, lambda: c.lift_done > n and c.door_phase is None, max_ms), "hand over did not finish"
+
+
+def deaf_safety_factory(profile, machine, **kw):
+    """The product's firmware with its safety handler made to do nothing (a bug, a missed
+    interrupt), no task-context backstop either: what the hardware chain alone must stop
+    (test_sim_safety_chain.py, bench/safety_stops.py; a test reaches into the
+    firmware's private handler, the simulator never does)."""
+    fw = firmware_factory(profile, machine, **kw)
+    g = fw.ctl.guard
+    g._irq = lambda pin: None
+    for name in ("guard_curtain", "lid", "interlock", "power_feedback"):
+        pin = fw.hal.input(name)
+        if pin is not None:
+            pin.irq(g._irq, pin.IRQ_FALLING | pin.IRQ_RISING)
+    g.check = lambda: False
+    return fw

@@ -3,9 +3,9 @@ relays stop the lift with no software in the path, a hung firmware loses motor p
 within the profile's bound, and the 24 V cut (fault supply-off) is the same model as the
 relays': every reader sees one supply."""
 from hw_sim.driver import Driver
-from hw_sim.inprocess import InProcessTable, deaf_safety_factory
+from hw_sim.inprocess import InProcessTable
 from protocol import messages as m
-from sim_helpers import SET, bare_table, profile
+from sim_helpers import SET, bare_table, deaf_safety_factory, profile
 
 
 def table(seed=1, factory=None, prof="reference-18", **kw):
