@@ -521,6 +521,7 @@ def test_abort_while_people_are_asked_then_start_again(table, browser):
               "p.status.session && p.status.session.id === %d && q(%d) && !q(%d)"
               % (st["id"], first, st["id"]), "the page again: the aborted session earlier, "
               "not the open one")
+    wait_offered(browser, "end", "the end of the session", 30)
     press(browser, "end", confirm=True)
     answered(browser, "the session ended")
     sessions = {h["id"]: h["state"] for h in
@@ -566,6 +567,7 @@ def test_the_page_speaks_japanese_when_chosen(table, browser):
     assert english == set(), english
     if japanese_font():  # (else the screenshot would show boxes; a phone has the font)
         shoot(browser, "ja")
+    wait_offered(browser, "end", "the end of the session", 30)
     press(browser, "end", confirm=True)
     answered(browser, "the session ended")
     Select(browser.driver.find_element(By.ID, "lang")).select_by_value("en")
